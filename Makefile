@@ -1,0 +1,116 @@
+# pmiprof top-level build.  User space: wildcard-driven so a new .c file in
+# lib/, daemon/ or report/ needs no Makefile edit.  See README.md.
+#
+#   make               build build/pmiprof (and the test programs)
+#   make check         run the whole test suite (tests/run), summary line last
+#   make module        build kernel/pmiprof.ko against KDIR
+#   make deps          install the Debian packages everything needs
+#   make fuzz          run the trace-reader fuzzer (FUZZ_SECONDS, default 60)
+#   make bench         benchmarks with ratios against perf, as tables
+#   make install       PREFIX=/usr/local DESTDIR=
+#   make CC=clang      any C11 compiler; WERROR=0 to drop -Werror
+
+VERSION   := 0.1.0
+CC        ?= cc
+O         ?= build
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+WERROR    ?= 1
+V         ?= 0
+
+ifeq ($(V),0)
+Q := @
+msg = @printf '  %-7s %s\n' $(1) $(2);
+else
+Q :=
+msg =
+endif
+
+PKGS      := libdw libelf zlib
+CPPFLAGS  += -Iinclude -Ilib -D_GNU_SOURCE -DPMIPROF_VERSION='"$(VERSION)"' \
+             $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+             -Wno-missing-field-initializers -fno-strict-aliasing -MMD -MP
+ifeq ($(WERROR),1)
+CFLAGS    += -Werror
+endif
+LDLIBS    += -lpfm $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz) -lm -lpthread
+
+LIB_SRCS  := $(filter-out lib/main.c,$(wildcard lib/*.c))
+APP_SRCS  := $(wildcard daemon/*.c) $(wildcard report/*.c)
+LIB_OBJS  := $(LIB_SRCS:%.c=$(O)/%.o)
+APP_OBJS  := $(APP_SRCS:%.c=$(O)/%.o)
+MAIN_OBJ  := $(O)/lib/main.o
+LIBA      := $(O)/libpmiprof.a
+BIN       := $(O)/pmiprof
+
+# Unit tests: tests/unit/test_*.c, one cmocka program each, linked with
+# everything but main().  tests/unit/*-model.c style helpers are shared.
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
+UNIT_HELP := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+UNIT_HOBJ := $(UNIT_HELP:%.c=$(O)/%.o)
+# Workloads: tests/workloads/*.c, each a standalone program (PIE by default).
+WL_SRCS   := $(wildcard tests/workloads/*.c)
+WL_BINS   := $(WL_SRCS:tests/workloads/%.c=$(O)/workloads/%)
+
+.PHONY: all check module deps fuzz bench install clean vmtest modules_clean
+all: $(BIN) $(UNIT_BINS) $(WL_BINS)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIBA): $(LIB_OBJS)
+	$(call msg,AR,$@)$(AR) rcs $@ $^
+
+$(BIN): $(MAIN_OBJ) $(APP_OBJS) $(LIBA)
+	$(call msg,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(APP_OBJS) $(LIBA) $(LDLIBS)
+
+$(O)/tests/%: $(O)/tests/unit/%.o $(UNIT_HOBJ) $(APP_OBJS) $(LIBA)
+	@mkdir -p $(dir $@)
+	$(call msg,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_HOBJ) $(APP_OBJS) $(LIBA) $(LDLIBS) -lcmocka
+
+# Workloads are built -O1 with frame pointers and symbols so profiles of them
+# are stable; a file may ask for extra flags with a "// CFLAGS: ..." line.
+$(O)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline $(shell sed -n 's|^// CFLAGS: ||p' $<) -o $@ $< $(shell sed -n 's|^// LDLIBS: ||p' $<)
+
+check: all
+	$(Q)O=$(abspath $(O)) tests/run
+
+vmtest: all module
+	$(Q)O=$(abspath $(O)) tests/run --only vm
+
+# Kernel module: KDIR defaults to the running kernel's build tree, else the
+# newest installed Debian amd64 headers.
+KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then echo /lib/modules/$$(uname -r)/build; \
+          else ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1; fi)
+module:
+	@if [ -z "$(KDIR)" ]; then echo "make module: no kernel headers found; run 'make deps' or set KDIR=" >&2; exit 1; fi
+	$(Q)$(MAKE) -C kernel KDIR=$(KDIR)
+
+modules_clean:
+	$(Q)$(MAKE) -C kernel KDIR=$(KDIR) clean
+
+deps:
+	$(Q)tests/deps.sh
+
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(Q)tests/fuzz/run $(FUZZ_SECONDS)
+
+bench: all
+	$(Q)O=$(abspath $(O)) tests/bench/run
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/pmiprof
+	@for m in docs/man/*.1; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
+
+clean:
+	rm -rf $(O)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

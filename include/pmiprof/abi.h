@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * pmiprof kernel <-> user ABI: /dev/pmiprof ioctls, the per-CPU ring layout
+ * and the sample record the module writes.  Shared verbatim by kernel/ and
+ * the daemon's module backend; documented in docs/abi.md.
+ *
+ * Rules: fixed-width types only, explicit reserved fields, no bitfields,
+ * no enums or pointers in structs (user pointers travel as __u64), a size
+ * assert per struct.  Structs passed by ioctl start with their own size so
+ * they can grow by appending; the module rejects sizes it does not know.
+ */
+#ifndef PMIPROF_ABI_H
+#define PMIPROF_ABI_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#ifdef __KERNEL__
+#define PMIPROF_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define PMIPROF_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+/* Major changes break compatibility; minor ones only append. */
+#define PMIPROF_ABI_MAJOR		1
+#define PMIPROF_ABI_MINOR		0
+
+#define PMIPROF_DEVICE_NAME		"pmiprof"
+#define PMIPROF_DEVICE_PATH		"/dev/pmiprof"
+
+#define PMIPROF_ABI_MAX_EVENTS		8	/* counters per sample record */
+
+/* GET_INFO: vendor */
+#define PMIPROF_VENDOR_NONE		0
+#define PMIPROF_VENDOR_INTEL		1
+#define PMIPROF_VENDOR_AMD		2
+
+/* GET_INFO: capabilities */
+#define PMIPROF_CAP_PMI			(1ull << 0)	/* overflow-interrupt sampling */
+#define PMIPROF_CAP_TIMER		(1ull << 1)	/* hrtimer sampling */
+#define PMIPROF_CAP_FULL_WIDTH		(1ull << 2)	/* Intel PERF_CAPABILITIES[13] */
+#define PMIPROF_CAP_GLOBAL_CTRL		(1ull << 3)	/* Intel v2+ / AMD PerfMonV2 */
+#define PMIPROF_CAP_FIXED		(1ull << 4)	/* fixed counters */
+#define PMIPROF_CAP_READ_COUNTERS	(1ull << 5)	/* counters readable in timer mode */
+
+/* GET_INFO: flags */
+#define PMIPROF_INFO_F_EMULATED		(1u << 0)	/* pmu=emul: in-memory MSR model */
+#define PMIPROF_INFO_F_HYPERVISOR	(1u << 1)	/* running in a VM */
+
+struct pmiprof_info {
+	__u32 size;			/* in: sizeof(struct pmiprof_info) */
+	__u16 abi_major;
+	__u16 abi_minor;
+	__u32 vendor;			/* PMIPROF_VENDOR_* */
+	__u32 pmu_version;		/* Intel arch perfmon version; AMD: 1 core, 2 PerfMonV2 */
+	__u32 nr_gp;
+	__u32 gp_width;			/* bits */
+	__u32 nr_fixed;
+	__u32 fixed_width;
+	__u64 caps;			/* PMIPROF_CAP_* */
+	__u32 flags;			/* PMIPROF_INFO_F_* */
+	__u32 nr_cpus;			/* possible CPUs: ring index range */
+	__u32 cpu_family;
+	__u32 cpu_model;
+	__u64 min_period;		/* smallest accepted period (events) */
+	__u64 max_period;		/* largest accepted period (events) */
+	__u64 min_timer_ns;		/* smallest timer-mode interval */
+	__u32 ring_bytes;		/* data bytes per CPU ring (power of two) */
+	__u32 record_size;		/* sizeof(struct pmiprof_sample_rec) */
+	char pmu_name[32];		/* e.g. "intel-v4", "amd-v2", "emul-intel", "none" */
+	__u64 reserved[4];
+};
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_info) == 152, "pmiprof_info size");
+
+/* Sampling modes */
+#define PMIPROF_SAMPLING_PMI		1	/* counter overflow interrupt */
+#define PMIPROF_SAMPLING_TIMER		2	/* hrtimer, counters read if present */
+#define PMIPROF_SAMPLING_COUNT		3	/* counting only, no samples */
+
+/* Event flags (struct pmiprof_event.flags) */
+#define PMIPROF_EV_USER			(1u << 0)	/* count in ring 3 */
+#define PMIPROF_EV_KERNEL		(1u << 1)	/* count in ring 0 */
+#define PMIPROF_EV_EDGE			(1u << 2)
+#define PMIPROF_EV_INV			(1u << 3)
+#define PMIPROF_EV_TRIGGER		(1u << 4)	/* this event's overflow closes windows */
+
+/*
+ * One event, as the architecture names it: event code + unit mask (+ cmask),
+ * never an MSR number or a raw control word.  The module builds the control
+ * value from a whitelist and picks the counter.  Intel architectural events
+ * (instructions 0xc0/0x00, cycles 0x3c/0x00, ref-cycles 0x00/0x03) go to
+ * fixed counters when present.
+ */
+struct pmiprof_event {
+	__u16 event;			/* event select (12 bits on AMD) */
+	__u8 umask;
+	__u8 cmask;
+	__u32 flags;			/* PMIPROF_EV_* */
+	__u64 period;			/* trigger only: events per window */
+};
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_event) == 16, "pmiprof_event size");
+
+/* Config flags */
+#define PMIPROF_CFG_KERNEL_IPS		(1u << 0)	/* request kernel RIPs (privileged) */
+
+struct pmiprof_config {
+	__u32 size;			/* sizeof(struct pmiprof_config) */
+	__u32 mode;			/* PMIPROF_SAMPLING_* */
+	__u32 nr_events;		/* 0..PMIPROF_ABI_MAX_EVENTS */
+	__u32 flags;			/* PMIPROF_CFG_* */
+	__u64 timer_ns;			/* timer mode interval */
+	__u32 max_rate;			/* per-CPU samples/s cap; 0 = module default */
+	__u32 reserved0;
+	__u64 reserved[4];
+	struct pmiprof_event events[PMIPROF_ABI_MAX_EVENTS];
+};
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_config) == 192, "pmiprof_config size");
+
+/* Handler-time histogram buckets: [0] < 128 ns, [i] < 128 << i ns, last = rest */
+#define PMIPROF_HIST_BUCKETS		16
+
+struct pmiprof_cpu_stats {
+	__u64 samples;			/* records written */
+	__u64 lost;			/* records dropped: ring full */
+	__u64 pmis;			/* NMIs/timer ticks handled as ours */
+	__u64 spurious;			/* NMIs with none of our status bits */
+	__u64 throttles;		/* storm-throttle activations */
+	__u64 stuck;			/* bounded re-read loop exhausted */
+	__u64 handler_ns_total;
+	__u64 handler_ns_hist[PMIPROF_HIST_BUCKETS];
+	__u64 reserved[2];
+};
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_cpu_stats) == 200, "pmiprof_cpu_stats size");
+
+struct pmiprof_stats_req {
+	__u32 size;			/* sizeof(struct pmiprof_stats_req) */
+	__u32 nr_cpus;			/* in: entries in buf; out: entries filled */
+	__u64 buf;			/* user pointer to struct pmiprof_cpu_stats[nr_cpus] */
+};
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_stats_req) == 16, "pmiprof_stats_req size");
+
+struct pmiprof_consume {
+	__u32 cpu;
+	__u32 reserved;
+	__u64 tail;			/* new consumer position (bytes, monotonic) */
+};
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_consume) == 16, "pmiprof_consume size");
+
+#define PMIPROF_IOC_MAGIC		0xB7
+#define PMIPROF_IOC_GET_INFO		_IOWR(PMIPROF_IOC_MAGIC, 0x01, struct pmiprof_info)
+#define PMIPROF_IOC_CONFIGURE		_IOW(PMIPROF_IOC_MAGIC, 0x02, struct pmiprof_config)
+#define PMIPROF_IOC_START		_IO(PMIPROF_IOC_MAGIC, 0x03)
+#define PMIPROF_IOC_STOP		_IO(PMIPROF_IOC_MAGIC, 0x04)
+#define PMIPROF_IOC_GET_STATS		_IOWR(PMIPROF_IOC_MAGIC, 0x05, struct pmiprof_stats_req)
+#define PMIPROF_IOC_CONSUME		_IOW(PMIPROF_IOC_MAGIC, 0x06, struct pmiprof_consume)
+
+/*
+ * Per-CPU ring, mapped read-only at offset cpu * PMIPROF_RING_MAP_SIZE(info):
+ * one header page, then info.ring_bytes of data holding fixed-size records.
+ *
+ * Producer (PMI/timer handler on that CPU): writes the record at
+ * head % ring_bytes, then smp_store_release(&hdr->head, head + record_size).
+ * A record is dropped (and hdr->lost incremented) when head - tail would
+ * exceed ring_bytes.
+ * Consumer (daemon): head = load-acquire(hdr->head); reads records in
+ * [tail, head); then PMIPROF_IOC_CONSUME with the new tail.  The module
+ * clamps the tail to [old tail, head] and mirrors it into hdr->tail.
+ */
+struct pmiprof_ring_header {
+	__u64 head;			/* bytes produced, monotonic (kernel writes) */
+	__u64 tail;			/* bytes consumed, monotonic (kernel mirrors) */
+	__u64 lost;			/* records dropped: ring full */
+	__u32 cpu;
+	__u32 record_size;
+	__u32 data_bytes;		/* == info.ring_bytes */
+	__u32 reserved0;
+	__u64 reserved[3];
+};
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_ring_header) == 64, "ring header size");
+
+#define PMIPROF_RING_HEADER_BYTES	4096u
+#define PMIPROF_RING_MAP_SIZE(info)	(PMIPROF_RING_HEADER_BYTES + (info)->ring_bytes)
+
+/* Sample record flags */
+#define PMIPROF_REC_F_USER		(1u << 0)
+#define PMIPROF_REC_F_KERNEL		(1u << 1)
+#define PMIPROF_REC_F_IP_HIDDEN		(1u << 2)	/* kernel ip zeroed */
+#define PMIPROF_REC_F_EMULATED		(1u << 3)
+#define PMIPROF_REC_F_TIMER		(1u << 4)	/* timer-closed window */
+#define PMIPROF_REC_F_FIRST		(1u << 5)	/* first window on this CPU */
+
+struct pmiprof_sample_rec {
+	__u64 time_ns;			/* local_clock() */
+	__u64 ip;
+	__u64 status;			/* own overflow bits seen */
+	__u32 pid;			/* tgid, init namespace */
+	__u32 tid;
+	__u32 cpu;
+	__u32 flags;			/* PMIPROF_REC_F_* */
+	__u16 nr;			/* counts[] used */
+	__u16 reserved0;
+	__u32 reserved1;
+	__u64 counts[PMIPROF_ABI_MAX_EVENTS]; /* per-window deltas, config order */
+};
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_sample_rec) == 112, "sample record size");
+
+#endif /* PMIPROF_ABI_H */

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmiprof trace file format: on-disk constants and the reader/writer API.
+ *
+ * The byte-level layout is documented in docs/trace-format.md; this header
+ * is its single source of truth in code.  On-disk structs use fixed-width
+ * little-endian fields with explicit padding and a size assert each.  The
+ * decoded in-memory records (struct trace_*) are never written as-is.
+ *
+ * Every component (recorder backends, report, dump, tests, fuzzer) reads
+ * and writes traces only through lib/trace_reader.c and lib/trace_writer.c.
+ */
+#ifndef PMIPROF_TRACE_H
+#define PMIPROF_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* "PMIPROF1" stored little-endian; read back byte-swapped = big-endian writer. */
+#define PMIPROF_TRACE_MAGIC		0x31464f5250494d50ULL
+#define PMIPROF_TRACE_MAGIC_SWAPPED	0x504d4950524f4631ULL /* big-endian writer */
+
+/* The reader accepts major == CUR and any minor (minors only append). */
+#define PMIPROF_TRACE_VERSION_MAJOR	1
+#define PMIPROF_TRACE_VERSION_MINOR	0
+#define PMIPROF_TRACE_VERSION_MAJOR_MIN	1
+
+#define PMIPROF_MAX_EVENTS		16
+#define PMIPROF_MAX_HEADER_SIZE		(1u << 20)	/* TLV section bound */
+#define PMIPROF_MAX_CHUNK_SIZE		(16u << 20)	/* per chunk, both sizes */
+#define PMIPROF_CHUNK_MAGIC		0x4b4e4843u		/* "CHNK" */
+
+/* File prologue: 32 bytes at offset 0, followed by header_size TLV bytes. */
+struct pmiprof_file_prologue {
+	uint64_t magic;
+	uint16_t version_major;
+	uint16_t version_minor;
+	uint32_t header_size;		/* bytes of TLV section that follows */
+	uint32_t header_crc;		/* crc32 (zlib) of the TLV section */
+	uint32_t flags;			/* PMIPROF_TRACE_F_* */
+	uint64_t reserved;		/* zero */
+};
+_Static_assert(sizeof(struct pmiprof_file_prologue) == 32, "prologue size");
+
+/* Header flags (also in struct trace_header.flags). */
+#define PMIPROF_TRACE_F_TIME_BASED	(1u << 0)	/* windows are time, not event, based */
+#define PMIPROF_TRACE_F_EMULATED	(1u << 1)	/* counts come from an emulated PMU */
+#define PMIPROF_TRACE_F_SYSTEM_WIDE	(1u << 2)	/* per-CPU windows (-a, module backend) */
+#define PMIPROF_TRACE_F_INHERIT		(1u << 3)	/* children/threads followed */
+#define PMIPROF_TRACE_F_NO_INHERIT_READ	(1u << 4)	/* kernel < 6.12: per-CPU groups fallback */
+#define PMIPROF_TRACE_F_KERNEL_IPS	(1u << 5)	/* kernel IPs recorded (privileged) */
+
+/* One TLV item of the header section: 8-byte head, value padded to 4 bytes. */
+struct pmiprof_tlv {
+	uint32_t tag;			/* PMIPROF_TAG_* */
+	uint32_t len;			/* value length, excluding padding */
+};
+_Static_assert(sizeof(struct pmiprof_tlv) == 8, "tlv size");
+
+enum {
+	PMIPROF_TAG_HOSTNAME = 1,	/* string */
+	PMIPROF_TAG_KERNEL_RELEASE = 2,	/* string */
+	PMIPROF_TAG_CPU_VENDOR = 3,	/* string, e.g. "GenuineIntel" */
+	PMIPROF_TAG_CPU_SIG = 4,	/* struct pmiprof_tlv_cpu_sig */
+	PMIPROF_TAG_CPU_MODEL_NAME = 5,	/* string */
+	PMIPROF_TAG_PMU = 6,		/* string: human description of the PMU */
+	PMIPROF_TAG_EVENT = 7,		/* struct pmiprof_tlv_event + name; repeated */
+	PMIPROF_TAG_TRIGGER = 8,	/* struct pmiprof_tlv_trigger */
+	PMIPROF_TAG_SAMPLING = 9,	/* struct pmiprof_tlv_sampling */
+	PMIPROF_TAG_CLOCK = 10,		/* struct pmiprof_tlv_clock + name */
+	PMIPROF_TAG_CMDLINE = 11,	/* argv, each NUL-terminated */
+	PMIPROF_TAG_NR_CPUS = 12,	/* uint32_t */
+	PMIPROF_TAG_RECORDER = 13,	/* string: "pmiprof X.Y.Z" */
+	PMIPROF_TAG_NOTE = 14,		/* string: free text (fallback explanations) */
+};
+
+struct pmiprof_tlv_cpu_sig {
+	uint32_t family;
+	uint32_t model;
+	uint32_t stepping;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct pmiprof_tlv_cpu_sig) == 16, "cpu_sig size");
+
+struct pmiprof_tlv_event {
+	uint32_t type;			/* perf_event_attr.type or PMIPROF_EVTYPE_MODULE */
+	uint32_t flags;			/* PMIPROF_EVENT_F_* */
+	uint64_t config;		/* perf config, or module event|umask<<8|cmask<<24 */
+	uint64_t config1;
+	/* followed by the NUL-terminated event name (as the user wrote it) */
+};
+_Static_assert(sizeof(struct pmiprof_tlv_event) == 24, "tlv_event size");
+
+#define PMIPROF_EVTYPE_MODULE		0x10000u
+#define PMIPROF_EVENT_F_TRIGGER		(1u << 0)
+#define PMIPROF_EVENT_F_EXCL_USER	(1u << 1)
+#define PMIPROF_EVENT_F_EXCL_KERNEL	(1u << 2)
+#define PMIPROF_EVENT_F_SOFTWARE	(1u << 3)
+
+struct pmiprof_tlv_trigger {
+	uint32_t event_index;		/* index into the events */
+	uint32_t flags;			/* PMIPROF_TRIGGER_F_* */
+	uint64_t period;		/* events per window (0 in frequency mode) */
+	uint64_t freq_hz;		/* target samples/s in frequency mode, else 0 */
+};
+_Static_assert(sizeof(struct pmiprof_tlv_trigger) == 24, "tlv_trigger size");
+#define PMIPROF_TRIGGER_F_FREQ		(1u << 0)
+
+struct pmiprof_tlv_sampling {
+	uint32_t mode;			/* PMIPROF_MODE_* */
+	uint32_t backend;		/* PMIPROF_BACKEND_* */
+};
+_Static_assert(sizeof(struct pmiprof_tlv_sampling) == 8, "tlv_sampling size");
+
+#define PMIPROF_MODE_PERF		1	/* perf_event_open leader sampling */
+#define PMIPROF_MODE_PMI		2	/* module, counter overflow interrupt */
+#define PMIPROF_MODE_TIMER		3	/* module, hrtimer */
+#define PMIPROF_BACKEND_PERF		1
+#define PMIPROF_BACKEND_MODULE		2
+
+struct pmiprof_tlv_clock {
+	uint32_t clock_id;		/* CLOCK_MONOTONIC etc., as in <time.h> */
+	uint32_t reserved;
+	uint64_t freq_hz;		/* ticks per second of SAMPLE.time (1e9: ns) */
+	uint64_t start_time;		/* clock value when recording started */
+	uint64_t start_realtime_ns;	/* CLOCK_REALTIME at the same moment */
+	/* followed by NUL-terminated clock name, e.g. "monotonic" */
+};
+_Static_assert(sizeof(struct pmiprof_tlv_clock) == 32, "tlv_clock size");
+
+/* Chunk header: 32 bytes, then csize payload bytes. */
+struct pmiprof_chunk_header {
+	uint32_t magic;			/* PMIPROF_CHUNK_MAGIC, for resync */
+	uint16_t type;			/* PMIPROF_CHUNK_RECORDS */
+	uint16_t flags;			/* PMIPROF_CHUNK_F_* */
+	uint32_t seq;			/* 0, 1, 2, ... */
+	uint32_t nr_records;		/* records in the payload */
+	uint32_t usize;			/* uncompressed payload size */
+	uint32_t csize;			/* stored payload size */
+	uint32_t payload_crc;		/* crc32 of the stored payload */
+	uint32_t header_crc;		/* crc32 of the 28 bytes before it */
+};
+_Static_assert(sizeof(struct pmiprof_chunk_header) == 32, "chunk header size");
+
+#define PMIPROF_CHUNK_RECORDS		1
+#define PMIPROF_CHUNK_F_DEFLATE		(1u << 0)
+
+/*
+ * Record types.  Every record in a chunk payload is
+ *   u8 type, varint size, size bytes of body
+ * and the body is varint/zigzag encoded with per-chunk delta state
+ * (see docs/trace-format.md).  Numbers are never reused.
+ */
+enum {
+	PMIPROF_REC_SAMPLE = 1,
+	PMIPROF_REC_MMAP = 2,
+	PMIPROF_REC_COMM = 3,
+	PMIPROF_REC_FORK = 4,
+	PMIPROF_REC_EXIT = 5,
+	PMIPROF_REC_LOST = 6,
+	PMIPROF_REC_MARK = 7,
+	PMIPROF_REC_CALLCHAIN = 8,
+	PMIPROF_REC_FINISH = 9,
+	PMIPROF_REC_MAX /* non-ABI */
+};
+
+/* SAMPLE flags */
+#define PMIPROF_SAMPLE_F_USER		(1u << 0)	/* interrupted in user mode */
+#define PMIPROF_SAMPLE_F_KERNEL		(1u << 1)	/* interrupted in kernel mode */
+#define PMIPROF_SAMPLE_F_IP_HIDDEN	(1u << 2)	/* kernel ip withheld (unprivileged) */
+#define PMIPROF_SAMPLE_F_EMULATED	(1u << 3)	/* counts from the emulated PMU */
+#define PMIPROF_SAMPLE_F_TIME_BASED	(1u << 4)	/* window closed by a timer */
+#define PMIPROF_SAMPLE_F_FIRST		(1u << 5)	/* first window of its thread/cpu */
+
+/* LOST reasons */
+#define PMIPROF_LOST_RING_FULL		1	/* kernel/perf ring overflowed */
+#define PMIPROF_LOST_THROTTLE		2	/* kernel throttled the sampler */
+#define PMIPROF_LOST_WRITE		3	/* recorder could not write */
+#define PMIPROF_LOST_UNREADABLE		4	/* synthesized by the reader: bad chunk */
+#define PMIPROF_LOST_TRUNCATED		5	/* synthesized by the reader: cut file */
+
+/* COMM flags */
+#define PMIPROF_COMM_F_EXEC		(1u << 0)
+
+/* FINISH flags */
+#define PMIPROF_FINISH_F_SIGNALED	(1u << 0)	/* workload died of a signal */
+#define PMIPROF_FINISH_F_ERROR		(1u << 1)	/* recording stopped on an error */
+#define PMIPROF_FINISH_F_INTERRUPTED	(1u << 2)	/* stopped by SIGINT/SIGTERM */
+
+/* ---- decoded, in-memory view (never written as-is) ---- */
+
+struct trace_event_desc {
+	char name[128];
+	uint32_t type;
+	uint32_t flags;
+	uint64_t config;
+	uint64_t config1;
+};
+
+struct trace_header {
+	uint16_t version_major;
+	uint16_t version_minor;
+	uint32_t flags;			/* PMIPROF_TRACE_F_* */
+	char hostname[256];
+	char kernel_release[128];
+	char cpu_vendor[32];
+	char cpu_model_name[128];
+	uint32_t cpu_family, cpu_model, cpu_stepping;
+	char pmu[256];
+	uint32_t nr_events;
+	struct trace_event_desc events[PMIPROF_MAX_EVENTS];
+	uint32_t trigger_index;
+	uint32_t trigger_flags;
+	uint64_t period;
+	uint64_t freq_hz;
+	uint32_t mode;
+	uint32_t backend;
+	uint32_t clock_id;
+	uint64_t clock_freq_hz;
+	uint64_t start_time;
+	uint64_t start_realtime_ns;
+	char clock_name[32];
+	uint32_t nr_cpus;
+	char recorder[64];
+	char note[512];
+	uint32_t cmdline_argc;
+	char cmdline[4096];		/* argv joined with single spaces */
+};
+
+struct trace_sample {
+	uint64_t time;
+	uint64_t ip;
+	uint32_t cpu;
+	uint32_t pid;
+	uint32_t tid;
+	uint32_t flags;			/* PMIPROF_SAMPLE_F_* */
+	uint32_t nr;			/* == header nr_events */
+	uint64_t counts[PMIPROF_MAX_EVENTS]; /* per-window deltas */
+};
+
+struct trace_mmap {
+	uint64_t time;
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t prot, flags;
+	uint32_t build_id_len;		/* 0 when unknown */
+	uint8_t build_id[20];
+	const char *path;		/* valid until the next trace_reader_next() */
+};
+
+struct trace_comm {
+	uint64_t time;
+	uint32_t pid, tid;
+	uint32_t flags;			/* PMIPROF_COMM_F_* */
+	const char *comm;
+};
+
+struct trace_task {			/* FORK and EXIT */
+	uint64_t time;
+	uint32_t pid, ppid, tid, ptid;
+};
+
+struct trace_lost {
+	uint64_t time;
+	uint32_t cpu;
+	uint32_t reason;		/* PMIPROF_LOST_* */
+	uint64_t count;
+};
+
+struct trace_mark {
+	uint64_t time;
+	uint32_t cpu, pid, tid;
+	uint64_t id;
+	const char *label;
+};
+
+struct trace_callchain {		/* belongs to the SAMPLE just before it */
+	uint32_t nr;
+	const uint64_t *ips;
+};
+
+struct trace_finish {
+	uint64_t time;
+	uint32_t flags;			/* PMIPROF_FINISH_F_* */
+	int32_t exit_code;		/* exit status, or signal number if SIGNALED */
+	uint64_t samples;
+	uint64_t lost;
+};
+
+struct trace_record {
+	uint32_t type;			/* PMIPROF_REC_* */
+	uint32_t chunk_seq;		/* chunk it came from */
+	union {
+		struct trace_sample sample;
+		struct trace_mmap mmap;
+		struct trace_comm comm;
+		struct trace_task task;
+		struct trace_lost lost;
+		struct trace_mark mark;
+		struct trace_callchain callchain;
+		struct trace_finish finish;
+	};
+};
+
+/* ---- writer ---- */
+
+struct trace_writer;
+
+struct trace_writer_opts {
+	int level;			/* zlib level 0..9; -1 = library default (1) */
+	uint32_t chunk_size;		/* uncompressed bytes per chunk; 0 = 256 KiB */
+};
+
+/*
+ * All writer calls return 0 or -errno.  Errors are sticky: after the first
+ * failure every call returns it again, and close() reports it.
+ * open() creates/truncates path; fdopen() takes ownership of fd.
+ */
+int trace_writer_open(struct trace_writer **wp, const char *path,
+		      const struct trace_header *h, const struct trace_writer_opts *opts);
+int trace_writer_fdopen(struct trace_writer **wp, int fd,
+			const struct trace_header *h, const struct trace_writer_opts *opts);
+int trace_write_sample(struct trace_writer *w, const struct trace_sample *s);
+int trace_write_mmap(struct trace_writer *w, const struct trace_mmap *m);
+int trace_write_comm(struct trace_writer *w, const struct trace_comm *c);
+int trace_write_fork(struct trace_writer *w, const struct trace_task *t);
+int trace_write_exit(struct trace_writer *w, const struct trace_task *t);
+int trace_write_lost(struct trace_writer *w, const struct trace_lost *l);
+int trace_write_mark(struct trace_writer *w, const struct trace_mark *m);
+int trace_write_callchain(struct trace_writer *w, const struct trace_callchain *c);
+int trace_write_finish(struct trace_writer *w, const struct trace_finish *f);
+/* Raw record with an arbitrary type (tests and forward compatibility). */
+int trace_write_raw(struct trace_writer *w, uint8_t type, const void *body, size_t len);
+/* End the current chunk and write it out (fsync is the caller's choice). */
+int trace_writer_flush(struct trace_writer *w);
+/* Bytes written to the file so far (prologue, header and flushed chunks). */
+uint64_t trace_writer_bytes(const struct trace_writer *w);
+/* Flush, close the file, free.  Returns the sticky error, if any. */
+int trace_writer_close(struct trace_writer *w);
+
+/* ---- reader ---- */
+
+struct trace_reader;
+
+/* Receives one complete message: "FILE: offset N: what was wrong". */
+typedef void (*trace_diag_fn)(void *arg, const char *msg);
+
+struct trace_read_stats {
+	uint64_t chunks_ok;
+	uint64_t chunks_bad;		/* CRC/inflate/decode errors */
+	uint64_t records;		/* records returned */
+	uint64_t records_lost;		/* records in bad chunks (from their headers) */
+	uint64_t bytes_skipped;		/* file bytes not decoded */
+	bool truncated;			/* file ends inside a chunk */
+};
+
+/*
+ * open() reads and validates the prologue and header.  On failure returns
+ * -errno (-EBADMSG bad magic/CRC, -EPROTONOSUPPORT version, -ENOENT ...) and
+ * has already passed a specific message to diag.  diag NULL = stderr.
+ */
+int trace_reader_open(struct trace_reader **rp, const char *path,
+		      trace_diag_fn diag, void *diag_arg);
+/* Same over a memory buffer (fuzzing, tests); buf must outlive the reader. */
+int trace_reader_open_mem(struct trace_reader **rp, const void *buf, size_t len,
+			  const char *name, trace_diag_fn diag, void *diag_arg);
+const struct trace_header *trace_reader_header(const struct trace_reader *r);
+/*
+ * Next record: 1 = rec filled, 0 = end of file, <0 = -errno (I/O error).
+ * Damaged chunks are reported through diag and skipped; reading resumes at
+ * the next chunk (resync on the chunk magic); their loss is returned to the
+ * caller as a synthesized LOST record (reason UNREADABLE/TRUNCATED, count =
+ * records in the damaged chunk when known).
+ */
+int trace_reader_next(struct trace_reader *r, struct trace_record *rec);
+const struct trace_read_stats *trace_reader_stats(const struct trace_reader *r);
+void trace_reader_close(struct trace_reader *r);
+
+/* Names for dump/diagnostics ("sample", "mmap", ...; "unknown" otherwise). */
+const char *trace_record_name(uint32_t type);
+const char *trace_lost_reason_name(uint32_t reason);
+const char *trace_mode_name(uint32_t mode);
+const char *trace_backend_name(uint32_t backend);
+
+#endif /* PMIPROF_TRACE_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small shared helpers for every command: diagnostics with one consistent
+ * prefix, checked allocation that returns NULL (never exits), string and
+ * number parsing with range checks, and time.  Library code reports errors
+ * by returning -errno; only command entry points decide the exit status.
+ */
+#ifndef PMIPROF_UTIL_H
+#define PMIPROF_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Exit statuses shared by all commands. */
+#define EXIT_USAGE 2
+
+#if defined(__GNUC__)
+#define PM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define PM_PRINTF(a, b)
+#endif
+
+/* "pmiprof: error: ..." / "pmiprof: warning: ..." / "pmiprof: ..." on stderr. */
+void pm_err(const char *fmt, ...) PM_PRINTF(1, 2);
+void pm_warn(const char *fmt, ...) PM_PRINTF(1, 2);
+void pm_info(const char *fmt, ...) PM_PRINTF(1, 2);
+/* Print a usage error for command cmd and return EXIT_USAGE. */
+int pm_usage_error(const char *cmd, const char *fmt, ...) PM_PRINTF(2, 3);
+/* Set by -q / --quiet handling: silences pm_info(). */
+extern bool pm_quiet;
+
+/* Parse a non-negative integer with optional k/M/G suffix (x1000), in [min,max]. */
+int pm_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Levenshtein distance, for "did you mean" suggestions. */
+unsigned int pm_edit_distance(const char *a, const char *b);
+
+uint64_t pm_now_ns(void);		/* CLOCK_MONOTONIC */
+uint64_t pm_realtime_ns(void);		/* CLOCK_REALTIME */
+
+/* Copy with truncation; always NUL-terminates when size > 0. */
+size_t pm_strlcpy(char *dst, const char *src, size_t size);
+
+#endif /* PMIPROF_UTIL_H */

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install every Debian package that building, testing, fuzzing, benchmarking
+# and the QEMU VM tests need (`make deps`).  Idempotent: installs only what is
+# missing, runs `apt-get update` only when something is, and says what it does.
+set -eu
+pkgs=(
+	build-essential pkg-config clang libclang-rt-14-dev llvm
+	libdw-dev libelf-dev libunwind-dev zlib1g-dev libpfm4-dev libcmocka-dev
+	linux-perf gnuplot-nox hyperfine time valgrind
+	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#pkgs[@]} packages already installed"
+	exit 0
+fi
+echo "deps: installing: ${missing[*]}"
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "deps: done"
