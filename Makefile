@@ -2,6 +2,7 @@
 # lib/, daemon/ or report/ needs no Makefile edit.  See README.md.
 #
 #   make               build build/pmiprof (and the test programs)
+#   make demo          install deps, build, record the example workload, print its report
 #   make check         run the whole test suite (tests/run), summary line last
 #   make module        build kernel/pmiprof.ko against KDIR
 #   make deps          install the Debian packages everything needs
@@ -55,7 +56,7 @@ UNIT_HOBJ := $(UNIT_HELP:%.c=$(O)/%.o)
 WL_SRCS   := $(wildcard tests/workloads/*.c)
 WL_BINS   := $(WL_SRCS:tests/workloads/%.c=$(O)/workloads/%)
 
-.PHONY: all check module deps fuzz bench install clean vmtest modules_clean
+.PHONY: all check module deps fuzz bench install clean vmtest modules_clean demo
 all: $(BIN) $(UNIT_BINS) $(WL_BINS)
 
 $(O)/%.o: %.c
@@ -97,6 +98,13 @@ modules_clean:
 
 deps:
 	$(Q)tests/deps.sh
+
+# README command (a): the main job on the default backend.
+DEMO_DATA ?= $(O)/example.data
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(O)/pmiprof record -o $(DEMO_DATA) -- $(O)/workloads/shares
+	$(O)/pmiprof report -i $(DEMO_DATA)
 
 FUZZ_SECONDS ?= 60
 fuzz:
