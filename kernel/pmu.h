@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pmu.h - the interface between the PMU core (PMI handler, Intel/AMD drivers,
+ * MSR model, emulation, whitelist: pmi_core.c pmu_intel.c pmu_amd.c
+ * msr_model.c pmu_emul.c pmu_whitelist.c) and the module glue (main.c,
+ * chardev.c, ring.c, nmi.c, timer_mode.c, hotplug.c, coexist.c).
+ *
+ * Everything but pmu_emul.c also compiles in user space through
+ * tests/unit/kshim.h, so the handler is tested against the MSR model without
+ * a kernel.  This header only grows: fields and functions are appended.
+ *
+ * Life cycle, as the glue drives it:
+ *
+ *   hw.ops = &pmu_native_msr_ops (or pmu_emul_setup(&hw, vendor) for pmu=emul);
+ *   drv = pmu_driver_for_cpu(hw.ops)  or &pmu_intel_driver / &pmu_amd_driver;
+ *   drv->probe(&hw)                      once, process context (safe accessors)
+ *   pmu_configure(&hw, &cfg)             CONFIGURE ioctl: validate + assign counters
+ *   drv->check_free(pc)                  per CPU: -EBUSY when EN bits are already set
+ *   drv->start_cpu(pc)                   per CPU, IRQs off (on_each_cpu / cpuhp online)
+ *   drv->handle_pmi(pc, &ctx)            NMI: returns how many PMIs it handled (0: not ours)
+ *   pmu_sample_timer(pc, &ctx)           timer mode tick (hard irq)
+ *   drv->stop_cpu(pc)                    per CPU, IRQs off (STOP / cpuhp offline / unload)
+ *
+ * The core never executes RDPMC: counters are read with RDMSR through ops->rd.
+ */
+#ifndef PMIPROF_PMU_H
+#define PMIPROF_PMU_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/bits.h>
+#include <linux/compiler.h>
+#include <linux/sched/clock.h>
+
+/* Monotonic ns clock usable in NMI context.  User-space tests provide their own. */
+static inline u64 pmu_clock_ns(void)
+{
+	return local_clock();
+}
+#else
+#include "../tests/unit/kshim.h"
+#endif
+
+#include "../include/pmiprof/abi.h"
+
+#define PMU_MAX_GP		8	/* GP counters the core drives */
+#define PMU_MAX_FIXED		4	/* Intel fixed counters */
+#define PMU_MAX_EVENTS		PMIPROF_ABI_MAX_EVENTS
+
+/* Handler bounds and policy (kernel-pmu.md 2.5 and 6.1) */
+#define PMU_MAX_LOOPS		8	/* status re-reads per PMI before "stuck" */
+#define PMU_MIN_PERIOD		10000ull	/* floor against NMI storms */
+#define PMU_DEFAULT_MAX_RATE	100000u	/* samples per second per CPU */
+#define PMU_THROTTLE_SLICE_NS	10000000ull	/* rate is enforced per 10 ms slice */
+#define PMU_AMD_NMI_WINDOW_NS	100000000ull	/* perf's perf_nmi_window: 100 ms */
+#define PMU_MIN_TIMER_NS	100000ull	/* timer mode: at most 10 kHz */
+#define PMU_MAX_TIMER_NS	10000000000ull
+
+struct pmu_cpu;
+struct pmu_hw;
+
+/*
+ * MSR, APIC and CPUID indirection.  The native ops (real RDMSR/WRMSR,
+ * apic->write, cpuid_count) are provided by the glue; the model ops by
+ * msr_model.c.  rd/wr/lvtpc are used in NMI context and must not fault on
+ * a probed PMU; rd_safe/wr_safe are for probing in process context and
+ * return 0 or -EIO.  @pc is the CPU the access is for (always the current
+ * CPU); native ops ignore it, model ops use pc->model.  For probing, pc may
+ * be NULL: model ops then use hw->model_probe.
+ */
+struct pmu_msr_ops {
+	const char *name;
+	u64 (*rd)(struct pmu_cpu *pc, u32 msr);
+	void (*wr)(struct pmu_cpu *pc, u32 msr, u64 val);
+	void (*lvtpc)(struct pmu_cpu *pc);	/* APIC_LVTPC = APIC_DM_NMI */
+	int (*rd_safe)(struct pmu_hw *hw, u32 msr, u64 *val);
+	int (*wr_safe)(struct pmu_hw *hw, u32 msr, u64 val);
+	void (*cpuid)(struct pmu_hw *hw, u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d);
+};
+
+/* Where an event was placed. */
+#define PMU_SLOT_GP		1
+#define PMU_SLOT_FIXED		2
+
+struct pmu_slot {
+	u32 kind;		/* PMU_SLOT_* */
+	u32 idx;		/* GP or fixed counter number */
+	u32 ctr_msr;		/* counter MSR (read, and written on re-arm) */
+	u32 ctl_msr;		/* EVENTSEL/PerfCtl (GP); FIXED_CTR_CTRL (fixed) */
+	u64 ctl;		/* GP: whole control word; fixed: this counter's nibble, shifted */
+	u64 status_bit;		/* its bit in GLOBAL_STATUS / GLOBAL_CTRL (0: no global regs) */
+	u32 event;		/* as configured (for info/debug) */
+	u32 flags;		/* PMIPROF_EV_* */
+};
+
+/*
+ * Probed PMU description + the validated configuration.  One per module
+ * (the glue owns it); read-only for the handler once started.
+ */
+struct pmu_hw {
+	const struct pmu_driver *drv;
+	const struct pmu_msr_ops *ops;
+	void *model_probe;		/* msr_model: the model used for probing */
+
+	/* probe() results */
+	u32 vendor;			/* PMIPROF_VENDOR_* */
+	u32 version;			/* Intel arch perfmon; AMD: 1 core, 2 PerfMonV2 */
+	u32 nr_gp, gp_width, nr_fixed, fixed_width;
+	u32 family, model;
+	u64 caps;			/* PMIPROF_CAP_* */
+	u32 info_flags;			/* PMIPROF_INFO_F_* */
+	bool emulated;
+	bool full_width;		/* Intel PERF_CAPABILITIES[13]: write A_PMCx */
+	bool global_regs;		/* Intel v2+ / AMD PerfMonV2 */
+	bool perfctr_core;		/* AMD: 6 counters at 0xc0010200 */
+	u32 arch_events_missing;	/* Intel CPUID.0AH EBX: bit set = event absent */
+	u32 cpuid_a_eax, cpuid_a_edx;	/* Intel: compared on every CPU at start */
+	u64 gp_mask, fixed_mask;	/* (1 << width) - 1 */
+	u64 min_period, max_period;
+	u32 evntsel_msr[PMU_MAX_GP];	/* legacy addresses for reserve_evntsel_nmi() */
+	u32 perfctr_msr[PMU_MAX_GP];	/* legacy addresses for reserve_perfctr_nmi() */
+	char name[32];			/* "intel-v4", "amd-v2", "emul-intel-v4"... */
+
+	/* pmu_configure() results */
+	bool configured;
+	u32 mode;			/* PMIPROF_SAMPLING_* */
+	u32 nr_events;
+	int trigger;			/* index into slots[] of the trigger; -1 in timer mode */
+	u64 period;
+	u64 timer_ns;
+	u32 max_rate;			/* samples/s/CPU */
+	bool kernel_ips;		/* caller was allowed PMIPROF_CFG_KERNEL_IPS */
+	u64 own_mask;			/* GLOBAL_STATUS/CTRL bits of our counters */
+	u64 fixed_ctrl;			/* Intel FIXED_CTR_CTRL value */
+	struct pmu_slot slots[PMU_MAX_EVENTS];
+	const char *reason;		/* why configure/probe failed, for the log */
+};
+
+/* Per-CPU state.  The glue allocates it (per-CPU data) and sets cpu/hw/ring. */
+struct pmu_cpu {
+	struct pmu_hw *hw;
+	u32 cpu;
+	void *ring;			/* glue-private (ring.c) */
+	void *model;			/* struct pmu_model * when emulated */
+	void *emul;			/* pmu_emul.c per-CPU state */
+
+	bool armed;			/* counters programmed, PMIs expected */
+	bool failed;			/* stuck loop: own counters left disabled */
+	bool first;			/* next record is the first on this CPU */
+	bool throttled;			/* the current window was stretched */
+	u64 gctrl;			/* GLOBAL_CTRL value while running */
+	u64 debugctl;			/* DEBUGCTL seen at start (bit 12 = freeze on PMI) */
+	u64 ack_extra;			/* status bits we also ack (59 when frozen on PMI) */
+	u64 prev[PMU_MAX_EVENTS];	/* counter values at the last window close */
+	u64 left;			/* trigger: events left in the current period at arm */
+	u64 slice_start_ns;
+	u32 slice_samples;
+	u64 last_handled_ns;		/* AMD NMI window */
+	u64 stale;			/* status bits seen without a counter wrap */
+
+	struct pmiprof_cpu_stats stats;
+};
+
+/*
+ * PMI context, built by the caller (nmi.c / timer_mode.c / pmu_emul.c from
+ * regs and current; tests synthesize it).  kernel_ip_ok: the reader may see
+ * kernel RIPs (hw->kernel_ips); otherwise kernel IPs are zeroed and flagged.
+ */
+struct pmi_ctx {
+	u64 ip;
+	u64 time_ns;
+	u32 pid, tid, cpu;
+	bool user;
+	bool kernel_ip_ok;
+};
+
+struct pmu_driver {
+	const char *name;
+	u32 vendor;
+	int (*probe)(struct pmu_hw *hw);
+	/* validates slots against the whitelist and assigns counters */
+	int (*configure)(struct pmu_hw *hw, const struct pmiprof_config *cfg);
+	int (*check_free)(struct pmu_cpu *pc);
+	int (*start_cpu)(struct pmu_cpu *pc);
+	void (*stop_cpu)(struct pmu_cpu *pc);
+	int (*handle_pmi)(struct pmu_cpu *pc, const struct pmi_ctx *ctx);
+	/* per-window deltas since the previous call (or start) into out[nr_events] */
+	void (*read_counters)(struct pmu_cpu *pc, u64 *out);
+};
+
+extern const struct pmu_driver pmu_intel_driver;
+extern const struct pmu_driver pmu_amd_driver;
+extern const struct pmu_msr_ops pmu_model_msr_ops;	/* msr_model.c */
+extern const struct pmu_msr_ops pmu_native_msr_ops;	/* glue (main.c / compat.h) */
+
+/* pmi_core.c */
+const struct pmu_driver *pmu_driver_for_vendor(u32 vendor);
+u32 pmu_cpuid_vendor(struct pmu_hw *hw);	/* PMIPROF_VENDOR_* from CPUID leaf 0 */
+int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg);
+void pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info);
+void pmu_cpu_reset_state(struct pmu_cpu *pc);	/* before start_cpu */
+int pmu_sample_timer(struct pmu_cpu *pc, const struct pmi_ctx *ctx);
+u64 pmu_rearm_left(u64 period, u64 overshoot);
+
+/*
+ * Output sink.  The glue implements it (ring.c); user-space tests collect
+ * records.  Returns 0, or -ENOSPC when the record was dropped (the core
+ * counts stats.lost; the ring counts its own header->lost).  NMI-safe.
+ */
+int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec);
+
+/* pmu_whitelist.c */
+int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev);
+u64 pmu_build_evtsel(const struct pmu_hw *hw, const struct pmiprof_event *ev);
+u64 pmu_build_fixed_nibble(const struct pmiprof_event *ev, bool pmi);
+
+/* pmu_emul.c (kernel only): pmu=emul */
+int pmu_emul_setup(struct pmu_hw *hw, u32 vendor);	/* sets hw->ops, hw->model_probe */
+int pmu_emul_cpu_init(struct pmu_cpu *pc);	/* allocate the CPU's model (process ctx) */
+void pmu_emul_cpu_start(struct pmu_cpu *pc);	/* start the PMI-standing hrtimer */
+void pmu_emul_cpu_stop(struct pmu_cpu *pc);
+void pmu_emul_cpu_free(struct pmu_cpu *pc);
+void pmu_emul_teardown(struct pmu_hw *hw);
+
+#endif /* PMIPROF_PMU_H */
