@@ -215,12 +215,17 @@ int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev)
 u64 pmu_build_evtsel(const struct pmu_hw *hw, const struct pmiprof_event *ev);
 u64 pmu_build_fixed_nibble(const struct pmiprof_event *ev, bool pmi);
 
-/* pmu_emul.c (kernel only): pmu=emul */
-int pmu_emul_setup(struct pmu_hw *hw, u32 vendor);	/* sets hw->ops, hw->model_probe */
-int pmu_emul_cpu_init(struct pmu_cpu *pc);	/* allocate the CPU's model (process ctx) */
-void pmu_emul_cpu_start(struct pmu_cpu *pc);	/* start the PMI-standing hrtimer */
-void pmu_emul_cpu_stop(struct pmu_cpu *pc);
-void pmu_emul_cpu_free(struct pmu_cpu *pc);
+/*
+ * pmu_emul.c (kernel only): pmu=emul.  pmu_emul_setup() allocates one MSR
+ * model per possible CPU, sets hw->ops = &pmu_model_msr_ops and
+ * hw->drv = the emulation wrapper around the Intel (or AMD) driver; the
+ * glue then calls hw->drv->probe() etc. exactly as for real hardware.  The
+ * wrapper's start_cpu/stop_cpu also start/stop the per-CPU hard-irq hrtimer
+ * that advances the model and calls handle_pmi() when it raises a PMI.
+ * pmu_emul_teardown() after stop_cpu ran on every CPU.
+ * vendor: PMIPROF_VENDOR_INTEL or PMIPROF_VENDOR_AMD (0: module param emul_vendor).
+ */
+int pmu_emul_setup(struct pmu_hw *hw, u32 vendor);
 void pmu_emul_teardown(struct pmu_hw *hw);
 
 #endif /* PMIPROF_PMU_H */
