@@ -57,6 +57,47 @@ static inline u64 pmu_clock_ns(void)
 #define PMU_MIN_TIMER_NS	100000ull	/* timer mode: at most 10 kHz */
 #define PMU_MAX_TIMER_NS	10000000000ull
 
+/*
+ * Architectural MSR numbers and bits (kernel-pmu.md appendix).  Own names so
+ * the same code builds in user space, where <asm/msr-index.h> is absent.
+ */
+#define PMU_MSR_IA32_PMC0		0x0c1	/* legacy alias: 32-bit sign-extended writes */
+#define PMU_MSR_IA32_A_PMC0		0x4c1	/* full width, needs PERF_CAPABILITIES[13] */
+#define PMU_MSR_IA32_PERFEVTSEL0	0x186
+#define PMU_MSR_IA32_FIXED_CTR0		0x309
+#define PMU_MSR_IA32_PERF_CAPABILITIES	0x345
+#define PMU_MSR_IA32_FIXED_CTR_CTRL	0x38d
+#define PMU_MSR_IA32_GLOBAL_STATUS	0x38e
+#define PMU_MSR_IA32_GLOBAL_CTRL	0x38f
+#define PMU_MSR_IA32_GLOBAL_OVF_CTRL	0x390	/* a.k.a. GLOBAL_STATUS_RESET, W1C */
+#define PMU_MSR_IA32_DEBUGCTL		0x1d9
+#define PMU_MSR_K7_EVNTSEL0		0xc0010000u
+#define PMU_MSR_K7_PERFCTR0		0xc0010004u
+#define PMU_MSR_F15H_PERF_CTL0		0xc0010200u	/* + 2i */
+#define PMU_MSR_F15H_PERF_CTR0		0xc0010201u	/* + 2i */
+#define PMU_MSR_AMD_GLOBAL_STATUS	0xc0000300u
+#define PMU_MSR_AMD_GLOBAL_CTL		0xc0000301u
+#define PMU_MSR_AMD_GLOBAL_STATUS_CLR	0xc0000302u
+#define PMU_MSR_AMD_GLOBAL_STATUS_SET	0xc0000303u
+
+#define PMU_EVTSEL_USR			BIT_ULL(16)
+#define PMU_EVTSEL_OS			BIT_ULL(17)
+#define PMU_EVTSEL_EDGE			BIT_ULL(18)
+#define PMU_EVTSEL_PC			BIT_ULL(19)
+#define PMU_EVTSEL_INT			BIT_ULL(20)
+#define PMU_EVTSEL_ANY			BIT_ULL(21)
+#define PMU_EVTSEL_EN			BIT_ULL(22)
+#define PMU_EVTSEL_INV			BIT_ULL(23)
+#define PMU_FIXED_OS			0x1ull
+#define PMU_FIXED_USR			0x2ull
+#define PMU_FIXED_ANY			0x4ull
+#define PMU_FIXED_PMI			0x8ull
+#define PMU_PERF_CAP_FW_WRITE		BIT_ULL(13)
+#define PMU_DEBUGCTL_FREEZE_ON_PMI	BIT_ULL(12)
+#define PMU_STATUS_CTR_FRZ		BIT_ULL(59)	/* v4 streamlined freeze */
+#define PMU_APIC_DM_NMI			0x400u
+#define PMU_APIC_LVT_MASKED		0x10000u
+
 struct pmu_cpu;
 struct pmu_hw;
 
