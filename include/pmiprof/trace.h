@@ -30,6 +30,9 @@
 #define PMIPROF_MAX_HEADER_SIZE		(1u << 20)	/* TLV section bound */
 #define PMIPROF_MAX_CHUNK_SIZE		(16u << 20)	/* per chunk, both sizes */
 #define PMIPROF_CHUNK_MAGIC		0x4b4e4843u		/* "CHNK" */
+#define PMIPROF_MAX_RECORD_SIZE		(1u << 16)	/* body bytes of one record */
+#define PMIPROF_MAX_STRING		4096		/* path/comm/label bytes, no NUL */
+#define PMIPROF_MAX_CALLCHAIN		1024		/* ips in one CALLCHAIN record */
 
 /* File prologue: 32 bytes at offset 0, followed by header_size TLV bytes. */
 struct pmiprof_file_prologue {
@@ -173,6 +176,9 @@ enum {
 #define PMIPROF_SAMPLE_F_TIME_BASED	(1u << 4)	/* window closed by a timer */
 #define PMIPROF_SAMPLE_F_FIRST		(1u << 5)	/* first window of its thread/cpu */
 
+/* LOST.cpu of losses that belong to no CPU (e.g. synthesized by the reader) */
+#define PMIPROF_CPU_NONE		0xffffffffu
+
 /* LOST reasons */
 #define PMIPROF_LOST_RING_FULL		1	/* kernel/perf ring overflowed */
 #define PMIPROF_LOST_THROTTLE		2	/* kernel throttled the sampler */
@@ -263,7 +269,7 @@ struct trace_task {			/* FORK and EXIT */
 
 struct trace_lost {
 	uint64_t time;
-	uint32_t cpu;
+	uint32_t cpu;			/* PMIPROF_CPU_NONE when not per-CPU */
 	uint32_t reason;		/* PMIPROF_LOST_* */
 	uint64_t count;
 };
@@ -330,7 +336,10 @@ int trace_write_lost(struct trace_writer *w, const struct trace_lost *l);
 int trace_write_mark(struct trace_writer *w, const struct trace_mark *m);
 int trace_write_callchain(struct trace_writer *w, const struct trace_callchain *c);
 int trace_write_finish(struct trace_writer *w, const struct trace_finish *f);
-/* Raw record with an arbitrary type (tests and forward compatibility). */
+/*
+ * Raw record of a type this library does not know (tests, forward
+ * compatibility); known types are refused with -EINVAL.
+ */
 int trace_write_raw(struct trace_writer *w, uint8_t type, const void *body, size_t len);
 /* End the current chunk and write it out (fsync is the caller's choice). */
 int trace_writer_flush(struct trace_writer *w);
@@ -349,10 +358,13 @@ typedef void (*trace_diag_fn)(void *arg, const char *msg);
 struct trace_read_stats {
 	uint64_t chunks_ok;
 	uint64_t chunks_bad;		/* CRC/inflate/decode errors */
-	uint64_t records;		/* records returned */
+	uint64_t records;		/* records decoded (synthesized LOST not counted) */
 	uint64_t records_lost;		/* records in bad chunks (from their headers) */
 	uint64_t bytes_skipped;		/* file bytes not decoded */
 	bool truncated;			/* file ends inside a chunk */
+	/* additions since the first version */
+	uint64_t records_unknown;	/* records of unknown type, skipped */
+	bool finished;			/* a FINISH record was read */
 };
 
 /*

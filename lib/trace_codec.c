@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Record body encoders and the decoder (see trace_codec.h and
+ * docs/trace-format.md "Record bodies").  The SAMPLE path is the hot one on
+ * both sides: no calls, no allocation, one pass over the bytes.
+ */
+#include <string.h>
+
+#include "trace_codec.h"
+#include "varint.h"
+
+/* Time of a non-SAMPLE record: zigzag delta against the previous record. */
+static inline uint8_t *put_time(struct trace_codec *c, uint8_t *p, uint64_t time)
+{
+	p = varint_put(p, zigzag_enc((int64_t)(time - c->time)));
+	c->time = time;
+	return p;
+}
+
+static inline uint8_t *put_bytes(uint8_t *p, const void *s, size_t len)
+{
+	p = varint_put(p, len);
+	memcpy(p, s, len);
+	return p + len;
+}
+
+uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_sample *s)
+{
+	uint8_t *same = p++;
+	uint8_t mask = 0;
+	int64_t dt;
+	uint32_t i;
+
+	if (s->flags == c->flags)
+		mask |= TRACE_SAMPLE_SAME_FLAGS;
+	else
+		p = varint_put(p, c->flags = s->flags);
+	if (s->pid == c->pid && s->tid == c->tid) {
+		mask |= TRACE_SAMPLE_SAME_PID_TID;
+	} else {
+		p = varint_put(p, c->pid = s->pid);
+		p = varint_put(p, c->tid = s->tid);
+	}
+	if (s->cpu == c->cpu)
+		mask |= TRACE_SAMPLE_SAME_CPU;
+	else
+		p = varint_put(p, c->cpu = s->cpu);
+	if (s->nr == c->nr)
+		mask |= TRACE_SAMPLE_SAME_NR;
+	else
+		p = varint_put(p, c->nr = s->nr);
+	*same = mask;
+
+	/* Periodic sampling makes the time step nearly constant: store its change. */
+	dt = (int64_t)(s->time - c->time);
+	p = varint_put(p, zigzag_enc((int64_t)((uint64_t)dt - (uint64_t)c->sample_dt)));
+	c->sample_dt = dt;
+	c->time = s->time;
+
+	p = varint_put(p, zigzag_enc((int64_t)(s->ip - c->ip)));
+	c->ip = s->ip;
+
+	for (i = 0; i < s->nr; i++) {
+		p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - c->counts[i])));
+		c->counts[i] = s->counts[i];
+	}
+	return p;
+}
+
+uint8_t *trace_enc_mmap(struct trace_codec *c, uint8_t *p, const struct trace_mmap *m,
+			size_t path_len)
+{
+	p = put_time(c, p, m->time);
+	p = varint_put(p, m->pid);
+	p = varint_put(p, m->tid);
+	p = varint_put(p, m->start);
+	p = varint_put(p, m->len);
+	p = varint_put(p, m->pgoff);
+	p = varint_put(p, m->prot);
+	p = varint_put(p, m->flags);
+	p = put_bytes(p, m->build_id, m->build_id_len);
+	return put_bytes(p, m->path ? m->path : "", path_len);
+}
+
+uint8_t *trace_enc_comm(struct trace_codec *c, uint8_t *p, const struct trace_comm *m,
+			size_t comm_len)
+{
+	p = put_time(c, p, m->time);
+	p = varint_put(p, m->pid);
+	p = varint_put(p, m->tid);
+	p = varint_put(p, m->flags);
+	return put_bytes(p, m->comm ? m->comm : "", comm_len);
+}
+
+uint8_t *trace_enc_task(struct trace_codec *c, uint8_t *p, const struct trace_task *t)
+{
+	p = put_time(c, p, t->time);
+	p = varint_put(p, t->pid);
+	p = varint_put(p, t->ppid);
+	p = varint_put(p, t->tid);
+	return varint_put(p, t->ptid);
+}
+
+uint8_t *trace_enc_lost(struct trace_codec *c, uint8_t *p, const struct trace_lost *l)
+{
+	p = put_time(c, p, l->time);
+	p = varint_put(p, l->cpu);
+	p = varint_put(p, l->reason);
+	return varint_put(p, l->count);
+}
+
+uint8_t *trace_enc_mark(struct trace_codec *c, uint8_t *p, const struct trace_mark *m,
+			size_t label_len)
+{
+	p = put_time(c, p, m->time);
+	p = varint_put(p, m->cpu);
+	p = varint_put(p, m->pid);
+	p = varint_put(p, m->tid);
+	p = varint_put(p, m->id);
+	return put_bytes(p, m->label ? m->label : "", label_len);
+}
+
+uint8_t *trace_enc_callchain(struct trace_codec *c, uint8_t *p, const struct trace_callchain *cc)
+{
+	uint64_t prev = c->ip;	/* the first ip is a delta against the sample's ip */
+	uint32_t i;
+
+	p = varint_put(p, cc->nr);
+	for (i = 0; i < cc->nr; i++) {
+		p = varint_put(p, zigzag_enc((int64_t)(cc->ips[i] - prev)));
+		prev = cc->ips[i];
+	}
+	return p;
+}
+
+uint8_t *trace_enc_finish(struct trace_codec *c, uint8_t *p, const struct trace_finish *f)
+{
+	p = put_time(c, p, f->time);
+	p = varint_put(p, f->flags);
+	p = varint_put(p, zigzag_enc(f->exit_code));
+	p = varint_put(p, f->samples);
+	return varint_put(p, f->lost);
+}
+
+/* ---- decoding (untrusted input: every read is bounds-checked) ---- */
+
+struct dec {
+	const uint8_t *p, *end;
+	const char *why;
+};
+
+static inline uint64_t get_u64(struct dec *d)
+{
+	uint64_t v = 0;
+
+	if (!d->why && varint_get(&d->p, d->end, &v))
+		d->why = "record body ends inside a number";
+	return v;
+}
+
+static inline uint32_t get_u32(struct dec *d)
+{
+	uint64_t v = get_u64(d);
+
+	if (v > UINT32_MAX && !d->why)
+		d->why = "32-bit field out of range";
+	return (uint32_t)v;
+}
+
+static inline int64_t get_s64(struct dec *d)
+{
+	return zigzag_dec(get_u64(d));
+}
+
+static inline uint64_t get_time(struct trace_codec *c, struct dec *d)
+{
+	c->time += (uint64_t)get_s64(d);
+	return c->time;
+}
+
+/* A length-prefixed string, copied NUL-terminated into scratch. */
+static const char *get_str(struct dec *d, char *scratch)
+{
+	uint64_t len = get_u64(d);
+
+	if (d->why)
+		return "";
+	if (len > PMIPROF_MAX_STRING || len > (uint64_t)(d->end - d->p)) {
+		d->why = "string length exceeds the record";
+		return "";
+	}
+	memcpy(scratch, d->p, len);
+	scratch[len] = '\0';
+	d->p += len;
+	return scratch;
+}
+
+static void dec_sample(struct trace_codec *c, struct dec *d, uint32_t nr_events,
+		       struct trace_sample *s)
+{
+	uint8_t mask;
+	uint32_t i;
+	int64_t dt;
+
+	if (d->p >= d->end) {
+		d->why = "empty sample body";
+		return;
+	}
+	mask = *d->p++;
+	if (!(mask & TRACE_SAMPLE_SAME_FLAGS))
+		c->flags = get_u32(d);
+	if (!(mask & TRACE_SAMPLE_SAME_PID_TID)) {
+		c->pid = get_u32(d);
+		c->tid = get_u32(d);
+	}
+	if (!(mask & TRACE_SAMPLE_SAME_CPU))
+		c->cpu = get_u32(d);
+	if (!(mask & TRACE_SAMPLE_SAME_NR)) {
+		c->nr = get_u32(d);
+		if (c->nr > nr_events && !d->why) {
+			d->why = "sample has more counts than the header has events";
+			c->nr = 0;
+		}
+	}
+	dt = (int64_t)((uint64_t)c->sample_dt + (uint64_t)get_s64(d));
+	c->sample_dt = dt;
+	c->time += (uint64_t)dt;
+	c->ip += (uint64_t)get_s64(d);
+	s->time = c->time;
+	s->ip = c->ip;
+	s->cpu = c->cpu;
+	s->pid = c->pid;
+	s->tid = c->tid;
+	s->flags = c->flags;
+	s->nr = c->nr;
+	for (i = 0; i < c->nr; i++) {
+		c->counts[i] += (uint64_t)get_s64(d);
+		s->counts[i] = c->counts[i];
+	}
+	for (; i < PMIPROF_MAX_EVENTS; i++)
+		s->counts[i] = 0;
+}
+
+static void dec_mmap(struct trace_codec *c, struct dec *d, const struct trace_decode_scratch *sc,
+		     struct trace_mmap *m)
+{
+	uint64_t len;
+
+	m->time = get_time(c, d);
+	m->pid = get_u32(d);
+	m->tid = get_u32(d);
+	m->start = get_u64(d);
+	m->len = get_u64(d);
+	m->pgoff = get_u64(d);
+	m->prot = get_u32(d);
+	m->flags = get_u32(d);
+	len = get_u64(d);
+	memset(m->build_id, 0, sizeof(m->build_id));
+	m->build_id_len = 0;
+	if (!d->why && (len > sizeof(m->build_id) || len > (uint64_t)(d->end - d->p)))
+		d->why = "build-id longer than 20 bytes or than the record";
+	if (!d->why) {
+		memcpy(m->build_id, d->p, len);
+		m->build_id_len = (uint32_t)len;
+		d->p += len;
+	}
+	m->path = get_str(d, sc->str);
+}
+
+static void dec_callchain(struct trace_codec *c, struct dec *d, uint64_t *ips,
+			  struct trace_callchain *cc)
+{
+	uint64_t nr = get_u64(d), prev = c->ip;
+	uint32_t i;
+
+	cc->nr = 0;
+	cc->ips = ips;
+	if (d->why)
+		return;
+	/* every ip takes at least one byte: bound nr before looping */
+	if (nr > PMIPROF_MAX_CALLCHAIN || nr > (uint64_t)(d->end - d->p)) {
+		d->why = "callchain longer than the limit or the record";
+		return;
+	}
+	for (i = 0; i < nr && !d->why; i++) {
+		prev += (uint64_t)get_s64(d);
+		ips[i] = prev;
+	}
+	cc->nr = (uint32_t)nr;
+}
+
+int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, const uint8_t *end,
+		      uint32_t nr_events, const struct trace_decode_scratch *sc,
+		      struct trace_record *rec, const char **why)
+{
+	struct dec d = { p, end, NULL };
+
+	switch (type) {
+	case PMIPROF_REC_SAMPLE:
+		dec_sample(c, &d, nr_events, &rec->sample);
+		break;
+	case PMIPROF_REC_MMAP:
+		dec_mmap(c, &d, sc, &rec->mmap);
+		break;
+	case PMIPROF_REC_COMM:
+		rec->comm.time = get_time(c, &d);
+		rec->comm.pid = get_u32(&d);
+		rec->comm.tid = get_u32(&d);
+		rec->comm.flags = get_u32(&d);
+		rec->comm.comm = get_str(&d, sc->str);
+		break;
+	case PMIPROF_REC_FORK:
+	case PMIPROF_REC_EXIT:
+		rec->task.time = get_time(c, &d);
+		rec->task.pid = get_u32(&d);
+		rec->task.ppid = get_u32(&d);
+		rec->task.tid = get_u32(&d);
+		rec->task.ptid = get_u32(&d);
+		break;
+	case PMIPROF_REC_LOST:
+		rec->lost.time = get_time(c, &d);
+		rec->lost.cpu = get_u32(&d);
+		rec->lost.reason = get_u32(&d);
+		rec->lost.count = get_u64(&d);
+		break;
+	case PMIPROF_REC_MARK:
+		rec->mark.time = get_time(c, &d);
+		rec->mark.cpu = get_u32(&d);
+		rec->mark.pid = get_u32(&d);
+		rec->mark.tid = get_u32(&d);
+		rec->mark.id = get_u64(&d);
+		rec->mark.label = get_str(&d, sc->str);
+		break;
+	case PMIPROF_REC_CALLCHAIN:
+		dec_callchain(c, &d, sc->ips, &rec->callchain);
+		break;
+	case PMIPROF_REC_FINISH:
+		rec->finish.time = get_time(c, &d);
+		rec->finish.flags = get_u32(&d);
+		rec->finish.exit_code = (int32_t)get_s64(&d);
+		rec->finish.samples = get_u64(&d);
+		rec->finish.lost = get_u64(&d);
+		break;
+	default:
+		d.why = "record type has no decoder";
+		break;
+	}
+	rec->type = type;
+	*why = d.why;
+	return d.why ? -1 : 0;
+}

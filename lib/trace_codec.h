@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Record body encoding shared by the trace writer and reader (internal to
+ * lib/trace_*.c).  Bodies are varints and zigzag deltas against per-chunk
+ * state that both sides reset at every chunk start, so each chunk decodes
+ * on its own.  The byte layout is specified in docs/trace-format.md.
+ */
+#ifndef PMIPROF_TRACE_CODEC_H
+#define PMIPROF_TRACE_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmiprof/trace.h"
+
+/* SAMPLE body, first byte: which fields repeat the previous sample's value. */
+#define TRACE_SAMPLE_SAME_PID_TID	(1u << 0)
+#define TRACE_SAMPLE_SAME_CPU		(1u << 1)
+#define TRACE_SAMPLE_SAME_FLAGS		(1u << 2)
+#define TRACE_SAMPLE_SAME_NR		(1u << 3)
+
+/* Worst-case body sizes, for the writer's buffer slack. */
+#define TRACE_SAMPLE_BODY_MAX	(1 + 5 * 5 + 10 * 2 + 10 * PMIPROF_MAX_EVENTS)
+#define TRACE_RECORD_HEAD_MAX	(1 + 3)		/* type + varint size <= 2^21 */
+
+/* Per-chunk delta state.  All fields start at zero at every chunk. */
+struct trace_codec {
+	uint64_t time;			/* time of the previous record (any type) */
+	int64_t sample_dt;		/* time step between the previous two samples */
+	uint64_t ip;			/* ip of the previous sample */
+	uint32_t pid, tid, cpu, flags, nr;
+	uint64_t counts[PMIPROF_MAX_EVENTS];
+};
+
+static inline void trace_codec_reset(struct trace_codec *c)
+{
+	*c = (struct trace_codec){ 0 };
+}
+
+/*
+ * Encoders: write the body of one record at p (the caller guarantees the
+ * worst-case room) and return the end.  Sizes were validated by the writer.
+ */
+uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_sample *s);
+uint8_t *trace_enc_mmap(struct trace_codec *c, uint8_t *p, const struct trace_mmap *m,
+			size_t path_len);
+uint8_t *trace_enc_comm(struct trace_codec *c, uint8_t *p, const struct trace_comm *m,
+			size_t comm_len);
+uint8_t *trace_enc_task(struct trace_codec *c, uint8_t *p, const struct trace_task *t);
+uint8_t *trace_enc_lost(struct trace_codec *c, uint8_t *p, const struct trace_lost *l);
+uint8_t *trace_enc_mark(struct trace_codec *c, uint8_t *p, const struct trace_mark *m,
+			size_t label_len);
+uint8_t *trace_enc_callchain(struct trace_codec *c, uint8_t *p, const struct trace_callchain *cc);
+uint8_t *trace_enc_finish(struct trace_codec *c, uint8_t *p, const struct trace_finish *f);
+
+/* Scratch memory the decoder may point decoded strings/arrays into. */
+struct trace_decode_scratch {
+	char *str;			/* >= body size + 1 bytes */
+	uint64_t *ips;			/* PMIPROF_MAX_CALLCHAIN entries */
+};
+
+/*
+ * Decode one body of a known record type into rec.  nr_events bounds
+ * SAMPLE.nr.  Returns 0, or -1 with *why set to a static description.
+ * Bytes after the known fields are ignored (later minor versions append).
+ */
+int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, const uint8_t *end,
+		      uint32_t nr_events, const struct trace_decode_scratch *scratch,
+		      struct trace_record *rec, const char **why);
+
+#endif /* PMIPROF_TRACE_CODEC_H */

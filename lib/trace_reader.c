@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace reader: validates the prologue and header, then walks the chunks.
+ * A regular file is mapped, anything else (a pipe) is read into memory; the
+ * same code then decodes straight from the (inflated) chunk buffer with no
+ * per-record allocation.  Damage never stops reading: a bad chunk becomes
+ * one diag message plus a synthesized LOST record, and reading resumes at
+ * the next chunk (after a resync on the chunk magic when its header is bad).
+ * Every allocation is bounded by the format limits in trace.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "pmiprof/trace.h"
+#include "trace_codec.h"
+#include "trace_header.h"
+#include "util.h"
+#include "varint.h"
+
+#define HDR sizeof(struct pmiprof_chunk_header)
+
+struct trace_reader {
+	char *name;
+	const uint8_t *buf;		/* whole file */
+	size_t size;
+	void *map;			/* owned mapping, or NULL */
+	uint8_t *owned;			/* owned copy (non-regular files), or NULL */
+	trace_diag_fn diag;
+	void *diag_arg;
+	struct trace_header hdr;
+	struct trace_read_stats stats;
+
+	size_t pos;			/* file offset of the next chunk */
+	bool eof;
+	uint64_t last_time;		/* time of the last record returned */
+
+	/* the chunk being decoded */
+	bool in_chunk;
+	size_t chunk_off;
+	uint32_t chunk_seq, chunk_nr, chunk_done;
+	const uint8_t *cbase, *cp, *cend;
+	struct trace_codec codec;
+
+	uint8_t *ubuf;			/* inflate target */
+	size_t ucap;
+	z_stream zs;
+	bool zs_ready;
+	char *str;			/* decoded strings */
+	uint64_t *ips;			/* decoded callchains */
+};
+
+static void default_diag(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "pmiprof: %s\n", msg);
+}
+
+/* One message: "NAME: offset N: what". */
+static void PM_PRINTF(3, 4) diag(struct trace_reader *r, uint64_t off, const char *fmt, ...)
+{
+	char what[512], msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(msg, sizeof(msg), "%s: offset %llu: %s", r->name, (unsigned long long)off, what);
+	r->diag(r->diag_arg, msg);
+}
+
+static int check_prologue(struct trace_reader *r)
+{
+	struct pmiprof_file_prologue pro;
+	uint64_t magic = 0;
+	size_t err_off;
+	char why[256];
+	uint32_t crc;
+	int err;
+
+	memcpy(&magic, r->buf, r->size < 8 ? r->size : 8);
+	if (r->size < 8) {
+		diag(r, 0, "file too short for a pmiprof trace (%zu bytes; the prologue has 32)",
+		     r->size);
+		return -EBADMSG;
+	}
+	if (magic == PMIPROF_TRACE_MAGIC_SWAPPED) {
+		diag(r, 0, "big-endian pmiprof trace: unsupported (this pmiprof reads little-endian "
+		     "traces only)");
+		return -EPROTONOSUPPORT;
+	}
+	if (magic != PMIPROF_TRACE_MAGIC) {
+		if (!memcmp(r->buf, "PERFILE2", 8))
+			diag(r, 0, "not a pmiprof trace: this is a perf.data file (use 'perf report')");
+		else
+			diag(r, 0, "not a pmiprof trace (bad magic %016llx, expected \"PMIPROF1\")",
+			     (unsigned long long)__builtin_bswap64(magic));
+		return -EBADMSG;
+	}
+	if (r->size < sizeof(pro)) {
+		diag(r, r->size, "file ends inside the prologue (%zu of 32 bytes)", r->size);
+		return -EBADMSG;
+	}
+	memcpy(&pro, r->buf, sizeof(pro));
+	if (pro.version_major < PMIPROF_TRACE_VERSION_MAJOR_MIN ||
+	    pro.version_major > PMIPROF_TRACE_VERSION_MAJOR) {
+		diag(r, 8, "unsupported trace version %u.%u (this pmiprof reads versions %u.x to %u.x)",
+		     pro.version_major, pro.version_minor, PMIPROF_TRACE_VERSION_MAJOR_MIN,
+		     PMIPROF_TRACE_VERSION_MAJOR);
+		return -EPROTONOSUPPORT;
+	}
+	if (pro.header_size > PMIPROF_MAX_HEADER_SIZE) {
+		diag(r, 12, "header section of %u bytes exceeds the %u-byte limit",
+		     pro.header_size, PMIPROF_MAX_HEADER_SIZE);
+		return -EBADMSG;
+	}
+	if (pro.header_size > r->size - sizeof(pro)) {
+		diag(r, r->size, "file ends inside the header section (%zu of %u bytes)",
+		     r->size - sizeof(pro), pro.header_size);
+		return -EBADMSG;
+	}
+	crc = (uint32_t)crc32(0, r->buf + sizeof(pro), pro.header_size);
+	if (crc != pro.header_crc) {
+		diag(r, sizeof(pro), "header section CRC mismatch (stored %08x, computed %08x)",
+		     pro.header_crc, crc);
+		return -EBADMSG;
+	}
+	err = trace_header_decode(r->buf + sizeof(pro), pro.header_size, &r->hdr, &err_off,
+				  why, sizeof(why));
+	if (err) {
+		diag(r, sizeof(pro) + err_off, "%s", why);
+		return err;
+	}
+	r->hdr.version_major = pro.version_major;
+	r->hdr.version_minor = pro.version_minor;
+	r->hdr.flags = pro.flags;
+	r->pos = sizeof(pro) + pro.header_size;
+	return 0;
+}
+
+static int setup(struct trace_reader *r, const char *name, trace_diag_fn fn, void *arg)
+{
+	r->diag = fn ? fn : default_diag;
+	r->diag_arg = arg;
+	r->name = strdup(name ? name : "(memory)");
+	r->str = malloc(PMIPROF_MAX_STRING + 1);
+	r->ips = malloc(PMIPROF_MAX_CALLCHAIN * sizeof(*r->ips));
+	if (!r->name || !r->str || !r->ips)
+		return -ENOMEM;
+	if (inflateInit(&r->zs) != Z_OK)
+		return -ENOMEM;
+	r->zs_ready = true;
+	return 0;
+}
+
+void trace_reader_close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->zs_ready)
+		inflateEnd(&r->zs);
+	if (r->map)
+		munmap(r->map, r->size);
+	free(r->owned);
+	free(r->ubuf);
+	free(r->str);
+	free(r->ips);
+	free(r->name);
+	free(r);
+}
+
+int trace_reader_open_mem(struct trace_reader **rp, const void *buf, size_t len, const char *name,
+			  trace_diag_fn fn, void *arg)
+{
+	struct trace_reader *r = calloc(1, sizeof(*r));
+	int err;
+
+	*rp = NULL;
+	if (!r)
+		return -ENOMEM;
+	err = setup(r, name, fn, arg);
+	if (err) {
+		if (r->diag)
+			r->diag(r->diag_arg, "out of memory opening a trace");
+		trace_reader_close(r);
+		return err;
+	}
+	r->buf = buf;
+	r->size = len;
+	err = check_prologue(r);
+	if (err) {
+		trace_reader_close(r);
+		return err;
+	}
+	*rp = r;
+	return 0;
+}
+
+/* Read a non-mappable file (pipe, tty) completely. */
+static int slurp(int fd, uint8_t **out, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	uint8_t *b = malloc(cap);
+
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t k;
+
+		if (n == cap) {
+			uint8_t *nb = realloc(b, cap * 2);
+
+			if (!nb) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		k = read(fd, b + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int err = -errno;
+
+			free(b);
+			return err;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	*out = b;
+	*len = n;
+	return 0;
+}
+
+int trace_reader_open(struct trace_reader **rp, const char *path, trace_diag_fn fn, void *arg)
+{
+	struct trace_reader *r = calloc(1, sizeof(*r));
+	struct stat st;
+	char msg[512];
+	int fd = -1, err;
+
+	*rp = NULL;
+	if (!r)
+		return -ENOMEM;
+	err = setup(r, path, fn, arg);
+	if (err)
+		goto fail_msg;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = -errno;
+		goto fail_msg;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		err = -EISDIR;
+		goto fail_msg;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		r->size = (size_t)st.st_size;
+		r->map = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (r->map == MAP_FAILED) {
+			r->map = NULL;
+			err = -errno;
+			goto fail_msg;
+		}
+		madvise(r->map, r->size, MADV_SEQUENTIAL);
+		r->buf = r->map;
+	} else if (!S_ISREG(st.st_mode)) {
+		err = slurp(fd, &r->owned, &r->size);
+		if (err)
+			goto fail_msg;
+		r->buf = r->owned;
+	}
+	close(fd);
+	fd = -1;
+	if (r->size == 0) {
+		diag(r, 0, "empty file, not a pmiprof trace");
+		err = -EBADMSG;
+		goto fail;
+	}
+	err = check_prologue(r);
+	if (err)
+		goto fail;
+	*rp = r;
+	return 0;
+fail_msg:
+	snprintf(msg, sizeof(msg), "%s: cannot read: %s", path, strerror(-err));
+	(fn ? fn : default_diag)(arg, msg);
+fail:
+	if (fd >= 0)
+		close(fd);
+	trace_reader_close(r);
+	return err;
+}
+
+const struct trace_header *trace_reader_header(const struct trace_reader *r)
+{
+	return &r->hdr;
+}
+
+const struct trace_read_stats *trace_reader_stats(const struct trace_reader *r)
+{
+	return &r->stats;
+}
+
+static int synth_lost(struct trace_reader *r, struct trace_record *rec, uint32_t seq,
+		      uint32_t reason, uint64_t count)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->type = PMIPROF_REC_LOST;
+	rec->chunk_seq = seq;
+	rec->lost.time = r->last_time;
+	rec->lost.cpu = PMIPROF_CPU_NONE;
+	rec->lost.reason = reason;
+	rec->lost.count = count;
+	return 1;
+}
+
+/* The open chunk is unusable from here on: report, count, return its loss. */
+static int chunk_failed(struct trace_reader *r, struct trace_record *rec, const char *what)
+{
+	uint64_t lost = r->chunk_nr > r->chunk_done ? r->chunk_nr - r->chunk_done : 0;
+
+	diag(r, r->chunk_off, "chunk %u: record %u at payload byte %zu: %s; %llu of %u records "
+	     "lost", r->chunk_seq, r->chunk_done, (size_t)(r->cp - r->cbase), what,
+	     (unsigned long long)lost, r->chunk_nr);
+	r->in_chunk = false;
+	r->stats.chunks_bad++;
+	r->stats.records_lost += lost;
+	return synth_lost(r, rec, r->chunk_seq, PMIPROF_LOST_UNREADABLE, lost);
+}
+
+static bool header_valid(const struct pmiprof_chunk_header *ch)
+{
+	return ch->magic == PMIPROF_CHUNK_MAGIC &&
+	       (uint32_t)crc32(0, (const uint8_t *)ch,
+			       offsetof(struct pmiprof_chunk_header, header_crc)) == ch->header_crc &&
+	       ch->usize <= PMIPROF_MAX_CHUNK_SIZE && ch->csize <= PMIPROF_MAX_CHUNK_SIZE;
+}
+
+/* Offset of the next plausible chunk header after a damaged one, or size. */
+static size_t resync(const struct trace_reader *r, size_t from)
+{
+	static const uint8_t m[4] = { 'C', 'H', 'N', 'K' };
+	size_t off = from;
+
+	while (off + HDR <= r->size) {
+		const uint8_t *hit = memmem(r->buf + off, r->size - off, m, sizeof(m));
+		struct pmiprof_chunk_header ch;
+
+		if (!hit)
+			break;
+		off = (size_t)(hit - r->buf);
+		if (off + HDR > r->size)
+			break;
+		memcpy(&ch, hit, HDR);
+		if (header_valid(&ch))
+			return off;
+		off++;
+	}
+	return r->size;
+}
+
+/*
+ * Open the chunk at r->pos.  Returns 0 when a chunk is ready to decode or was
+ * skipped, 1 when rec holds a synthesized LOST for a damaged/cut chunk.
+ */
+static int open_chunk(struct trace_reader *r, struct trace_record *rec)
+{
+	struct pmiprof_chunk_header ch;
+	size_t off = r->pos, left = r->size - off;
+	const uint8_t *payload;
+	uint32_t crc;
+
+	if (left < HDR) {
+		diag(r, off, "file ends inside a chunk header (%zu of 32 bytes): the trace was cut "
+		     "short; records in it are lost", left);
+		r->stats.truncated = true;
+		r->stats.bytes_skipped += left;
+		r->stats.chunks_bad++;
+		r->eof = true;
+		return synth_lost(r, rec, UINT32_MAX, PMIPROF_LOST_TRUNCATED, 0);
+	}
+	memcpy(&ch, r->buf + off, HDR);
+	if (!header_valid(&ch)) {
+		size_t next = resync(r, off + 1);
+
+		if (next < r->size)
+			diag(r, off, "damaged chunk header (%s); skipped %zu bytes to the next chunk "
+			     "at offset %zu", ch.magic != PMIPROF_CHUNK_MAGIC ? "bad magic" :
+			     "header CRC mismatch", next - off, next);
+		else
+			diag(r, off, "damaged chunk header (%s); no further chunk found, %zu bytes "
+			     "skipped", ch.magic != PMIPROF_CHUNK_MAGIC ? "bad magic" :
+			     "header CRC mismatch", next - off);
+		r->stats.chunks_bad++;
+		r->stats.bytes_skipped += next - off;
+		r->pos = next;
+		r->eof = next >= r->size;
+		return synth_lost(r, rec, UINT32_MAX, PMIPROF_LOST_UNREADABLE, 0);
+	}
+	if (ch.csize > left - HDR) {
+		diag(r, off, "chunk %u: file ends inside the chunk (%zu of %u payload bytes): the "
+		     "trace was cut short; %u records lost", ch.seq, left - HDR, ch.csize,
+		     ch.nr_records);
+		r->stats.truncated = true;
+		r->stats.chunks_bad++;
+		r->stats.records_lost += ch.nr_records;
+		r->stats.bytes_skipped += left;
+		r->eof = true;
+		return synth_lost(r, rec, ch.seq, PMIPROF_LOST_TRUNCATED, ch.nr_records);
+	}
+	r->pos = off + HDR + ch.csize;
+	if (ch.type != PMIPROF_CHUNK_RECORDS) {
+		r->stats.bytes_skipped += HDR + ch.csize;	/* a later version's chunk type */
+		return 0;
+	}
+	payload = r->buf + off + HDR;
+	crc = (uint32_t)crc32(0, payload, ch.csize);
+	if (crc != ch.payload_crc) {
+		diag(r, off, "chunk %u: payload CRC mismatch (stored %08x, computed %08x); %u "
+		     "records lost", ch.seq, ch.payload_crc, crc, ch.nr_records);
+		goto bad;
+	}
+	if (ch.flags & PMIPROF_CHUNK_F_DEFLATE) {
+		int zr;
+
+		if (r->ucap < ch.usize) {
+			uint8_t *n = realloc(r->ubuf, ch.usize);
+
+			if (!n) {
+				diag(r, off, "chunk %u: out of memory for %u bytes; %u records lost",
+				     ch.seq, ch.usize, ch.nr_records);
+				goto bad;
+			}
+			r->ubuf = n;
+			r->ucap = ch.usize;
+		}
+		inflateReset(&r->zs);
+		r->zs.next_in = (uint8_t *)payload;
+		r->zs.avail_in = ch.csize;
+		r->zs.next_out = r->ubuf;
+		r->zs.avail_out = ch.usize;
+		zr = inflate(&r->zs, Z_FINISH);
+		if (zr != Z_STREAM_END || r->zs.total_out != ch.usize || r->zs.avail_in) {
+			diag(r, off, "chunk %u: corrupt deflate payload (%s); %u records lost",
+			     ch.seq, zr == Z_STREAM_END ? "size differs from the header" :
+			     r->zs.msg ? r->zs.msg : "stream incomplete", ch.nr_records);
+			goto bad;
+		}
+		payload = r->ubuf;
+	} else if (ch.csize != ch.usize) {
+		diag(r, off, "chunk %u: stored payload of %u bytes but header says %u uncompressed; "
+		     "%u records lost", ch.seq, ch.csize, ch.usize, ch.nr_records);
+		goto bad;
+	}
+	r->in_chunk = true;
+	r->chunk_off = off;
+	r->chunk_seq = ch.seq;
+	r->chunk_nr = ch.nr_records;
+	r->chunk_done = 0;
+	r->cbase = r->cp = payload;
+	r->cend = payload + ch.usize;
+	trace_codec_reset(&r->codec);
+	return 0;
+bad:
+	r->stats.chunks_bad++;
+	r->stats.records_lost += ch.nr_records;
+	r->stats.bytes_skipped += HDR + ch.csize;
+	return synth_lost(r, rec, ch.seq, PMIPROF_LOST_UNREADABLE, ch.nr_records);
+}
+
+static uint64_t record_time(const struct trace_record *rec)
+{
+	switch (rec->type) {
+	case PMIPROF_REC_SAMPLE: return rec->sample.time;
+	case PMIPROF_REC_MMAP: return rec->mmap.time;
+	case PMIPROF_REC_COMM: return rec->comm.time;
+	case PMIPROF_REC_FORK: case PMIPROF_REC_EXIT: return rec->task.time;
+	case PMIPROF_REC_LOST: return rec->lost.time;
+	case PMIPROF_REC_MARK: return rec->mark.time;
+	case PMIPROF_REC_FINISH: return rec->finish.time;
+	default: return 0;
+	}
+}
+
+int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
+{
+	const struct trace_decode_scratch sc = { r->str, r->ips };
+
+	for (;;) {
+		const uint8_t *body;
+		const char *why;
+		uint64_t size;
+		uint8_t type;
+
+		if (!r->in_chunk) {
+			if (r->eof || r->pos >= r->size)
+				return 0;
+			if (open_chunk(r, rec))
+				return 1;
+			continue;
+		}
+		if (r->cp >= r->cend) {
+			r->in_chunk = false;
+			if (r->chunk_done != r->chunk_nr) {
+				char what[96];
+
+				snprintf(what, sizeof(what), "payload ends after %u records, header "
+					 "says %u", r->chunk_done, r->chunk_nr);
+				r->in_chunk = true;
+				return chunk_failed(r, rec, what);
+			}
+			r->stats.chunks_ok++;
+			continue;
+		}
+		if (r->chunk_done >= r->chunk_nr)
+			return chunk_failed(r, rec, "more records than the chunk header says");
+		body = r->cp + 1;
+		type = r->cp[0];
+		if (varint_get(&body, r->cend, &size) || size > (uint64_t)(r->cend - body))
+			return chunk_failed(r, rec, "record size runs past the end of the chunk");
+		if (type < PMIPROF_REC_SAMPLE || type >= PMIPROF_REC_MAX) {
+			/* a later version's record: skip it */
+			r->stats.records_unknown++;
+			r->chunk_done++;
+			r->cp = body + size;
+			continue;
+		}
+		if (trace_decode_body(&r->codec, type, body, body + size, r->hdr.nr_events, &sc,
+				      rec, &why))
+			return chunk_failed(r, rec, why);
+		r->cp = body + size;
+		r->chunk_done++;
+		rec->chunk_seq = r->chunk_seq;
+		r->stats.records++;
+		if (type == PMIPROF_REC_FINISH)
+			r->stats.finished = true;
+		if (type != PMIPROF_REC_CALLCHAIN)
+			r->last_time = record_time(rec);
+		return 1;
+	}
+}

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace writer: encodes records into a chunk buffer, deflates each full
+ * chunk and writes it with its header in one write().  A file cut at any
+ * moment is therefore valid up to its last complete chunk.  I/O errors are
+ * sticky; on a failed chunk write the file is truncated back to the last
+ * complete chunk when it is a regular file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "pmiprof/trace.h"
+#include "trace_codec.h"
+#include "trace_header.h"
+#include "varint.h"
+
+#define DEFAULT_CHUNK_SIZE	(256u << 10)
+#define HDR			sizeof(struct pmiprof_chunk_header)
+/* Room after chunk_size for the record that crosses it. */
+#define SLACK			(PMIPROF_MAX_RECORD_SIZE + TRACE_RECORD_HEAD_MAX + 64)
+
+struct trace_writer {
+	int fd;
+	int err;			/* sticky -errno */
+	int level;			/* zlib level; 0 = store */
+	uint32_t nr_events;
+	uint32_t chunk_size;
+	uint32_t seq;
+	uint32_t nr_records;		/* in the open chunk */
+	size_t used;			/* payload bytes in the open chunk */
+	uint8_t *raw;			/* HDR + payload being built */
+	uint8_t *out;			/* HDR + deflated payload */
+	size_t out_cap;
+	uint64_t bytes;			/* file bytes written, all complete */
+	struct trace_codec codec;
+	z_stream zs;
+	bool zs_ready;
+};
+
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ENOSPC;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Write one complete unit (prologue+header, or a chunk); keep the file whole on failure. */
+static int emit(struct trace_writer *w, const uint8_t *p, size_t len)
+{
+	int err = write_all(w->fd, p, len);
+
+	if (err) {
+		/* drop a partial chunk (best effort: pipes cannot be truncated) */
+		if (ftruncate(w->fd, (off_t)w->bytes) == 0)
+			lseek(w->fd, (off_t)w->bytes, SEEK_SET);
+		w->err = err;
+		return err;
+	}
+	w->bytes += len;
+	return 0;
+}
+
+static void free_writer(struct trace_writer *w)
+{
+	if (w->zs_ready)
+		deflateEnd(&w->zs);
+	free(w->raw);
+	free(w->out);
+	free(w);
+}
+
+int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_header *h,
+			const struct trace_writer_opts *opts)
+{
+	struct pmiprof_file_prologue pro = {
+		.magic = PMIPROF_TRACE_MAGIC,
+		.version_major = PMIPROF_TRACE_VERSION_MAJOR,
+		.version_minor = PMIPROF_TRACE_VERSION_MINOR,
+		.flags = h->flags,
+	};
+	struct trace_writer *w;
+	uint8_t *hbuf = NULL, *first = NULL;
+	size_t hlen = 0;
+	int err;
+
+	*wp = NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		close(fd);
+		return -ENOMEM;
+	}
+	w->fd = fd;
+	w->level = opts && opts->level >= 0 ? opts->level : 1;
+	w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK_SIZE;
+	w->nr_events = h->nr_events;
+	err = -EINVAL;
+	if (w->level > 9 || w->chunk_size < 64 || w->chunk_size > PMIPROF_MAX_CHUNK_SIZE - SLACK)
+		goto fail;
+	err = -ENOMEM;
+	w->raw = malloc(HDR + w->chunk_size + SLACK);
+	if (!w->raw)
+		goto fail;
+	if (w->level > 0) {
+		if (deflateInit2(&w->zs, w->level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+			goto fail;
+		w->zs_ready = true;
+		w->out_cap = HDR + deflateBound(&w->zs, w->chunk_size + SLACK);
+		w->out = malloc(w->out_cap);
+		if (!w->out)
+			goto fail;
+	}
+	err = trace_header_encode(h, &hbuf, &hlen);
+	if (err)
+		goto fail;
+	pro.header_size = (uint32_t)hlen;
+	pro.header_crc = (uint32_t)crc32(0, hbuf, (uInt)hlen);
+	err = -ENOMEM;
+	first = malloc(sizeof(pro) + hlen);
+	if (!first)
+		goto fail;
+	memcpy(first, &pro, sizeof(pro));
+	memcpy(first + sizeof(pro), hbuf, hlen);
+	err = emit(w, first, sizeof(pro) + hlen);
+	if (err)
+		goto fail;
+	free(first);
+	free(hbuf);
+	*wp = w;
+	return 0;
+fail:
+	free(first);
+	free(hbuf);
+	close(fd);
+	free_writer(w);
+	return err;
+}
+
+int trace_writer_open(struct trace_writer **wp, const char *path, const struct trace_header *h,
+		      const struct trace_writer_opts *opts)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	*wp = NULL;
+	if (fd < 0)
+		return -errno;
+	return trace_writer_fdopen(wp, fd, h, opts);
+}
+
+int trace_writer_flush(struct trace_writer *w)
+{
+	struct pmiprof_chunk_header ch = {
+		.magic = PMIPROF_CHUNK_MAGIC,
+		.type = PMIPROF_CHUNK_RECORDS,
+		.seq = w->seq,
+		.nr_records = w->nr_records,
+		.usize = (uint32_t)w->used,
+	};
+	uint8_t *unit = w->raw;
+	const uint8_t *payload = w->raw + HDR;
+	size_t stored = w->used;
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!w->nr_records)
+		return 0;
+	if (w->level > 0) {
+		w->zs.next_in = w->raw + HDR;
+		w->zs.avail_in = (uInt)w->used;
+		w->zs.next_out = w->out + HDR;
+		w->zs.avail_out = (uInt)(w->out_cap - HDR);
+		if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END) {
+			deflateReset(&w->zs);
+			return w->err = -EIO;
+		}
+		/* keep the deflated form only when it is smaller */
+		if (w->zs.total_out < w->used) {
+			unit = w->out;
+			payload = w->out + HDR;
+			stored = w->zs.total_out;
+			ch.flags = PMIPROF_CHUNK_F_DEFLATE;
+		}
+		deflateReset(&w->zs);
+	}
+	ch.csize = (uint32_t)stored;
+	ch.payload_crc = (uint32_t)crc32(0, payload, (uInt)stored);
+	ch.header_crc = (uint32_t)crc32(0, (const uint8_t *)&ch, offsetof(struct pmiprof_chunk_header,
+									  header_crc));
+	memcpy(unit, &ch, HDR);
+	err = emit(w, unit, HDR + stored);
+	if (err)
+		return err;
+	w->seq++;
+	w->nr_records = 0;
+	w->used = 0;
+	trace_codec_reset(&w->codec);
+	return 0;
+}
+
+/* Start a record of this type: returns where its body goes. */
+static inline uint8_t *rec_begin(struct trace_writer *w, uint8_t type)
+{
+	uint8_t *head = w->raw + HDR + w->used;
+
+	head[0] = type;
+	return head + 2;	/* one size byte assumed; rec_end fixes it up */
+}
+
+static inline int rec_end(struct trace_writer *w, uint8_t *body_end)
+{
+	uint8_t *head = w->raw + HDR + w->used;
+	size_t size = (size_t)(body_end - (head + 2));
+
+	if (size < 0x80) {
+		head[1] = (uint8_t)size;
+		w->used += 2 + size;
+	} else {
+		size_t n = varint_len(size);
+
+		memmove(head + 1 + n, head + 2, size);
+		varint_put(head + 1, size);
+		w->used += 1 + n + size;
+	}
+	w->nr_records++;
+	if (w->used >= w->chunk_size)
+		return trace_writer_flush(w);
+	return 0;
+}
+
+int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
+{
+	if (w->err)
+		return w->err;
+	if (s->nr > w->nr_events)
+		return -EINVAL;
+	return rec_end(w, trace_enc_sample(&w->codec, rec_begin(w, PMIPROF_REC_SAMPLE), s));
+}
+
+static int check_str(const char *s, size_t *len)
+{
+	*len = s ? strlen(s) : 0;
+	return *len > PMIPROF_MAX_STRING ? -ENAMETOOLONG : 0;
+}
+
+int trace_write_mmap(struct trace_writer *w, const struct trace_mmap *m)
+{
+	size_t len;
+
+	if (w->err)
+		return w->err;
+	if (check_str(m->path, &len))
+		return -ENAMETOOLONG;
+	if (m->build_id_len > sizeof(m->build_id))
+		return -EINVAL;
+	return rec_end(w, trace_enc_mmap(&w->codec, rec_begin(w, PMIPROF_REC_MMAP), m, len));
+}
+
+int trace_write_comm(struct trace_writer *w, const struct trace_comm *c)
+{
+	size_t len;
+
+	if (w->err)
+		return w->err;
+	if (check_str(c->comm, &len))
+		return -ENAMETOOLONG;
+	return rec_end(w, trace_enc_comm(&w->codec, rec_begin(w, PMIPROF_REC_COMM), c, len));
+}
+
+int trace_write_fork(struct trace_writer *w, const struct trace_task *t)
+{
+	if (w->err)
+		return w->err;
+	return rec_end(w, trace_enc_task(&w->codec, rec_begin(w, PMIPROF_REC_FORK), t));
+}
+
+int trace_write_exit(struct trace_writer *w, const struct trace_task *t)
+{
+	if (w->err)
+		return w->err;
+	return rec_end(w, trace_enc_task(&w->codec, rec_begin(w, PMIPROF_REC_EXIT), t));
+}
+
+int trace_write_lost(struct trace_writer *w, const struct trace_lost *l)
+{
+	if (w->err)
+		return w->err;
+	return rec_end(w, trace_enc_lost(&w->codec, rec_begin(w, PMIPROF_REC_LOST), l));
+}
+
+int trace_write_mark(struct trace_writer *w, const struct trace_mark *m)
+{
+	size_t len;
+
+	if (w->err)
+		return w->err;
+	if (check_str(m->label, &len))
+		return -ENAMETOOLONG;
+	return rec_end(w, trace_enc_mark(&w->codec, rec_begin(w, PMIPROF_REC_MARK), m, len));
+}
+
+int trace_write_callchain(struct trace_writer *w, const struct trace_callchain *c)
+{
+	if (w->err)
+		return w->err;
+	if (c->nr > PMIPROF_MAX_CALLCHAIN || (c->nr && !c->ips))
+		return -EINVAL;
+	return rec_end(w, trace_enc_callchain(&w->codec, rec_begin(w, PMIPROF_REC_CALLCHAIN), c));
+}
+
+int trace_write_finish(struct trace_writer *w, const struct trace_finish *f)
+{
+	if (w->err)
+		return w->err;
+	return rec_end(w, trace_enc_finish(&w->codec, rec_begin(w, PMIPROF_REC_FINISH), f));
+}
+
+int trace_write_raw(struct trace_writer *w, uint8_t type, const void *body, size_t len)
+{
+	uint8_t *p;
+
+	if (w->err)
+		return w->err;
+	/* known types go through their encoders, which keep the delta state */
+	if ((type >= PMIPROF_REC_SAMPLE && type < PMIPROF_REC_MAX) ||
+	    len > PMIPROF_MAX_RECORD_SIZE || (len && !body))
+		return -EINVAL;
+	p = rec_begin(w, type);
+	if (len)
+		memcpy(p, body, len);
+	return rec_end(w, p + len);
+}
+
+uint64_t trace_writer_bytes(const struct trace_writer *w)
+{
+	return w->bytes;
+}
+
+int trace_writer_close(struct trace_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = trace_writer_flush(w);
+	if (close(w->fd) && !err)
+		err = -errno;
+	free_writer(w);
+	return err;
+}
