@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * chardev.c - /dev/pmiprof: a misc device, mode 0600, one opener at a time,
+ * open only with CAP_PERFMON or CAP_SYS_ADMIN.  ioctls (include/pmiprof/abi.h,
+ * docs/abi.md) check the size every struct starts with and reject reserved
+ * fields that are not zero; mmap maps one CPU's ring read-only; poll()
+ * reports data in any ring.  Closing the device stops sampling.
+ */
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+
+#include "glue.h"
+#include "ring.h"
+
+static atomic_t pmiprof_open_count = ATOMIC_INIT(0);
+
+static int pmiprof_open(struct inode *inode, struct file *file)
+{
+	int ret;
+
+	/* System-wide samples show other users' code: perf_allow_cpu() level. */
+	if (!perfmon_capable())
+		return -EPERM;
+	if (atomic_cmpxchg(&pmiprof_open_count, 0, 1))
+		return -EBUSY;
+	ret = nonseekable_open(inode, file);
+	if (ret)
+		atomic_set(&pmiprof_open_count, 0);
+	return ret;
+}
+
+static int pmiprof_release(struct inode *inode, struct file *file)
+{
+	pmiprof_session_release();
+	atomic_set(&pmiprof_open_count, 0);
+	return 0;
+}
+
+/* Every ioctl struct begins with its __u32 size: it must be exactly ours. */
+static int pmiprof_get_sized(void *dst, const void __user *src, size_t size)
+{
+	u32 usize;
+
+	if (get_user(usize, (const u32 __user *)src))
+		return -EFAULT;
+	if (usize != size)
+		return -EINVAL;
+	if (copy_from_user(dst, src, size))
+		return -EFAULT;
+	return 0;
+}
+
+static long pmiprof_ioctl_get_info(void __user *uarg)
+{
+	struct pmiprof_info info;
+	int ret = pmiprof_get_sized(&info, uarg, sizeof(info));
+
+	if (ret)
+		return ret;
+	pmiprof_session_get_info(&info);
+	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long pmiprof_ioctl_configure(void __user *uarg)
+{
+	struct pmiprof_config cfg;
+	int ret = pmiprof_get_sized(&cfg, uarg, sizeof(cfg));
+
+	if (ret)
+		return ret;
+	return pmiprof_session_configure(&cfg, perfmon_capable());
+}
+
+static long pmiprof_ioctl_get_stats(void __user *uarg)
+{
+	struct pmiprof_stats_req req;
+	int ret = pmiprof_get_sized(&req, uarg, sizeof(req));
+
+	if (ret)
+		return ret;
+	ret = pmiprof_session_get_stats(u64_to_user_ptr(req.buf), &req.nr_cpus);
+	if (ret)
+		return ret;
+	return put_user(req.nr_cpus, &((struct pmiprof_stats_req __user *)uarg)->nr_cpus);
+}
+
+static long pmiprof_ioctl_consume(void __user *uarg)
+{
+	struct pmiprof_consume c;
+
+	if (copy_from_user(&c, uarg, sizeof(c)))
+		return -EFAULT;
+	if (c.reserved)
+		return -EINVAL;
+	return ring_consume(c.cpu, c.tail);
+}
+
+static long pmiprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case PMIPROF_IOC_GET_INFO:
+		return pmiprof_ioctl_get_info(uarg);
+	case PMIPROF_IOC_CONFIGURE:
+		return pmiprof_ioctl_configure(uarg);
+	case PMIPROF_IOC_START:
+		return pmiprof_session_start();
+	case PMIPROF_IOC_STOP:
+		pmiprof_session_stop();
+		return 0;
+	case PMIPROF_IOC_GET_STATS:
+		return pmiprof_ioctl_get_stats(uarg);
+	case PMIPROF_IOC_CONSUME:
+		return pmiprof_ioctl_consume(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int pmiprof_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return ring_mmap(vma);
+}
+
+static __poll_t pmiprof_poll(struct file *file, poll_table *wait)
+{
+	return ring_poll(file, wait);
+}
+
+static const struct file_operations pmiprof_fops = {
+	.owner		= THIS_MODULE,
+	.open		= pmiprof_open,
+	.release	= pmiprof_release,
+	.unlocked_ioctl	= pmiprof_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= pmiprof_mmap,
+	.poll		= pmiprof_poll,
+	.llseek		= no_llseek,
+};
+
+static struct miscdevice pmiprof_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= PMIPROF_DEVICE_NAME,
+	.fops	= &pmiprof_fops,
+	.mode	= 0600,
+};
+
+int pmiprof_chardev_register(void)
+{
+	return misc_register(&pmiprof_misc);
+}
+
+void pmiprof_chardev_unregister(void)
+{
+	misc_deregister(&pmiprof_misc);
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - every kernel API difference between 6.1 and 6.18 that pmiprof
+ * touches, in one place.  The .c files call only the pmiprof_* wrappers
+ * below and never test LINUX_VERSION_CODE themselves.
+ *
+ *   - MSR accessors: rdmsrl/wrmsrl and the *_safe variants were renamed
+ *     rdmsrq/wrmsrq in 6.16; 6.18 keeps compat macros for the plain ones
+ *     only, so the _safe ones must be picked by version.
+ *   - RDPMC: rdpmc(ctr, lo, hi)/rdpmcl() became u64 rdpmc(int) in 6.18;
+ *     native_read_pmc() exists throughout, so it is used directly.  It
+ *     raises #UD under QEMU TCG: call it only on a PMU that passed a
+ *     write/read-back probe.
+ *   - LVTPC: apic_write() is a static_call from 6.6 whose trampoline is
+ *     not exported to modules; apic->write() works on every version.
+ *   - hrtimer_init() is gone by 6.18; hrtimer_setup() appeared in 6.13.
+ *   - vm_flags became read-only for drivers in 6.3 (vm_flags_clear()).
+ */
+#ifndef PMIPROF_COMPAT_H
+#define PMIPROF_COMPAT_H
+
+#include <linux/version.h>
+#include <linux/hrtimer.h>
+#include <linux/mm.h>
+#include <asm/apic.h>
+#include <asm/msr.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define pmiprof_native_rdmsr(msr, val)		rdmsrq((msr), (val))
+#define pmiprof_native_wrmsr(msr, val)		wrmsrq((msr), (val))
+#define pmiprof_native_rdmsr_safe(msr, p)	rdmsrq_safe((msr), (p))
+#define pmiprof_native_wrmsr_safe(msr, val)	wrmsrq_safe((msr), (val))
+#else
+#define pmiprof_native_rdmsr(msr, val)		rdmsrl((msr), (val))
+#define pmiprof_native_wrmsr(msr, val)		wrmsrl((msr), (val))
+#define pmiprof_native_rdmsr_safe(msr, p)	rdmsrl_safe((msr), (p))
+#define pmiprof_native_wrmsr_safe(msr, val)	wrmsrl_safe((msr), (val))
+#endif
+
+static __always_inline u64 pmiprof_rdmsr(u32 msr)
+{
+	u64 val;
+
+	pmiprof_native_rdmsr(msr, val);
+	return val;
+}
+
+static __always_inline void pmiprof_wrmsr(u32 msr, u64 val)
+{
+	pmiprof_native_wrmsr(msr, val);
+}
+
+/* Returns 0 or -EIO; *val is 0 on failure.  Setup/probe time only. */
+static inline int pmiprof_rdmsr_safe(u32 msr, u64 *val)
+{
+	unsigned long long v = 0;
+	int err = pmiprof_native_rdmsr_safe(msr, &v);
+
+	*val = err ? 0 : v;
+	return err ? -EIO : 0;
+}
+
+static inline int pmiprof_wrmsr_safe(u32 msr, u64 val)
+{
+	return pmiprof_native_wrmsr_safe(msr, val) ? -EIO : 0;
+}
+
+/* RDPMC: only after a successful probe (see the header comment). */
+static __always_inline u64 pmiprof_rdpmc(u32 idx)
+{
+	return native_read_pmc(idx);
+}
+
+/* Rewrite the whole LVT performance-counter entry: NMI delivery, unmasked. */
+static __always_inline void pmiprof_lvtpc_nmi(void)
+{
+	apic->write(APIC_LVTPC, APIC_DM_NMI);
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+static inline void pmiprof_hrtimer_setup(struct hrtimer *timer,
+					 enum hrtimer_restart (*fn)(struct hrtimer *),
+					 clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_setup(timer, fn, clock, mode);
+}
+#else
+static inline void pmiprof_hrtimer_setup(struct hrtimer *timer,
+					 enum hrtimer_restart (*fn)(struct hrtimer *),
+					 clockid_t clock, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+}
+#endif
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+static inline void pmiprof_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
+					vm_flags_t clear)
+{
+	vm_flags_mod(vma, set, clear);
+}
+#else
+static inline void pmiprof_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
+					vm_flags_t clear)
+{
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+}
+#endif
+
+#endif /* PMIPROF_COMPAT_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * glue.h - what the module-glue files (main.c, session.c, chardev.c,
+ * nmi.c, timer_mode.c, hotplug.c, coexist.c, msr_native.c) share with each
+ * other.  The PMU core's interface is pmu.h; this header is glue-internal.
+ */
+#ifndef PMIPROF_GLUE_H
+#define PMIPROF_GLUE_H
+
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+#include "pmu.h"
+
+struct pt_regs;
+
+/* main.c: the probed PMU (drv == NULL for pmu=none) and the per-CPU state. */
+extern struct pmu_hw pmiprof_hw;
+DECLARE_PER_CPU(struct pmu_cpu, pmiprof_pcpu);
+
+static inline bool pmiprof_has_pmu(void)
+{
+	return pmiprof_hw.drv != NULL;
+}
+
+/* nmi.c: the NMI entry, and the context every sampling path builds the same way. */
+void pmiprof_fill_ctx(struct pmu_cpu *pc, struct pt_regs *regs, struct pmi_ctx *ctx);
+int pmiprof_nmi_register(void);
+void pmiprof_nmi_unregister(void);
+
+/* timer_mode.c: per-CPU hard-irq hrtimer sampling. */
+void pmiprof_timer_init(void);
+void pmiprof_timer_start_cpu(struct pmu_cpu *pc, u64 interval_ns);
+void pmiprof_timer_cancel_all(void);
+void pmiprof_timer_cancel_cpu(unsigned int cpu);
+
+/* coexist.c: exclusive PMU ownership and the per-CPU hardware probe. */
+int pmiprof_coexist_claim(struct pmu_hw *hw);
+void pmiprof_coexist_release(struct pmu_hw *hw);
+int pmiprof_coexist_probe_cpu(struct pmu_cpu *pc);
+bool pmiprof_cpu_usable(unsigned int cpu);
+
+/* session.c: the CONFIGURE/START/STOP state machine. */
+int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged);
+int pmiprof_session_start(void);
+void pmiprof_session_stop(void);
+void pmiprof_session_release(void);	/* last close: stop and forget the config */
+void pmiprof_session_cpu_online(unsigned int cpu);
+void pmiprof_session_cpu_offline(unsigned int cpu);
+void pmiprof_session_get_info(struct pmiprof_info *info);
+int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus);
+
+/* hotplug.c */
+int pmiprof_hotplug_init(void);
+void pmiprof_hotplug_exit(void);
+
+/* chardev.c */
+int pmiprof_chardev_register(void);
+void pmiprof_chardev_unregister(void);
+
+#endif /* PMIPROF_GLUE_H */

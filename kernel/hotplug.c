@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hotplug.c - CPU hotplug: a CPU coming online is probed and, if a session
+ * is running, starts sampling; a CPU going offline stops first.  The
+ * callbacks run on the CPU concerned (CPUHP_AP_ONLINE_DYN), which is what
+ * the per-CPU MSR programming and the pinned hrtimer need.  Rings exist for
+ * every possible CPU from load time, so nothing is allocated here.
+ */
+#include <linux/cpuhotplug.h>
+
+#include "glue.h"
+
+static int pmiprof_cpuhp_state = -1;
+
+static int pmiprof_cpu_online(unsigned int cpu)
+{
+	/* A failed probe only excludes this CPU; it must not block the hotplug. */
+	pmiprof_coexist_probe_cpu(per_cpu_ptr(&pmiprof_pcpu, cpu));
+	pmiprof_session_cpu_online(cpu);
+	return 0;
+}
+
+static int pmiprof_cpu_offline(unsigned int cpu)
+{
+	pmiprof_session_cpu_offline(cpu);
+	return 0;
+}
+
+/* Runs pmiprof_cpu_online() on every CPU already online. */
+int pmiprof_hotplug_init(void)
+{
+	int ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/x86/pmiprof:online",
+				    pmiprof_cpu_online, pmiprof_cpu_offline);
+
+	if (ret < 0)
+		return ret;
+	pmiprof_cpuhp_state = ret;
+	return 0;
+}
+
+/* Runs pmiprof_cpu_offline() on every online CPU. */
+void pmiprof_hotplug_exit(void)
+{
+	if (pmiprof_cpuhp_state >= 0)
+		cpuhp_remove_state(pmiprof_cpuhp_state);
+	pmiprof_cpuhp_state = -1;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ring.h - per-CPU sample rings shared read-only with user space.
+ *
+ * One ring per possible CPU, allocated at load time: a header page
+ * (struct pmiprof_ring_header) followed by a power-of-two data area of
+ * fixed-size records.  Only the CPU that owns a ring writes into it, from
+ * NMI or hard-irq context; the consumer position moves only through the
+ * CONSUME ioctl.  Protocol and memory ordering: docs/abi.md.
+ */
+#ifndef PMIPROF_RING_H
+#define PMIPROF_RING_H
+
+#include <linux/types.h>
+#include <linux/poll.h>
+#include <pmiprof/abi.h>
+
+struct file;
+struct vm_area_struct;
+
+int ring_init_all(u32 data_bytes);
+void ring_free_all(void);
+/* Empty every ring and clear its drop count; sampling must be stopped. */
+void ring_reset_all(void);
+
+/*
+ * Append one record to @cpu's ring; call on @cpu with interrupts off (NMI or
+ * hard-irq).  Returns 0, or -ENOSPC when the record was dropped and counted.
+ */
+int ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec);
+
+int ring_consume(unsigned int cpu, u64 tail);
+u64 ring_lost(unsigned int cpu);
+u32 ring_data_bytes(void);
+int ring_mmap(struct vm_area_struct *vma);
+__poll_t ring_poll(struct file *file, poll_table *wait);
+/* Wake poll() sleepers, e.g. when sampling stops and the rings will not fill. */
+void ring_wake_readers(void);
+
+#endif /* PMIPROF_RING_H */

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * session.c - the sampling session: CONFIGURE, START, STOP and the per-CPU
+ * start/stop that START/STOP run by IPI and CPU hotplug runs from its
+ * callbacks.  One session at a time (the device has one opener).
+ *
+ * Locking: session_lock serialises the ioctls.  START and STOP change
+ * `running` and program CPUs under cpus_read_lock(); the cpuhp callbacks run
+ * with the hotplug lock held for writing, so they read `running` without
+ * session_lock (taking it there would invert the lock order).
+ */
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <asm/cpufeature.h>
+
+#include "glue.h"
+#include "ring.h"
+
+static DEFINE_MUTEX(session_lock);
+static bool running;
+
+static bool cfg_reserved_zero(const struct pmiprof_config *cfg)
+{
+	unsigned int i;
+
+	if (cfg->reserved0)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(cfg->reserved); i++)
+		if (cfg->reserved[i])
+			return false;
+	return true;
+}
+
+/* pmu=none: time-based windows only, nothing to count. */
+static int configure_no_pmu(struct pmu_hw *hw, const struct pmiprof_config *cfg)
+{
+	if (cfg->mode != PMIPROF_SAMPLING_TIMER) {
+		hw->reason = "no PMU (pmu=none): only timer mode is available";
+		return -EOPNOTSUPP;
+	}
+	if (cfg->nr_events) {
+		hw->reason = "no PMU (pmu=none): timer mode cannot count events";
+		return -EOPNOTSUPP;
+	}
+	hw->mode = cfg->mode;
+	hw->nr_events = 0;
+	hw->trigger = -1;
+	hw->period = 0;
+	hw->timer_ns = cfg->timer_ns;
+	hw->max_rate = cfg->max_rate ? cfg->max_rate : PMU_DEFAULT_MAX_RATE;
+	hw->own_mask = 0;
+	hw->configured = true;
+	return 0;
+}
+
+int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
+{
+	struct pmu_hw *hw = &pmiprof_hw;
+	int ret;
+
+	if (!cfg_reserved_zero(cfg) || cfg->flags & ~PMIPROF_CFG_KERNEL_IPS)
+		return -EINVAL;
+	if (cfg->mode < PMIPROF_SAMPLING_PMI || cfg->mode > PMIPROF_SAMPLING_COUNT)
+		return -EINVAL;
+	if (cfg->nr_events > PMIPROF_ABI_MAX_EVENTS)
+		return -EINVAL;
+	if (cfg->mode == PMIPROF_SAMPLING_TIMER &&
+	    (cfg->timer_ns < PMU_MIN_TIMER_NS || cfg->timer_ns > PMU_MAX_TIMER_NS))
+		return -EINVAL;
+	/* Kernel RIPs reveal the KASLR slide: only for perfmon-capable callers. */
+	if ((cfg->flags & PMIPROF_CFG_KERNEL_IPS) && !privileged)
+		return -EACCES;
+
+	mutex_lock(&session_lock);
+	if (running) {
+		ret = -EBUSY;
+		goto out;
+	}
+	hw->configured = false;
+	hw->reason = NULL;
+	if (pmiprof_has_pmu())
+		ret = pmu_configure(hw, cfg);
+	else
+		ret = configure_no_pmu(hw, cfg);
+	if (ret) {
+		hw->configured = false;
+		pr_info("pmiprof: CONFIGURE rejected (%d): %s\n", ret,
+			hw->reason ? hw->reason : "invalid configuration");
+		goto out;
+	}
+	hw->kernel_ips = cfg->flags & PMIPROF_CFG_KERNEL_IPS;
+out:
+	mutex_unlock(&session_lock);
+	return ret;
+}
+
+/* On the target CPU with IRQs off (IPI, or the cpuhp online callback). */
+static void session_start_cpu(void *arg)
+{
+	struct pmu_cpu *pc = this_cpu_ptr(&pmiprof_pcpu);
+	const struct pmu_hw *hw = pc->hw;
+	int *err = arg;
+	int ret = 0;
+
+	pmu_cpu_reset_state(pc);
+	if (hw->drv) {
+		ret = hw->drv->check_free(pc);
+		if (!ret)
+			ret = hw->drv->start_cpu(pc);
+		if (ret) {
+			*err = ret;
+			return;
+		}
+	}
+	if (hw->mode == PMIPROF_SAMPLING_TIMER)
+		pmiprof_timer_start_cpu(pc, hw->timer_ns);
+	*err = 0;
+}
+
+/* On the target CPU with IRQs off; its timer was cancelled already. */
+static void session_stop_cpu(void *arg)
+{
+	struct pmu_cpu *pc = this_cpu_ptr(&pmiprof_pcpu);
+	const struct pmu_hw *hw = pc->hw;
+
+	if (!hw->drv)
+		return;
+	/* Counting mode: one record per CPU carrying the totals. */
+	if (hw->mode == PMIPROF_SAMPLING_COUNT && pc->armed) {
+		struct pmi_ctx ctx;
+
+		pmiprof_fill_ctx(pc, NULL, &ctx);
+		pmu_sample_timer(pc, &ctx);
+	}
+	hw->drv->stop_cpu(pc);
+}
+
+static void session_stop_cpus(void)
+{
+	pmiprof_timer_cancel_all();
+	on_each_cpu(session_stop_cpu, NULL, 1);
+}
+
+int pmiprof_session_start(void)
+{
+	unsigned int cpu, started = 0;
+	int ret = 0;
+
+	mutex_lock(&session_lock);
+	if (running) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (!pmiprof_hw.configured) {
+		ret = -EINVAL;	/* CONFIGURE first */
+		goto out;
+	}
+	ring_reset_all();
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		int err = -EIO;
+
+		if (!pmiprof_cpu_usable(cpu))
+			continue;
+		smp_call_function_single(cpu, session_start_cpu, &err, 1);
+		if (err) {
+			pr_warn("pmiprof: cannot start sampling on CPU %u (%d)%s\n", cpu, err,
+				err == -EBUSY ? ": its counters are in use by another agent" : "");
+			ret = err;
+			break;
+		}
+		started++;
+	}
+	if (!ret && !started)
+		ret = -ENODEV;
+	if (ret)
+		session_stop_cpus();
+	else
+		WRITE_ONCE(running, true);
+	cpus_read_unlock();
+out:
+	mutex_unlock(&session_lock);
+	return ret;
+}
+
+static void session_stop_locked(void)
+{
+	if (!running)
+		return;
+	cpus_read_lock();
+	session_stop_cpus();
+	WRITE_ONCE(running, false);
+	cpus_read_unlock();
+	/* Readers blocked in poll() drain what is left and see STOP. */
+	ring_wake_readers();
+}
+
+void pmiprof_session_stop(void)
+{
+	mutex_lock(&session_lock);
+	session_stop_locked();
+	mutex_unlock(&session_lock);
+}
+
+void pmiprof_session_release(void)
+{
+	mutex_lock(&session_lock);
+	session_stop_locked();
+	pmiprof_hw.configured = false;
+	pmiprof_hw.kernel_ips = false;
+	mutex_unlock(&session_lock);
+}
+
+/* cpuhp online callback, on @cpu, hotplug lock held for writing. */
+void pmiprof_session_cpu_online(unsigned int cpu)
+{
+	int err;
+
+	if (!READ_ONCE(running) || !pmiprof_cpu_usable(cpu))
+		return;
+	local_irq_disable();
+	session_start_cpu(&err);
+	local_irq_enable();
+	if (err)
+		pr_warn("pmiprof: CPU %u came online but sampling could not start on it (%d)\n",
+			cpu, err);
+}
+
+/* cpuhp offline callback, on @cpu, hotplug lock held for writing. */
+void pmiprof_session_cpu_offline(unsigned int cpu)
+{
+	if (!READ_ONCE(running))
+		return;
+	pmiprof_timer_cancel_cpu(cpu);
+	local_irq_disable();
+	session_stop_cpu(NULL);
+	local_irq_enable();
+}
+
+void pmiprof_session_get_info(struct pmiprof_info *info)
+{
+	const struct pmu_hw *hw = &pmiprof_hw;
+
+	memset(info, 0, sizeof(*info));
+	if (pmiprof_has_pmu()) {
+		pmu_fill_info(hw, info);
+	} else {
+		info->vendor = PMIPROF_VENDOR_NONE;
+		strscpy(info->pmu_name, "none", sizeof(info->pmu_name));
+	}
+	info->size = sizeof(*info);
+	info->abi_major = PMIPROF_ABI_MAJOR;
+	info->abi_minor = PMIPROF_ABI_MINOR;
+	info->caps |= PMIPROF_CAP_TIMER;
+	if (hw->emulated)
+		info->flags |= PMIPROF_INFO_F_EMULATED;
+	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		info->flags |= PMIPROF_INFO_F_HYPERVISOR;
+	info->nr_cpus = nr_cpu_ids;
+	info->min_timer_ns = PMU_MIN_TIMER_NS;
+	info->ring_bytes = ring_data_bytes();
+	info->record_size = sizeof(struct pmiprof_sample_rec);
+}
+
+int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus)
+{
+	u32 n = min_t(u32, *nr_cpus, nr_cpu_ids);
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < n; cpu++) {
+		struct pmiprof_cpu_stats s;
+
+		memset(&s, 0, sizeof(s));
+		if (cpu_possible(cpu)) {
+			/* A racing handler may update it meanwhile: each u64 is read whole. */
+			memcpy(&s, &per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, sizeof(s));
+			s.lost = max(s.lost, ring_lost(cpu));
+			memset(s.reserved, 0, sizeof(s.reserved));
+		}
+		if (copy_to_user(&buf[cpu], &s, sizeof(s)))
+			return -EFAULT;
+	}
+	*nr_cpus = n;
+	return 0;
+}
