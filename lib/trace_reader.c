@@ -76,8 +76,25 @@ static void PM_PRINTF(3, 4) diag(struct trace_reader *r, uint64_t off, const cha
 	r->diag(r->diag_arg, msg);
 }
 
+/* The first 8 bytes as text, non-printable bytes as \xNN. */
+static const char *printable_magic(const uint8_t *p, char out[33])
+{
+	char *o = out;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
+			*o++ = (char)p[i];
+		else
+			o += sprintf(o, "\\x%02x", p[i]);
+	}
+	*o = '\0';
+	return out;
+}
+
 static int check_prologue(struct trace_reader *r)
 {
+	char shown[33];
 	struct pmiprof_file_prologue pro;
 	uint64_t magic = 0;
 	size_t err_off;
@@ -100,8 +117,8 @@ static int check_prologue(struct trace_reader *r)
 		if (!memcmp(r->buf, "PERFILE2", 8))
 			diag(r, 0, "not a pmiprof trace: this is a perf.data file (use 'perf report')");
 		else
-			diag(r, 0, "not a pmiprof trace (bad magic %016llx, expected \"PMIPROF1\")",
-			     (unsigned long long)__builtin_bswap64(magic));
+			diag(r, 0, "not a pmiprof trace (magic \"%s\", expected \"PMIPROF1\")",
+			     printable_magic(r->buf, shown));
 		return -EBADMSG;
 	}
 	if (r->size < sizeof(pro)) {
