@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Consumer side of a pmiprof.ko per-CPU ring (see module_ring.h). */
+#include "module_ring.h"
+
+#include <errno.h>
+#include <string.h>
+
+void module_ring_init(struct module_ring *r, const void *map, uint32_t data_bytes, uint32_t cpu)
+{
+	memset(r, 0, sizeof(*r));
+	r->hdr = map;
+	r->data = (const unsigned char *)map + PMIPROF_RING_HEADER_BYTES;
+	r->data_bytes = data_bytes;
+	r->cpu = cpu;
+	r->record_size = r->hdr->record_size;
+	module_ring_sync(r);
+}
+
+void module_ring_sync(struct module_ring *r)
+{
+	r->tail = __atomic_load_n(&r->hdr->tail, __ATOMIC_ACQUIRE);
+	r->lost_seen = __atomic_load_n(&r->hdr->lost, __ATOMIC_RELAXED);
+	r->record_size = r->hdr->record_size;
+}
+
+uint64_t module_ring_head(const struct module_ring *r)
+{
+	/* Pairs with the producer's smp_store_release() of head. */
+	return __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
+}
+
+static void ring_copy_out(const struct module_ring *r, uint64_t pos, void *dst, uint32_t len)
+{
+	uint32_t off = (uint32_t)(pos & (r->data_bytes - 1));
+	uint32_t first = r->data_bytes - off < len ? r->data_bytes - off : len;
+
+	memcpy(dst, r->data + off, first);
+	if (first < len)
+		memcpy((unsigned char *)dst + first, r->data, len - first);
+}
+
+int module_ring_next(struct module_ring *r, uint64_t head, struct pmiprof_sample_rec *rec)
+{
+	uint32_t rs = r->record_size;
+
+	if (head == r->tail)
+		return 0;
+	if (head < r->tail || head - r->tail > r->data_bytes || rs == 0 ||
+	    rs > r->data_bytes || head - r->tail < rs) {
+		if (rs && head > r->tail)
+			r->skipped += (head - r->tail) / rs;
+		r->tail = head;
+		return -EPROTO;
+	}
+	/* A newer module may append fields: copy what we know, zero the rest. */
+	memset(rec, 0, sizeof(*rec));
+	ring_copy_out(r, r->tail, rec, rs < sizeof(*rec) ? rs : (uint32_t)sizeof(*rec));
+	r->tail += rs;
+	return 1;
+}
+
+uint64_t module_ring_take_lost(struct module_ring *r)
+{
+	uint64_t lost = __atomic_load_n(&r->hdr->lost, __ATOMIC_RELAXED);
+	uint64_t d = lost >= r->lost_seen ? lost - r->lost_seen : 0;
+
+	r->lost_seen = lost;
+	return d;
+}
+
+uint32_t module_rec_flags_to_trace(uint32_t f)
+{
+	uint32_t t = 0;
+
+	if (f & PMIPROF_REC_F_USER)
+		t |= PMIPROF_SAMPLE_F_USER;
+	if (f & PMIPROF_REC_F_KERNEL)
+		t |= PMIPROF_SAMPLE_F_KERNEL;
+	if (f & PMIPROF_REC_F_IP_HIDDEN)
+		t |= PMIPROF_SAMPLE_F_IP_HIDDEN;
+	if (f & PMIPROF_REC_F_EMULATED)
+		t |= PMIPROF_SAMPLE_F_EMULATED;
+	if (f & PMIPROF_REC_F_TIMER)
+		t |= PMIPROF_SAMPLE_F_TIME_BASED;
+	if (f & PMIPROF_REC_F_FIRST)
+		t |= PMIPROF_SAMPLE_F_FIRST;
+	return t;
+}
+
+void module_rec_to_sample(const struct pmiprof_sample_rec *rec, unsigned int first_counter,
+			  unsigned int nr, struct trace_sample *s)
+{
+	unsigned int i, n = rec->nr;
+
+	memset(s, 0, sizeof(*s));
+	s->time = rec->time_ns;
+	s->ip = rec->ip;
+	s->cpu = rec->cpu;
+	s->pid = rec->pid;
+	s->tid = rec->tid;
+	s->flags = module_rec_flags_to_trace(rec->flags);
+	if (nr > PMIPROF_MAX_EVENTS)
+		nr = PMIPROF_MAX_EVENTS;
+	s->nr = nr;
+	if (n > PMIPROF_ABI_MAX_EVENTS)
+		n = PMIPROF_ABI_MAX_EVENTS;
+	for (i = 0; i < n && first_counter + i < nr; i++)
+		s->counts[first_counter + i] = rec->counts[i];
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Consumer side of one pmiprof.ko per-CPU ring (the protocol is in
+ * include/pmiprof/abi.h): load-acquire the head, copy fixed-size records
+ * out of [tail, head) (a record may wrap at the end of the data area), and
+ * turn them into trace SAMPLE records.  Pure memory operations, so unit
+ * tests drive it with a ring built in memory.
+ */
+#ifndef PMIPROF_DAEMON_MODULE_RING_H
+#define PMIPROF_DAEMON_MODULE_RING_H
+
+#include <stdint.h>
+
+#include "pmiprof/abi.h"
+#include "pmiprof/trace.h"
+
+struct module_ring {
+	const struct pmiprof_ring_header *hdr;	/* mapped read-only */
+	const unsigned char *data;		/* hdr + PMIPROF_RING_HEADER_BYTES */
+	uint32_t data_bytes;			/* power of two */
+	uint32_t record_size;			/* producer's record size */
+	uint32_t cpu;
+	uint64_t tail;				/* our consumer position (bytes) */
+	uint64_t lost_seen;			/* hdr->lost already reported */
+	uint64_t skipped;			/* records skipped on protocol errors */
+};
+
+/* map = start of the CPU's mapping (header page + data). */
+void module_ring_init(struct module_ring *r, const void *map, uint32_t data_bytes, uint32_t cpu);
+/* Take the producer's current tail/lost as the starting point (after START). */
+void module_ring_sync(struct module_ring *r);
+/* Load-acquire of the producer head. */
+uint64_t module_ring_head(const struct module_ring *r);
+/*
+ * Copy the record at r->tail into rec and advance r->tail, if r->tail < head.
+ * Returns 1 (rec filled), 0 (nothing before head).  A head that is behind
+ * the tail or more than a ring ahead is a protocol violation: the tail is
+ * moved to head, the records in between are counted in r->skipped and
+ * -EPROTO is returned.
+ */
+int module_ring_next(struct module_ring *r, uint64_t head, struct pmiprof_sample_rec *rec);
+/* Records the producer dropped since the last call (ring full). */
+uint64_t module_ring_take_lost(struct module_ring *r);
+
+/* PMIPROF_REC_F_* -> PMIPROF_SAMPLE_F_* */
+uint32_t module_rec_flags_to_trace(uint32_t rec_flags);
+/*
+ * Fill a trace sample from a module record.  first_counter is where the
+ * record's counts go in s->counts (1 in timer mode, whose event 0 is the
+ * window length in ns that the caller fills), nr the header's event count.
+ */
+void module_rec_to_sample(const struct pmiprof_sample_rec *rec, unsigned int first_counter,
+			  unsigned int nr, struct trace_sample *s);
+
+#endif /* PMIPROF_DAEMON_MODULE_RING_H */

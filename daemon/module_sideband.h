@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Side-band (MMAP/COMM/FORK/EXIT) for the module backend.  pmiprof.ko only
+ * records samples, so the mappings the report needs to symbolize them come
+ * from a perf "dummy" software event (no samples, just the task/mmap/comm
+ * records), which works even on machines and guests without a PMU.  Its
+ * timestamps use perf's default clock, local_clock(), the same clock the
+ * module stamps records with, so both streams share one time base.
+ *
+ * When perf_event_open is refused (paranoid, seccomp, no CONFIG_PERF_EVENTS)
+ * the side-band is synthesized from /proc/PID/{comm,maps} of the targets:
+ * once at start and again at every drain (new executable mappings only), so
+ * libraries dlopen()ed later are picked up, but a process that maps and
+ * exits between two drains is missed.  The recorder says which source it
+ * used.
+ */
+#ifndef PMIPROF_DAEMON_MODULE_SIDEBAND_H
+#define PMIPROF_DAEMON_MODULE_SIDEBAND_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct trace_writer;
+struct record_stats;
+
+#define SIDEBAND_MAX_PIDS	64
+
+struct sideband_ring {
+	int fd;
+	void *base;			/* perf_event_mmap_page + data */
+	size_t data_size;
+};
+
+struct sideband_seen {
+	pid_t pid;
+	uint64_t start, pgoff;
+};
+
+struct sideband {
+	struct sideband_ring *rings;
+	unsigned int nr_rings;
+	unsigned char *scratch;		/* one wrapped record */
+	bool from_proc;			/* /proc fallback in use */
+	pid_t pids[SIDEBAND_MAX_PIDS];	/* /proc fallback targets */
+	unsigned int nr_pids;
+	bool exec_seen;			/* fallback: child has exec()ed */
+	pid_t child;
+	struct sideband_seen *seen;	/* fallback: mappings already written */
+	size_t nr_seen, cap_seen;
+	uint64_t lost;			/* side-band records the kernel dropped */
+};
+
+/*
+ * Open the side-band for: a forked child blocked before exec (child > 0,
+ * enabled at its exec and following its descendants), pids (-p), or every
+ * CPU (system_wide).  Returns 0 (perf dummy events), 1 (falling back to
+ * /proc, reason in why), or -errno (why filled).
+ */
+int sideband_open(struct sideband *sb, pid_t child, const pid_t *pids, unsigned int nr_pids,
+		  bool system_wide, unsigned int nr_cpus, char *why, size_t why_len);
+int sideband_enable(struct sideband *sb);
+int sideband_disable(struct sideband *sb);
+/* Append POLLIN fds; returns how many were added. */
+int sideband_poll_fds(struct sideband *sb, struct pollfd *fds, int max);
+/* Write what is available; returns records written or -errno. */
+int sideband_drain(struct sideband *sb, struct trace_writer *w, struct record_stats *st);
+/* COMM + executable MMAPs of every thread of pid, from /proc (time 0). */
+int sideband_synthesize_pid(struct sideband *sb, pid_t pid, struct trace_writer *w,
+			    struct record_stats *st);
+void sideband_close(struct sideband *sb);
+
+#endif /* PMIPROF_DAEMON_MODULE_SIDEBAND_H */
