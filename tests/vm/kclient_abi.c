@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kclient_abi.c - a minimal /dev/pmiprof client for checking the module in
+ * a guest without the daemon: GET_INFO, a recording loop over the mmapped
+ * rings, and an "abuse" run that feeds the device every invalid request we
+ * can think of and checks each gets its error (TAP output).
+ *
+ *   kclient_abi info
+ *   kclient_abi record [-m timer|pmi] [-t ns] [-p period] [-e ev:umask]... -- CMD [ARGS]
+ *   kclient_abi abuse
+ *
+ * Build (static, so the guest needs nothing else):
+ *   cc -static -O2 -Wall -Wextra -Iinclude -o kclient_abi tests/vm/kclient_abi.c
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pmiprof/abi.h"
+
+struct ring {
+	void *map;
+	size_t len;
+	const struct pmiprof_ring_header *hdr;
+	const unsigned char *data;
+	uint64_t tail;
+};
+
+static int dev_open(void)
+{
+	int fd = open(PMIPROF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "kclient: open %s: %s\n", PMIPROF_DEVICE_PATH, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static void get_info(int fd, struct pmiprof_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	if (ioctl(fd, PMIPROF_IOC_GET_INFO, info)) {
+		fprintf(stderr, "kclient: GET_INFO: %s\n", strerror(errno));
+		exit(1);
+	}
+}
+
+static int cmd_info(void)
+{
+	struct pmiprof_info i;
+	int fd = dev_open();
+
+	get_info(fd, &i);
+	printf("abi %u.%u pmu %s vendor %u version %u gp %u x %u bits fixed %u x %u bits\n",
+	       i.abi_major, i.abi_minor, i.pmu_name, i.vendor, i.pmu_version, i.nr_gp,
+	       i.gp_width, i.nr_fixed, i.fixed_width);
+	printf("caps %#llx flags %#x%s%s cpus %u ring %u bytes record %u bytes\n",
+	       (unsigned long long)i.caps, i.flags,
+	       i.flags & PMIPROF_INFO_F_EMULATED ? " EMULATED" : "",
+	       i.flags & PMIPROF_INFO_F_HYPERVISOR ? " hypervisor" : "",
+	       i.nr_cpus, i.ring_bytes, i.record_size);
+	printf("period %llu..%llu timer >= %llu ns\n", (unsigned long long)i.min_period,
+	       (unsigned long long)i.max_period, (unsigned long long)i.min_timer_ns);
+	close(fd);
+	return 0;
+}
+
+static size_t map_size(const struct pmiprof_info *i)
+{
+	return PMIPROF_RING_MAP_SIZE(i);
+}
+
+static void read_rec(const struct ring *r, uint64_t pos, uint32_t size,
+		     struct pmiprof_sample_rec *rec)
+{
+	uint32_t off = pos & (r->hdr->data_bytes - 1);
+	uint32_t first = r->hdr->data_bytes - off < size ? r->hdr->data_bytes - off : size;
+
+	memcpy(rec, r->data + off, first);
+	memcpy((unsigned char *)rec + first, r->data, size - first);
+}
+
+struct tally {
+	uint64_t records, user, kernel, hidden, child, bad, emulated, timer;
+	uint64_t counts[PMIPROF_ABI_MAX_EVENTS];
+	uint64_t last_time[1024];
+	uint64_t time_backwards;
+};
+
+static void drain(int fd, struct ring *rings, unsigned int n, pid_t child, struct tally *t)
+{
+	for (unsigned int cpu = 0; cpu < n; cpu++) {
+		struct ring *r = &rings[cpu];
+		uint64_t head = __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
+		struct pmiprof_consume c = { .cpu = cpu };
+
+		if (!r->map || head == r->tail)
+			continue;
+		for (; r->tail + sizeof(struct pmiprof_sample_rec) <= head;
+		     r->tail += sizeof(struct pmiprof_sample_rec)) {
+			struct pmiprof_sample_rec rec;
+
+			read_rec(r, r->tail, sizeof(rec), &rec);
+			t->records++;
+			if (rec.cpu != cpu || rec.nr > PMIPROF_ABI_MAX_EVENTS)
+				t->bad++;
+			if (rec.flags & PMIPROF_REC_F_USER)
+				t->user++;
+			if (rec.flags & PMIPROF_REC_F_KERNEL)
+				t->kernel++;
+			if (rec.flags & PMIPROF_REC_F_IP_HIDDEN)
+				t->hidden++;
+			if (rec.flags & PMIPROF_REC_F_EMULATED)
+				t->emulated++;
+			if (rec.flags & PMIPROF_REC_F_TIMER)
+				t->timer++;
+			if (child > 0 && rec.pid == (uint32_t)child) {
+				t->child++;
+				for (unsigned int k = 0; k < rec.nr; k++)
+					t->counts[k] += rec.counts[k];
+			}
+			if (cpu < 1024) {
+				if (rec.time_ns < t->last_time[cpu])
+					t->time_backwards++;
+				t->last_time[cpu] = rec.time_ns;
+			}
+		}
+		c.tail = r->tail;
+		if (ioctl(fd, PMIPROF_IOC_CONSUME, &c))
+			fprintf(stderr, "kclient: CONSUME cpu %u: %s\n", cpu, strerror(errno));
+	}
+}
+
+static int parse_event(const char *s, struct pmiprof_event *ev)
+{
+	unsigned int e, u = 0;
+
+	if (sscanf(s, "%x:%x", &e, &u) < 1)
+		return -1;
+	ev->event = e;
+	ev->umask = u;
+	ev->flags = PMIPROF_EV_USER;
+	return 0;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	struct pmiprof_config cfg = { .size = sizeof(cfg), .mode = PMIPROF_SAMPLING_TIMER,
+				      .timer_ns = 1000000 };
+	uint64_t period = 0;
+	struct pmiprof_info info;
+	struct tally t = { 0 };
+	struct ring *rings;
+	int opt, fd, status = 0;
+	pid_t child;
+
+	while ((opt = getopt(argc, argv, "m:t:p:e:k")) != -1) {
+		switch (opt) {
+		case 'm':
+			cfg.mode = !strcmp(optarg, "pmi") ? PMIPROF_SAMPLING_PMI :
+				   !strcmp(optarg, "count") ? PMIPROF_SAMPLING_COUNT :
+				   PMIPROF_SAMPLING_TIMER;
+			break;
+		case 't':
+			cfg.timer_ns = strtoull(optarg, NULL, 0);
+			break;
+		case 'p':
+			period = strtoull(optarg, NULL, 0);
+			break;
+		case 'k':
+			cfg.flags |= PMIPROF_CFG_KERNEL_IPS;
+			break;
+		case 'e':
+			if (cfg.nr_events >= PMIPROF_ABI_MAX_EVENTS ||
+			    parse_event(optarg, &cfg.events[cfg.nr_events])) {
+				fprintf(stderr, "kclient: bad event '%s'\n", optarg);
+				return 2;
+			}
+			cfg.nr_events++;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "kclient: record needs -- CMD\n");
+		return 2;
+	}
+	if (cfg.mode == PMIPROF_SAMPLING_PMI && cfg.nr_events) {
+		cfg.events[0].flags |= PMIPROF_EV_TRIGGER;
+		cfg.events[0].period = period;
+	}
+	fd = dev_open();
+	get_info(fd, &info);
+	if (ioctl(fd, PMIPROF_IOC_CONFIGURE, &cfg)) {
+		fprintf(stderr, "kclient: CONFIGURE: %s\n", strerror(errno));
+		return 1;
+	}
+	rings = calloc(info.nr_cpus, sizeof(*rings));
+	for (unsigned int cpu = 0; cpu < info.nr_cpus; cpu++) {
+		void *m = mmap(NULL, map_size(&info), PROT_READ, MAP_SHARED, fd,
+			       (off_t)cpu * map_size(&info));
+
+		if (m == MAP_FAILED)
+			continue;	/* not a possible CPU */
+		rings[cpu].map = m;
+		rings[cpu].len = map_size(&info);
+		rings[cpu].hdr = m;
+		rings[cpu].data = (const unsigned char *)m + PMIPROF_RING_HEADER_BYTES;
+	}
+	if (ioctl(fd, PMIPROF_IOC_START)) {
+		fprintf(stderr, "kclient: START: %s\n", strerror(errno));
+		return 1;
+	}
+	child = fork();
+	if (child == 0) {
+		execvp(argv[optind], argv + optind);
+		_exit(127);
+	}
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (waitpid(child, &status, WNOHANG) == child)
+			break;
+		poll(&p, 1, 100);
+		drain(fd, rings, info.nr_cpus, child, &t);
+	}
+	ioctl(fd, PMIPROF_IOC_STOP);
+	drain(fd, rings, info.nr_cpus, child, &t);
+
+	struct pmiprof_cpu_stats *st = calloc(info.nr_cpus, sizeof(*st));
+	struct pmiprof_stats_req req = { .size = sizeof(req), .nr_cpus = info.nr_cpus,
+					 .buf = (uintptr_t)st };
+	uint64_t samples = 0, lost = 0, pmis = 0, spurious = 0, throttles = 0, stuck = 0;
+
+	if (ioctl(fd, PMIPROF_IOC_GET_STATS, &req))
+		fprintf(stderr, "kclient: GET_STATS: %s\n", strerror(errno));
+	for (unsigned int cpu = 0; cpu < req.nr_cpus; cpu++) {
+		samples += st[cpu].samples;
+		lost += st[cpu].lost;
+		pmis += st[cpu].pmis;
+		spurious += st[cpu].spurious;
+		throttles += st[cpu].throttles;
+		stuck += st[cpu].stuck;
+	}
+	printf("records %" PRIu64 " child %" PRIu64 " user %" PRIu64 " kernel %" PRIu64
+	       " hidden %" PRIu64 " timer %" PRIu64 " emulated %" PRIu64 " bad %" PRIu64
+	       " time_backwards %" PRIu64 "\n", t.records, t.child, t.user, t.kernel, t.hidden,
+	       t.timer, t.emulated, t.bad, t.time_backwards);
+	printf("stats samples %" PRIu64 " lost %" PRIu64 " pmis %" PRIu64 " spurious %" PRIu64
+	       " throttles %" PRIu64 " stuck %" PRIu64 "\n", samples, lost, pmis, spurious,
+	       throttles, stuck);
+	for (unsigned int k = 0; k < cfg.nr_events; k++)
+		printf("child count[%u] %" PRIu64 "\n", k, t.counts[k]);
+	printf("hist");
+	for (unsigned int b = 0; b < PMIPROF_HIST_BUCKETS; b++) {
+		uint64_t h = 0;
+
+		for (unsigned int cpu = 0; cpu < req.nr_cpus; cpu++)
+			h += st[cpu].handler_ns_hist[b];
+		printf(" %" PRIu64, h);
+	}
+	printf("\n");
+	close(fd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+static int ntest, nfail;
+
+static void expect(int cond, const char *what)
+{
+	ntest++;
+	if (!cond)
+		nfail++;
+	printf("%s %d - %s\n", cond ? "ok" : "not ok", ntest, what);
+}
+
+/* ioctl must fail with @err */
+static void expect_err(int fd, unsigned long cmd, void *arg, int err, const char *what)
+{
+	int rc = ioctl(fd, cmd, arg);
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "%s -> %s (got %s)", what, strerror(err),
+		 rc ? strerror(errno) : "success");
+	expect(rc == -1 && errno == err, buf);
+}
+
+static struct pmiprof_config base_cfg(void)
+{
+	struct pmiprof_config c = { .size = sizeof(c), .mode = PMIPROF_SAMPLING_TIMER,
+				    .timer_ns = 1000000 };
+	return c;
+}
+
+static int cmd_abuse(void)
+{
+	struct pmiprof_info info;
+	struct pmiprof_config cfg;
+	int fd = dev_open(), fd2;
+	size_t ms;
+	void *m;
+
+	get_info(fd, &info);
+	ms = map_size(&info);
+
+	fd2 = open(PMIPROF_DEVICE_PATH, O_RDWR);
+	expect(fd2 < 0 && errno == EBUSY, "second opener gets EBUSY");
+	if (fd2 >= 0)
+		close(fd2);
+
+	struct { uint32_t size; char pad[200]; } big = { .size = sizeof(struct pmiprof_info) + 8 };
+	expect_err(fd, PMIPROF_IOC_GET_INFO, &big, EINVAL, "GET_INFO with a wrong size field");
+	expect_err(fd, PMIPROF_IOC_GET_INFO, NULL, EFAULT, "GET_INFO with a NULL pointer");
+	expect_err(fd, _IOWR(PMIPROF_IOC_MAGIC, 0x01, char[64]), &big, ENOTTY,
+		   "GET_INFO encoded with another struct size");
+	expect_err(fd, _IO(PMIPROF_IOC_MAGIC, 0x7f), NULL, ENOTTY, "unknown ioctl");
+	expect_err(fd, PMIPROF_IOC_START, NULL, EINVAL, "START before CONFIGURE");
+
+	cfg = base_cfg();
+	cfg.size = 100;
+	expect_err(fd, PMIPROF_IOC_CONFIGURE, &cfg, EINVAL, "CONFIGURE with a wrong size");
+	cfg = base_cfg();
+	cfg.mode = 99;
+	expect_err(fd, PMIPROF_IOC_CONFIGURE, &cfg, EINVAL, "CONFIGURE with an unknown mode");
+	cfg = base_cfg();
+	cfg.timer_ns = 10;
+	expect_err(fd, PMIPROF_IOC_CONFIGURE, &cfg, EINVAL, "timer interval below the minimum");
+	cfg = base_cfg();
+	cfg.reserved[2] = 1;
+	expect_err(fd, PMIPROF_IOC_CONFIGURE, &cfg, EINVAL, "non-zero reserved field");
+	cfg = base_cfg();
+	cfg.nr_events = PMIPROF_ABI_MAX_EVENTS + 1;
+	expect_err(fd, PMIPROF_IOC_CONFIGURE, &cfg, EINVAL, "too many events");
+
+	if (info.caps & PMIPROF_CAP_PMI) {
+		cfg = base_cfg();
+		cfg.mode = PMIPROF_SAMPLING_PMI;
+		cfg.nr_events = 1;
+		cfg.events[0] = (struct pmiprof_event){ .event = 0xc0, .flags = PMIPROF_EV_USER |
+							PMIPROF_EV_TRIGGER, .period = 0 };
+		expect_err(fd, PMIPROF_IOC_CONFIGURE, &cfg, EINVAL, "PMI mode with period 0");
+		cfg.events[0].period = 1ull << 62;
+		expect_err(fd, PMIPROF_IOC_CONFIGURE, &cfg, EINVAL, "PMI mode with a huge period");
+		cfg.events[0].period = 100;
+		expect_err(fd, PMIPROF_IOC_CONFIGURE, &cfg, EINVAL, "PMI mode with a tiny period");
+		cfg.events[0].period = 1000000;
+		cfg.events[0].event = 0xb7;	/* OFFCORE_RESPONSE: needs an extra MSR */
+		cfg.events[0].umask = 0x01;
+		expect_err(fd, PMIPROF_IOC_CONFIGURE, &cfg, EINVAL, "PMI mode with a denied event");
+	} else {
+		cfg = base_cfg();
+		cfg.mode = PMIPROF_SAMPLING_PMI;
+		expect(ioctl(fd, PMIPROF_IOC_CONFIGURE, &cfg) == -1, "PMI mode without a PMU fails");
+	}
+
+	m = mmap(NULL, ms, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	expect(m == MAP_FAILED && errno == EACCES, "mmap with PROT_WRITE gets EACCES");
+	m = mmap(NULL, ms, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	expect(m == MAP_FAILED, "private writable mmap fails");
+	m = mmap(NULL, ms, PROT_READ, MAP_SHARED, fd, 4096);
+	expect(m == MAP_FAILED && errno == EINVAL, "mmap at an offset inside a ring gets EINVAL");
+	m = mmap(NULL, ms * 2, PROT_READ, MAP_SHARED, fd, 0);
+	expect(m == MAP_FAILED && errno == EINVAL, "mmap longer than one ring gets EINVAL");
+	m = mmap(NULL, ms, PROT_READ, MAP_SHARED, fd, (off_t)ms * 4096);
+	expect(m == MAP_FAILED, "mmap of a CPU that does not exist fails");
+	m = mmap(NULL, ms, PROT_READ, MAP_SHARED, fd, 0);
+	expect(m != MAP_FAILED, "read-only mmap of CPU 0 works");
+	if (m != MAP_FAILED) {
+		expect(mprotect(m, ms, PROT_READ | PROT_WRITE) == -1, "mprotect to writable fails");
+		expect(((const struct pmiprof_ring_header *)m)->data_bytes == info.ring_bytes,
+		       "ring header carries data_bytes");
+		munmap(m, ms);
+	}
+
+	struct pmiprof_consume c = { .cpu = 1u << 30, .tail = 0 };
+	expect_err(fd, PMIPROF_IOC_CONSUME, &c, EINVAL, "CONSUME for a CPU that does not exist");
+	c = (struct pmiprof_consume){ .cpu = 0, .reserved = 1 };
+	expect_err(fd, PMIPROF_IOC_CONSUME, &c, EINVAL, "CONSUME with reserved set");
+	c = (struct pmiprof_consume){ .cpu = 0, .tail = ~0ull };
+	expect(ioctl(fd, PMIPROF_IOC_CONSUME, &c) == 0, "CONSUME past head is clamped");
+
+	struct pmiprof_stats_req req = { .size = sizeof(req), .nr_cpus = 4, .buf = 16 };
+	expect_err(fd, PMIPROF_IOC_GET_STATS, &req, EFAULT, "GET_STATS into a bad buffer");
+	req.size = 8;
+	expect_err(fd, PMIPROF_IOC_GET_STATS, &req, EINVAL, "GET_STATS with a wrong size");
+
+	cfg = base_cfg();
+	expect(ioctl(fd, PMIPROF_IOC_CONFIGURE, &cfg) == 0, "valid timer CONFIGURE works");
+	expect(ioctl(fd, PMIPROF_IOC_START) == 0, "START works");
+	expect_err(fd, PMIPROF_IOC_START, NULL, EBUSY, "second START gets EBUSY");
+	expect_err(fd, PMIPROF_IOC_CONFIGURE, &cfg, EBUSY, "CONFIGURE while running gets EBUSY");
+	usleep(50000);
+	expect(ioctl(fd, PMIPROF_IOC_STOP) == 0, "STOP works");
+	expect(ioctl(fd, PMIPROF_IOC_STOP) == 0, "second STOP is harmless");
+	close(fd);
+
+	/* Closing while running must stop sampling (the release path). */
+	fd = dev_open();
+	cfg = base_cfg();
+	expect(ioctl(fd, PMIPROF_IOC_CONFIGURE, &cfg) == 0 && ioctl(fd, PMIPROF_IOC_START) == 0,
+	       "reopen, configure and start");
+	close(fd);
+	fd = dev_open();
+	expect(fd >= 0, "device can be reopened after closing while running");
+	close(fd);
+
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "info"))
+		return cmd_info();
+	if (argc >= 2 && !strcmp(argv[1], "record"))
+		return cmd_record(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "abuse"))
+		return cmd_abuse();
+	fprintf(stderr, "usage: kclient_abi info | record [-m timer|pmi|count] [-t ns] [-p period] "
+		"[-e ev:umask]... [-k] -- CMD | abuse\n");
+	return 2;
+}
