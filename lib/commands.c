@@ -14,6 +14,7 @@ static const struct command commands[] = {
 #define CMD(n) { #n, cmd_##n, cmd_##n##_summary, cmd_##n##_help }
 	/* COMMAND TABLE: one CMD(name) line per command */
 	CMD(dump),
+	CMD(doctor),
 #undef CMD
 };
 
