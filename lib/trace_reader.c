@@ -128,9 +128,13 @@ static int check_prologue(struct trace_reader *r)
 	memcpy(&pro, r->buf, sizeof(pro));
 	if (pro.version_major < PMIPROF_TRACE_VERSION_MAJOR_MIN ||
 	    pro.version_major > PMIPROF_TRACE_VERSION_MAJOR) {
-		diag(r, 8, "unsupported trace version %u.%u (this pmiprof reads versions %u.x to %u.x)",
-		     pro.version_major, pro.version_minor, PMIPROF_TRACE_VERSION_MAJOR_MIN,
-		     PMIPROF_TRACE_VERSION_MAJOR);
+		if (PMIPROF_TRACE_VERSION_MAJOR_MIN == PMIPROF_TRACE_VERSION_MAJOR)
+			diag(r, 8, "unsupported trace version %u.%u (this pmiprof reads version %u.x)",
+			     pro.version_major, pro.version_minor, PMIPROF_TRACE_VERSION_MAJOR);
+		else
+			diag(r, 8, "unsupported trace version %u.%u (this pmiprof reads versions "
+			     "%u.x to %u.x)", pro.version_major, pro.version_minor,
+			     PMIPROF_TRACE_VERSION_MAJOR_MIN, PMIPROF_TRACE_VERSION_MAJOR);
 		return -EPROTONOSUPPORT;
 	}
 	if (pro.header_size > PMIPROF_MAX_HEADER_SIZE) {

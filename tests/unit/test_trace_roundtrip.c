@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace writer -> reader round trips: a million realistic samples come back
+ * bit-exact, every record type and every header field survive at every
+ * compression level and chunk size (including extreme values), bad writer
+ * input is refused without harming the file, and a write failure (file size
+ * limit, closed pipe) is sticky and leaves the file valid up to its last
+ * complete chunk.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "pmiprof/trace.h"
+#include "trace_gen.h"
+#include "varint.h"
+
+static char tmp_path[64];
+
+static int make_tmp(void **state)
+{
+	int fd;
+
+	(void)state;
+	strcpy(tmp_path, "/tmp/pmiprof-trace-rt.XXXXXX");
+	fd = mkstemp(tmp_path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int drop_tmp(void **state)
+{
+	(void)state;
+	unlink(tmp_path);
+	return 0;
+}
+
+static int diags;
+static char last_diag[1024];
+
+static void count_diag(void *arg, const char *msg)
+{
+	(void)arg;
+	diags++;
+	snprintf(last_diag, sizeof(last_diag), "%s", msg);
+}
+
+static void assert_sample_equal(const struct trace_sample *a, const struct trace_sample *b)
+{
+	uint32_t i;
+
+	assert_int_equal(a->time, b->time);
+	assert_int_equal(a->ip, b->ip);
+	assert_int_equal(a->cpu, b->cpu);
+	assert_int_equal(a->pid, b->pid);
+	assert_int_equal(a->tid, b->tid);
+	assert_int_equal(a->flags, b->flags);
+	assert_int_equal(a->nr, b->nr);
+	for (i = 0; i < a->nr; i++)
+		assert_int_equal(a->counts[i], b->counts[i]);
+}
+
+static bool sample_equal(const struct trace_sample *a, const struct trace_sample *b)
+{
+	return a->time == b->time && a->ip == b->ip && a->cpu == b->cpu && a->pid == b->pid &&
+	       a->tid == b->tid && a->flags == b->flags && a->nr == b->nr &&
+	       !memcmp(a->counts, b->counts, sizeof(a->counts));	/* unused counts are 0 */
+}
+
+static void million_samples_round_trip_exactly(void **state)
+{
+	const uint64_t n = 1000000;
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_record rec;
+	struct trace_sample s;
+	const struct trace_read_stats *st;
+	struct trace_finish fin = { .samples = n };
+	uint64_t i, mismatches = 0;
+
+	(void)state;
+	tgen_header(&h);
+	assert_int_equal(trace_writer_open(&w, tmp_path, &h, NULL), 0);
+	for (i = 0; i < n; i++) {
+		tgen_stream_sample(7, i, &s);
+		assert_int_equal(trace_write_sample(w, &s), 0);
+	}
+	fin.time = s.time + 1;
+	assert_int_equal(trace_write_finish(w, &fin), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+
+	diags = 0;
+	assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(trace_reader_next(r, &rec), 1);
+		assert_int_equal(rec.type, PMIPROF_REC_SAMPLE);
+		tgen_stream_sample(7, i, &s);
+		/* count instead of asserting per field: a million cmocka calls are slow */
+		mismatches += !sample_equal(&s, &rec.sample);
+	}
+	assert_int_equal(mismatches, 0);
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_FINISH);
+	assert_int_equal(rec.finish.samples, n);
+	assert_int_equal(trace_reader_next(r, &rec), 0);
+	assert_int_equal(trace_reader_next(r, &rec), 0);	/* EOF is sticky */
+	st = trace_reader_stats(r);
+	assert_int_equal(st->records, n + 1);
+	assert_int_equal(st->chunks_bad, 0);
+	assert_true(st->chunks_ok > 10);
+	assert_int_equal(st->records_lost, 0);
+	assert_false(st->truncated);
+	assert_true(st->finished);
+	assert_int_equal(diags, 0);
+	trace_reader_close(r);
+}
+
+static void header_fields_round_trip(void **state)
+{
+	struct trace_header h, want;
+	struct trace_writer *w;
+	struct trace_reader *r;
+
+	(void)state;
+	tgen_header(&h);
+	h.flags = PMIPROF_TRACE_F_TIME_BASED | PMIPROF_TRACE_F_EMULATED;
+	h.nr_events = PMIPROF_MAX_EVENTS;	/* the most the format holds */
+	for (int i = 4; i < PMIPROF_MAX_EVENTS; i++) {
+		snprintf(h.events[i].name, sizeof(h.events[i].name), "raw-event-%d", i);
+		h.events[i].type = PMIPROF_EVTYPE_MODULE;
+		h.events[i].config = 0xffffffffffffffffull - (uint64_t)i;
+		h.events[i].config1 = (uint64_t)i << 40;
+	}
+	memset(h.events[5].name, 'x', sizeof(h.events[5].name) - 1);	/* longest name */
+	h.trigger_index = 15;
+	h.trigger_flags = PMIPROF_TRIGGER_F_FREQ;
+	h.freq_hz = 4000;
+	memset(h.cmdline, 'c', sizeof(h.cmdline) - 1);
+	memset(h.note, 'n', sizeof(h.note) - 1);
+	want = h;
+	want.version_major = PMIPROF_TRACE_VERSION_MAJOR;
+	want.version_minor = PMIPROF_TRACE_VERSION_MINOR;
+	assert_int_equal(trace_writer_open(&w, tmp_path, &h, NULL), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open(&r, tmp_path, NULL, NULL), 0);
+	assert_memory_equal(trace_reader_header(r), &want, sizeof(want));
+	trace_reader_close(r);
+
+	h.trigger_index = PMIPROF_MAX_EVENTS;	/* names no event */
+	assert_int_equal(trace_writer_open(&w, tmp_path, &h, NULL), -EINVAL);
+	assert_null(w);
+}
+
+/* Every record type with awkward values, written then compared one by one. */
+struct mixed {
+	struct trace_record recs[64];
+	int n;
+};
+
+static uint64_t big_chain[PMIPROF_MAX_CALLCHAIN];
+static char long_path[PMIPROF_MAX_STRING + 1];
+
+static void build_mixed(struct mixed *m)
+{
+	struct trace_record *r;
+	int i;
+
+	memset(m, 0, sizeof(*m));
+	memset(long_path, 'p', PMIPROF_MAX_STRING);
+	long_path[0] = '/';
+	for (i = 0; i < PMIPROF_MAX_CALLCHAIN; i++)
+		big_chain[i] = (i & 1) ? 0xffffffff81000000ull + (uint64_t)i : (uint64_t)i * 4096;
+#define ADD(t) (r = &m->recs[m->n++], r->type = (t), r)
+	ADD(PMIPROF_REC_COMM)->comm = (struct trace_comm){ 5, 1, 1, PMIPROF_COMM_F_EXEC, "a" };
+	ADD(PMIPROF_REC_COMM)->comm = (struct trace_comm){ 0, 0, 0, 0, "" };
+	ADD(PMIPROF_REC_MMAP)->mmap = (struct trace_mmap){
+		.time = UINT64_MAX, .pid = UINT32_MAX, .tid = 0, .start = UINT64_MAX,
+		.len = 1, .pgoff = UINT64_MAX - 1, .prot = 7, .flags = UINT32_MAX,
+		.build_id_len = 20, .path = long_path,
+	};
+	for (i = 0; i < 20; i++)
+		r->mmap.build_id[i] = (uint8_t)(255 - i);
+	ADD(PMIPROF_REC_MMAP)->mmap = (struct trace_mmap){ .time = 3, .path = "" };
+	/* samples: time going backwards, ip jumping user<->kernel, nr changing */
+	for (i = 0; i < 24; i++) {
+		struct trace_sample *s = &ADD(PMIPROF_REC_SAMPLE)->sample;
+
+		s->time = (i % 3 == 2) ? (uint64_t)i : UINT64_MAX - (uint64_t)i * 1000;
+		s->ip = (i & 1) ? 0xffffffff81234567ull : 0x400000 + (uint64_t)i;
+		s->cpu = (uint32_t)(i / 4);
+		s->pid = i % 5 ? 77 : UINT32_MAX;
+		s->tid = (uint32_t)i;
+		s->flags = (i & 1) ? PMIPROF_SAMPLE_F_KERNEL : PMIPROF_SAMPLE_F_USER;
+		s->nr = (uint32_t)(i % 5);	/* 0..4: never more than the header's events */
+		for (uint32_t k = 0; k < s->nr; k++)
+			s->counts[k] = (i % 4 == 0) ? UINT64_MAX - k : (uint64_t)i * 1000 + k;
+		if (i == 7) {
+			ADD(PMIPROF_REC_CALLCHAIN)->callchain =
+				(struct trace_callchain){ PMIPROF_MAX_CALLCHAIN, big_chain };
+			ADD(PMIPROF_REC_CALLCHAIN)->callchain = (struct trace_callchain){ 0, NULL };
+		}
+	}
+	ADD(PMIPROF_REC_FORK)->task = (struct trace_task){ 9, 2, 1, 3, 2 };
+	ADD(PMIPROF_REC_EXIT)->task = (struct trace_task){ UINT64_MAX, UINT32_MAX, 0, 0, 0 };
+	ADD(PMIPROF_REC_LOST)->lost = (struct trace_lost){ 0, PMIPROF_CPU_NONE,
+							   PMIPROF_LOST_THROTTLE, UINT64_MAX };
+	ADD(PMIPROF_REC_MARK)->mark = (struct trace_mark){ 1, 0, 0, 0, UINT64_MAX,
+							   "label with \"quotes\"\n" };
+	ADD(PMIPROF_REC_MARK)->mark = (struct trace_mark){ 1, 0, 0, 0, 0, NULL };
+	ADD(PMIPROF_REC_FINISH)->finish = (struct trace_finish){ 2, PMIPROF_FINISH_F_SIGNALED,
+								 -9, 24, UINT64_MAX };
+	ADD(PMIPROF_REC_FINISH)->finish = (struct trace_finish){ 2, 0, INT32_MIN, 0, 0 };
+#undef ADD
+}
+
+static int write_rec(struct trace_writer *w, const struct trace_record *r)
+{
+	switch (r->type) {
+	case PMIPROF_REC_SAMPLE: return trace_write_sample(w, &r->sample);
+	case PMIPROF_REC_MMAP: return trace_write_mmap(w, &r->mmap);
+	case PMIPROF_REC_COMM: return trace_write_comm(w, &r->comm);
+	case PMIPROF_REC_FORK: return trace_write_fork(w, &r->task);
+	case PMIPROF_REC_EXIT: return trace_write_exit(w, &r->task);
+	case PMIPROF_REC_LOST: return trace_write_lost(w, &r->lost);
+	case PMIPROF_REC_MARK: return trace_write_mark(w, &r->mark);
+	case PMIPROF_REC_CALLCHAIN: return trace_write_callchain(w, &r->callchain);
+	case PMIPROF_REC_FINISH: return trace_write_finish(w, &r->finish);
+	}
+	return -EINVAL;
+}
+
+static const char *str_or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+static void assert_rec_equal(const struct trace_record *a, const struct trace_record *b)
+{
+	assert_int_equal(a->type, b->type);
+	switch (a->type) {
+	case PMIPROF_REC_SAMPLE:
+		assert_sample_equal(&a->sample, &b->sample);
+		break;
+	case PMIPROF_REC_MMAP:
+		assert_int_equal(a->mmap.time, b->mmap.time);
+		assert_int_equal(a->mmap.pid, b->mmap.pid);
+		assert_int_equal(a->mmap.tid, b->mmap.tid);
+		assert_int_equal(a->mmap.start, b->mmap.start);
+		assert_int_equal(a->mmap.len, b->mmap.len);
+		assert_int_equal(a->mmap.pgoff, b->mmap.pgoff);
+		assert_int_equal(a->mmap.prot, b->mmap.prot);
+		assert_int_equal(a->mmap.flags, b->mmap.flags);
+		assert_int_equal(a->mmap.build_id_len, b->mmap.build_id_len);
+		assert_memory_equal(a->mmap.build_id, b->mmap.build_id, a->mmap.build_id_len);
+		assert_string_equal(str_or_empty(a->mmap.path), b->mmap.path);
+		break;
+	case PMIPROF_REC_COMM:
+		assert_int_equal(a->comm.time, b->comm.time);
+		assert_int_equal(a->comm.pid, b->comm.pid);
+		assert_int_equal(a->comm.tid, b->comm.tid);
+		assert_int_equal(a->comm.flags, b->comm.flags);
+		assert_string_equal(str_or_empty(a->comm.comm), b->comm.comm);
+		break;
+	case PMIPROF_REC_FORK:
+	case PMIPROF_REC_EXIT:
+		assert_memory_equal(&a->task, &b->task, sizeof(a->task));
+		break;
+	case PMIPROF_REC_LOST:
+		assert_memory_equal(&a->lost, &b->lost, sizeof(a->lost));
+		break;
+	case PMIPROF_REC_MARK:
+		assert_int_equal(a->mark.time, b->mark.time);
+		assert_int_equal(a->mark.cpu, b->mark.cpu);
+		assert_int_equal(a->mark.pid, b->mark.pid);
+		assert_int_equal(a->mark.tid, b->mark.tid);
+		assert_int_equal(a->mark.id, b->mark.id);
+		assert_string_equal(str_or_empty(a->mark.label), b->mark.label);
+		break;
+	case PMIPROF_REC_CALLCHAIN:
+		assert_int_equal(a->callchain.nr, b->callchain.nr);
+		if (a->callchain.nr)
+			assert_memory_equal(a->callchain.ips, b->callchain.ips,
+					    a->callchain.nr * sizeof(uint64_t));
+		break;
+	case PMIPROF_REC_FINISH:
+		assert_memory_equal(&a->finish, &b->finish, sizeof(a->finish));
+		break;
+	default:
+		fail_msg("unexpected type %u", a->type);
+	}
+}
+
+static void all_record_types_round_trip_at_every_level_and_chunk_size(void **state)
+{
+	static const int levels[] = { 0, 1, 6, 9 };
+	static const uint32_t sizes[] = { 64, 300, 4096, 0 };
+	static struct mixed m;
+	struct trace_header h;
+	struct trace_record rec;
+
+	(void)state;
+	build_mixed(&m);
+	tgen_header(&h);
+	for (size_t li = 0; li < sizeof(levels) / sizeof(levels[0]); li++) {
+		for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+			struct trace_writer_opts o = { levels[li], sizes[si] };
+			struct trace_writer *w;
+			struct trace_reader *r;
+			int i;
+
+			assert_int_equal(trace_writer_open(&w, tmp_path, &h, &o), 0);
+			for (int rep = 0; rep < 3; rep++)	/* repeats cross chunk borders */
+				for (i = 0; i < m.n; i++)
+					assert_int_equal(write_rec(w, &m.recs[i]), 0);
+			assert_int_equal(trace_writer_close(w), 0);
+			diags = 0;
+			assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
+			for (int rep = 0; rep < 3; rep++) {
+				for (i = 0; i < m.n; i++) {
+					assert_int_equal(trace_reader_next(r, &rec), 1);
+					assert_rec_equal(&m.recs[i], &rec);
+				}
+			}
+			assert_int_equal(trace_reader_next(r, &rec), 0);
+			assert_int_equal(trace_reader_stats(r)->chunks_bad, 0);
+			assert_int_equal(diags, 0);
+			trace_reader_close(r);
+		}
+	}
+}
+
+static void writer_refuses_bad_records_and_keeps_the_file_valid(void **state)
+{
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_record rec;
+	struct trace_sample s;
+	char path[PMIPROF_MAX_STRING + 2];
+	struct trace_mmap m = { .path = path };
+	struct trace_callchain cc = { PMIPROF_MAX_CALLCHAIN + 1, big_chain };
+	struct trace_writer_opts bad_level = { 10, 0 }, bad_chunk = { 1, 10 };
+	int n = 0;
+
+	(void)state;
+	memset(path, 'x', sizeof(path) - 1);
+	path[sizeof(path) - 1] = '\0';
+	tgen_header(&h);
+	assert_int_equal(trace_writer_open(&w, tmp_path, &h, &bad_level), -EINVAL);
+	assert_int_equal(trace_writer_open(&w, tmp_path, &h, &bad_chunk), -EINVAL);
+	assert_int_equal(trace_writer_open(&w, "/nonexistent-dir/t.data", &h, NULL), -ENOENT);
+	assert_int_equal(trace_writer_open(&w, tmp_path, &h, NULL), 0);
+	tgen_stream_sample(1, 0, &s);
+	assert_int_equal(trace_write_sample(w, &s), 0), n++;
+	s.nr = h.nr_events + 1;
+	assert_int_equal(trace_write_sample(w, &s), -EINVAL);
+	assert_int_equal(trace_write_mmap(w, &m), -ENAMETOOLONG);
+	m.path = "/ok";
+	m.build_id_len = 21;
+	assert_int_equal(trace_write_mmap(w, &m), -EINVAL);
+	assert_int_equal(trace_write_callchain(w, &cc), -EINVAL);
+	assert_int_equal(trace_write_raw(w, PMIPROF_REC_SAMPLE, "x", 1), -EINVAL);
+	assert_int_equal(trace_write_raw(w, 250, NULL, PMIPROF_MAX_RECORD_SIZE + 1), -EINVAL);
+	/* refusals are not sticky: the writer goes on */
+	tgen_stream_sample(1, 1, &s);
+	assert_int_equal(trace_write_sample(w, &s), 0), n++;
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_reader_open(&r, tmp_path, NULL, NULL), 0);
+	while (trace_reader_next(r, &rec) == 1)
+		n--;
+	assert_int_equal(n, 0);
+	assert_int_equal(trace_reader_stats(r)->chunks_bad, 0);
+	trace_reader_close(r);
+}
+
+static void write_error_is_sticky_and_file_stays_valid(void **state)
+{
+	struct trace_writer_opts o = { 1, 8192 };
+	struct rlimit old, lim;
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_record rec;
+	struct trace_sample s;
+	uint64_t i, written = 0, read = 0;
+	int err = 0;
+
+	(void)state;
+	signal(SIGXFSZ, SIG_IGN);
+	tgen_header(&h);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = 50000;	/* the file may not grow past this */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(trace_writer_open(&w, tmp_path, &h, &o), 0);
+	for (i = 0; i < 1000000 && !err; i++) {
+		tgen_stream_sample(3, i, &s);
+		err = trace_write_sample(w, &s);
+		written += !err;
+	}
+	assert_int_equal(err, -EFBIG);
+	assert_int_equal(trace_write_sample(w, &s), -EFBIG);	/* sticky */
+	assert_int_equal(trace_writer_flush(w), -EFBIG);
+	assert_true(trace_writer_bytes(w) <= 50000);
+	assert_int_equal(trace_writer_close(w), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+
+	/* the file holds whole chunks only: no damage, no truncation */
+	diags = 0;
+	assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
+	while (trace_reader_next(r, &rec) == 1) {
+		assert_int_equal(rec.type, PMIPROF_REC_SAMPLE);
+		tgen_stream_sample(3, read, &s);
+		assert_sample_equal(&s, &rec.sample);
+		read++;
+	}
+	assert_true(read > 0 && read < written);
+	assert_int_equal(trace_reader_stats(r)->chunks_bad, 0);
+	assert_false(trace_reader_stats(r)->truncated);
+	assert_int_equal(diags, 0);
+	trace_reader_close(r);
+
+	/* a device that is full refuses the header already */
+	assert_int_equal(trace_writer_open(&w, "/dev/full", &h, NULL), -ENOSPC);
+}
+
+static void writer_reports_a_closed_pipe(void **state)
+{
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_sample s;
+	int fds[2], err = 0;
+
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	tgen_header(&h);
+	assert_int_equal(pipe(fds), 0);
+	close(fds[0]);
+	assert_int_equal(trace_writer_fdopen(&w, fds[1], &h, NULL), -EPIPE);
+	assert_null(w);
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(trace_writer_fdopen(&w, fds[1], &h, NULL), 0);
+	close(fds[0]);
+	for (uint64_t i = 0; i < 100000 && !err; i++) {
+		tgen_stream_sample(1, i, &s);
+		err = trace_write_sample(w, &s);
+	}
+	assert_int_equal(err, -EPIPE);
+	assert_int_equal(trace_writer_close(w), -EPIPE);
+}
+
+static void varints_round_trip_and_reject_overlong_input(void **state)
+{
+	static const uint64_t vals[] = {
+		0, 1, 127, 128, 255, 16383, 16384, UINT32_MAX, (1ull << 63) - 1, 1ull << 63,
+		UINT64_MAX,
+	};
+	static const uint8_t overlong[11] = {
+		0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
+	};
+	static const uint8_t too_big[10] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02,
+	};
+	uint8_t buf[VARINT_MAX];
+	const uint8_t *p;
+	uint64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		uint8_t *end = varint_put(buf, vals[i]);
+
+		assert_int_equal((size_t)(end - buf), varint_len(vals[i]));
+		p = buf;
+		assert_int_equal(varint_get(&p, end, &v), 0);
+		assert_int_equal(v, vals[i]);
+		assert_ptr_equal(p, end);
+		p = buf;	/* one byte short */
+		assert_int_equal(varint_get(&p, end - 1, &v), -1);
+		assert_int_equal(zigzag_dec(zigzag_enc((int64_t)vals[i])), (int64_t)vals[i]);
+	}
+	assert_int_equal(zigzag_enc(-1), 1);
+	assert_int_equal(zigzag_enc(1), 2);
+	assert_int_equal(zigzag_enc(INT64_MIN), UINT64_MAX);
+	p = overlong;
+	assert_int_equal(varint_get(&p, overlong + sizeof(overlong), &v), -1);
+	p = too_big;
+	assert_int_equal(varint_get(&p, too_big + sizeof(too_big), &v), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(million_samples_round_trip_exactly, make_tmp,
+						drop_tmp),
+		cmocka_unit_test_setup_teardown(header_fields_round_trip, make_tmp, drop_tmp),
+		cmocka_unit_test_setup_teardown(
+			all_record_types_round_trip_at_every_level_and_chunk_size, make_tmp,
+			drop_tmp),
+		cmocka_unit_test_setup_teardown(writer_refuses_bad_records_and_keeps_the_file_valid,
+						make_tmp, drop_tmp),
+		cmocka_unit_test_setup_teardown(write_error_is_sticky_and_file_stays_valid,
+						make_tmp, drop_tmp),
+		cmocka_unit_test(writer_reports_a_closed_pipe),
+		cmocka_unit_test(varints_round_trip_and_reject_overlong_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Deterministic trace content for tests, fuzz seeds and benchmarks (trace_gen.h). */
+#include <string.h>
+
+#include "trace_gen.h"
+#include "util.h"
+
+void tgen_header(struct trace_header *h)
+{
+	static const char *const names[] = {
+		"instructions", "cycles", "cache-misses", "branch-misses",
+	};
+	unsigned int i;
+
+	memset(h, 0, sizeof(*h));
+	h->flags = PMIPROF_TRACE_F_INHERIT;
+	pm_strlcpy(h->hostname, "fixture-host", sizeof(h->hostname));
+	pm_strlcpy(h->kernel_release, "6.1.0-56-amd64", sizeof(h->kernel_release));
+	pm_strlcpy(h->cpu_vendor, "GenuineIntel", sizeof(h->cpu_vendor));
+	pm_strlcpy(h->cpu_model_name, "Fixture CPU @ 3.00GHz", sizeof(h->cpu_model_name));
+	h->cpu_family = 6;
+	h->cpu_model = 85;
+	h->cpu_stepping = 4;
+	pm_strlcpy(h->pmu, "Intel arch perfmon v4, 4 GP + 3 fixed counters", sizeof(h->pmu));
+	h->nr_events = 4;
+	for (i = 0; i < 4; i++) {
+		pm_strlcpy(h->events[i].name, names[i], sizeof(h->events[i].name));
+		h->events[i].type = 0;	/* PERF_TYPE_HARDWARE */
+		h->events[i].config = i == 0 ? 1 : i == 1 ? 0 : i == 2 ? 3 : 5;
+		h->events[i].config1 = 0;
+	}
+	h->events[0].flags = PMIPROF_EVENT_F_TRIGGER;
+	h->events[3].flags = PMIPROF_EVENT_F_EXCL_KERNEL;
+	h->trigger_index = 0;
+	h->period = 1000000;
+	h->mode = PMIPROF_MODE_PERF;
+	h->backend = PMIPROF_BACKEND_PERF;
+	h->clock_id = 1;	/* CLOCK_MONOTONIC */
+	h->clock_freq_hz = 1000000000;
+	h->start_time = 1000000000;
+	h->start_realtime_ns = 1700000000000000000ull;
+	pm_strlcpy(h->clock_name, "monotonic", sizeof(h->clock_name));
+	h->nr_cpus = 2;
+	pm_strlcpy(h->recorder, "pmiprof 0.1.0", sizeof(h->recorder));
+	pm_strlcpy(h->note, "fixture: written by tests/unit/trace_gen.c", sizeof(h->note));
+	h->cmdline_argc = 3;
+	pm_strlcpy(h->cmdline, "pmiprof record ./workload", sizeof(h->cmdline));
+}
+
+void tgen_basic_sample(unsigned int i, struct trace_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->time = 1000000000ull + i * 1000003ull + (i % 7) * 11;
+	s->ip = 0x401000 + (i % 5) * 0x40;
+	s->pid = 100;
+	s->tid = 100 + (i % 2);
+	s->cpu = i % 2;
+	s->flags = PMIPROF_SAMPLE_F_USER | (i < 2 ? PMIPROF_SAMPLE_F_FIRST : 0);
+	s->nr = 4;
+	s->counts[0] = 1000000 + i % 3;
+	s->counts[1] = 1500000 + i * 17;
+	s->counts[2] = 100 + (i * i) % 50;
+	s->counts[3] = i % 4;
+}
+
+int tgen_write_basic(const char *path)
+{
+	static const uint64_t chain[3] = { 0x401040, 0x401200, 0x7f0000001000ull };
+	struct trace_writer_opts o = { .level = 1, .chunk_size = TGEN_BASIC_CHUNK_SIZE };
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_sample s;
+	unsigned int i;
+	int err, cerr;
+
+	tgen_header(&h);
+	err = trace_writer_open(&w, path, &h, &o);
+	if (err)
+		return err;
+	{
+		struct trace_comm c = { 999000000, 100, 100, PMIPROF_COMM_F_EXEC, "workload" };
+		struct trace_mmap m = {
+			.time = 999000100, .pid = 100, .tid = 100, .start = 0x400000,
+			.len = 0x2000, .pgoff = 0, .prot = 5, .flags = 2, .build_id_len = 20,
+			.path = "/usr/bin/workload",
+		};
+		struct trace_task f = { 999000200, 100, 100, 101, 100 };
+		struct trace_lost l = { 1000500000, 1, PMIPROF_LOST_RING_FULL, 7 };
+		struct trace_mark mk = { 1000600000, 0, 100, 100, 42, "phase 2" };
+		struct trace_callchain cc = { 3, chain };
+		struct trace_task x = { 1100000000, 100, 100, 101, 100 };
+		struct trace_finish fin = { 1100000100, 0, 0, TGEN_BASIC_SAMPLES, 7 };
+		static const uint8_t unknown[5] = { 1, 2, 3, 4, 5 };
+
+		for (i = 0; i < 20; i++)
+			m.build_id[i] = (uint8_t)(0xa0 + i);
+		err = trace_write_comm(w, &c);
+		if (!err)
+			err = trace_write_mmap(w, &m);
+		if (!err)
+			err = trace_write_fork(w, &f);
+		for (i = 0; i < TGEN_BASIC_SAMPLES && !err; i++) {
+			tgen_basic_sample(i, &s);
+			err = trace_write_sample(w, &s);
+			if (!err && i == 10)
+				err = trace_write_callchain(w, &cc);
+			if (!err && i == 20)
+				err = trace_write_lost(w, &l);
+			if (!err && i == 30)
+				err = trace_write_raw(w, TGEN_UNKNOWN_TYPE, unknown, sizeof(unknown));
+			if (!err && i == 40)
+				err = trace_write_mark(w, &mk);
+		}
+		if (!err)
+			err = trace_write_exit(w, &x);
+		if (!err)
+			err = trace_write_finish(w, &fin);
+	}
+	cerr = trace_writer_close(w);
+	return err ? err : cerr;
+}
+
+/* splitmix64: a tiny deterministic hash for (seed, i) -> pseudo-random bits */
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+void tgen_stream_sample(uint64_t seed, uint64_t i, struct trace_sample *s)
+{
+	/* hot functions: a few loops, each sampled at a few ips */
+	static const uint64_t hot[8] = {
+		0x55555555a120, 0x55555555a134, 0x55555555a1f0, 0x55555555b010,
+		0x55555555b02c, 0x7ffff7e4a8d0, 0x7ffff7e4a8e4, 0x55555555c400,
+	};
+	uint64_t r = mix(seed ^ (i * 0x2545f4914f6cdd1dull));
+	uint64_t phase = (i / 5000) % 3;	/* steady phases with different IPC */
+	uint64_t cycles = 1000000 + phase * 400000 + (r & 0x3fff);	/* +-16k jitter */
+
+	memset(s, 0, sizeof(*s));
+	/* PMI every 1M instructions at 3 GHz: time follows cycles */
+	s->time = 1000000000ull + i * 400000ull + (r & 0x3fff) / 3;
+	s->ip = hot[(r >> 26) % (phase == 1 ? 8 : 4)];
+	s->pid = 4242;
+	s->tid = 4242 + ((r >> 29 & 15) == 0);	/* a second thread, rarely */
+	s->cpu = (uint32_t)(i / 20000 & 1);	/* migrates now and then */
+	s->flags = PMIPROF_SAMPLE_F_USER;
+	s->nr = 4;
+	s->counts[0] = 1000000 + (r >> 34 & 7);			/* trigger + skid */
+	s->counts[1] = cycles;
+	s->counts[2] = 200 + phase * 900 + (r >> 37 & 0x3f);	/* cache misses */
+	s->counts[3] = 50 + (r >> 43 & 0x1f);			/* branch misses */
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Deterministic trace content for the trace format tests, the fuzzer's seed
+ * corpus and the benchmark: a fully populated header, a "basic" trace with
+ * every record type (the source of tests/fixtures/v1-basic.pmiprof), and a
+ * realistic sample stream.  Test expectations never come from here: tests
+ * compare against their own constants.
+ */
+#ifndef PMIPROF_TESTS_TRACE_GEN_H
+#define PMIPROF_TESTS_TRACE_GEN_H
+
+#include <stdint.h>
+
+#include "pmiprof/trace.h"
+
+/* A header with every field set (4 events, trigger 0, perf backend). */
+void tgen_header(struct trace_header *h);
+
+/* Samples of the basic trace; TGEN_BASIC_SAMPLES of them. */
+#define TGEN_BASIC_SAMPLES	60
+#define TGEN_BASIC_CHUNK_SIZE	512	/* small: the basic trace has several chunks */
+#define TGEN_UNKNOWN_TYPE	200	/* raw record type the basic trace contains */
+void tgen_basic_sample(unsigned int i, struct trace_sample *s);
+/* Write the basic trace (every record type) to path: 0 or -errno. */
+int tgen_write_basic(const char *path);
+
+/*
+ * Realistic stream for round-trip tests and the benchmark: 4 counters, ips
+ * from a few hot functions, time increasing with jitter, two threads.
+ * Sample i is a pure function of (seed, i).
+ */
+void tgen_stream_sample(uint64_t seed, uint64_t i, struct trace_sample *s);
+
+#endif /* PMIPROF_TESTS_TRACE_GEN_H */
