@@ -108,6 +108,7 @@ static void session_start_cpu(void *arg)
 	int ret = 0;
 
 	pmu_cpu_reset_state(pc);
+	memset(&pc->stats, 0, sizeof(pc->stats));	/* stats are per session */
 	if (hw->drv) {
 		ret = hw->drv->check_free(pc);
 		if (!ret)
@@ -128,7 +129,7 @@ static void session_stop_cpu(void *arg)
 	struct pmu_cpu *pc = this_cpu_ptr(&pmiprof_pcpu);
 	const struct pmu_hw *hw = pc->hw;
 
-	if (!hw->drv)
+	if (!hw->drv || !pmiprof_cpu_usable(pc->cpu))
 		return;
 	/* Counting mode: one record per CPU carrying the totals. */
 	if (hw->mode == PMIPROF_SAMPLING_COUNT && pc->armed) {
