@@ -13,6 +13,10 @@
 static const struct command commands[] = {
 #define CMD(n) { #n, cmd_##n, cmd_##n##_summary, cmd_##n##_help }
 	/* COMMAND TABLE: one CMD(name) line per command */
+	CMD(record),
+	CMD(report),
+	CMD(list),
+	CMD(stat),
 	CMD(dump),
 	CMD(doctor),
 #undef CMD

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmiprof record: command-line parsing in perf's conventions; the session
+ * itself is record_run() (daemon/record_loop.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "record.h"
+#include "util.h"
+
+const char cmd_record_summary[] = "Record windowed samples of a command, processes or CPUs";
+
+const char cmd_record_help[] =
+"NAME\n"
+"    pmiprof record - sample a workload every N events, all counters per window\n"
+"\n"
+"SYNOPSIS\n"
+"    pmiprof record [-e EVENTS] [-c PERIOD | -F HZ] [-o FILE] [--backend B] [-q]\n"
+"                   [-m PAGES] -- COMMAND [ARGS...]\n"
+"    pmiprof record [options] -p PID[,PID...]\n"
+"    pmiprof record [options] -a [-- COMMAND [ARGS...]]\n"
+"\n"
+"DESCRIPTION\n"
+"    Counts EVENTS as one group.  The trigger event (the first, or the one marked\n"
+"    :T) overflows every PERIOD events; each overflow closes a window and writes\n"
+"    one SAMPLE with the interrupted instruction pointer, pid/tid, CPU, time and\n"
+"    every event's count for that window.  Memory maps (with build-ids), command\n"
+"    names, forks and exits are recorded too, so executables and shared libraries\n"
+"    (also ones loaded later with dlopen, or after exec) can be symbolized by\n"
+"    'pmiprof report'.  Threads and child processes are followed.\n"
+"\n"
+"    COMMAND is started only once the counters are ready.  SIGINT and SIGTERM are\n"
+"    forwarded to it (a second one kills it); recording ends when it exits.\n"
+"\n"
+"    Without a hardware PMU (most VMs) the default events are replaced by\n"
+"    cpu-clock as trigger at 10 kHz with task-clock, page-faults and\n"
+"    context-switches: windows are then time-based, which pmiprof says when it\n"
+"    starts and which the trace header records for every report.\n"
+"\n"
+"OPTIONS\n"
+"    -e, --event EVENTS\n"
+"        Comma-separated events (see 'pmiprof list'): generic names (instructions,\n"
+"        cycles, cache-misses, branch-misses, LLC-load-misses, cpu-clock,\n"
+"        task-clock, page-faults, context-switches, ...), raw rNNNN, or libpfm4\n"
+"        names (INST_RETIRED:ANY_P).  Modifiers :u :k :h restrict privilege levels;\n"
+"        :T marks the trigger.  At most 16 events.\n"
+"        Default: " RECORD_DEFAULT_EVENTS " -c 512000.\n"
+"    -c, --count PERIOD\n"
+"        Trigger events per window (k/M/G suffixes allowed).  Range 1..2^47-1 for\n"
+"        hardware events; for cpu-clock/task-clock the period is in ns, at least\n"
+"        10000.  Default 512000 for hardware triggers, 100 for counting software\n"
+"        triggers.\n"
+"    -F, --freq HZ\n"
+"        Windows per second instead of a fixed period (the kernel adapts the\n"
+"        period); 1..kernel.perf_event_max_sample_rate.  Default 10000 for\n"
+"        cpu-clock and task-clock triggers.\n"
+"    -o, --output FILE\n"
+"        Trace file (default pmiprof.data).  An existing FILE is kept as FILE.old.\n"
+"    -p, --pid PID[,PID...]\n"
+"        Attach to running processes (all their threads, and children they create\n"
+"        from now on) until they exit or Ctrl-C.\n"
+"    -a, --all-cpus\n"
+"        Record every CPU (per-CPU windows, every process).  With a COMMAND, for as\n"
+"        long as it runs; otherwise until Ctrl-C.  Needs root or CAP_PERFMON.\n"
+"    --backend auto|perf|module\n"
+"        auto (default) uses the pmiprof kernel module when /dev/pmiprof exists and\n"
+"        works, else perf_event_open.  The choice is printed.\n"
+"    -m, --mmap-pages PAGES\n"
+"        Ring buffer data pages per CPU, a power of two (default 256 = 1 MiB).\n"
+"    -q, --quiet\n"
+"        No notices, progress or summary; errors are still printed.\n"
+"    -h, --help\n"
+"        This text.\n"
+"\n"
+"ENVIRONMENT\n"
+"    PMIPROF_FORCE_NO_INHERIT_READ=1\n"
+"        Debug knob: behave as on kernels before 6.12, which cannot combine\n"
+"        PERF_SAMPLE_READ with inherit: per-CPU groups filtered to the workload's\n"
+"        processes, windows per CPU (header flag NO_INHERIT_READ).  pmiprof\n"
+"        switches to this mode by itself on such kernels and says so.\n"
+"\n"
+"EXAMPLES\n"
+"    pmiprof record -- ./app --size 1000\n"
+"    pmiprof record -e instructions,cycles,LLC-load-misses -c 1M -o app.data -- ./app\n"
+"    pmiprof record -e cpu-clock,page-faults -F 1000 -p 1234\n"
+"    pmiprof record -e cycles,instructions:T -c 10M -a -- sleep 5\n"
+"\n"
+"EXIT STATUS\n"
+"    The workload's exit status; 128+N when it was killed by signal N (also\n"
+"    reported).  1 when recording failed (the trace keeps every complete chunk),\n"
+"    2 for usage errors.  With -p or -a and no command: 0 on success.\n";
+
+enum { OPT_BACKEND = 256 };
+
+static const struct option long_opts[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Defaults that depend on the trigger when -c/-F were not given. */
+static void default_rate(struct record_opts *o)
+{
+	const struct pm_event *t = &o->events.ev[o->events.trigger];
+
+	if (o->period || o->freq_hz)
+		return;
+	if (t->time_based)
+		o->freq_hz = 10000;
+	else if (t->software)
+		o->period = 100;
+	else
+		o->period = RECORD_DEFAULT_PERIOD;
+}
+
+int record_parse_common(const char *cmd, int argc, char **argv, struct record_opts *o,
+			const char *default_events)
+{
+	const char *events = default_events, *env;
+	char err[512];
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->output = RECORD_DEFAULT_OUTPUT;
+	o->backend = "auto";
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:c:F:o:p:am:qh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			events = optarg;
+			o->events_given = true;
+			break;
+		case 'c':
+			if (pm_parse_u64(optarg, 1, (1ull << 63) - 1, &o->period))
+				return pm_usage_error(cmd, "invalid period '%s': valid is 1..%llu "
+						      "(events per window)", optarg,
+						      (1ull << 63) - 1);
+			o->period_given = true;
+			break;
+		case 'F':
+			if (pm_parse_u64(optarg, 1, 1000000000, &o->freq_hz))
+				return pm_usage_error(cmd, "invalid frequency '%s': valid is 1.."
+						      "kernel.perf_event_max_sample_rate Hz", optarg);
+			o->period_given = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'p':
+			if (record_parse_pids(o, optarg, err, sizeof(err)))
+				return pm_usage_error(cmd, "%s", err);
+			break;
+		case 'a':
+			o->system_wide = true;
+			break;
+		case OPT_BACKEND:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") &&
+			    strcmp(optarg, "module"))
+				return pm_usage_error(cmd, "unknown backend '%s' (valid: auto, perf, "
+						      "module)", optarg);
+			o->backend = optarg;
+			break;
+		case 'm': {
+			uint64_t v;
+
+			if (pm_parse_u64(optarg, 1, 1u << 20, &v) || (v & (v - 1)))
+				return pm_usage_error(cmd, "invalid --mmap-pages '%s': a power of two "
+						      "in 1..1048576", optarg);
+			o->mmap_pages = (unsigned int)v;
+			break;
+		}
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			return -1;
+		case ':':
+			return pm_usage_error(cmd, "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return pm_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc && !strcmp(argv[optind], "--"))
+		optind++;
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (o->period && o->freq_hz)
+		return pm_usage_error(cmd, "-c and -F are mutually exclusive");
+	if (o->system_wide && o->nr_pids)
+		return pm_usage_error(cmd, "-a and -p are mutually exclusive");
+	if (o->argv && o->nr_pids)
+		return pm_usage_error(cmd, "give either a command or -p, not both");
+	if (!o->argv && !o->nr_pids && !o->system_wide)
+		return pm_usage_error(cmd, "nothing to record: give a command (after --), -p or -a");
+	if (pm_events_parse(events, &o->events, err, sizeof(err)))
+		return pm_usage_error(cmd, "%s", err);
+	default_rate(o);
+	if (record_check_rate(o, err, sizeof(err)))
+		return pm_usage_error(cmd, "%s", err);
+	env = getenv("PMIPROF_FORCE_NO_INHERIT_READ");
+	o->force_no_inherit_read = env && *env && strcmp(env, "0");
+	pm_quiet = o->quiet;
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	int ret = record_parse_common("record", argc, argv, &o, RECORD_DEFAULT_EVENTS);
+
+	if (ret < 0)
+		return command_help("record");
+	if (ret)
+		return ret;
+	return record_run(&o, argc, argv);
+}

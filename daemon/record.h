@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Recording entry points shared by record and stat: option defaults and
+ * validation (daemon/record_opts.c) and the session loop (record_loop.c).
+ */
+#ifndef PMIPROF_DAEMON_RECORD_H
+#define PMIPROF_DAEMON_RECORD_H
+
+#include "backend.h"
+
+#define RECORD_DEFAULT_EVENTS	"instructions,cycles,cache-misses,branch-misses"
+#define RECORD_DEFAULT_PERIOD	512000
+#define RECORD_DEFAULT_OUTPUT	"pmiprof.data"
+
+/*
+ * Check -c/-F against the trigger event: period in [1, limit] where limit is
+ * 2^47-1 for hardware counters, 2^63-1 otherwise (time-based triggers: at
+ * least 10000 ns, the kernel's hrtimer floor); frequency in
+ * [1, kernel.perf_event_max_sample_rate].  Returns 0 or -ERANGE with a
+ * message in err naming the valid range.
+ */
+int record_check_rate(const struct record_opts *o, char *err, size_t err_len);
+/* Parse "PID[,PID...]" into o->pids.  0 or -EINVAL/-E2BIG (message in err). */
+int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t err_len);
+
+/*
+ * Parse record's options (stat shares them).  Returns 0, -1 for -h/--help,
+ * or the usage exit status after printing the error.
+ */
+int record_parse_common(const char *cmd, int argc, char **argv, struct record_opts *o,
+			const char *default_events);
+
+/* Run a recording session; returns the exit status for pmiprof record. */
+int record_run(const struct record_opts *o, int argc, char **argv);
+
+#endif /* PMIPROF_DAEMON_RECORD_H */

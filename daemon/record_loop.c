@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The backend-independent recording session: resolve and fork the workload
+ * (blocked before exec), open the backend's counters, write the header, let
+ * the workload exec, then sleep in poll() on the backend's rings, signals
+ * (signalfd) and -p targets (pidfd) and drain whatever arrives.  SIGINT and
+ * SIGTERM are forwarded to the workload; recording ends when it exits (or,
+ * for -p/-a without a command, on the signal), the trace gets a FINISH
+ * record with the exit reason, and pmiprof exits with the workload's status.
+ */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "host_info.h"
+#include "util.h"
+#include "workload.h"
+
+#define MAX_POLL		(256 + RECORD_MAX_PIDS + 1)
+#define TICK_MS			250	/* progress and drain at most 4 times a second */
+
+struct loop {
+	const struct record_opts *o;
+	const struct backend_ops *b;
+	struct record_session s;
+	struct workload wl;
+	struct trace_writer *w;
+	int sfd;			/* signalfd */
+	int pidfds[RECORD_MAX_PIDS];	/* -p targets still alive */
+	unsigned int nr_pidfds;
+	bool hup[256];			/* backend fds that reported POLLHUP */
+	bool stop;
+	bool interrupted;
+	bool write_failed;
+	int signals_seen;
+	uint64_t t0;
+	bool progress;			/* TTY progress line shown */
+	uint64_t last_progress;
+	int err;			/* first error (-errno) */
+};
+
+static int sys_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	return fd < 0 ? -errno : fd;
+#else
+	(void)pid;
+	return -ENOSYS;
+#endif
+}
+
+static void fmt_bytes(char *buf, size_t len, uint64_t b)
+{
+	if (b >= 10u << 20)
+		snprintf(buf, len, "%.1f MB", (double)b / 1e6);
+	else if (b >= 10u << 10)
+		snprintf(buf, len, "%.1f kB", (double)b / 1e3);
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)b);
+}
+
+static void show_progress(struct loop *l, bool force)
+{
+	uint64_t now = pm_now_ns();
+	char bytes[32];
+
+	if (!l->progress || (!force && now - l->last_progress < TICK_MS * 1000000ull))
+		return;
+	l->last_progress = now;
+	fmt_bytes(bytes, sizeof(bytes), trace_writer_bytes(l->w));
+	fprintf(stderr, "\rpmiprof: recording %.1f s, %llu samples, %s, %llu lost\033[K",
+		(double)(now - l->t0) / 1e9, (unsigned long long)l->s.stats.samples, bytes,
+		(unsigned long long)(l->s.stats.lost + l->s.stats.throttled));
+}
+
+static void clear_progress(struct loop *l)
+{
+	if (l->progress)
+		fprintf(stderr, "\r\033[K");
+}
+
+/* perf's convention: keep the previous trace as FILE.old. */
+static int rotate_output(const char *path)
+{
+	char old[PATH_MAX];
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return 0;
+	if (snprintf(old, sizeof(old), "%s.old", path) >= (int)sizeof(old))
+		return -ENAMETOOLONG;
+	if (rename(path, old)) {
+		int e = -errno;
+
+		pm_err("cannot rotate %s to %s: %s", path, old, strerror(-e));
+		return e;
+	}
+	return 0;
+}
+
+static void drain(struct loop *l)
+{
+	int n;
+
+	if (l->write_failed)
+		return;
+	n = l->b->drain(&l->s, l->w);
+	if (n >= 0)
+		return;
+	/* A writer error: stop the workload, keep what is on disk. */
+	l->write_failed = true;
+	l->err = n;
+	l->stop = true;
+	clear_progress(l);
+	pm_err("writing %s: %s; stopping the workload (the trace keeps every complete chunk)",
+	       l->o->output, strerror(-n));
+	workload_kill(&l->wl, SIGTERM);
+}
+
+static void handle_signals(struct loop *l)
+{
+	struct signalfd_siginfo si;
+
+	while (read(l->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			if (workload_reap(&l->wl, false) == 1)
+				l->stop = true;
+			continue;
+		}
+		/* SIGINT, SIGTERM, SIGHUP: forward; a second one kills. */
+		l->interrupted = true;
+		l->signals_seen++;
+		if (l->wl.pid > 0)
+			workload_kill(&l->wl, l->signals_seen > 1 ? SIGKILL : (int)si.ssi_signo);
+		else
+			l->stop = true;
+	}
+}
+
+static void check_pidfds(struct loop *l, const struct pollfd *pfd, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		unsigned int k;
+
+		if (!pfd[i].revents)
+			continue;
+		for (k = 0; k < l->nr_pidfds; k++)
+			if (l->pidfds[k] == pfd[i].fd) {
+				close(l->pidfds[k]);
+				l->pidfds[k] = l->pidfds[--l->nr_pidfds];
+				break;
+			}
+	}
+	if (!l->nr_pidfds && l->o->nr_pids && !l->o->system_wide && l->wl.pid <= 0) {
+		pm_info("all target processes exited");
+		l->stop = true;
+	}
+}
+
+static void run_loop(struct loop *l)
+{
+	struct pollfd pfd[MAX_POLL], bfd[256];
+
+	while (!l->stop) {
+		int nb = l->b->poll_fds(&l->s, bfd, 256), n = 0, i, base_pid, r;
+
+		for (i = 0; i < nb; i++)
+			if (!l->hup[i])
+				pfd[n++] = bfd[i];
+		base_pid = n;
+		for (i = 0; i < (int)l->nr_pidfds; i++)
+			pfd[n++] = (struct pollfd){ .fd = l->pidfds[i], .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = l->sfd, .events = POLLIN };
+
+		r = poll(pfd, (nfds_t)n, TICK_MS);
+		if (r < 0 && errno != EINTR) {
+			l->err = -errno;
+			pm_err("poll: %s", strerror(errno));
+			break;
+		}
+		/* An exited per-task target makes its ring HUP forever: stop polling it. */
+		for (i = 0, r = 0; i < nb; i++) {
+			if (l->hup[i])
+				continue;
+			if (pfd[r].revents & (POLLHUP | POLLERR))
+				l->hup[i] = true;
+			r++;
+		}
+		if (pfd[n - 1].revents)
+			handle_signals(l);
+		check_pidfds(l, pfd + base_pid, n - 1 - base_pid);
+		drain(l);
+		show_progress(l, false);
+	}
+}
+
+static int block_signals(sigset_t *old)
+{
+	sigset_t set;
+	int fd;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, old))
+		return -errno;
+	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0) {
+		int e = -errno;
+
+		sigprocmask(SIG_SETMASK, old, NULL);
+		return e;
+	}
+	return fd;
+}
+
+static int check_pids(const struct record_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nr_pids; i++) {
+		if (kill(o->pids[i], 0) && errno == ESRCH) {
+			pm_err("-p %d: no such process", (int)o->pids[i]);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+static void summary(struct loop *l, uint64_t bytes)
+{
+	const struct trace_header *h = &l->s.hdr;
+	const char *trig = h->nr_events ? h->events[h->trigger_index].name : "?";
+	char size[32], rate[64];
+
+	if (l->o->quiet)
+		return;
+	fmt_bytes(size, sizeof(size), bytes);
+	if (h->freq_hz)
+		snprintf(rate, sizeof(rate), "at %llu Hz", (unsigned long long)h->freq_hz);
+	else
+		snprintf(rate, sizeof(rate), "every %llu", (unsigned long long)h->period);
+	pm_info("recorded %llu samples (%llu lost, %llu throttled) in %.2f s to %s (%s); "
+		"backend %s, trigger %s %s%s",
+		(unsigned long long)l->s.stats.samples, (unsigned long long)l->s.stats.lost,
+		(unsigned long long)l->s.stats.throttled,
+		(double)(pm_now_ns() - l->t0) / 1e9, l->o->output, size, l->b->name, trig, rate,
+		h->flags & PMIPROF_TRACE_F_TIME_BASED ? " (time-based windows)" : "");
+}
+
+int record_run(const struct record_opts *o, int argc, char **argv)
+{
+	struct loop l;
+	struct trace_finish fin;
+	sigset_t oldmask;
+	unsigned int i;
+	int ret, status = 1;
+	long ncpu;
+
+	memset(&l, 0, sizeof(l));
+	l.o = o;
+	l.s.opts = o;
+	l.sfd = -1;
+	ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	l.s.nr_cpus = ncpu > 0 ? (unsigned int)ncpu : 1;
+	if (l.s.nr_cpus > 256)
+		l.s.nr_cpus = 256;
+
+	if (o->argv && workload_resolve(o->argv[0]))
+		return 1;
+	if (check_pids(o))
+		return 1;
+	l.b = backend_select(o->backend, o);
+	if (!l.b)
+		return 1;
+	host_info_fill(&l.s.hdr, argc, argv);
+
+	l.sfd = block_signals(&oldmask);
+	if (l.sfd < 0) {
+		pm_err("cannot set up signal handling: %s", strerror(-l.sfd));
+		return 1;
+	}
+	if (o->argv) {
+		ret = workload_fork(&l.wl, o->argv, &oldmask);
+		if (ret) {
+			pm_err("cannot start '%s': %s", o->argv[0], strerror(-ret));
+			goto out_signals;
+		}
+		l.s.child = l.wl.pid;
+	}
+	for (i = 0; i < o->nr_pids; i++) {
+		int fd = sys_pidfd_open(o->pids[i]);
+
+		if (fd >= 0)
+			l.pidfds[l.nr_pidfds++] = fd;
+	}
+
+	ret = l.b->open(&l.s);
+	if (ret) {
+		if (ret == -ENOMEM)
+			pm_err("out of memory opening the %s backend", l.b->name);
+		goto out_backend;
+	}
+	ret = rotate_output(o->output);
+	if (ret)
+		goto out_backend;
+	l.s.hdr.start_time = pm_now_ns();
+	l.s.hdr.start_realtime_ns = pm_realtime_ns();
+	ret = trace_writer_open(&l.w, o->output, &l.s.hdr, NULL);
+	if (ret) {
+		pm_err("cannot create %s: %s", o->output, strerror(-ret));
+		l.w = NULL;
+		goto out_backend;
+	}
+	if (l.b->synthesize) {
+		ret = l.b->synthesize(&l.s, l.w);
+		if (ret) {
+			pm_err("writing %s: %s", o->output, strerror(-ret));
+			goto out_writer;
+		}
+	}
+	ret = l.b->enable(&l.s);
+	if (ret)
+		goto out_writer;
+	l.t0 = pm_now_ns();
+	l.progress = !o->quiet && isatty(STDERR_FILENO);
+	if (o->argv) {
+		ret = workload_go(&l.wl, o->argv[0]);
+		if (ret)
+			goto out_writer;
+	}
+	pm_info("recording with the %s backend%s", l.b->name,
+		o->argv ? "" : "; press Ctrl-C to stop");
+
+	run_loop(&l);
+
+	l.b->disable(&l.s);
+	drain(&l);
+	clear_progress(&l);
+	if (l.wl.pid > 0) {
+		/* A writer error or poll failure left it running: stop it. */
+		if (!l.wl.reaped && l.err)
+			workload_kill(&l.wl, SIGKILL);
+		workload_reap(&l.wl, true);
+		status = workload_exit_code(&l.wl);
+	} else {
+		status = 0;
+	}
+
+	memset(&fin, 0, sizeof(fin));
+	fin.time = pm_now_ns();
+	fin.samples = l.s.stats.samples;
+	fin.lost = l.s.stats.lost + l.s.stats.throttled;
+	if (l.interrupted)
+		fin.flags |= PMIPROF_FINISH_F_INTERRUPTED;
+	if (l.err)
+		fin.flags |= PMIPROF_FINISH_F_ERROR;
+	if (l.wl.reaped && WIFSIGNALED(l.wl.status)) {
+		fin.flags |= PMIPROF_FINISH_F_SIGNALED;
+		fin.exit_code = WTERMSIG(l.wl.status);
+	} else if (l.wl.reaped && WIFEXITED(l.wl.status)) {
+		fin.exit_code = WEXITSTATUS(l.wl.status);
+	}
+	if (!l.write_failed) {
+		ret = trace_write_finish(l.w, &fin);
+		if (ret && !l.err) {
+			l.err = ret;
+			pm_err("writing %s: %s", o->output, strerror(-ret));
+		}
+	}
+	{
+		uint64_t bytes;
+
+		ret = trace_writer_flush(l.w);
+		bytes = trace_writer_bytes(l.w);
+		ret = trace_writer_close(l.w);
+		l.w = NULL;
+		if (ret && !l.write_failed && !l.err) {
+			l.err = ret;
+			pm_err("writing %s: %s", o->output, strerror(-ret));
+		}
+		if (!l.err)
+			summary(&l, bytes);
+	}
+	if (l.wl.reaped && WIFSIGNALED(l.wl.status))
+		pm_info("workload terminated by signal %d (%s)", WTERMSIG(l.wl.status),
+			strsignal(WTERMSIG(l.wl.status)));
+	if (l.err)
+		status = 1;	/* the recording failed, whatever the workload did */
+	l.b->close(&l.s);
+	goto out_pidfds;
+
+out_writer:
+	trace_writer_close(l.w);
+out_backend:
+	l.b->close(&l.s);
+	if (l.wl.pid > 0)
+		workload_abort(&l.wl);
+	status = 1;
+out_pidfds:
+	for (i = 0; i < l.nr_pidfds; i++)
+		close(l.pidfds[i]);
+	workload_close(&l.wl);
+out_signals:
+	close(l.sfd);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	return status;
+}

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Validation of record/stat options that do not need the kernel (see record.h). */
+#include "record.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+#define HW_PERIOD_MAX	((1ull << 47) - 1)
+#define SW_PERIOD_MAX	((1ull << 63) - 1)
+#define CLOCK_PERIOD_MIN 10000ull	/* ns: perf's hrtimer events never fire faster */
+
+static uint64_t max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long long v = 100000;
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 100000;
+		fclose(f);
+	}
+	return v;
+}
+
+int record_check_rate(const struct record_opts *o, char *err, size_t err_len)
+{
+	const struct pm_event *t = &o->events.ev[o->events.trigger];
+
+	if (o->freq_hz) {
+		uint64_t max = max_sample_rate();
+
+		if (o->freq_hz > max) {
+			snprintf(err, err_len, "frequency %llu Hz is out of range: valid is 1..%llu "
+				 "(kernel.perf_event_max_sample_rate)",
+				 (unsigned long long)o->freq_hz, (unsigned long long)max);
+			return -ERANGE;
+		}
+		return 0;
+	}
+	if (t->time_based && o->period < CLOCK_PERIOD_MIN) {
+		snprintf(err, err_len, "period %llu ns is too short for '%s': valid is %llu..%llu ns",
+			 (unsigned long long)o->period, t->name, CLOCK_PERIOD_MIN, SW_PERIOD_MAX);
+		return -ERANGE;
+	}
+	if (!t->software && o->period > HW_PERIOD_MAX) {
+		snprintf(err, err_len, "period %llu exceeds the counter limit for '%s': valid is "
+			 "1..%llu", (unsigned long long)o->period, t->name, HW_PERIOD_MAX);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t err_len)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || end == p || v <= 0 || v > 4194304 || (*end && *end != ',')) {
+			snprintf(err, err_len, "invalid pid list '%s' (expected PID[,PID...])", list);
+			return -EINVAL;
+		}
+		if (o->nr_pids == RECORD_MAX_PIDS) {
+			snprintf(err, err_len, "too many pids: at most %d", RECORD_MAX_PIDS);
+			return -E2BIG;
+		}
+		o->pids[o->nr_pids++] = (pid_t)v;
+		p = *end ? end + 1 : end;
+	}
+	if (!o->nr_pids) {
+		snprintf(err, err_len, "empty pid list");
+		return -EINVAL;
+	}
+	return 0;
+}
