@@ -133,6 +133,8 @@ struct pmu_slot {
 	u64 status_bit;		/* its bit in GLOBAL_STATUS / GLOBAL_CTRL (0: no global regs) */
 	u32 event;		/* as configured (for info/debug) */
 	u32 flags;		/* PMIPROF_EV_* */
+	u64 mask;		/* counter width mask */
+	u64 top;		/* counter sign bit: clear after an armed counter wrapped */
 };
 
 /*
@@ -251,10 +253,27 @@ u64 pmu_rearm_left(u64 period, u64 overshoot);
  */
 int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec);
 
-/* pmu_whitelist.c */
-int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev);
-u64 pmu_build_evtsel(const struct pmu_hw *hw, const struct pmiprof_event *ev);
+/*
+ * Helpers the drivers share (pmi_core.c).  pmu_handle_global: the PMI
+ * handler for PMUs with GLOBAL_STATUS/CTRL/ack registers (Intel v2+, AMD
+ * PerfMonV2); pmu_handle_signbit: for PMUs without (AMD core/K7).
+ */
+struct pmu_gregs {
+	u32 status, ctrl, ack;
+};
+
+int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struct pmu_gregs *g);
+int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx);
+void pmu_read_deltas(struct pmu_cpu *pc, u64 *out);
+void pmu_arm_counters(struct pmu_cpu *pc);	/* write initial counter values, set prev[] */
+
+/* pmu_whitelist.c: kernel-pmu.md section 6.  @why gets a message on failure. */
+int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
+			const char **why);
+u64 pmu_build_evtsel(const struct pmu_hw *hw, const struct pmiprof_event *ev, bool pmi);
 u64 pmu_build_fixed_nibble(const struct pmiprof_event *ev, bool pmi);
+int pmu_intel_fixed_index(const struct pmiprof_event *ev);	/* -1: GP only */
+bool pmu_intel_fixed_only(const struct pmiprof_event *ev);
 
 /*
  * pmu_emul.c (kernel only): pmu=emul.  pmu_emul_setup() allocates one MSR

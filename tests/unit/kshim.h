@@ -17,6 +17,7 @@
 #include <string.h>
 #include <linux/types.h>
 
+typedef int8_t s8;
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
@@ -34,7 +35,9 @@ typedef int64_t s64;
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
+#ifndef __always_inline
 #define __always_inline		inline __attribute__((always_inline))
+#endif
 #define noinstr
 #define NOKPROBE_SYMBOL(fn)
 #define EXPORT_SYMBOL_GPL(sym)

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmi_core.c - the kernel-independent heart of the PMI path: configuration
+ * validation, the overflow handler shared by the Intel and AMD drivers,
+ * window records, re-arm with overshoot, storm throttling and statistics.
+ * It touches the PMU only through hw->ops, so the same code runs on real
+ * MSRs, on the emulated PMU (pmu=emul) and in the user-space tests.
+ *
+ * MSR budget per PMI (common case, checked by tests/unit/test_pmi_budget.c):
+ * 1 GLOBAL_CTRL write (freeze own counters), 1 status read, 1 read per
+ * enabled counter, 1 re-arm write, 1 ack, 1 GLOBAL_CTRL write (re-enable),
+ * 1 LVTPC write.  The status is re-read only when the counters contradict it
+ * (an armed counter wrapped but its bit is not yet visible), at most
+ * PMU_MAX_LOOPS times: our counters are frozen while we run, so no new
+ * overflow of ours can appear behind our back and no blind re-read is needed.
+ */
+#include "pmu.h"
+
+const struct pmu_driver *pmu_driver_for_vendor(u32 vendor)
+{
+	if (vendor == PMIPROF_VENDOR_INTEL)
+		return &pmu_intel_driver;
+	if (vendor == PMIPROF_VENDOR_AMD)
+		return &pmu_amd_driver;
+	return NULL;
+}
+
+u32 pmu_cpuid_vendor(struct pmu_hw *hw)
+{
+	u32 a, b, c, d;
+
+	hw->ops->cpuid(hw, 0, 0, &a, &b, &c, &d);
+	if (b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu)
+		return PMIPROF_VENDOR_INTEL;	/* GenuineIntel */
+	if (b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u)
+		return PMIPROF_VENDOR_AMD;	/* AuthenticAMD */
+	return PMIPROF_VENDOR_NONE;
+}
+
+static int cfg_fail(struct pmu_hw *hw, int err, const char *why)
+{
+	hw->reason = why;
+	return err;
+}
+
+int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
+{
+	u32 i, triggers = 0;
+	int err;
+
+	hw->configured = false;
+	hw->reason = NULL;
+	if (!hw->drv)
+		return cfg_fail(hw, -ENODEV, "no PMU driver");
+	if (cfg->size != sizeof(*cfg))
+		return cfg_fail(hw, -EINVAL, "config size mismatch");
+	if (cfg->flags & ~PMIPROF_CFG_KERNEL_IPS)
+		return cfg_fail(hw, -EINVAL, "unknown config flags");
+	if (cfg->reserved0)
+		return cfg_fail(hw, -EINVAL, "reserved config fields must be zero");
+	for (i = 0; i < ARRAY_SIZE(cfg->reserved); i++)
+		if (cfg->reserved[i])
+			return cfg_fail(hw, -EINVAL, "reserved config fields must be zero");
+	if (cfg->nr_events > PMU_MAX_EVENTS)
+		return cfg_fail(hw, -EINVAL, "too many events");
+	if (cfg->nr_events > hw->nr_gp + hw->nr_fixed)
+		return cfg_fail(hw, -ENOSPC, "more events than counters");
+	if (cfg->max_rate > PMU_DEFAULT_MAX_RATE)
+		return cfg_fail(hw, -EINVAL, "max_rate above the module limit");
+
+	for (i = 0; i < cfg->nr_events; i++) {
+		const struct pmiprof_event *ev = &cfg->events[i];
+
+		if (ev->flags & PMIPROF_EV_TRIGGER) {
+			triggers++;
+			if (ev->period < hw->min_period)
+				return cfg_fail(hw, -EINVAL, "period below the minimum");
+			if (ev->period > hw->max_period)
+				return cfg_fail(hw, -EINVAL, "period above the maximum (2^31-1 without full-width writes)");
+		} else if (ev->period) {
+			return cfg_fail(hw, -EINVAL, "period given for a non-trigger event");
+		}
+	}
+
+	switch (cfg->mode) {
+	case PMIPROF_SAMPLING_PMI:
+		if (!(hw->caps & PMIPROF_CAP_PMI))
+			return cfg_fail(hw, -EOPNOTSUPP, "PMU cannot interrupt on overflow");
+		if (triggers != 1)
+			return cfg_fail(hw, -EINVAL, "PMI mode needs exactly one trigger event");
+		break;
+	case PMIPROF_SAMPLING_TIMER:
+		if (cfg->timer_ns < PMU_MIN_TIMER_NS || cfg->timer_ns > PMU_MAX_TIMER_NS)
+			return cfg_fail(hw, -EINVAL, "timer interval out of range");
+		fallthrough;
+	case PMIPROF_SAMPLING_COUNT:
+		if (triggers)
+			return cfg_fail(hw, -EINVAL, "trigger events need PMI mode");
+		break;
+	default:
+		return cfg_fail(hw, -EINVAL, "unknown sampling mode");
+	}
+
+	hw->mode = cfg->mode;
+	hw->nr_events = cfg->nr_events;
+	hw->timer_ns = cfg->timer_ns;
+	hw->max_rate = cfg->max_rate ? cfg->max_rate : PMU_DEFAULT_MAX_RATE;
+	hw->kernel_ips = cfg->flags & PMIPROF_CFG_KERNEL_IPS;
+	hw->trigger = -1;
+	hw->period = 0;
+	hw->own_mask = 0;
+	hw->fixed_ctrl = 0;
+	memset(hw->slots, 0, sizeof(hw->slots));
+	for (i = 0; i < cfg->nr_events; i++) {
+		if (cfg->events[i].flags & PMIPROF_EV_TRIGGER) {
+			hw->trigger = i;
+			hw->period = cfg->events[i].period;
+		}
+	}
+	err = hw->drv->configure(hw, cfg);
+	if (err)
+		return err;
+	hw->configured = true;
+	return 0;
+}
+
+void pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info)
+{
+	info->vendor = hw->vendor;
+	info->pmu_version = hw->version;
+	info->nr_gp = hw->nr_gp;
+	info->gp_width = hw->gp_width;
+	info->nr_fixed = hw->nr_fixed;
+	info->fixed_width = hw->fixed_width;
+	info->caps = hw->caps;
+	info->flags = hw->info_flags | (hw->emulated ? PMIPROF_INFO_F_EMULATED : 0);
+	info->cpu_family = hw->family;
+	info->cpu_model = hw->model;
+	info->min_period = hw->min_period;
+	info->max_period = hw->max_period;
+	info->min_timer_ns = PMU_MIN_TIMER_NS;
+	info->record_size = sizeof(struct pmiprof_sample_rec);
+	memset(info->pmu_name, 0, sizeof(info->pmu_name));
+	memcpy(info->pmu_name, hw->name, sizeof(hw->name) < sizeof(info->pmu_name) ?
+	       sizeof(hw->name) - 1 : sizeof(info->pmu_name) - 1);
+}
+
+void pmu_cpu_reset_state(struct pmu_cpu *pc)
+{
+	pc->armed = false;
+	pc->failed = false;
+	pc->first = true;
+	pc->throttled = false;
+	pc->gctrl = 0;
+	pc->debugctl = 0;
+	pc->ack_extra = 0;
+	memset(pc->prev, 0, sizeof(pc->prev));
+	pc->left = 0;
+	pc->slice_start_ns = 0;
+	pc->slice_samples = 0;
+	pc->last_handled_ns = 0;
+	pc->stale = 0;
+}
+
+/*
+ * Events left until the next overflow so that overflows stay on multiples
+ * of the period: the counter ran @overshoot events past zero before the
+ * handler froze it (perf's period_left).  Whole periods missed are merged
+ * into this window.  Never less than 2 (x86_perf_event_set_period).
+ */
+u64 pmu_rearm_left(u64 period, u64 overshoot)
+{
+	u64 left;
+
+	if (overshoot >= period)
+		overshoot %= period;
+	left = period - overshoot;
+	return left < 2 ? 2 : left;
+}
+
+/* Initial counter values: the trigger gets -period, the others 0. */
+void pmu_arm_counters(struct pmu_cpu *pc)
+{
+	struct pmu_hw *hw = pc->hw;
+	u32 k;
+
+	for (k = 0; k < hw->nr_events; k++) {
+		const struct pmu_slot *s = &hw->slots[k];
+		u64 v = (int)k == hw->trigger ? (0 - hw->period) & s->mask : 0;
+
+		hw->ops->wr(pc, s->ctr_msr, v);
+		pc->prev[k] = v;
+	}
+	pc->left = hw->period;
+}
+
+void pmu_read_deltas(struct pmu_cpu *pc, u64 *out)
+{
+	struct pmu_hw *hw = pc->hw;
+	u32 k;
+
+	for (k = 0; k < hw->nr_events; k++) {
+		const struct pmu_slot *s = &hw->slots[k];
+		u64 v = hw->ops->rd(pc, s->ctr_msr);
+
+		out[k] = (v - pc->prev[k]) & s->mask;
+		pc->prev[k] = v;
+	}
+}
+
+static void account_time(struct pmu_cpu *pc, u64 start_ns)
+{
+	u64 dt = pmu_clock_ns() - start_ns;
+	u32 b = 0;
+
+	if ((s64)dt < 0)
+		dt = 0;
+	while (b < PMIPROF_HIST_BUCKETS - 1 && dt >= (128ull << b))
+		b++;
+	pc->stats.handler_ns_hist[b]++;
+	pc->stats.handler_ns_total += dt;
+}
+
+static void emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 status, u32 flags,
+		 const u64 *counts, u32 nr)
+{
+	struct pmu_hw *hw = pc->hw;
+	struct pmiprof_sample_rec rec;
+	u32 k;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.time_ns = ctx->time_ns;
+	rec.ip = ctx->ip;
+	rec.status = status;
+	rec.pid = ctx->pid;
+	rec.tid = ctx->tid;
+	rec.cpu = ctx->cpu;
+	rec.flags = flags | (ctx->user ? PMIPROF_REC_F_USER : PMIPROF_REC_F_KERNEL);
+	if (!ctx->user && !ctx->kernel_ip_ok) {
+		rec.ip = 0;	/* no KASLR leak to unprivileged readers */
+		rec.flags |= PMIPROF_REC_F_IP_HIDDEN;
+	}
+	if (hw->emulated)
+		rec.flags |= PMIPROF_REC_F_EMULATED;
+	if (pc->first) {
+		rec.flags |= PMIPROF_REC_F_FIRST;
+		pc->first = false;
+	}
+	rec.nr = nr;
+	for (k = 0; k < nr; k++)
+		rec.counts[k] = counts[k];
+	if (pmiprof_emit(pc, &rec))
+		pc->stats.lost++;
+	else
+		pc->stats.samples++;
+}
+
+/*
+ * Storm throttling: more than max_rate/100 windows in a 10 ms slice
+ * stretches the next period 16x (counted in stats.throttles); the window
+ * records stay exact, they just cover more events.
+ */
+static u64 throttle(struct pmu_cpu *pc, u64 now, u64 left)
+{
+	struct pmu_hw *hw = pc->hw;
+	u32 budget = hw->max_rate / (1000000000ull / PMU_THROTTLE_SLICE_NS);
+
+	if (!budget)
+		budget = 1;
+	if (now - pc->slice_start_ns >= PMU_THROTTLE_SLICE_NS) {
+		pc->slice_start_ns = now;
+		pc->slice_samples = 0;
+	}
+	pc->throttled = ++pc->slice_samples > budget;
+	if (!pc->throttled)
+		return left;
+	pc->stats.throttles++;
+	left = hw->period * 16 > hw->max_period ? hw->max_period : hw->period * 16;
+	return left;
+}
+
+/*
+ * Close the window: read every other counter, re-arm the trigger carrying
+ * its overshoot (@vt: trigger value read after the wrap), emit the record.
+ */
+static void close_window(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt, u64 status)
+{
+	struct pmu_hw *hw = pc->hw;
+	const struct pmu_slot *ts = &hw->slots[hw->trigger];
+	u64 counts[PMU_MAX_EVENTS];
+	u64 left, next;
+	u32 k;
+
+	for (k = 0; k < hw->nr_events; k++) {
+		const struct pmu_slot *s = &hw->slots[k];
+		u64 v = (int)k == hw->trigger ? vt : hw->ops->rd(pc, s->ctr_msr);
+
+		counts[k] = (v - pc->prev[k]) & s->mask;
+		pc->prev[k] = v;
+	}
+	left = throttle(pc, ctx->time_ns, pmu_rearm_left(hw->period, vt));
+	next = (0 - left) & ts->mask;
+	hw->ops->wr(pc, ts->ctr_msr, next);
+	pc->prev[hw->trigger] = next;
+	pc->left = left;
+	emit(pc, ctx, status, 0, counts, hw->nr_events);
+}
+
+int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struct pmu_gregs *g)
+{
+	struct pmu_hw *hw = pc->hw;
+	const struct pmu_msr_ops *ops = hw->ops;
+	const struct pmu_slot *ts;
+	u64 own, mine, vt, tbit;
+	bool wrapped, stuck = false;
+	int loops = 0, handled = 0;
+
+	if (!pc->armed || hw->trigger < 0)
+		return 0;
+	ts = &hw->slots[hw->trigger];
+	own = hw->own_mask | pc->ack_extra;
+	tbit = ts->status_bit;
+
+	ops->wr(pc, g->ctrl, pc->gctrl & ~hw->own_mask);	/* freeze own counters */
+	mine = ops->rd(pc, g->status) & own;			/* foreign bits stay untouched */
+	vt = ops->rd(pc, ts->ctr_msr);
+	wrapped = !(vt & ts->top);
+
+	/* The counter wrapped but its status bit is not visible yet: bounded re-read. */
+	while (wrapped && !(mine & tbit)) {
+		if (++loops > PMU_MAX_LOOPS) {
+			stuck = true;
+			break;
+		}
+		mine |= ops->rd(pc, g->status) & own;
+	}
+
+	if (wrapped) {
+		close_window(pc, ctx, vt, mine & hw->own_mask);
+		handled = 1;
+	} else if (mine & tbit) {
+		pc->stale |= mine & tbit;	/* status bit without a wrap: ack, no window */
+	}
+	if (mine) {
+		ops->wr(pc, g->ack, mine);	/* ack ONLY our own bits */
+		handled = 1;
+	}
+
+	if (stuck) {
+		/* perf's "irq loop stuck": leave our counters disabled, latch it */
+		pc->stats.stuck++;
+		pc->failed = true;
+		pc->armed = false;
+	} else {
+		ops->wr(pc, g->ctrl, pc->gctrl);		/* re-enable */
+	}
+	/* Late LVTPC unmask, on every path: Intel masked it when it delivered the PMI. */
+	ops->lvtpc(pc);
+
+	if (!handled) {
+		pc->stats.spurious++;
+		return 0;
+	}
+	pc->stats.pmis++;
+	account_time(pc, ctx->time_ns);
+	return handled;
+}
+
+int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
+{
+	struct pmu_hw *hw = pc->hw;
+	const struct pmu_slot *ts;
+	u64 vt;
+
+	if (!pc->armed || hw->trigger < 0)
+		return 0;
+	ts = &hw->slots[hw->trigger];
+	/* Generic x86 order: unmask first (AMD never masks it; harmless). */
+	hw->ops->lvtpc(pc);
+	vt = hw->ops->rd(pc, ts->ctr_msr);
+	if (vt & ts->top) {		/* sign bit still set: not overflowed */
+		pc->stats.spurious++;
+		return 0;
+	}
+	close_window(pc, ctx, vt, 0);
+	pc->stats.pmis++;
+	account_time(pc, ctx->time_ns);
+	return 1;
+}
+
+/*
+ * Timer mode tick (hard irq): one time-based window; counters are read
+ * through the driver when a configured PMU runs, else the record has none.
+ * pc->hw must be set (with drv == NULL when there is no PMU).
+ */
+int pmu_sample_timer(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
+{
+	struct pmu_hw *hw = pc->hw;
+	u64 counts[PMU_MAX_EVENTS];
+	u32 nr = 0;
+
+	memset(counts, 0, sizeof(counts));
+	if (hw->drv && hw->configured && pc->armed && hw->nr_events) {
+		hw->drv->read_counters(pc, counts);
+		nr = hw->nr_events;
+	}
+	emit(pc, ctx, 0, PMIPROF_REC_F_TIMER, counts, nr);
+	pc->stats.pmis++;
+	account_time(pc, ctx->time_ns);
+	return 1;
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmu_whitelist.c - which events user space may ask for, and how their
+ * control words are built (kernel-pmu.md section 6).  User space names an
+ * event by code/umask/cmask/flags; it never supplies an MSR number or a raw
+ * control word.  Only event, umask, cmask, EDGE, INV, USR, OS come from the
+ * request; INT and EN are forced by the driver; PC, AnyThread and every bit
+ * from 32 up (TSX filters, adaptive PEBS, EQ, UMASK2, AMD Host/GuestOnly)
+ * are never set.  Events that need an extra MSR (OFFCORE_RESPONSE 0xb7/0xbb,
+ * load latency 0xcd) are refused.
+ */
+#include "pmu.h"
+
+struct wl_event {
+	u16 event;
+	u8 umask;
+	s8 arch_bit;	/* Intel CPUID.0AH EBX bit (set = absent); -1: not architectural */
+};
+
+/* Intel architectural events, then a short curated list present since Skylake. */
+static const struct wl_event intel_events[] = {
+	{ 0x3c, 0x00, 0 },	/* UNHALTED_CORE_CYCLES */
+	{ 0xc0, 0x00, 1 },	/* INST_RETIRED.ANY_P */
+	{ 0x3c, 0x01, 2 },	/* UNHALTED_REFERENCE_CYCLES */
+	{ 0x2e, 0x4f, 3 },	/* LLC references */
+	{ 0x2e, 0x41, 4 },	/* LLC misses */
+	{ 0xc4, 0x00, 5 },	/* BR_INST_RETIRED.ALL_BRANCHES */
+	{ 0xc5, 0x00, 6 },	/* BR_MISP_RETIRED.ALL_BRANCHES */
+	{ 0x00, 0x03, -1 },	/* ref-cycles pseudo-encoding: fixed counter 2 only */
+	{ 0x0e, 0x01, -1 },	/* UOPS_ISSUED.ANY */
+	{ 0xd1, 0x01, -1 },	/* MEM_LOAD_RETIRED.L1_HIT */
+	{ 0xd1, 0x02, -1 },	/* MEM_LOAD_RETIRED.L2_HIT */
+	{ 0xd1, 0x04, -1 },	/* MEM_LOAD_RETIRED.L3_HIT */
+	{ 0xd1, 0x08, -1 },	/* MEM_LOAD_RETIRED.L1_MISS */
+	{ 0xd1, 0x10, -1 },	/* MEM_LOAD_RETIRED.L2_MISS */
+	{ 0xd1, 0x20, -1 },	/* MEM_LOAD_RETIRED.L3_MISS */
+};
+
+/* AMD Zen core events (PPR "Core Performance Monitor Counters"). */
+static const struct wl_event amd_events[] = {
+	{ 0x76, 0x00, -1 },	/* Cycles not in halt */
+	{ 0xc0, 0x00, -1 },	/* Retired instructions */
+	{ 0xc1, 0x00, -1 },	/* Retired ops */
+	{ 0xc2, 0x00, -1 },	/* Retired branch instructions */
+	{ 0xc3, 0x00, -1 },	/* Retired branch instructions mispredicted */
+	{ 0xc4, 0x00, -1 },	/* Retired taken branch instructions */
+	{ 0x40, 0x00, -1 },	/* Data cache accesses */
+	{ 0x41, 0x00, -1 },	/* Data cache misses (MAB allocations) */
+};
+
+int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
+			const char **why)
+{
+	const u32 known = PMIPROF_EV_USER | PMIPROF_EV_KERNEL | PMIPROF_EV_EDGE |
+			  PMIPROF_EV_INV | PMIPROF_EV_TRIGGER;
+	const struct wl_event *tab;
+	size_t i, n;
+
+	if (ev->flags & ~known) {
+		*why = "unknown event flags";
+		return -EINVAL;
+	}
+	if (!(ev->flags & (PMIPROF_EV_USER | PMIPROF_EV_KERNEL))) {
+		*why = "event counts in neither user nor kernel mode";
+		return -EINVAL;
+	}
+	if (hw->vendor == PMIPROF_VENDOR_INTEL && (ev->event == 0xb7 || ev->event == 0xbb ||
+						   ev->event == 0xcd)) {
+		*why = "event needs an extra MSR (offcore response / load latency)";
+		return -EOPNOTSUPP;
+	}
+	if (hw->vendor == PMIPROF_VENDOR_INTEL) {
+		tab = intel_events;
+		n = ARRAY_SIZE(intel_events);
+	} else if (hw->vendor == PMIPROF_VENDOR_AMD) {
+		tab = amd_events;
+		n = ARRAY_SIZE(amd_events);
+	} else {
+		*why = "no PMU";
+		return -ENODEV;
+	}
+	for (i = 0; i < n; i++) {
+		if (tab[i].event != ev->event || tab[i].umask != ev->umask)
+			continue;
+		if (tab[i].arch_bit >= 0 && (hw->arch_events_missing & BIT(tab[i].arch_bit))) {
+			*why = "architectural event not available on this CPU (CPUID.0AH EBX)";
+			return -EOPNOTSUPP;
+		}
+		return 0;
+	}
+	*why = "event/umask not in the whitelist";
+	return -EINVAL;
+}
+
+u64 pmu_build_evtsel(const struct pmu_hw *hw, const struct pmiprof_event *ev, bool pmi)
+{
+	u64 v = (ev->event & 0xffull) | ((u64)ev->umask << 8) | ((u64)ev->cmask << 24);
+
+	if (hw->vendor == PMIPROF_VENDOR_AMD)
+		v |= (u64)((ev->event >> 8) & 0xf) << 32;	/* EventSelect[11:8] */
+	if (ev->flags & PMIPROF_EV_USER)
+		v |= PMU_EVTSEL_USR;
+	if (ev->flags & PMIPROF_EV_KERNEL)
+		v |= PMU_EVTSEL_OS;
+	if (ev->flags & PMIPROF_EV_EDGE)
+		v |= PMU_EVTSEL_EDGE;
+	if (ev->flags & PMIPROF_EV_INV)
+		v |= PMU_EVTSEL_INV;
+	if (pmi)
+		v |= PMU_EVTSEL_INT;
+	return v | PMU_EVTSEL_EN;
+}
+
+u64 pmu_build_fixed_nibble(const struct pmiprof_event *ev, bool pmi)
+{
+	u64 v = 0;
+
+	if (ev->flags & PMIPROF_EV_KERNEL)
+		v |= PMU_FIXED_OS;
+	if (ev->flags & PMIPROF_EV_USER)
+		v |= PMU_FIXED_USR;
+	if (pmi)
+		v |= PMU_FIXED_PMI;
+	return v;	/* never AnyThread (0x4) */
+}
+
+/* Intel fixed counters: 0 instructions, 1 core cycles, 2 reference cycles. */
+int pmu_intel_fixed_index(const struct pmiprof_event *ev)
+{
+	if (ev->cmask || (ev->flags & (PMIPROF_EV_EDGE | PMIPROF_EV_INV)))
+		return -1;	/* fixed counters have no filters */
+	if (ev->event == 0xc0 && ev->umask == 0x00)
+		return 0;
+	if (ev->event == 0x3c && ev->umask == 0x00)
+		return 1;
+	if (ev->event == 0x00 && ev->umask == 0x03)
+		return 2;
+	return -1;
+}
+
+bool pmu_intel_fixed_only(const struct pmiprof_event *ev)
+{
+	return ev->event == 0x00 && ev->umask == 0x03;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kcore_support.c - builds the kernel-independent PMU core files into the
+ * user-space tests (through tests/unit/kshim.h) and provides what the
+ * module glue provides in the kernel: pmiprof_emit() (a growing array
+ * instead of the ring), pmu_clock_ns(), log output, and the kcore harness.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "kcore.h"
+
+#include "../../kernel/msr_model.c"
+#include "../../kernel/pmi_core.c"
+#include "../../kernel/pmu_amd.c"
+#include "../../kernel/pmu_intel.c"
+#include "../../kernel/pmu_whitelist.c"
+
+struct pmiprof_sample_rec *kcore_recs;
+size_t kcore_nrecs;
+bool kcore_emit_fail;
+u64 kcore_now_ns;
+bool kcore_real_clock;
+static size_t kcore_cap;
+
+void kshim_log(const char *level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!getenv("PMIPROF_KSHIM_LOG"))
+		return;
+	fprintf(stderr, "kernel %s: ", level);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+u64 pmu_clock_ns(void)
+{
+	struct timespec ts;
+
+	if (!kcore_real_clock)
+		return kcore_now_ns;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec)
+{
+	(void)pc;
+	if (kcore_emit_fail)
+		return -ENOSPC;
+	if (kcore_nrecs == kcore_cap) {
+		size_t cap = kcore_cap ? 2 * kcore_cap : 4096;
+		struct pmiprof_sample_rec *n = realloc(kcore_recs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOSPC;
+		kcore_recs = n;
+		kcore_cap = cap;
+	}
+	kcore_recs[kcore_nrecs++] = *rec;
+	return 0;
+}
+
+void kcore_reset_recs(void)
+{
+	kcore_nrecs = 0;
+	kcore_emit_fail = false;
+}
+
+int kcore_setup(struct kcore *k, const struct pmu_model_spec *spec)
+{
+	memset(k, 0, sizeof(*k));
+	pmu_model_init(&k->probe_model, spec);
+	pmu_model_init(&k->model, spec);
+	k->hw.ops = &pmu_model_msr_ops;
+	k->hw.model_probe = &k->probe_model;
+	k->hw.emulated = true;
+	k->hw.drv = pmu_driver_for_vendor(spec->vendor);
+	k->pc.hw = &k->hw;
+	k->pc.model = &k->model;
+	k->user = true;
+	k->ip = 0x401000;
+	kcore_now_ns = 1000;
+	kcore_reset_recs();
+	return k->hw.drv ? k->hw.drv->probe(&k->hw) : -ENODEV;
+}
+
+struct pmiprof_event kcore_ev(u16 event, u8 umask, bool trigger, u64 period)
+{
+	struct pmiprof_event ev = {
+		.event = event,
+		.umask = umask,
+		.flags = PMIPROF_EV_USER | PMIPROF_EV_KERNEL | (trigger ? PMIPROF_EV_TRIGGER : 0),
+		.period = trigger ? period : 0,
+	};
+	return ev;
+}
+
+int kcore_configure(struct kcore *k, const struct pmiprof_event *evs, u32 n, int trig,
+		    u64 period)
+{
+	struct pmiprof_config cfg;
+	u32 i;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.mode = PMIPROF_SAMPLING_PMI;
+	cfg.nr_events = n;
+	for (i = 0; i < n; i++) {
+		cfg.events[i] = evs[i];
+		cfg.events[i].flags &= ~PMIPROF_EV_TRIGGER;
+		cfg.events[i].period = 0;
+		if ((int)i == trig) {
+			cfg.events[i].flags |= PMIPROF_EV_TRIGGER;
+			cfg.events[i].period = period;
+		}
+	}
+	return pmu_configure(&k->hw, &cfg);
+}
+
+int kcore_start(struct kcore *k)
+{
+	int err = k->hw.drv->check_free(&k->pc);
+
+	return err ? err : k->hw.drv->start_cpu(&k->pc);
+}
+
+void kcore_stop(struct kcore *k)
+{
+	k->hw.drv->stop_cpu(&k->pc);
+}
+
+struct pmi_ctx kcore_ctx(const struct kcore *k)
+{
+	struct pmi_ctx ctx = {
+		.ip = k->ip,
+		.time_ns = pmu_clock_ns(),
+		.pid = 4242,
+		.tid = 4243,
+		.cpu = k->pc.cpu,
+		.user = k->user,
+		.kernel_ip_ok = k->hw.kernel_ips,
+	};
+	return ctx;
+}
+
+void kcore_take_pmis(struct kcore *k)
+{
+	while (k->model.pmi_pending) {
+		struct pmi_ctx ctx = kcore_ctx(k);
+
+		k->model.pmi_pending--;
+		k->hw.drv->handle_pmi(&k->pc, &ctx);
+		k->pmis_taken++;
+	}
+}
+
+void kcore_run(struct kcore *k, u64 instructions, u32 max_step, u32 seed)
+{
+	u32 x = seed ? seed : 1;
+
+	while (instructions) {
+		u64 step;
+
+		x = x * 1103515245u + 12345u;
+		step = 1 + (x >> 8) % max_step;
+		if (step > instructions)
+			step = instructions;
+		pmu_model_advance(&k->model, step, step + step / 2);
+		kcore_now_ns += step;
+		instructions -= step;
+		kcore_take_pmis(k);
+	}
+}
