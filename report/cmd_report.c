@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `pmiprof report`: the flat profile (default), per-window rows
+ * (--windows) and histograms (--hist) of a trace.  Option parsing and
+ * orchestration only; the work is in session.c, profile.c and the
+ * *_output.c files.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "flat_output.h"
+#include "metrics.h"
+#include "profile.h"
+#include "session.h"
+#include "util.h"
+#include "windows.h"
+
+const char cmd_report_summary[] = "Symbolized flat profile, per-window table, histograms";
+
+const char cmd_report_help[] =
+"NAME\n"
+"    pmiprof report - symbolized flat profile, per-window rows and histograms\n"
+"\n"
+"SYNOPSIS\n"
+"    pmiprof report [-i FILE] [--by symbol|dso|pid|tid|comm] [--sort KEY]\n"
+"                   [--format table|csv|json] [--limit N] [--hist] [--srcline]\n"
+"                   [--inline] [--width N] [FILTERS]\n"
+"    pmiprof report --windows [-i FILE] [--format ...] [--limit N] [FILTERS]\n"
+"\n"
+"DESCRIPTION\n"
+"    Reads a trace written by 'pmiprof record' and prints, per function (or\n"
+"    DSO, pid, tid, comm): the number of samples, their share with a 95%\n"
+"    confidence interval (Wilson score), and for every recorded event the sum\n"
+"    of the window counts attributed to it, plus derived metrics when their\n"
+"    events were recorded: ipc (instructions/cycles), <event>-mpki (misses per\n"
+"    1000 instructions, for every *miss* event) and branch-miss-pct.\n"
+"\n"
+"    Attribution rule: each window's counts go to the function whose sample\n"
+"    closes the window (the IP at the end of the window).  The header states\n"
+"    it, with the trigger event and period, the events, the backend, whether\n"
+"    windows are time-based (no hardware PMU) or come from an EMULATED PMU,\n"
+"    the duration and the sample and lost counts.\n"
+"\n"
+"    Symbols come from the binaries named by the trace's MMAP records\n"
+"    (elfutils libdwfl): .symtab, .dynsym, or separate debug info found by\n"
+"    build-id under /usr/lib/debug/.build-id; a build-id that differs from\n"
+"    the recorded one is warned about.  Addresses that cannot be resolved are\n"
+"    counted as [unknown] in their DSO, with a note saying why.  Kernel\n"
+"    addresses use /proc/kallsyms when the trace has kernel IPs; JIT code\n"
+"    uses /tmp/perf-PID.map (perf's convention).\n"
+"\n"
+"OPTIONS\n"
+"    -i, --input FILE    trace to read (default: pmiprof.data)\n"
+"    --by KEY            group rows by symbol (default), dso, pid, tid or comm\n"
+"    -s, --sort KEY      order rows by samples (default), an event name, a\n"
+"                        derived metric name (ipc, ...), or name\n"
+"    -f, --format FMT    table (default), csv or json.  The CSV header starts\n"
+"                        samples,percent,symbol,dso then one column per event\n"
+"                        and per derived metric, then ci95_low,ci95_high\n"
+"    -n, --limit N       print at most N rows (windows with --windows)\n"
+"    -w, --windows       one row per window: index, time_ns, cpu, pid, tid,\n"
+"                        comm, symbol, dso, every event, derived metrics\n"
+"    --hist              after the table: distribution of each derived metric\n"
+"                        per window (of each event when there is none), and\n"
+"                        the distribution over the windows each of the top 5\n"
+"                        functions closes (table and json)\n"
+"    --hist-metric LIST  what --hist shows: ipc, <event>, <event>-rate, ...\n"
+"    --srcline           one row per source line (file:line)\n"
+"    --inline            name the innermost inlined function\n"
+"    --width N           table width budget in columns (default 100)\n"
+"    -q, --quiet         no warnings about symbols\n"
+"\n"
+"FILTERS (all combine; lists are comma-separated; patterns are globs)\n"
+"    --pid LIST, --tid LIST        only these processes / threads\n"
+"    --comm LIST                   only these thread names\n"
+"    --dso LIST                    only these DSOs (basename or path)\n"
+"    --symbol LIST                 only these functions\n"
+"    --time START,END              seconds since the start of the recording\n"
+"                                  (units s, ms, us, ns; either side may be empty)\n"
+"    --window A-B                  window indexes A to B inclusive (A-, -B, A)\n"
+"    --kallsyms FILE               kernel symbols (default /proc/kallsyms)\n"
+"    --jit-dir DIR                 where perf-PID.map files are (default /tmp)\n"
+"\n"
+"EXAMPLES\n"
+"    pmiprof report\n"
+"    pmiprof report -i run.data --sort cache-misses --limit 20\n"
+"    pmiprof report --by dso --format csv > dsos.csv\n"
+"    pmiprof report --windows --symbol 'work_*' --time 1,2 --format csv\n"
+"    pmiprof report --hist\n"
+"\n"
+"EXIT STATUS\n"
+"    0 success (damaged traces are reported as far as readable, with a\n"
+"    warning saying how much was lost), 1 unreadable trace or other error,\n"
+"    2 usage error.\n"
+"\n"
+"SEE ALSO\n"
+"    pmiprof plot, pmiprof dump, docs/report.md\n";
+
+enum {
+	OPT_BY = 0x2000, OPT_HIST, OPT_HIST_METRIC, OPT_SRCLINE, OPT_INLINE, OPT_WIDTH,
+};
+
+static const struct option long_opts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "sort", required_argument, NULL, 's' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "limit", required_argument, NULL, 'n' },
+	{ "windows", no_argument, NULL, 'w' },
+	{ "hist", no_argument, NULL, OPT_HIST },
+	{ "hist-metric", required_argument, NULL, OPT_HIST_METRIC },
+	{ "srcline", no_argument, NULL, OPT_SRCLINE },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	SESSION_FILTER_OPTIONS,
+	{ NULL, 0, NULL, 0 }
+};
+
+struct report_args {
+	struct session_opts so;
+	enum group_by by;
+	const char *sort;
+	enum out_format format;
+	uint64_t limit;
+	bool windows, hist;
+	const char *hist_metric;
+	uint64_t width;
+};
+
+static int parse_args(struct report_args *a, int argc, char **argv)
+{
+	static const char *const bys[] = { "symbol", "dso", "pid", "tid", "comm" };
+	int c, rc;
+	size_t i;
+
+	a->width = 100;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:s:f:n:wqh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			a->so.input = optarg;
+			break;
+		case OPT_BY:
+			for (i = 0; i < ARRAY_SIZE(bys) && strcmp(bys[i], optarg); i++)
+				;
+			if (i == ARRAY_SIZE(bys))
+				return pm_usage_error("report", "--by '%s': expected symbol, dso, "
+						      "pid, tid or comm", optarg);
+			a->by = (enum group_by)i;
+			break;
+		case 's':
+			a->sort = optarg;
+			break;
+		case 'f':
+			if (parse_format(optarg, &a->format))
+				return pm_usage_error("report", "--format '%s': expected table, csv "
+						      "or json", optarg);
+			break;
+		case 'n':
+			if (pm_parse_u64(optarg, 1, UINT32_MAX, &a->limit))
+				return pm_usage_error("report", "--limit '%s': expected a number "
+						      ">= 1", optarg);
+			break;
+		case 'w':
+			a->windows = true;
+			break;
+		case OPT_HIST:
+			a->hist = true;
+			break;
+		case OPT_HIST_METRIC:
+			a->hist = true;
+			a->hist_metric = optarg;
+			break;
+		case OPT_SRCLINE:
+			a->so.sym.srcline = true;
+			break;
+		case OPT_INLINE:
+			a->so.sym.inline_frames = true;
+			break;
+		case OPT_WIDTH:
+			if (pm_parse_u64(optarg, 40, 10000, &a->width))
+				return pm_usage_error("report", "--width '%s': expected 40..10000",
+						      optarg);
+			break;
+		case 'q':
+			pm_quiet = true;
+			break;
+		case 'h':
+			return -1;
+		case ':':
+			return pm_usage_error("report", "option '%s' needs a value",
+					      argv[optind - 1]);
+		case '?':
+			return pm_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		default:
+			rc = session_filter_option(&a->so, c, optarg, "report");
+			if (rc)
+				return rc;
+			break;
+		}
+	}
+	if (optind < argc)
+		return pm_usage_error("report", "unexpected argument '%s' (the trace is given "
+				      "with -i FILE)", argv[optind]);
+	return 0;
+}
+
+/* Resolves --sort against the trace's events and metrics. */
+static int sort_key_of(const struct session *s, const char *name, struct sort_key *k)
+{
+	const char *why;
+	uint32_t i;
+
+	memset(k, 0, sizeof(*k));
+	if (!name || !strcmp(name, "samples")) {
+		k->kind = SORT_SAMPLES;
+		return 0;
+	}
+	if (!strcmp(name, "name") || !strcmp(name, "symbol")) {
+		k->kind = SORT_NAME;
+		return 0;
+	}
+	for (i = 0; i < s->h->nr_events && i < PMIPROF_MAX_EVENTS; i++)
+		if (!strcmp(s->h->events[i].name, name)) {
+			k->kind = SORT_EVENT;
+			k->event = (int)i;
+			return 0;
+		}
+	if (!metric_parse(s->h, name, &k->metric, &why) && k->metric.kind != METRIC_EVENT) {
+		k->kind = SORT_METRIC;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void print_sort_keys(const struct session *s, const struct metric_set *ms)
+{
+	uint32_t i;
+
+	fprintf(stderr, "  valid keys: samples, name");
+	for (i = 0; i < s->h->nr_events && i < PMIPROF_MAX_EVENTS; i++)
+		fprintf(stderr, ", %s", s->h->events[i].name);
+	for (i = 0; i < ms->n; i++)
+		fprintf(stderr, ", %s", ms->m[i].name);
+	fputc('\n', stderr);
+}
+
+/* What --hist shows: the named metrics, else derived ones, else each event. */
+static int hist_metrics_of(const struct session *s, const char *list,
+			   const struct metric_set *derived, struct metric_set *out)
+{
+	uint32_t i;
+
+	out->n = 0;
+	if (list) {
+		char *copy = strdup(list), *tok, *save = NULL;
+		int rc = 0;
+
+		if (!copy)
+			return -ENOMEM;
+		for (tok = strtok_r(copy, ",", &save); tok && out->n < ARRAY_SIZE(out->m);
+		     tok = strtok_r(NULL, ",", &save)) {
+			const char *why;
+
+			if (metric_parse(s->h, tok, &out->m[out->n], &why)) {
+				rc = pm_usage_error("report", "--hist-metric '%s': %s", tok,
+						    why ? why : "no such event or metric in this trace");
+				break;
+			}
+			out->n++;
+		}
+		free(copy);
+		return rc;
+	}
+	if (derived->n) {
+		*out = *derived;
+		return 0;
+	}
+	for (i = 0; i < s->h->nr_events && i < PMIPROF_MAX_EVENTS; i++) {
+		if (i == s->h->trigger_index && (s->h->flags & PMIPROF_TRACE_F_TIME_BASED))
+			continue;	/* a constant tick: its distribution says nothing */
+		out->m[out->n] = (struct metric){ "", METRIC_EVENT, (int)i, -1 };
+		snprintf(out->m[out->n].name, sizeof(out->m[0].name), "%s", s->h->events[i].name);
+		out->n++;
+	}
+	return 0;
+}
+
+static int run_report(struct report_args *a)
+{
+	struct session s;
+	struct metric_set derived, hm;
+	struct profile p;
+	struct sort_key key;
+	uint32_t *order = NULL, n = 0;
+	int rc, status = 1;
+
+	rc = session_open(&s, &a->so);
+	if (rc)
+		return rc == -ENOMEM ? (pm_err("out of memory"), 1) : 1;
+	metrics_derived(s.h, &derived);
+	if (a->windows) {
+		struct windows_out w = { .f = stdout, .format = a->format, .s = &s,
+					 .metrics = &derived, .limit = a->limit };
+
+		windows_begin(&w);
+		rc = session_run(&s, windows_row, &w);
+		if (rc == 1)	/* --limit reached */
+			rc = 0;
+		if (!rc)
+			windows_end(&w);
+		goto done;
+	}
+	if (sort_key_of(&s, a->sort, &key)) {
+		pm_usage_error("report", "--sort '%s': no such event or metric in this trace",
+			       a->sort);
+		print_sort_keys(&s, &derived);
+		session_close(&s);
+		return EXIT_USAGE;
+	}
+	if (a->hist) {
+		rc = hist_metrics_of(&s, a->hist_metric, &derived, &hm);
+		if (rc) {
+			session_close(&s);
+			return rc > 0 ? rc : 1;
+		}
+	} else {
+		hm.n = 0;
+	}
+	rc = profile_init(&p, &s, a->by, hm.m, hm.n);
+	if (!rc)
+		rc = session_run(&s, profile_add_sample, &p);
+	if (!rc) {
+		struct flat_opts fo = {
+			.format = a->format, .limit = (uint32_t)a->limit, .width = (int)a->width,
+			.hist = a->hist, .metrics = &derived, .hist_metrics = hm.m,
+			.nr_hist = hm.n, .hist_top = 5,
+		};
+
+		order = profile_sorted(&p, &key, &n);
+		rc = order ? print_flat(stdout, &p, order, n, &fo) : -ENOMEM;
+	}
+	free(order);
+	profile_free(&p);
+done:
+	if (rc) {
+		pm_err("%s: %s", s.opts.input, strerror(-rc));
+	} else {
+		status = 0;
+		session_print_warnings(&s, pm_quiet);
+	}
+	session_close(&s);
+	return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	rc = parse_args(&a, argc, argv);
+	if (rc < 0) {
+		session_opts_free(&a.so);
+		return command_help("report");
+	}
+	if (!rc)
+		rc = run_report(&a);
+	session_opts_free(&a.so);
+	return rc;
+}

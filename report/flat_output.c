@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Flat profile as table, CSV or JSON, with histograms (see flat_output.h). */
+#include "flat_output.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "histogram.h"
+
+static const char *const by_names[] = { "symbol", "dso", "pid", "tid", "comm" };
+
+/* Second name column of a row: the DSO of a symbol, the comm of a pid/tid. */
+static const char *row_extra(const struct profile *p, const struct prof_row *r)
+{
+	switch (p->by) {
+	case BY_SYMBOL:
+		return symbolizer_dso_info(p->s->sy,
+					   symbolizer_sym(p->s->sy, r->key)->dso)->short_name;
+	case BY_PID:
+	case BY_TID:
+		return session_comm(p->s, r->comm);
+	default:
+		return NULL;
+	}
+}
+
+static const char *extra_name(const struct profile *p)
+{
+	return p->by == BY_SYMBOL ? "dso" : (p->by == BY_PID || p->by == BY_TID) ? "comm" : NULL;
+}
+
+/* A symbol's name for output, with its source line when --srcline. */
+static const char *row_label(const struct profile *p, const struct prof_row *r,
+			     char *buf, size_t size)
+{
+	const char *name = profile_row_name(p, r, buf, size);
+
+	if (p->by == BY_SYMBOL) {
+		const struct sym *s = symbolizer_sym(p->s->sy, r->key);
+
+		if (s->srcline) {
+			snprintf(buf, size, "%s %s", s->name, s->srcline);
+			return buf;
+		}
+	}
+	return name;
+}
+
+static void print_table(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,
+			const struct flat_opts *o)
+{
+	const struct trace_header *h = p->s->h;
+	const struct metric_set *ms = o->metrics;
+	int ev_w[PMIPROF_MAX_EVENTS], m_w[MAX_METRICS * 2], name_w, extra_w = 0, used, i;
+	char nb[64], lb[1024], fb[1024];
+	uint32_t k, e;
+
+	used = 8 + 7 + 6;
+	for (e = 0; e < p->nr_events; e++) {
+		int l = (int)strlen(column_name(h->events[e].name, fb, sizeof(fb)));
+
+		ev_w[e] = l < 7 ? 7 : l > 12 ? 12 : l;
+		used += ev_w[e] + 1;
+	}
+	for (k = 0; k < ms->n; k++) {
+		int l = (int)strlen(column_name(ms->m[k].name, fb, sizeof(fb)));
+
+		m_w[k] = l < 6 ? 6 : l > 12 ? 12 : l;
+		used += m_w[k] + 1;
+	}
+	/* Too wide for the budget: squeeze the number columns first. */
+	if (used + 36 > o->width) {
+		used = 8 + 7 + 6;
+		for (e = 0; e < p->nr_events; e++)
+			used += (ev_w[e] = 8) + 1;
+		for (k = 0; k < ms->n; k++)
+			used += (m_w[k] = 7) + 1;
+	}
+	if (extra_name(p)) {
+		for (k = 0; k < n && k < 200; k++) {
+			const char *x = row_extra(p, &p->rows[order[k]]);
+			int l = x ? (int)strlen(x) : 0;
+
+			if (l > extra_w)
+				extra_w = l;
+		}
+		extra_w = extra_w < 4 ? 4 : extra_w > 20 ? 20 : extra_w;
+	}
+	name_w = o->width - used - 1 - (extra_w ? extra_w + 1 : 0);
+	if (name_w < 16)
+		name_w = 16;
+
+	fprintf(f, "%8s %6s %5s", "samples", "%", "±95%");
+	for (e = 0; e < p->nr_events; e++)
+		fprintf(f, " %*s", ev_w[e], fit(fb, sizeof(fb), column_name(h->events[e].name,
+			lb, sizeof(lb)), ev_w[e]));
+	for (k = 0; k < ms->n; k++)
+		fprintf(f, " %*s", m_w[k], fit(fb, sizeof(fb), column_name(ms->m[k].name, lb,
+			sizeof(lb)), m_w[k]));
+	fprintf(f, "  %-*s", extra_w ? name_w : 0, by_names[p->by]);
+	if (extra_w)
+		fprintf(f, " %s", extra_name(p));
+	fputc('\n', f);
+
+	for (k = 0; k < n; k++) {
+		const struct prof_row *r = &p->rows[order[k]];
+		double lo, hi, v;
+
+		wilson95(r->samples, p->s->kept, &lo, &hi);
+		fprintf(f, "%8s %6.2f %5.2f", fmt_count(nb, sizeof(nb), r->samples, 8),
+			100.0 * (double)r->samples / (double)p->s->kept, (hi - lo) / 2);
+		for (e = 0; e < p->nr_events; e++)
+			fprintf(f, " %*s", ev_w[e], fmt_count(nb, sizeof(nb), r->counts[e], ev_w[e]));
+		for (i = 0; i < (int)ms->n; i++) {
+			if (metric_value(&ms->m[i], r->counts, &v))
+				fprintf(f, " %*.*f", m_w[i], v < 100 ? 2 : 0, v);
+			else
+				fprintf(f, " %*s", m_w[i], "-");
+		}
+		fprintf(f, "  %-*s", extra_w ? name_w : 0,
+			fit(fb, sizeof(fb), row_label(p, r, lb, sizeof(lb)), name_w));
+		if (extra_w)
+			fprintf(f, " %s", fit(fb, sizeof(fb), row_extra(p, r), extra_w));
+		fputc('\n', f);
+	}
+}
+
+static void print_csv(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,
+		      const struct flat_opts *o)
+{
+	const struct trace_header *h = p->s->h;
+	const struct metric_set *ms = o->metrics;
+	char lb[1024];
+	uint32_t k, e;
+
+	/* The first columns are fixed so scripts can rely on them. */
+	fprintf(f, "samples,percent,%s", by_names[p->by]);
+	if (extra_name(p))
+		fprintf(f, ",%s", p->by == BY_SYMBOL ? "dso" : "comm");
+	for (e = 0; e < p->nr_events; e++) {
+		fputc(',', f);
+		csv_str(f, h->events[e].name);
+	}
+	for (k = 0; k < ms->n; k++) {
+		fputc(',', f);
+		csv_str(f, ms->m[k].name);
+	}
+	fputs(",ci95_low,ci95_high", f);
+	if (p->by == BY_SYMBOL)
+		fputs(",dso_path,srcline", f);
+	fputc('\n', f);
+	for (k = 0; k < n; k++) {
+		const struct prof_row *r = &p->rows[order[k]];
+		double lo, hi, v;
+		uint32_t i;
+
+		wilson95(r->samples, p->s->kept, &lo, &hi);
+		fprintf(f, "%" PRIu64 ",%.4f,", r->samples,
+			100.0 * (double)r->samples / (double)p->s->kept);
+		csv_str(f, p->by == BY_SYMBOL ? symbolizer_sym(p->s->sy, r->key)->name :
+			profile_row_name(p, r, lb, sizeof(lb)));
+		if (extra_name(p)) {
+			fputc(',', f);
+			csv_str(f, row_extra(p, r));
+		}
+		for (e = 0; e < p->nr_events; e++)
+			fprintf(f, ",%" PRIu64, r->counts[e]);
+		for (i = 0; i < ms->n; i++) {
+			if (metric_value(&ms->m[i], r->counts, &v))
+				fprintf(f, ",%.6g", v);
+			else
+				fputc(',', f);
+		}
+		fprintf(f, ",%.4f,%.4f", lo, hi);
+		if (p->by == BY_SYMBOL) {
+			const struct sym *s = symbolizer_sym(p->s->sy, r->key);
+
+			fputc(',', f);
+			csv_str(f, symbolizer_dso_info(p->s->sy, s->dso)->name);
+			fputc(',', f);
+			csv_str(f, s->srcline ? s->srcline : "");
+		}
+		fputc('\n', f);
+	}
+}
+
+static void json_hist(FILE *f, const struct hist *h)
+{
+	int i;
+
+	fprintf(f, "{\"n\": %" PRIu64 ", \"no_value\": %" PRIu64, h->n, h->nan);
+	if (h->n)
+		fprintf(f, ", \"min\": %.6g, \"p10\": %.6g, \"p50\": %.6g, \"p90\": %.6g, "
+			"\"max\": %.6g, \"mean\": %.6g, \"lo\": %.6g, \"hi\": %.6g",
+			h->min, h->p10, h->p50, h->p90, h->max, h->mean, h->lo, h->hi);
+	fputs(", \"bins\": [", f);
+	for (i = 0; i < HIST_BINS; i++)
+		fprintf(f, "%s%" PRIu64, i ? ", " : "", h->bins[i]);
+	fputs("]}", f);
+}
+
+static int print_json(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,
+		      const struct flat_opts *o)
+{
+	const struct trace_header *h = p->s->h;
+	const struct metric_set *ms = o->metrics;
+	char lb[1024];
+	uint32_t k, e, i;
+
+	fputs("{", f);
+	print_meta_json(f, p->s);
+	fprintf(f, ",\n\"group_by\": \"%s\",\n\"rows\": [", by_names[p->by]);
+	for (k = 0; k < n; k++) {
+		const struct prof_row *r = &p->rows[order[k]];
+		double lo, hi, v;
+
+		wilson95(r->samples, p->s->kept, &lo, &hi);
+		fprintf(f, "%s\n {\"samples\": %" PRIu64 ", \"percent\": %.4f, \"ci95\": [%.4f, "
+			"%.4f], \"%s\": ", k ? "," : "", r->samples,
+			100.0 * (double)r->samples / (double)p->s->kept, lo, hi, by_names[p->by]);
+		if (p->by == BY_PID || p->by == BY_TID)
+			fprintf(f, "%u", r->key);
+		else
+			json_str(f, p->by == BY_SYMBOL ? symbolizer_sym(p->s->sy, r->key)->name :
+				 profile_row_name(p, r, lb, sizeof(lb)));
+		if (extra_name(p)) {
+			fprintf(f, ", \"%s\": ", extra_name(p));
+			json_str(f, p->by == BY_SYMBOL ? symbolizer_dso_info(p->s->sy,
+				 symbolizer_sym(p->s->sy, r->key)->dso)->name : row_extra(p, r));
+		}
+		if (p->by == BY_SYMBOL && symbolizer_sym(p->s->sy, r->key)->srcline) {
+			fputs(", \"srcline\": ", f);
+			json_str(f, symbolizer_sym(p->s->sy, r->key)->srcline);
+		}
+		fputs(", \"events\": {", f);
+		for (e = 0; e < p->nr_events; e++) {
+			fputs(e ? ", " : "", f);
+			json_str(f, h->events[e].name);
+			fprintf(f, ": %" PRIu64, r->counts[e]);
+		}
+		fputs("}, \"metrics\": {", f);
+		for (i = 0; i < ms->n; i++) {
+			fputs(i ? ", " : "", f);
+			json_str(f, ms->m[i].name);
+			if (metric_value(&ms->m[i], r->counts, &v))
+				fprintf(f, ": %.6g", v);
+			else
+				fputs(": null", f);
+		}
+		fputs("}}", f);
+	}
+	fputs("\n]", f);
+	if (o->hist && p->nr_hist) {
+		fputs(",\n\"histograms\": [", f);
+		for (i = 0; i < o->nr_hist; i++) {
+			struct hist all, fn;
+			uint32_t t;
+
+			if (hist_build(&all, p->win_values + i, p->nr_hist, p->nr_win, NULL, 0, NULL))
+				return -ENOMEM;
+			fprintf(f, "%s\n {\"metric\": ", i ? "," : "");
+			json_str(f, o->hist_metrics[i].name);
+			fputs(", \"all\": ", f);
+			json_hist(f, &all);
+			fputs(", \"top\": [", f);
+			for (t = 0; t < n && t < o->hist_top; t++) {
+				const struct prof_row *r = &p->rows[order[t]];
+
+				if (hist_build(&fn, p->win_values + i, p->nr_hist, p->nr_win,
+					       p->win_rows, order[t], &all))
+					return -ENOMEM;
+				fputs(t ? ", {\"name\": " : "{\"name\": ", f);
+				json_str(f, row_label(p, r, lb, sizeof(lb)));
+				fputs(", \"hist\": ", f);
+				json_hist(f, &fn);
+				fputc('}', f);
+			}
+			fputs("]}", f);
+		}
+		fputs("\n]", f);
+	}
+	fputs("}\n", f);
+	return 0;
+}
+
+static int print_hist_text(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,
+			   const struct flat_opts *o)
+{
+	char lb[1024], fb[64], sb[HIST_BINS + 1];
+	uint32_t i, t;
+
+	for (i = 0; i < o->nr_hist; i++) {
+		struct hist all, fn;
+
+		if (hist_build(&all, p->win_values + i, p->nr_hist, p->nr_win, NULL, 0, NULL))
+			return -ENOMEM;
+		fprintf(f, "\n# distribution of per-window %s: %" PRIu64 " windows",
+			o->hist_metrics[i].name, all.n);
+		if (all.nan)
+			fprintf(f, " (+%" PRIu64 " without a value)", all.nan);
+		if (!all.n) {
+			fputc('\n', f);
+			continue;
+		}
+		fprintf(f, ", min %.4g p10 %.4g median %.4g p90 %.4g max %.4g\n", all.min, all.p10,
+			all.p50, all.p90, all.max);
+		fprintf(f, "# (end bins also hold the values beyond them: clipped at p0.5/p99.5)\n");
+		hist_print_bars(f, &all, 40);
+		fprintf(f, "# %s over the windows each top %s closes (same bins, low -> high)\n",
+			o->hist_metrics[i].name, p->by == BY_SYMBOL ? "function" : "row");
+		for (t = 0; t < n && t < o->hist_top; t++) {
+			if (hist_build(&fn, p->win_values + i, p->nr_hist, p->nr_win, p->win_rows,
+				       order[t], &all))
+				return -ENOMEM;
+			fprintf(f, "  %-28s |%s| median %-9.4g p10 %-9.4g p90 %-9.4g\n",
+				fit(fb, sizeof(fb), row_label(p, &p->rows[order[t]], lb, sizeof(lb)),
+				    28),
+				hist_sparkline(&fn, sb, sizeof(sb)), fn.p50, fn.p10, fn.p90);
+		}
+	}
+	return 0;
+}
+
+int print_flat(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,
+	       const struct flat_opts *o)
+{
+	uint32_t shown = o->limit && o->limit < n ? o->limit : n;
+
+	switch (o->format) {
+	case FMT_CSV:
+		print_csv(f, p, order, shown, o);
+		return 0;
+	case FMT_JSON:
+		return print_json(f, p, order, shown, o);
+	default:
+		print_meta_text(f, p->s);
+		fputs("#\n", f);
+		if (!p->s->kept) {
+			fputs("# no samples to show\n", f);
+			return 0;
+		}
+		print_table(f, p, order, shown, o);
+		if (shown < n)
+			fprintf(f, "# %u more rows not shown (--limit %u)\n", n - shown, o->limit);
+		if (o->hist)
+			return print_hist_text(f, p, order, n, o);
+		return 0;
+	}
+}

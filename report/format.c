@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Trace description headers, quoting and number formatting (see format.h). */
+#include "format.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "util.h"
+
+const char *window_kind(const struct session *s, char *buf, size_t size)
+{
+	const struct trace_header *h = s->h;
+	const char *trig = h->trigger_index < h->nr_events ? h->events[h->trigger_index].name : "?";
+
+	snprintf(buf, size, "%s%s windows (%s)%s",
+		 (h->flags & PMIPROF_TRACE_F_TIME_BASED) ? "time-based" : "event-based",
+		 "", trig,
+		 (h->flags & PMIPROF_TRACE_F_EMULATED) ? ", EMULATED PMU" : "");
+	return buf;
+}
+
+static void trigger_text(const struct session *s, char *buf, size_t size)
+{
+	const struct trace_header *h = s->h;
+	const char *trig = h->trigger_index < h->nr_events ? h->events[h->trigger_index].name : "?";
+
+	if (h->trigger_flags & PMIPROF_TRIGGER_F_FREQ)
+		snprintf(buf, size, "%s at %" PRIu64 " Hz", trig, h->freq_hz);
+	else
+		snprintf(buf, size, "%s every %" PRIu64 "%s", trig, h->period,
+			 (h->flags & PMIPROF_TRACE_F_TIME_BASED) ? " ns" : " events");
+}
+
+void print_meta_text(FILE *f, const struct session *s)
+{
+	const struct trace_header *h = s->h;
+	const struct trace_read_stats *st = trace_reader_stats(s->r);
+	char buf[256];
+	uint32_t i;
+
+	fprintf(f, "# pmiprof report of %s", s->opts.input);
+	if (h->cmdline[0])
+		fprintf(f, ": %s", h->cmdline);
+	fputc('\n', f);
+	fprintf(f, "# host %s, kernel %s, %s\n", h->hostname[0] ? h->hostname : "?",
+		h->kernel_release[0] ? h->kernel_release : "?",
+		h->cpu_model_name[0] ? h->cpu_model_name : "unknown cpu");
+	trigger_text(s, buf, sizeof(buf));
+	fprintf(f, "# trigger: %s; events:", buf);
+	for (i = 0; i < h->nr_events && i < PMIPROF_MAX_EVENTS; i++)
+		fprintf(f, "%s %s", i ? "," : "", h->events[i].name);
+	fputc('\n', f);
+	fprintf(f, "# backend: %s (%s mode)%s%s%s%s\n", trace_backend_name(h->backend),
+		trace_mode_name(h->mode), h->pmu[0] ? ", PMU: " : "", h->pmu,
+		(h->flags & PMIPROF_TRACE_F_SYSTEM_WIDE) ? ", system-wide" : "",
+		(h->flags & PMIPROF_TRACE_F_INHERIT) ? ", children followed" : "");
+	if (h->flags & PMIPROF_TRACE_F_TIME_BASED)
+		fprintf(f, "# TIME-BASED WINDOWS: no hardware PMU trigger; each window is a "
+			"%s tick, not N events\n", h->trigger_index < h->nr_events ?
+			h->events[h->trigger_index].name : "timer");
+	if (h->flags & PMIPROF_TRACE_F_EMULATED)
+		fprintf(f, "# EMULATED PMU: counts come from the module's PMU model, not "
+			"hardware\n");
+	if (h->note[0])
+		fprintf(f, "# note: %s\n", h->note);
+	fprintf(f, "# duration %.3f s, %" PRIu64 " samples (windows), %" PRIu64
+		" shown after filters", session_duration_s(s), s->samples, s->kept);
+	fprintf(f, ", lost %" PRIu64, s->lost_total);
+	if (s->lost_total)
+		fprintf(f, " (ring %" PRIu64 ", throttle %" PRIu64 ", unreadable %" PRIu64
+			", truncated %" PRIu64 ")", s->lost[PMIPROF_LOST_RING_FULL],
+			s->lost[PMIPROF_LOST_THROTTLE], s->lost[PMIPROF_LOST_UNREADABLE],
+			s->lost[PMIPROF_LOST_TRUNCATED]);
+	if (st->chunks_bad || st->truncated)
+		fprintf(f, "; DAMAGED FILE: %" PRIu64 " bad chunk(s)%s", st->chunks_bad,
+			st->truncated ? ", truncated" : "");
+	fputc('\n', f);
+	if (s->have_finish && (s->finish.flags & PMIPROF_FINISH_F_SIGNALED))
+		fprintf(f, "# workload killed by signal %d\n", s->finish.exit_code);
+	fprintf(f, "# attribution: %s\n", ATTRIBUTION_RULE);
+}
+
+void print_meta_json(FILE *f, const struct session *s)
+{
+	const struct trace_header *h = s->h;
+	const struct trace_read_stats *st = trace_reader_stats(s->r);
+	uint32_t i;
+
+	fputs("\"meta\": {\"input\": ", f);
+	json_str(f, s->opts.input);
+	fputs(", \"cmdline\": ", f);
+	json_str(f, h->cmdline);
+	fputs(", \"hostname\": ", f);
+	json_str(f, h->hostname);
+	fputs(", \"trigger\": ", f);
+	json_str(f, h->trigger_index < h->nr_events ? h->events[h->trigger_index].name : "");
+	fprintf(f, ", \"period\": %" PRIu64 ", \"freq_hz\": %" PRIu64 ", \"events\": [",
+		h->period, (h->trigger_flags & PMIPROF_TRIGGER_F_FREQ) ? h->freq_hz : 0);
+	for (i = 0; i < h->nr_events && i < PMIPROF_MAX_EVENTS; i++) {
+		if (i)
+			fputs(", ", f);
+		json_str(f, h->events[i].name);
+	}
+	fputs("], \"backend\": ", f);
+	json_str(f, trace_backend_name(h->backend));
+	fputs(", \"mode\": ", f);
+	json_str(f, trace_mode_name(h->mode));
+	fprintf(f, ", \"time_based\": %s, \"emulated\": %s, \"duration_s\": %.6f, "
+		"\"samples\": %" PRIu64 ", \"samples_shown\": %" PRIu64 ", \"lost\": %" PRIu64
+		", \"lost_unreadable\": %" PRIu64 ", \"bad_chunks\": %" PRIu64
+		", \"truncated\": %s, \"attribution\": ",
+		(h->flags & PMIPROF_TRACE_F_TIME_BASED) ? "true" : "false",
+		(h->flags & PMIPROF_TRACE_F_EMULATED) ? "true" : "false",
+		session_duration_s(s), s->samples, s->kept, s->lost_total,
+		s->lost[PMIPROF_LOST_UNREADABLE] + s->lost[PMIPROF_LOST_TRUNCATED],
+		st->chunks_bad, st->truncated ? "true" : "false");
+	json_str(f, ATTRIBUTION_RULE);
+	fputc('}', f);
+}
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+const char *fmt_count(char *buf, size_t size, uint64_t v, int width)
+{
+	static const char suffix[] = "kMGTPE";
+	double d = (double)v;
+	int i = -1;
+
+	if (snprintf(buf, size, "%" PRIu64, v) <= width)
+		return buf;
+	do {
+		d /= 1000.0;
+		i++;
+	} while (snprintf(buf, size, "%.1f%c", d, suffix[i]) > width && i < 5);
+	return buf;
+}
+
+const char *fit(char *buf, size_t size, const char *s, int width)
+{
+	size_t len = strlen(s);
+
+	if (width <= 0 || len <= (size_t)width) {
+		pm_strlcpy(buf, s, size);
+		return buf;
+	}
+	if ((size_t)width >= size)
+		width = (int)size - 1;
+	memcpy(buf, s, (size_t)width - 1);
+	buf[width - 1] = '+';
+	buf[width] = 0;
+	return buf;
+}
+
+int parse_format(const char *arg, enum out_format *f)
+{
+	if (!strcmp(arg, "table"))
+		*f = FMT_TABLE;
+	else if (!strcmp(arg, "csv"))
+		*f = FMT_CSV;
+	else if (!strcmp(arg, "json"))
+		*f = FMT_JSON;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *column_name(const char *name, char *buf, size_t size)
+{
+	static const char *const abbrev[][2] = {
+		{ "cpu-clock", "cpu-clk" }, { "task-clock", "task-clk" },
+		{ "page-faults", "faults" }, { "context-switches", "ctx-sw" },
+		{ "cpu-migrations", "migr" }, { "instructions", "instr" },
+		{ "branch-instructions", "branches" }, { "branch-misses", "br-miss" },
+		{ "cache-misses", "cache-miss" }, { "cache-references", "cache-ref" },
+		{ "L1-dcache-load-misses", "L1d-miss" }, { "LLC-load-misses", "LLC-miss" },
+		{ "L1-dcache-loads", "L1d-load" }, { "LLC-loads", "LLC-load" },
+		{ "dTLB-load-misses", "dTLB-miss" }, { "iTLB-load-misses", "iTLB-miss" },
+		{ "branch-miss-pct", "br-miss%" }, { "cache-misses-mpki", "cm-mpki" },
+		{ "L1-dcache-load-misses-mpki", "L1d-mpki" }, { "LLC-load-misses-mpki", "LLC-mpki" },
+		{ "branch-misses-mpki", "brm-mpki" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(abbrev); i++)
+		if (!strcmp(name, abbrev[i][0]))
+			return pm_strlcpy(buf, abbrev[i][1], size), buf;
+	return pm_strlcpy(buf, name, size), buf;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Output helpers shared by the report's tables, CSV and JSON: the trace
+ * description header (trigger, events, backend, time-based/emulated flags,
+ * duration, samples, lost), the attribution rule, quoting and compact
+ * number formatting.
+ */
+#ifndef PMIPROF_REPORT_FORMAT_H
+#define PMIPROF_REPORT_FORMAT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "session.h"
+
+enum out_format { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+#define ATTRIBUTION_RULE \
+	"each window's counts go to the function whose sample closes the window"
+
+/* "# "-prefixed description of the trace and what was kept. */
+void print_meta_text(FILE *f, const struct session *s);
+/* "\"meta\": {...}" (no trailing comma). */
+void print_meta_json(FILE *f, const struct session *s);
+/* One-line summary of the windows' nature, e.g. "time-based windows (cpu-clock)". */
+const char *window_kind(const struct session *s, char *buf, size_t size);
+
+/* "table", "csv", "json": 0, or -EINVAL. */
+int parse_format(const char *arg, enum out_format *f);
+void json_str(FILE *f, const char *s);
+void csv_str(FILE *f, const char *s);
+/* v in at most width characters: exact, else with a k/M/G/T/P suffix. */
+const char *fmt_count(char *buf, size_t size, uint64_t v, int width);
+/* Short column heading for a well-known event or metric name (the header
+ * lists the full names), else name itself. */
+const char *column_name(const char *name, char *buf, size_t size);
+/* s cut to width characters (marking the cut with '+'), in buf. */
+const char *fit(char *buf, size_t size, const char *s, int width);
+
+#endif /* PMIPROF_REPORT_FORMAT_H */

@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One filtered, symbolized pass over a trace (see session.h). */
+#include "session.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "util.h"
+
+/* Cache tags for addresses that are not in a recorded address space. */
+#define TAG_KERNEL	0xc0000000u
+#define TAG_NOSPACE	0x80000000u	/* | pid: no MMAP seen for the process */
+#define KERNEL_START	0xffff800000000000ULL
+
+int session_open(struct session *s, const struct session_opts *o)
+{
+	const char *input = o->input ? o->input : "pmiprof.data";
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->opts = *o;
+	s->opts.input = input;
+	s->hidden_sym = -1;
+	err = trace_reader_open(&s->r, input, NULL, NULL);
+	if (err)
+		return err;
+	s->h = trace_reader_header(s->r);
+	/* Kernel symbols only when the trace has kernel IPs. */
+	s->opts.sym.kernel = (s->h->flags & PMIPROF_TRACE_F_KERNEL_IPS) != 0;
+	s->time_scale = 1.0;
+	if (s->h->clock_freq_hz && s->h->clock_freq_hz != 1000000000ULL)
+		s->time_scale = 1e9 / (double)s->h->clock_freq_hz;
+	if (s->h->start_time) {
+		s->base_time = s->h->start_time;
+		s->have_base = true;
+	}
+	err = symbolizer_new(&s->sy, &s->opts.sym);
+	if (!err)
+		err = maps_init(&s->maps);
+	if (!err)
+		err = hm_init(&s->ipcache, 4096);
+	if (!err)
+		err = strtab_init(&s->comms);
+	if (!err)
+		err = hm_init(&s->tid2comm, 64);
+	if (!err && strtab_intern(&s->comms, "[unknown]") < 0)
+		err = -ENOMEM;
+	if (err)
+		session_close(s);
+	return err;
+}
+
+void session_close(struct session *s)
+{
+	if (s->r)
+		trace_reader_close(s->r);
+	symbolizer_free(s->sy);
+	if (s->maps.pid2as.slots)
+		maps_free(&s->maps);
+	hm_free(&s->ipcache);
+	if (s->comms.map.slots)
+		strtab_free(&s->comms);
+	hm_free(&s->tid2comm);
+	free(s->sym_pass);
+	free(s->lost_marks);
+	s->r = NULL;
+	s->sy = NULL;
+	s->sym_pass = NULL;
+	s->lost_marks = NULL;
+}
+
+static inline uint64_t to_ns(const struct session *s, uint64_t t)
+{
+	if (t <= s->base_time)
+		return 0;
+	if (s->time_scale == 1.0)
+		return t - s->base_time;
+	return (uint64_t)((double)(t - s->base_time) * s->time_scale);
+}
+
+double session_duration_s(const struct session *s)
+{
+	uint64_t end = s->last_ns;
+
+	if (s->have_finish && to_ns(s, s->finish.time) > end)
+		end = to_ns(s, s->finish.time);
+	return (double)end / 1e9;
+}
+
+/* Symbol for an address, slow path: not in the cache yet. */
+static int64_t resolve_slow(struct session *s, uint32_t pid, uint64_t ip, uint32_t space,
+			    uint32_t tag)
+{
+	const struct map *m;
+	int64_t sym;
+
+	if (tag == TAG_KERNEL) {
+		sym = symbolizer_resolve_kernel(s->sy, ip);
+	} else if (space == HM_EMPTY) {
+		sym = symbolizer_resolve_jit(s->sy, pid, ip);
+		if (sym == -ENOENT)
+			sym = symbolizer_unknown(s->sy, -1);
+	} else {
+		m = maps_find(&s->maps, space, ip);
+		if (!m) {
+			/* JIT code lives in anonymous memory the trace has no map for. */
+			sym = symbolizer_resolve_jit(s->sy, pid, ip);
+			if (sym == -ENOENT)
+				sym = symbolizer_unknown(s->sy, -1);
+		} else {
+			sym = symbolizer_resolve(s->sy, m->dso, ip - m->start + m->pgoff);
+		}
+	}
+	if (sym >= 0 && hm_put(&s->ipcache, ip, tag, (uint32_t)sym))
+		return -ENOMEM;
+	return sym;
+}
+
+static inline int64_t resolve(struct session *s, const struct trace_sample *smp)
+{
+	uint32_t space, tag, v;
+
+	if (smp->flags & PMIPROF_SAMPLE_F_IP_HIDDEN) {
+		if (s->hidden_sym < 0)
+			s->hidden_sym = symbolizer_hidden_kernel(s->sy);
+		return s->hidden_sym;
+	}
+	if (smp->ip >= KERNEL_START) {
+		space = HM_EMPTY;
+		tag = TAG_KERNEL;
+	} else {
+		space = maps_space(&s->maps, smp->pid);
+		tag = space != HM_EMPTY ? space : TAG_NOSPACE | smp->pid;
+	}
+	v = hm_get(&s->ipcache, smp->ip, tag);
+	if (v != HM_EMPTY)
+		return v;
+	return resolve_slow(s, smp->pid, smp->ip, space, tag);
+}
+
+static bool match_any(char **pats, uint32_t n, const char *a, const char *b)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (!fnmatch(pats[i], a, 0) || (b && !fnmatch(pats[i], b, 0)))
+			return true;
+	return false;
+}
+
+/* Whether the --dso/--symbol filters keep sym (decided once per symbol). */
+static int sym_kept(struct session *s, uint32_t sym)
+{
+	const struct filters *f = &s->opts.filt;
+
+	if (sym >= s->cap_sym_pass) {
+		uint32_t cap = s->cap_sym_pass ? s->cap_sym_pass : 256;
+		uint8_t *n;
+
+		while (cap <= sym)
+			cap *= 2;
+		n = realloc(s->sym_pass, cap);
+		if (!n)
+			return -ENOMEM;
+		memset(n + s->cap_sym_pass, 0, cap - s->cap_sym_pass);
+		s->sym_pass = n;
+		s->cap_sym_pass = cap;
+	}
+	if (!s->sym_pass[sym]) {
+		const struct sym *y = symbolizer_sym(s->sy, sym);
+		const struct dso_info *d = symbolizer_dso_info(s->sy, y->dso);
+		bool keep = true;
+
+		if (f->nr_dsos && !match_any(f->dsos, f->nr_dsos, d->name, d->short_name))
+			keep = false;
+		if (f->nr_symbols && !match_any(f->symbols, f->nr_symbols, y->name, NULL))
+			keep = false;
+		s->sym_pass[sym] = keep ? 1 : 2;
+	}
+	return s->sym_pass[sym] == 1;
+}
+
+static bool in_list(const uint32_t *v, uint32_t n, uint32_t x)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+static inline uint32_t comm_of(const struct session *s, uint32_t pid, uint32_t tid)
+{
+	uint32_t c = hm_get(&s->tid2comm, tid, 0);
+
+	if (c == HM_EMPTY)
+		c = hm_get(&s->tid2comm, pid, 0);
+	return c == HM_EMPTY ? 0 : c;
+}
+
+static int on_sample(struct session *s, const struct trace_sample *smp,
+		     session_sample_fn fn, void *arg)
+{
+	const struct filters *f = &s->opts.filt;
+	uint64_t idx = s->samples++, ns;
+	uint32_t comm, i;
+	int64_t sym;
+	int kept;
+
+	if (!s->have_base) {
+		s->base_time = smp->time;
+		s->have_base = true;
+	}
+	ns = to_ns(s, smp->time);
+	if (idx == 0 || ns < s->first_ns)
+		s->first_ns = ns;
+	if (ns > s->last_ns)
+		s->last_ns = ns;
+	if (f->have_window && (idx < f->win_from || idx > f->win_to))
+		return 0;
+	if (f->have_time && (ns < f->time_from || ns > f->time_to))
+		return 0;
+	if (f->nr_pids && !in_list(f->pids, f->nr_pids, smp->pid))
+		return 0;
+	if (f->nr_tids && !in_list(f->tids, f->nr_tids, smp->tid))
+		return 0;
+	sym = resolve(s, smp);
+	if (sym < 0)
+		return (int)sym;
+	if (f->nr_dsos || f->nr_symbols) {
+		kept = sym_kept(s, (uint32_t)sym);
+		if (kept <= 0)
+			return kept;
+	}
+	comm = comm_of(s, smp->pid, smp->tid);
+	if (f->nr_comms && !match_any(f->comms, f->nr_comms, session_comm(s, comm), NULL))
+		return 0;
+	s->kept++;
+	for (i = 0; i < smp->nr && i < PMIPROF_MAX_EVENTS; i++)
+		s->kept_totals[i] += smp->counts[i];
+	return fn ? fn(arg, smp, idx, (uint32_t)sym, comm) : 0;
+}
+
+static int on_lost(struct session *s, const struct trace_lost *l)
+{
+	s->lost[l->reason < ARRAY_SIZE(s->lost) ? l->reason : 0] += l->count;
+	s->lost_total += l->count;
+	if (s->nr_lost_marks < SESSION_LOST_MARKS) {
+		if (!s->lost_marks) {
+			s->lost_marks = malloc(SESSION_LOST_MARKS * sizeof(*s->lost_marks));
+			if (!s->lost_marks)
+				return -ENOMEM;
+		}
+		s->lost_marks[s->nr_lost_marks++] =
+			(struct lost_mark){ l->time ? to_ns(s, l->time) : s->last_ns, l->count };
+	}
+	return 0;
+}
+
+static int on_mmap(struct session *s, const struct trace_mmap *m)
+{
+	int64_t dso;
+
+	s->mmaps++;
+	/* Only code can hold a sampled IP. */
+	if (m->prot && !(m->prot & PROT_EXEC))
+		return 0;
+	dso = symbolizer_dso(s->sy, m->path ? m->path : "[unknown]", m->build_id,
+			     m->build_id_len);
+	if (dso < 0)
+		return (int)dso;
+	return maps_add(&s->maps, m->pid, m->start, m->len, m->pgoff, (uint32_t)dso);
+}
+
+static int on_comm(struct session *s, const struct trace_comm *c)
+{
+	int64_t id = strtab_intern(&s->comms, c->comm ? c->comm : "");
+
+	s->comm_records++;
+	if (id < 0 || hm_put(&s->tid2comm, c->tid, 0, (uint32_t)id))
+		return -ENOMEM;
+	/* The new image's MMAP records follow the exec's COMM. */
+	if ((c->flags & PMIPROF_COMM_F_EXEC) && c->pid == c->tid)
+		return maps_exec(&s->maps, c->pid);
+	return 0;
+}
+
+static int on_fork(struct session *s, const struct trace_task *t)
+{
+	uint32_t c = hm_get(&s->tid2comm, t->ptid, 0);
+
+	s->forks++;
+	if (c == HM_EMPTY)
+		c = hm_get(&s->tid2comm, t->ppid, 0);
+	if (c != HM_EMPTY && hm_put(&s->tid2comm, t->tid, 0, c))
+		return -ENOMEM;
+	return maps_fork(&s->maps, t->ppid, t->pid);
+}
+
+int session_run(struct session *s, session_sample_fn fn, void *arg)
+{
+	struct trace_record rec;
+	int rc;
+
+	while ((rc = trace_reader_next(s->r, &rec)) > 0) {
+		switch (rec.type) {
+		case PMIPROF_REC_SAMPLE:
+			rc = on_sample(s, &rec.sample, fn, arg);
+			break;
+		case PMIPROF_REC_MMAP:
+			rc = on_mmap(s, &rec.mmap);
+			break;
+		case PMIPROF_REC_COMM:
+			rc = on_comm(s, &rec.comm);
+			break;
+		case PMIPROF_REC_FORK:
+			rc = on_fork(s, &rec.task);
+			break;
+		case PMIPROF_REC_LOST:
+			rc = on_lost(s, &rec.lost);
+			break;
+		case PMIPROF_REC_FINISH:
+			s->have_finish = true;
+			s->finish = rec.finish;
+			rc = 0;
+			break;
+		case PMIPROF_REC_MARK:
+			s->marks++;
+			rc = 0;
+			break;
+		case PMIPROF_REC_EXIT:
+		case PMIPROF_REC_CALLCHAIN:
+			rc = 0;
+			break;
+		default:
+			s->unknown_records++;
+			rc = 0;
+			break;
+		}
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+void session_print_warnings(const struct session *s, bool quiet)
+{
+	const struct trace_read_stats *st = trace_reader_stats(s->r);
+	uint32_t i, n = symbolizer_nr_dsos(s->sy);
+	uint64_t drop = s->lost_total - s->lost[PMIPROF_LOST_UNREADABLE] -
+			s->lost[PMIPROF_LOST_TRUNCATED];
+
+	if (st->chunks_bad || st->truncated || st->bytes_skipped)
+		pm_warn("%s is damaged: %" PRIu64 " bad chunk(s), %" PRIu64 " record(s) lost, "
+			"%" PRIu64 " byte(s) not decoded%s; the report covers the readable "
+			"part (%" PRIu64 " samples)", s->opts.input, st->chunks_bad,
+			st->records_lost, st->bytes_skipped,
+			st->truncated ? ", file truncated" : "", s->samples);
+	if (drop)
+		pm_warn("%" PRIu64 " sample(s) were lost during recording (ring full %" PRIu64
+			", throttled %" PRIu64 ", write errors %" PRIu64 ")", drop,
+			s->lost[PMIPROF_LOST_RING_FULL], s->lost[PMIPROF_LOST_THROTTLE],
+			s->lost[PMIPROF_LOST_WRITE]);
+	for (i = 0; !quiet && i < n; i++) {
+		const struct dso_info *d = symbolizer_dso_info(s->sy, i);
+
+		if (d->note)
+			pm_warn("%s: %s: its samples are shown as [unknown]", d->name, d->note);
+	}
+}
+
+/* ---- shared filter options ---- */
+
+static int add_u32_list(uint32_t **v, uint32_t *n, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t x;
+		uint32_t *nv;
+
+		if (pm_parse_u64(tok, 0, UINT32_MAX, &x)) {
+			err = -EINVAL;
+			break;
+		}
+		nv = realloc(*v, (*n + 1) * sizeof(**v));
+		if (!nv) {
+			err = -ENOMEM;
+			break;
+		}
+		*v = nv;
+		(*v)[(*n)++] = (uint32_t)x;
+	}
+	free(copy);
+	return err;
+}
+
+static int add_str_list(char ***v, uint32_t *n, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char **nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+		if (!nv || !((*v = nv)[*n] = strdup(tok))) {
+			err = -ENOMEM;
+			break;
+		}
+		(*n)++;
+	}
+	free(copy);
+	return err;
+}
+
+/* Seconds with an optional unit (s, ms, us, ns) into ns; empty = default. */
+static int parse_seconds(const char *s, size_t len, uint64_t dflt, uint64_t *out)
+{
+	char buf[64], *end;
+	double v, mul = 1e9;
+
+	if (!len) {
+		*out = dflt;
+		return 0;
+	}
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	v = strtod(buf, &end);
+	if (end == buf || v < 0)
+		return -EINVAL;
+	if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (!strcmp(end, "us"))
+		mul = 1e3;
+	else if (!strcmp(end, "ns"))
+		mul = 1;
+	else if (*end && strcmp(end, "s"))
+		return -EINVAL;
+	*out = (uint64_t)(v * mul + 0.5);
+	return 0;
+}
+
+int session_filter_option(struct session_opts *o, int code, const char *arg, const char *cmd)
+{
+	struct filters *f = &o->filt;
+	const char *sep;
+	int err = 0;
+
+	switch (code) {
+	case OPT_FILTER_PID:
+		err = add_u32_list(&f->pids, &f->nr_pids, arg);
+		break;
+	case OPT_FILTER_TID:
+		err = add_u32_list(&f->tids, &f->nr_tids, arg);
+		break;
+	case OPT_FILTER_COMM:
+		err = add_str_list(&f->comms, &f->nr_comms, arg);
+		break;
+	case OPT_FILTER_DSO:
+		err = add_str_list(&f->dsos, &f->nr_dsos, arg);
+		break;
+	case OPT_FILTER_SYMBOL:
+		err = add_str_list(&f->symbols, &f->nr_symbols, arg);
+		break;
+	case OPT_FILTER_TIME:
+		sep = strchr(arg, ',');
+		if (!sep ||
+		    parse_seconds(arg, (size_t)(sep - arg), 0, &f->time_from) ||
+		    parse_seconds(sep + 1, strlen(sep + 1), UINT64_MAX, &f->time_to) ||
+		    f->time_from > f->time_to)
+			return pm_usage_error(cmd, "--time '%s': expected START,END in seconds "
+					      "since the start (e.g. 0.5,2 or 100ms,), START <= END",
+					      arg);
+		f->have_time = true;
+		return 0;
+	case OPT_FILTER_WINDOW:
+		sep = strchr(arg, '-');
+		{
+			char a[32];
+			size_t la = sep ? (size_t)(sep - arg) : strlen(arg);
+
+			if (la >= sizeof(a))
+				la = sizeof(a) - 1;
+			memcpy(a, arg, la);
+			a[la] = 0;
+			f->win_from = 0;
+			f->win_to = UINT64_MAX;
+			if ((la && pm_parse_u64(a, 0, UINT64_MAX, &f->win_from)) ||
+			    (!sep && pm_parse_u64(a, 0, UINT64_MAX, &f->win_to)) ||
+			    (sep && sep[1] && pm_parse_u64(sep + 1, 0, UINT64_MAX, &f->win_to)) ||
+			    (!la && !sep) || f->win_from > f->win_to)
+				return pm_usage_error(cmd, "--window '%s': expected A-B (window "
+						      "indexes, A <= B; A- or -B open-ended)", arg);
+		}
+		f->have_window = true;
+		return 0;
+	case OPT_KALLSYMS:
+		o->sym.kallsyms = arg;
+		return 0;
+	case OPT_JIT_DIR:
+		o->sym.jit_dir = arg;
+		return 0;
+	default:
+		return pm_usage_error(cmd, "internal: unknown filter option");
+	}
+	if (err == -EINVAL)
+		return pm_usage_error(cmd, "bad list '%s': expected numbers separated by commas",
+				      arg);
+	if (err) {
+		pm_err("out of memory");
+		return 1;
+	}
+	return 0;
+}
+
+void session_opts_free(struct session_opts *o)
+{
+	struct filters *f = &o->filt;
+	uint32_t i;
+
+	for (i = 0; i < f->nr_comms; i++)
+		free(f->comms[i]);
+	for (i = 0; i < f->nr_dsos; i++)
+		free(f->dsos[i]);
+	for (i = 0; i < f->nr_symbols; i++)
+		free(f->symbols[i]);
+	free(f->comms);
+	free(f->dsos);
+	free(f->symbols);
+	free(f->pids);
+	free(f->tids);
+	memset(f, 0, sizeof(*f));
+}

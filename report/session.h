@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One pass over a trace for report and plot: reads records through the
+ * trace reader, keeps address spaces and thread names from the side-band
+ * records, symbolizes each sample's IP (cached per distinct address and
+ * address space), applies the filters, and hands every kept sample to a
+ * callback.  Counts everything it could not use (lost, unreadable,
+ * filtered) so the output can say so.
+ */
+#ifndef PMIPROF_REPORT_SESSION_H
+#define PMIPROF_REPORT_SESSION_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <pmiprof/trace.h>
+
+#include "hashmap.h"
+#include "maps.h"
+#include "strtab.h"
+#include "symbols.h"
+
+struct filters {
+	uint32_t *pids, nr_pids;
+	uint32_t *tids, nr_tids;
+	char **comms;
+	uint32_t nr_comms;
+	char **dsos;
+	uint32_t nr_dsos;
+	char **symbols;
+	uint32_t nr_symbols;
+	bool have_time;
+	uint64_t time_from, time_to;	/* ns since the start of the recording */
+	bool have_window;
+	uint64_t win_from, win_to;	/* window (sample) indexes, inclusive */
+};
+
+struct session_opts {
+	const char *input;		/* default "pmiprof.data" */
+	struct symbolizer_opts sym;
+	struct filters filt;
+};
+
+/* Where lost samples were reported, for plots (first LOST_MARKS only). */
+#define SESSION_LOST_MARKS 4096
+struct lost_mark {
+	uint64_t time;			/* ns since start */
+	uint64_t count;
+};
+
+struct session {
+	struct session_opts opts;
+	struct trace_reader *r;
+	const struct trace_header *h;
+	struct symbolizer *sy;
+	struct maps maps;
+	struct hashmap ipcache;		/* (ip, space or special tag) -> sym id */
+	struct strtab comms;
+	struct hashmap tid2comm;	/* tid -> comm id */
+	uint8_t *sym_pass;		/* per sym: 0 not yet decided, 1 kept, 2 filtered */
+	uint32_t cap_sym_pass;
+	int64_t hidden_sym;		/* "[kernel]" for withheld kernel IPs */
+	double time_scale;		/* trace clock ticks -> ns */
+	bool have_base;
+	uint64_t base_time;		/* trace clock value of t = 0 */
+
+	/* statistics */
+	uint64_t samples;		/* SAMPLE records read */
+	uint64_t kept;			/* passed the filters */
+	uint64_t first_ns, last_ns;	/* of all samples, since start */
+	uint64_t lost[8];		/* by PMIPROF_LOST_* reason */
+	uint64_t lost_total;
+	uint64_t mmaps, comm_records, forks, marks, unknown_records;
+	bool have_finish;
+	struct trace_finish finish;
+	struct lost_mark *lost_marks;
+	uint32_t nr_lost_marks;
+	uint64_t kept_totals[PMIPROF_MAX_EVENTS];
+};
+
+/* Called for each kept sample; a non-zero return stops the pass with it. */
+typedef int (*session_sample_fn)(void *arg, const struct trace_sample *s, uint64_t index,
+				 uint32_t sym, uint32_t comm);
+
+/* Opens the trace (reader diagnostics go to stderr).  Returns 0 or -errno. */
+int session_open(struct session *s, const struct session_opts *o);
+/* One pass; returns 0, -errno, or the callback's non-zero value. */
+int session_run(struct session *s, session_sample_fn fn, void *arg);
+void session_close(struct session *s);
+
+/* Warnings about losses (lost samples, unreadable chunks), and about missing
+ * symbols unless quiet. */
+void session_print_warnings(const struct session *s, bool quiet);
+/* "pid 42" style names of what a sample belongs to. */
+static inline const char *session_comm(const struct session *s, uint32_t comm)
+{
+	return strtab_str(&s->comms, comm);
+}
+double session_duration_s(const struct session *s);
+
+/* Shared filter options: long options with these codes, parsed below. */
+enum {
+	OPT_FILTER_PID = 0x1000, OPT_FILTER_TID, OPT_FILTER_COMM, OPT_FILTER_DSO,
+	OPT_FILTER_SYMBOL, OPT_FILTER_TIME, OPT_FILTER_WINDOW, OPT_KALLSYMS, OPT_JIT_DIR,
+};
+#define SESSION_FILTER_OPTIONS \
+	{ "pid", required_argument, NULL, OPT_FILTER_PID }, \
+	{ "tid", required_argument, NULL, OPT_FILTER_TID }, \
+	{ "comm", required_argument, NULL, OPT_FILTER_COMM }, \
+	{ "dso", required_argument, NULL, OPT_FILTER_DSO }, \
+	{ "symbol", required_argument, NULL, OPT_FILTER_SYMBOL }, \
+	{ "time", required_argument, NULL, OPT_FILTER_TIME }, \
+	{ "window", required_argument, NULL, OPT_FILTER_WINDOW }, \
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS }, \
+	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR }
+/* Handles one of the codes above: 0, or a usage error's exit status. */
+int session_filter_option(struct session_opts *o, int code, const char *arg, const char *cmd);
+void session_opts_free(struct session_opts *o);
+
+#endif /* PMIPROF_REPORT_SESSION_H */

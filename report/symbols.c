@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libdwfl-based symbolizer (see symbols.h).  Each DSO is loaded lazily into
+ * its own Dwfl at its ELF link addresses (add_p_vaddr), so a file offset
+ * from an MMAP record converts to an address through the PT_LOAD headers
+ * whatever the load address was: PIE, non-PIE and shared libraries alike.
+ */
+#include "symbols.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "strtab.h"
+#include "util.h"
+
+struct seg {
+	uint64_t off, vaddr, filesz, memsz;
+};
+
+enum dso_state { DSO_NEW, DSO_LOADED, DSO_MISSING };
+
+struct dso {
+	struct dso_info info;
+	char *path;
+	uint8_t build_id[20];
+	uint32_t build_id_len;
+	enum dso_state state;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct seg *segs;
+	uint32_t nr_segs;
+	int64_t unknown_sym;
+	char note[160];
+};
+
+struct ksym {
+	uint64_t addr;
+	uint32_t name;		/* index into kstrs */
+	uint32_t dso;
+};
+
+struct jit_sym {
+	uint64_t start, end;
+	char *name;
+};
+
+struct jit_map {
+	uint32_t pid;
+	int64_t dso;		/* -1: no map file */
+	struct jit_sym *syms;
+	uint32_t n;
+};
+
+struct symbolizer {
+	struct symbolizer_opts opts;
+	struct strtab ids;	/* symbol identity string -> sym id */
+	struct sym *syms;
+	uint32_t cap_syms;
+	struct strtab dso_keys;	/* "path\nbuildid" -> dso id */
+	struct dso *dsos;
+	uint32_t cap_dsos;
+	struct strtab names;	/* names and srclines, shared storage */
+	uint64_t lookups;
+	/* kernel */
+	bool kernel_loaded;
+	struct ksym *ksyms;
+	uint32_t nr_ksyms;
+	struct strtab kstrs;
+	int64_t kernel_dso;
+	/* JIT maps, one per pid seen */
+	struct jit_map *jits;
+	uint32_t nr_jits;
+};
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+int symbolizer_new(struct symbolizer **out, const struct symbolizer_opts *opts)
+{
+	struct symbolizer *sy = calloc(1, sizeof(*sy));
+
+	if (!sy)
+		return -ENOMEM;
+	if (opts)
+		sy->opts = *opts;
+	sy->kernel_dso = -1;
+	if (strtab_init(&sy->ids) || strtab_init(&sy->dso_keys) || strtab_init(&sy->names) ||
+	    strtab_init(&sy->kstrs)) {
+		symbolizer_free(sy);
+		return -ENOMEM;
+	}
+	*out = sy;
+	return 0;
+}
+
+void symbolizer_free(struct symbolizer *sy)
+{
+	uint32_t i, j;
+
+	if (!sy)
+		return;
+	for (i = 0; i < sy->dso_keys.n; i++) {
+		struct dso *d = &sy->dsos[i];
+
+		if (d->dwfl)
+			dwfl_end(d->dwfl);
+		free(d->segs);
+		free(d->path);
+	}
+	for (i = 0; i < sy->nr_jits; i++) {
+		for (j = 0; j < sy->jits[i].n; j++)
+			free(sy->jits[i].syms[j].name);
+		free(sy->jits[i].syms);
+	}
+	free(sy->jits);
+	free(sy->dsos);
+	free(sy->syms);
+	free(sy->ksyms);
+	strtab_free(&sy->ids);
+	strtab_free(&sy->dso_keys);
+	strtab_free(&sy->names);
+	strtab_free(&sy->kstrs);
+	free(sy);
+}
+
+uint32_t symbolizer_nr_syms(const struct symbolizer *sy)
+{
+	return sy->ids.n;
+}
+
+const struct sym *symbolizer_sym(const struct symbolizer *sy, uint32_t id)
+{
+	return &sy->syms[id];
+}
+
+uint32_t symbolizer_nr_dsos(const struct symbolizer *sy)
+{
+	return sy->dso_keys.n;
+}
+
+const struct dso_info *symbolizer_dso_info(const struct symbolizer *sy, uint32_t id)
+{
+	return &sy->dsos[id].info;
+}
+
+uint64_t symbolizer_lookups(const struct symbolizer *sy)
+{
+	return sy->lookups;
+}
+
+static const char *intern_name(struct symbolizer *sy, const char *s)
+{
+	int64_t id = strtab_intern(&sy->names, s);
+
+	return id < 0 ? NULL : strtab_str(&sy->names, (uint32_t)id);
+}
+
+/* The sym for identity key, created with name/srcline/dso when new. */
+static int64_t get_sym(struct symbolizer *sy, const char *key, const char *name,
+		       const char *srcline, uint32_t dso, uint32_t flags)
+{
+	uint32_t before = sy->ids.n;
+	int64_t id = strtab_intern(&sy->ids, key);
+	struct sym *s;
+
+	if (id < 0 || sy->ids.n == before)
+		return id;
+	if (sy->ids.n > sy->cap_syms) {
+		uint32_t cap = sy->cap_syms ? sy->cap_syms * 2 : 256;
+		struct sym *n = realloc(sy->syms, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sy->syms = n;
+		sy->cap_syms = cap;
+	}
+	s = &sy->syms[id];
+	s->name = intern_name(sy, name);
+	s->srcline = srcline ? intern_name(sy, srcline) : NULL;
+	s->dso = dso;
+	s->flags = flags;
+	if (!s->name || (srcline && !s->srcline))
+		return -ENOMEM;
+	return id;
+}
+
+static void hex_build_id(char *buf, const uint8_t *id, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		sprintf(buf + 2 * i, "%02x", id[i]);
+	buf[2 * len] = 0;
+}
+
+int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
+		       const uint8_t *build_id, uint32_t build_id_len)
+{
+	char key[4096 + 48];
+	uint32_t before = sy->dso_keys.n;
+	const char *base;
+	struct dso *d;
+	int64_t id;
+
+	if (build_id_len > sizeof(d->build_id))
+		build_id_len = sizeof(d->build_id);
+	snprintf(key, sizeof(key) - 42, "%s\n", path);
+	hex_build_id(key + strlen(key), build_id, build_id_len);
+	id = strtab_intern(&sy->dso_keys, key);
+	if (id < 0 || sy->dso_keys.n == before)
+		return id;
+	if (sy->dso_keys.n > sy->cap_dsos) {
+		uint32_t cap = sy->cap_dsos ? sy->cap_dsos * 2 : 32;
+		struct dso *n = realloc(sy->dsos, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sy->dsos = n;
+		sy->cap_dsos = cap;
+	}
+	d = &sy->dsos[id];
+	memset(d, 0, sizeof(*d));
+	d->unknown_sym = -1;
+	d->path = strdup(path);
+	if (!d->path)
+		return -ENOMEM;
+	memcpy(d->build_id, build_id, build_id_len);
+	d->build_id_len = build_id_len;
+	base = strrchr(path, '/');
+	d->info.name = d->path;
+	d->info.short_name = base && base[1] ? base + 1 : d->path;
+	/* Pseudo files ([vdso], [heap], anon) have nothing to load. */
+	if (path[0] != '/') {
+		d->state = DSO_MISSING;
+		snprintf(d->note, sizeof(d->note), "no file to read symbols from");
+		d->info.note = d->note;
+	}
+	return id;
+}
+
+/* Read the PT_LOAD headers that turn file offsets into link addresses. */
+static int load_segments(struct dso *d, Elf *elf)
+{
+	size_t i, phnum;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return -EINVAL;
+	d->segs = calloc(phnum ? phnum : 1, sizeof(*d->segs));
+	if (!d->segs)
+		return -ENOMEM;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+
+		if (!ph || ph->p_type != PT_LOAD)
+			continue;
+		d->segs[d->nr_segs++] = (struct seg){ ph->p_offset, ph->p_vaddr,
+						      ph->p_filesz, ph->p_memsz };
+	}
+	return d->nr_segs ? 0 : -EINVAL;
+}
+
+static void dso_missing(struct dso *d, const char *fmt, const char *arg)
+{
+	d->state = DSO_MISSING;
+	snprintf(d->note, sizeof(d->note), fmt, arg);
+	d->info.note = d->note;
+}
+
+static bool report_file(struct dso *d, const char *file)
+{
+	if (access(file, R_OK))
+		return false;
+	d->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!d->dwfl)
+		return false;
+	dwfl_report_begin(d->dwfl);
+	d->mod = dwfl_report_elf(d->dwfl, d->info.short_name, file, -1, 0, true);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->mod) {
+		dwfl_end(d->dwfl);
+		d->dwfl = NULL;
+		return false;
+	}
+	return true;
+}
+
+static void dso_load(struct dso *d)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr, bias;
+	char alt[96];
+	Elf *elf;
+	int len;
+
+	d->state = DSO_MISSING;
+	if (!report_file(d, d->path)) {
+		/* The binary is gone: its separate debug file has the symbols. */
+		if (d->build_id_len < 2) {
+			dso_missing(d, "cannot read %s (and no build-id to find debug info)",
+				    d->path);
+			return;
+		}
+		hex_build_id(alt, d->build_id, d->build_id_len);
+		memmove(alt + 3, alt + 2, strlen(alt + 2) + 1);
+		alt[2] = '/';
+		{
+			char dbg[160];
+
+			snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%s.debug", alt);
+			if (!report_file(d, dbg)) {
+				dso_missing(d, "cannot read %s, nor its debug info by build-id",
+					    d->path);
+				return;
+			}
+		}
+	}
+	elf = dwfl_module_getelf(d->mod, &bias);
+	if (!elf || load_segments(d, elf)) {
+		dso_missing(d, "%s is not an ELF file with loadable segments", d->path);
+		return;
+	}
+	len = dwfl_module_build_id(d->mod, &bits, &vaddr);
+	if (d->build_id_len && len > 0 &&
+	    ((uint32_t)len != d->build_id_len || memcmp(bits, d->build_id, (size_t)len))) {
+		pm_warn("%s: build-id differs from the recorded one: the file changed since "
+			"recording, its symbols may be wrong", d->path);
+		snprintf(d->note, sizeof(d->note), "build-id mismatch: file changed since "
+			 "recording");
+		d->info.note = d->note;
+	}
+	d->state = DSO_LOADED;
+}
+
+static bool offset_to_vaddr(const struct dso *d, uint64_t off, uint64_t *vaddr)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->nr_segs; i++) {
+		const struct seg *s = &d->segs[i];
+
+		if (off >= s->off && off - s->off < (s->filesz > s->memsz ? s->filesz : s->memsz)) {
+			*vaddr = off - s->off + s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+int64_t symbolizer_unknown(struct symbolizer *sy, int64_t dso)
+{
+	char key[32];
+
+	if (dso < 0) {
+		dso = symbolizer_dso(sy, "[unknown]", NULL, 0);
+		if (dso < 0)
+			return dso;
+		sy->dsos[dso].info.note = NULL;
+	}
+	if (sy->dsos[dso].unknown_sym >= 0)
+		return sy->dsos[dso].unknown_sym;
+	snprintf(key, sizeof(key), "u%" PRId64, dso);
+	sy->dsos[dso].unknown_sym = get_sym(sy, key, "[unknown]", NULL, (uint32_t)dso,
+					    SYM_F_UNKNOWN);
+	return sy->dsos[dso].unknown_sym;
+}
+
+/* "file.c:42" for addr, or NULL. */
+static const char *srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t size)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	const char *file, *base;
+	int lineno = 0;
+
+	if (!line)
+		return NULL;
+	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!file)
+		return NULL;
+	base = strrchr(file, '/');
+	snprintf(buf, size, "%s:%d", base ? base + 1 : file, lineno);
+	return buf;
+}
+
+/* Name of the innermost inlined function containing addr, or NULL. */
+static const char *inline_name_of(Dwfl_Module *mod, uint64_t addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	const char *name = NULL;
+	int i, n;
+
+	if (!cu)
+		return NULL;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
+			name = dwarf_diename(&scopes[i]);
+			break;
+		}
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+	}
+	free(scopes);
+	return name;
+}
+
+int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
+{
+	struct dso *d = &sy->dsos[dso];
+	char key[96], line[512], name[512];
+	const char *fn, *src = NULL, *inl = NULL;
+	uint64_t vaddr;
+	GElf_Off symoff;
+	GElf_Sym sym;
+
+	if (d->state == DSO_NEW)
+		dso_load(d);
+	sy->lookups++;
+	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
+		return symbolizer_unknown(sy, dso);
+	fn = dwfl_module_addrinfo(d->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
+	if (!fn)
+		return symbolizer_unknown(sy, dso);
+	if (sy->opts.srcline)
+		src = srcline_of(d->mod, vaddr, line, sizeof(line));
+	if (sy->opts.inline_frames)
+		inl = inline_name_of(d->mod, vaddr);
+	if (inl) {
+		snprintf(name, sizeof(name), "%s (inlined in %s)", inl, fn);
+		fn = name;
+	}
+	snprintf(key, sizeof(key), "d%u:%" PRIx64, dso, (uint64_t)(vaddr - symoff));
+	if (src || inl) {
+		/* Rows per line / inline frame: the identity carries them. */
+		char *full = malloc(strlen(key) + strlen(fn) + (src ? strlen(src) : 0) + 4);
+		int64_t id;
+
+		if (!full)
+			return -ENOMEM;
+		sprintf(full, "%s:%s:%s", key, fn, src ? src : "");
+		id = get_sym(sy, full, fn, src, dso, 0);
+		free(full);
+		return id;
+	}
+	return get_sym(sy, key, fn, NULL, dso, 0);
+}
+
+/* ---- kernel: /proc/kallsyms ---- */
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void load_kallsyms(struct symbolizer *sy)
+{
+	const char *path = sy->opts.kallsyms ? sy->opts.kallsyms : "/proc/kallsyms";
+	char line[512], name[256], mod[128];
+	uint32_t cap = 0;
+	unsigned long long addr;
+	FILE *f;
+	char type;
+
+	sy->kernel_loaded = true;
+	sy->kernel_dso = symbolizer_dso(sy, "[kernel.kallsyms]", NULL, 0);
+	if (sy->kernel_dso < 0)
+		return;
+	f = fopen(path, "r");
+	if (!f) {
+		dso_missing(&sy->dsos[sy->kernel_dso], "cannot read %s", path);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		int n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
+		int64_t nid, did = sy->kernel_dso;
+		struct ksym *k;
+
+		if (n < 3 || addr == 0 || (type != 't' && type != 'T' && type != 'w' &&
+					   type != 'W'))
+			continue;
+		if (n == 4) {
+			char dname[140];
+
+			snprintf(dname, sizeof(dname), "[%s]", mod);
+			did = symbolizer_dso(sy, dname, NULL, 0);
+			if (did >= 0)
+				sy->dsos[did].info.note = NULL;
+		}
+		nid = strtab_intern(&sy->kstrs, name);
+		if (nid < 0 || did < 0)
+			break;
+		if (sy->nr_ksyms == cap) {
+			cap = cap ? cap * 2 : 4096;
+			k = realloc(sy->ksyms, cap * sizeof(*k));
+			if (!k)
+				break;
+			sy->ksyms = k;
+		}
+		sy->ksyms[sy->nr_ksyms++] = (struct ksym){ addr, (uint32_t)nid, (uint32_t)did };
+	}
+	fclose(f);
+	if (!sy->nr_ksyms) {
+		dso_missing(&sy->dsos[sy->kernel_dso], "%s shows no addresses (kptr_restrict)",
+			    path);
+		return;
+	}
+	sy->dsos[sy->kernel_dso].info.note = NULL;
+	qsort(sy->ksyms, sy->nr_ksyms, sizeof(*sy->ksyms), ksym_cmp);
+}
+
+int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip)
+{
+	uint32_t lo = 0, hi;
+	const struct ksym *k;
+	char key[64];
+
+	if (!sy->kernel_loaded)
+		load_kallsyms(sy);
+	if (sy->kernel_dso < 0)
+		return -ENOMEM;
+	sy->lookups++;
+	hi = sy->nr_ksyms;
+	if (!sy->opts.kernel || !hi || ip < sy->ksyms[0].addr)
+		return symbolizer_unknown(sy, sy->kernel_dso);
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sy->ksyms[mid].addr <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	k = &sy->ksyms[lo];
+	snprintf(key, sizeof(key), "k:%" PRIx64, k->addr);
+	return get_sym(sy, key, strtab_str(&sy->kstrs, k->name), NULL, k->dso, 0);
+}
+
+int64_t symbolizer_hidden_kernel(struct symbolizer *sy)
+{
+	int64_t d = symbolizer_dso(sy, "[kernel]", NULL, 0);
+
+	if (d < 0)
+		return d;
+	snprintf(sy->dsos[d].note, sizeof(sy->dsos[d].note),
+		 "kernel addresses withheld by the recorder (not privileged)");
+	sy->dsos[d].info.note = sy->dsos[d].note;
+	return symbolizer_unknown(sy, d);
+}
+
+/* ---- JIT: perf's /tmp/perf-PID.map ("START SIZE name", hex) ---- */
+
+static int jit_cmp(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static struct jit_map *load_jit(struct symbolizer *sy, uint32_t pid)
+{
+	char path[256], line[1024];
+	struct jit_map *m, *n;
+	uint32_t cap = 0;
+	FILE *f;
+
+	n = realloc(sy->jits, (sy->nr_jits + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	sy->jits = n;
+	m = &sy->jits[sy->nr_jits++];
+	memset(m, 0, sizeof(*m));
+	m->pid = pid;
+	m->dso = -1;
+	snprintf(path, sizeof(path), "%s/perf-%u.map",
+		 sy->opts.jit_dir ? sy->opts.jit_dir : "/tmp", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return m;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, size;
+		int pos = 0;
+		char *name;
+
+		if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2 || !pos)
+			continue;
+		name = line + pos;
+		name[strcspn(name, "\n")] = 0;
+		if (m->n == cap) {
+			struct jit_sym *s;
+
+			cap = cap ? cap * 2 : 64;
+			s = realloc(m->syms, cap * sizeof(*s));
+			if (!s)
+				break;
+			m->syms = s;
+		}
+		m->syms[m->n].start = start;
+		m->syms[m->n].end = start + size;
+		m->syms[m->n].name = strdup(name);
+		if (!m->syms[m->n].name)
+			break;
+		m->n++;
+	}
+	fclose(f);
+	qsort(m->syms, m->n, sizeof(*m->syms), jit_cmp);
+	m->dso = symbolizer_dso(sy, path, NULL, 0);
+	return m;
+}
+
+int64_t symbolizer_resolve_jit(struct symbolizer *sy, uint32_t pid, uint64_t ip)
+{
+	struct jit_map *m = NULL;
+	uint32_t i, lo, hi;
+	char key[64];
+
+	for (i = 0; i < sy->nr_jits; i++)
+		if (sy->jits[i].pid == pid)
+			m = &sy->jits[i];
+	if (!m)
+		m = load_jit(sy, pid);
+	if (!m)
+		return -ENOMEM;
+	if (m->dso < 0 || !m->n)
+		return -ENOENT;
+	sy->lookups++;
+	lo = 0;
+	hi = m->n;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].start <= ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (ip < m->syms[lo].start || ip >= m->syms[lo].end)
+		return -ENOENT;
+	snprintf(key, sizeof(key), "j%" PRId64 ":%" PRIx64, m->dso, m->syms[lo].start);
+	return get_sym(sy, key, m->syms[lo].name, NULL, (uint32_t)m->dso, 0);
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Symbolization for the report: DSOs (executables, shared libraries, the
+ * kernel, JIT maps) and the symbols found in them, each with a dense id.
+ *
+ * Callers resolve a (DSO, file offset) pair once per distinct address and
+ * cache the symbol id themselves (session.c); this module does the slow
+ * part with elfutils libdwfl: .symtab, else .dynsym, else separate debug
+ * info found by build-id under /usr/lib/debug/.build-id/; build-ids from
+ * the trace's MMAP records are checked against the file's.  Addresses that
+ * cannot be resolved become one "[unknown]" symbol per DSO, so they are
+ * still counted, and the DSO carries a note that says why.
+ */
+#ifndef PMIPROF_REPORT_SYMBOLS_H
+#define PMIPROF_REPORT_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SYM_F_UNKNOWN	(1u << 0)	/* address not resolved to a function */
+
+struct sym {
+	const char *name;	/* function, or "[unknown]" */
+	const char *srcline;	/* "file.c:42" with --srcline, else NULL */
+	uint32_t dso;		/* dso id */
+	uint32_t flags;		/* SYM_F_* */
+};
+
+struct dso_info {
+	const char *name;	/* path as recorded, or "[kernel.kallsyms]" etc. */
+	const char *short_name;	/* basename */
+	const char *note;	/* why symbols are missing, NULL when fine */
+};
+
+struct symbolizer_opts {
+	bool srcline;		/* one row per source line: sym.srcline set */
+	bool inline_frames;	/* name the innermost inlined function */
+	bool kernel;		/* resolve kernel IPs through /proc/kallsyms */
+	const char *kallsyms;	/* path, default /proc/kallsyms (tests) */
+	const char *jit_dir;	/* where perf-PID.map lives, default /tmp */
+};
+
+struct symbolizer;
+
+int symbolizer_new(struct symbolizer **out, const struct symbolizer_opts *opts);
+void symbolizer_free(struct symbolizer *sy);
+
+/* The id of the DSO at path with this build-id (len 0 = unknown), or -errno. */
+int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
+		       const uint8_t *build_id, uint32_t build_id_len);
+/* Symbol id of file offset off of a DSO mapping, or -ENOMEM. */
+int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off);
+/* Symbol id of a kernel address (kallsyms), or -ENOMEM. */
+int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip);
+/* Symbol id of ip in pid's perf-PID.map, or -ENOENT when the map lacks it. */
+int64_t symbolizer_resolve_jit(struct symbolizer *sy, uint32_t pid, uint64_t ip);
+/* The "[unknown]" symbol of a DSO, or of "[unknown]" itself for dso < 0. */
+int64_t symbolizer_unknown(struct symbolizer *sy, int64_t dso);
+/* The "[kernel]" symbol for kernel IPs the recorder withheld. */
+int64_t symbolizer_hidden_kernel(struct symbolizer *sy);
+
+uint32_t symbolizer_nr_syms(const struct symbolizer *sy);
+const struct sym *symbolizer_sym(const struct symbolizer *sy, uint32_t id);
+uint32_t symbolizer_nr_dsos(const struct symbolizer *sy);
+const struct dso_info *symbolizer_dso_info(const struct symbolizer *sy, uint32_t id);
+/* Distinct addresses resolved through libdwfl / kallsyms so far (for stats). */
+uint64_t symbolizer_lookups(const struct symbolizer *sy);
+
+#endif /* PMIPROF_REPORT_SYMBOLS_H */

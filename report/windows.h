@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `pmiprof report --windows`: one row per window, streamed as the trace is
+ * read (nothing is kept in memory): index, time since the start, cpu, pid,
+ * tid, comm, the symbol and DSO of the IP that closed the window, every
+ * event's count in the window, and the derived metrics of the window.
+ */
+#ifndef PMIPROF_REPORT_WINDOWS_H
+#define PMIPROF_REPORT_WINDOWS_H
+
+#include <stdio.h>
+
+#include "format.h"
+#include "metrics.h"
+#include "session.h"
+
+struct windows_out {
+	FILE *f;
+	enum out_format format;
+	struct session *s;
+	const struct metric_set *metrics;
+	uint64_t limit;			/* 0 = every window */
+	uint64_t rows;
+	int name_w;			/* symbol column width in tables */
+};
+
+/* Column headings (table/CSV) or the JSON opening. */
+void windows_begin(struct windows_out *w);
+/* session_sample_fn: one row per kept window (arg = windows_out). */
+int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
+		uint32_t comm);
+/* JSON closing, the table's summary line. */
+void windows_end(struct windows_out *w);
+
+#endif /* PMIPROF_REPORT_WINDOWS_H */
