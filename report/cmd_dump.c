@@ -213,15 +213,19 @@ static void print_time(const struct dump_ctx *d, uint64_t t)
 {
 	const struct trace_header *h = d->h;
 
-	if (d->raw || !h->clock_freq_hz || t < h->start_time) {
+	if (d->raw || !h->clock_freq_hz) {
 		printf("%20" PRIu64, t);
 	} else {
-		uint64_t dt = t - h->start_time;
+		/* side-band records may predate the start: show them negative */
+		bool neg = t < h->start_time;
+		uint64_t dt = neg ? h->start_time - t : t - h->start_time;
 		uint64_t sec = dt / h->clock_freq_hz;
 		uint64_t ns = (uint64_t)((unsigned __int128)(dt % h->clock_freq_hz) * 1000000000u /
 					 h->clock_freq_hz);
+		char s[32];
 
-		printf("%10" PRIu64 ".%09" PRIu64, sec, ns);
+		snprintf(s, sizeof(s), "%s%" PRIu64, neg ? "-" : "", sec);
+		printf("%10s.%09" PRIu64, s, ns);
 	}
 }
 

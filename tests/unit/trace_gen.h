@@ -18,7 +18,7 @@ void tgen_header(struct trace_header *h);
 
 /* Samples of the basic trace; TGEN_BASIC_SAMPLES of them. */
 #define TGEN_BASIC_SAMPLES	60
-#define TGEN_BASIC_CHUNK_SIZE	512	/* small: the basic trace has several chunks */
+#define TGEN_BASIC_CHUNK_SIZE	256	/* small: the basic trace has several chunks */
 #define TGEN_UNKNOWN_TYPE	200	/* raw record type the basic trace contains */
 void tgen_basic_sample(unsigned int i, struct trace_sample *s);
 /* Write the basic trace (every record type) to path: 0 or -errno. */

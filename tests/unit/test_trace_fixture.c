@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Frozen format: tests/fixtures/v1-basic.pmiprof is a committed trace
+ * (written once by tgen_write_basic()); this test reads those bytes and
+ * compares every decoded value with constants written here, so any
+ * incompatible change of the format fails.  The corrupt fixtures next to it
+ * must give their exact error messages.
+ *
+ * To rewrite the fixtures after an intended format change (which also needs
+ * a version bump): build/tests/test_trace_fixture --regenerate tests/fixtures
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "pmiprof/trace.h"
+#include "trace_gen.h"
+
+static char fixdir[4096];
+
+static const char *fixture(const char *name)
+{
+	static char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", fixdir, name);
+	return path;
+}
+
+static char last_diag[1024];
+static int diags;
+
+static void save_diag(void *arg, const char *msg)
+{
+	(void)arg;
+	diags++;
+	snprintf(last_diag, sizeof(last_diag), "%s", msg);
+}
+
+static void fixture_prologue_bytes_are_frozen(void **state)
+{
+	static const uint8_t want[24] = {
+		'P', 'M', 'I', 'P', 'R', 'O', 'F', '1',	/* magic, little-endian u64 */
+		1, 0, 0, 0,				/* version 1.0 */
+		0x44, 0x02, 0, 0,			/* header_size 580 */
+		0x8d, 0xc7, 0x6a, 0x79,			/* header_crc */
+		0x08, 0, 0, 0,				/* flags: INHERIT */
+	};
+	uint8_t got[32];
+	FILE *f = fopen(fixture("v1-basic.pmiprof"), "rb");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(fread(got, 1, sizeof(got), f), sizeof(got));
+	fclose(f);
+	assert_memory_equal(got, want, sizeof(want));
+}
+
+static void fixture_header_decodes_to_frozen_values(void **state)
+{
+	struct trace_reader *r;
+	const struct trace_header *h;
+
+	(void)state;
+	assert_int_equal(trace_reader_open(&r, fixture("v1-basic.pmiprof"), NULL, NULL), 0);
+	h = trace_reader_header(r);
+	assert_int_equal(h->version_major, 1);
+	assert_int_equal(h->version_minor, 0);
+	assert_int_equal(h->flags, PMIPROF_TRACE_F_INHERIT);
+	assert_string_equal(h->hostname, "fixture-host");
+	assert_string_equal(h->kernel_release, "6.1.0-56-amd64");
+	assert_string_equal(h->cpu_vendor, "GenuineIntel");
+	assert_string_equal(h->cpu_model_name, "Fixture CPU @ 3.00GHz");
+	assert_int_equal(h->cpu_family, 6);
+	assert_int_equal(h->cpu_model, 85);
+	assert_int_equal(h->cpu_stepping, 4);
+	assert_string_equal(h->pmu, "Intel arch perfmon v4, 4 GP + 3 fixed counters");
+	assert_int_equal(h->nr_events, 4);
+	assert_string_equal(h->events[0].name, "instructions");
+	assert_string_equal(h->events[1].name, "cycles");
+	assert_string_equal(h->events[2].name, "cache-misses");
+	assert_string_equal(h->events[3].name, "branch-misses");
+	assert_int_equal(h->events[0].config, 1);
+	assert_int_equal(h->events[1].config, 0);
+	assert_int_equal(h->events[2].config, 3);
+	assert_int_equal(h->events[3].config, 5);
+	assert_int_equal(h->events[0].flags, PMIPROF_EVENT_F_TRIGGER);
+	assert_int_equal(h->events[3].flags, PMIPROF_EVENT_F_EXCL_KERNEL);
+	assert_int_equal(h->trigger_index, 0);
+	assert_int_equal(h->period, 1000000);
+	assert_int_equal(h->freq_hz, 0);
+	assert_int_equal(h->mode, PMIPROF_MODE_PERF);
+	assert_int_equal(h->backend, PMIPROF_BACKEND_PERF);
+	assert_int_equal(h->clock_id, 1);
+	assert_int_equal(h->clock_freq_hz, 1000000000);
+	assert_int_equal(h->start_time, 1000000000);
+	assert_int_equal(h->start_realtime_ns, 1700000000000000000ull);
+	assert_string_equal(h->clock_name, "monotonic");
+	assert_int_equal(h->nr_cpus, 2);
+	assert_string_equal(h->recorder, "pmiprof 0.1.0");
+	assert_string_equal(h->note, "fixture: written by tests/unit/trace_gen.c");
+	assert_int_equal(h->cmdline_argc, 3);
+	assert_string_equal(h->cmdline, "pmiprof record ./workload");
+	trace_reader_close(r);
+}
+
+/* Sample i of the fixture, restated here independently of the generator. */
+static void check_sample(unsigned int i, const struct trace_sample *s)
+{
+	assert_int_equal(s->time, 1000000000ull + i * 1000003ull + (i % 7) * 11);
+	assert_int_equal(s->ip, 0x401000 + (i % 5) * 0x40);
+	assert_int_equal(s->pid, 100);
+	assert_int_equal(s->tid, 100 + i % 2);
+	assert_int_equal(s->cpu, i % 2);
+	assert_int_equal(s->flags, i < 2 ? 0x21 : 0x01);
+	assert_int_equal(s->nr, 4);
+	assert_int_equal(s->counts[0], 1000000 + i % 3);
+	assert_int_equal(s->counts[1], 1500000 + i * 17);
+	assert_int_equal(s->counts[2], 100 + (i * i) % 50);
+	assert_int_equal(s->counts[3], i % 4);
+}
+
+static void check_records(struct trace_reader *r)
+{
+	const struct trace_read_stats *st;
+	struct trace_record rec;
+	unsigned int i;
+
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_COMM);
+	assert_int_equal(rec.comm.time, 999000000);
+	assert_int_equal(rec.comm.pid, 100);
+	assert_int_equal(rec.comm.tid, 100);
+	assert_int_equal(rec.comm.flags, PMIPROF_COMM_F_EXEC);
+	assert_string_equal(rec.comm.comm, "workload");
+
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_MMAP);
+	assert_int_equal(rec.mmap.time, 999000100);
+	assert_int_equal(rec.mmap.pid, 100);
+	assert_int_equal(rec.mmap.start, 0x400000);
+	assert_int_equal(rec.mmap.len, 0x2000);
+	assert_int_equal(rec.mmap.pgoff, 0);
+	assert_int_equal(rec.mmap.prot, 5);
+	assert_int_equal(rec.mmap.flags, 2);
+	assert_int_equal(rec.mmap.build_id_len, 20);
+	assert_int_equal(rec.mmap.build_id[0], 0xa0);
+	assert_int_equal(rec.mmap.build_id[19], 0xb3);
+	assert_string_equal(rec.mmap.path, "/usr/bin/workload");
+
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_FORK);
+	assert_int_equal(rec.task.time, 999000200);
+	assert_int_equal(rec.task.pid, 100);
+	assert_int_equal(rec.task.ppid, 100);
+	assert_int_equal(rec.task.tid, 101);
+	assert_int_equal(rec.task.ptid, 100);
+
+	for (i = 0; i < 60; i++) {
+		assert_int_equal(trace_reader_next(r, &rec), 1);
+		assert_int_equal(rec.type, PMIPROF_REC_SAMPLE);
+		check_sample(i, &rec.sample);
+		if (i == 10) {
+			assert_int_equal(trace_reader_next(r, &rec), 1);
+			assert_int_equal(rec.type, PMIPROF_REC_CALLCHAIN);
+			assert_int_equal(rec.callchain.nr, 3);
+			assert_int_equal(rec.callchain.ips[0], 0x401040);
+			assert_int_equal(rec.callchain.ips[1], 0x401200);
+			assert_int_equal(rec.callchain.ips[2], 0x7f0000001000ull);
+		}
+		if (i == 20) {
+			assert_int_equal(trace_reader_next(r, &rec), 1);
+			assert_int_equal(rec.type, PMIPROF_REC_LOST);
+			assert_int_equal(rec.lost.time, 1000500000);
+			assert_int_equal(rec.lost.cpu, 1);
+			assert_int_equal(rec.lost.reason, PMIPROF_LOST_RING_FULL);
+			assert_int_equal(rec.lost.count, 7);
+		}
+		/* i == 30: a record of unknown type 200 follows, and is skipped */
+		if (i == 40) {
+			assert_int_equal(trace_reader_next(r, &rec), 1);
+			assert_int_equal(rec.type, PMIPROF_REC_MARK);
+			assert_int_equal(rec.mark.time, 1000600000);
+			assert_int_equal(rec.mark.pid, 100);
+			assert_int_equal(rec.mark.id, 42);
+			assert_string_equal(rec.mark.label, "phase 2");
+		}
+	}
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_EXIT);
+	assert_int_equal(rec.task.time, 1100000000);
+	assert_int_equal(rec.task.tid, 101);
+
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_FINISH);
+	assert_int_equal(rec.finish.time, 1100000100);
+	assert_int_equal(rec.finish.flags, 0);
+	assert_int_equal(rec.finish.exit_code, 0);
+	assert_int_equal(rec.finish.samples, 60);
+	assert_int_equal(rec.finish.lost, 7);
+
+	assert_int_equal(trace_reader_next(r, &rec), 0);
+	st = trace_reader_stats(r);
+	assert_int_equal(st->records, 68);
+	assert_int_equal(st->records_unknown, 1);
+	assert_int_equal(st->chunks_bad, 0);
+	assert_int_equal(st->records_lost, 0);
+	assert_int_equal(st->bytes_skipped, 0);
+	assert_false(st->truncated);
+	assert_true(st->finished);
+}
+
+static void fixture_records_decode_to_frozen_values(void **state)
+{
+	struct trace_reader *r;
+
+	(void)state;
+	diags = 0;
+	assert_int_equal(trace_reader_open(&r, fixture("v1-basic.pmiprof"), save_diag, NULL), 0);
+	check_records(r);
+	assert_int_equal(trace_reader_stats(r)->chunks_ok, 4);
+	assert_int_equal(diags, 0);
+	trace_reader_close(r);
+}
+
+/* Today's writer still produces what the frozen reader expectations describe. */
+static void current_writer_matches_the_fixture(void **state)
+{
+	char path[] = "/tmp/pmiprof-fixture.XXXXXX";
+	struct trace_reader *r;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(tgen_write_basic(path), 0);
+	assert_int_equal(trace_reader_open(&r, path, NULL, NULL), 0);
+	check_records(r);
+	trace_reader_close(r);
+	unlink(path);
+}
+
+static void expect_open_error(const char *name, int want_err, const char *want_msg)
+{
+	struct trace_reader *r;
+	char want[8192];
+
+	diags = 0;
+	assert_int_equal(trace_reader_open(&r, fixture(name), save_diag, NULL), want_err);
+	assert_null(r);
+	assert_int_equal(diags, 1);	/* exactly one message */
+	snprintf(want, sizeof(want), "%s: %s", fixture(name), want_msg);
+	assert_string_equal(last_diag, want);
+}
+
+static void corrupt_fixtures_give_exact_errors(void **state)
+{
+	(void)state;
+	expect_open_error("bad-magic.pmiprof", -EBADMSG,
+			  "offset 0: not a pmiprof trace (magic \"GARBAGE!\", expected "
+			  "\"PMIPROF1\")");
+	expect_open_error("big-endian.pmiprof", -EPROTONOSUPPORT,
+			  "offset 0: big-endian pmiprof trace: unsupported (this pmiprof reads "
+			  "little-endian traces only)");
+	expect_open_error("version-99.pmiprof", -EPROTONOSUPPORT,
+			  "offset 8: unsupported trace version 99.0 (this pmiprof reads version "
+			  "1.x)");
+	expect_open_error("truncated-header.pmiprof", -EBADMSG,
+			  "offset 322: file ends inside the header section (290 of 580 bytes)");
+	expect_open_error("bad-header-crc.pmiprof", -EBADMSG,
+			  "offset 32: header section CRC mismatch (stored 796ac78d, computed "
+			  "e5c53de3)");
+	expect_open_error("short.pmiprof", -EBADMSG,
+			  "offset 0: file too short for a pmiprof trace (5 bytes; the prologue "
+			  "has 32)");
+	expect_open_error("empty.pmiprof", -EBADMSG, "offset 0: empty file, not a pmiprof trace");
+	expect_open_error("does-not-exist.pmiprof", -ENOENT,
+			  "cannot read: No such file or directory");
+}
+
+/* ---- --regenerate: rewrite the fixtures from the generator ---- */
+
+static int put_file(const char *dir, const char *name, const void *p, size_t len)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, len, f) != len || fclose(f)) {
+		perror(path);
+		return 1;
+	}
+	printf("wrote %s (%zu bytes)\n", path, len);
+	return 0;
+}
+
+static int regenerate(const char *dir)
+{
+	static uint8_t buf[1 << 16];
+	char path[4200];
+	uint8_t tmp[1 << 12];
+	uint32_t hsize;
+	size_t len;
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/v1-basic.pmiprof", dir);
+	if (tgen_write_basic(path)) {
+		fprintf(stderr, "cannot write %s\n", path);
+		return 1;
+	}
+	f = fopen(path, "rb");
+	len = f ? fread(buf, 1, sizeof(buf), f) : 0;
+	if (f)
+		fclose(f);
+	if (len < 32 + 64)
+		return 1;
+	printf("wrote %s (%zu bytes)\n", path, len);
+	memcpy(&hsize, buf + 12, 4);
+
+	memcpy(tmp, buf, 32 + hsize);
+	memcpy(tmp, "GARBAGE!", 8);
+	err |= put_file(dir, "bad-magic.pmiprof", tmp, 64);
+	memcpy(tmp, "1FORPIMP", 8);
+	err |= put_file(dir, "big-endian.pmiprof", tmp, 64);
+	memcpy(tmp, buf, 32 + hsize);
+	tmp[8] = 99;
+	err |= put_file(dir, "version-99.pmiprof", tmp, 32 + hsize);
+	err |= put_file(dir, "truncated-header.pmiprof", buf, 32 + hsize / 2);
+	memcpy(tmp, buf, 32 + hsize);
+	tmp[40] ^= 0x10;
+	err |= put_file(dir, "bad-header-crc.pmiprof", tmp, 32 + hsize);
+	err |= put_file(dir, "short.pmiprof", "PMIPR", 5);
+	err |= put_file(dir, "empty.pmiprof", "", 0);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fixture_prologue_bytes_are_frozen),
+		cmocka_unit_test(fixture_header_decodes_to_frozen_values),
+		cmocka_unit_test(fixture_records_decode_to_frozen_values),
+		cmocka_unit_test(current_writer_matches_the_fixture),
+		cmocka_unit_test(corrupt_fixtures_give_exact_errors),
+	};
+	const char *top = getenv("PMIPROF_TOP");
+
+	if (argc == 3 && !strcmp(argv[1], "--regenerate"))
+		return regenerate(argv[2]);
+	snprintf(fixdir, sizeof(fixdir), "%s/tests/fixtures", top ? top : ".");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
