@@ -53,11 +53,13 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
 UNIT_HELP := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 UNIT_HOBJ := $(UNIT_HELP:%.c=$(O)/%.o)
 # Workloads: tests/workloads/*.c, each a standalone program (PIE by default).
-WL_SRCS   := $(wildcard tests/workloads/*.c)
+WL_SRCS   := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
 WL_BINS   := $(WL_SRCS:tests/workloads/%.c=$(O)/workloads/%)
+# tests/workloads/lib*.c are shared libraries for workloads that link them.
+WL_SOS    := $(patsubst tests/workloads/%.c,$(O)/workloads/%.so,$(wildcard tests/workloads/lib*.c))
 
 .PHONY: all check module deps fuzz bench install clean vmtest modules_clean demo
-all: $(BIN) $(UNIT_BINS) $(WL_BINS)
+all: $(BIN) $(UNIT_BINS) $(WL_BINS) $(WL_SOS)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -78,6 +80,16 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(UNIT_HOBJ) $(APP_OBJS) $(LIBA)
 $(O)/workloads/%: tests/workloads/%.c
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline $(shell sed -n 's|^// CFLAGS: ||p' $<) -o $@ $< $(shell sed -n 's|^// LDLIBS: ||p' $<)
+
+$(O)/workloads/lib%.so: tests/workloads/lib%.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fPIC -shared -o $@ $<
+
+# pie_libcall spends most of its time in libpmwork.so, found through an $$ORIGIN rpath.
+$(O)/workloads/pie_libcall: tests/workloads/pie_libcall.c $(O)/workloads/libpmwork.so
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fPIE -pie -o $@ $< \
+		-L$(O)/workloads -lpmwork -Wl,-rpath,'$$ORIGIN'
 
 check: all
 	$(Q)O=$(abspath $(O)) tests/run

@@ -240,7 +240,7 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 		return -ENOMEM;
 	memcpy(d->build_id, build_id, build_id_len);
 	d->build_id_len = build_id_len;
-	base = strrchr(path, '/');
+	base = strrchr(d->path, '/');
 	d->info.name = d->path;
 	d->info.short_name = base && base[1] ? base + 1 : d->path;
 	/* Pseudo files ([vdso], [heap], anon) have nothing to load. */
