@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_pmi_handler.c - the PMI handler's defensive paths against the MSR
+ * model: only its own status bits are acked (foreign bits survive), LVTPC
+ * is re-armed on every path (overflow, status 0, stale bit, stuck loop,
+ * AMD), the bounded status re-read loop and what happens when it runs out,
+ * the 2^31 legacy-write limit, the AMD sign-bit path and NMI window,
+ * DEBUGCTL freeze-on-PMI, storm throttling, kernel-IP hiding, drops, and
+ * configuration/probe refusals.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "kcore.h"
+
+#define N 512000ull
+
+static void setup_intel(struct kcore *k, u32 version, bool full_width)
+{
+	struct pmu_model_spec spec;
+
+	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	spec.version = version;
+	spec.full_width = full_width;
+	assert_int_equal(kcore_setup(k, &spec), 0);
+}
+
+static void start_instr_cycles(struct kcore *k, u64 period)
+{
+	struct pmiprof_event ev[2] = { kcore_ev(0xc0, 0, true, period), kcore_ev(0x3c, 0, false, 0) };
+
+	assert_int_equal(kcore_configure(k, ev, 2, 0, period), 0);
+	assert_int_equal(kcore_start(k), 0);
+}
+
+static int nmi(struct kcore *k)
+{
+	struct pmi_ctx ctx = kcore_ctx(k);
+
+	if (k->model.pmi_pending)
+		k->model.pmi_pending--;
+	return k->hw.drv->handle_pmi(&k->pc, &ctx);
+}
+
+static bool lvtpc_armed(const struct kcore *k)
+{
+	return k->model.lvtpc == PMU_APIC_DM_NMI;
+}
+
+static void own_bits_acked_foreign_bits_survive(void **state)
+{
+	const u64 foreign = BIT_ULL(3) | BIT_ULL(62) | BIT_ULL(34);	/* GP3, OvfBuffer, fixed 2 */
+	struct kcore k;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	start_instr_cycles(&k, N);
+	pmu_model_set_status(&k.model, foreign);
+	pmu_model_advance(&k.model, N + 10, 0);
+	assert_int_equal(k.model.pmi_pending, 1);
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(kcore_nrecs, 1);
+	assert_int_equal(kcore_recs[0].status, BIT_ULL(32));	/* own bit only */
+	assert_int_equal(k.model.global_status, foreign);	/* ours cleared, theirs kept */
+
+	/* An NMI that is not ours: nothing acked, not claimed, foreign bits intact. */
+	pmu_model_reset_acc(&k.model);
+	assert_int_equal(nmi(&k), 0);
+	assert_int_equal(k.model.acc[PMU_ACC_ACK_WR], 0);
+	assert_int_equal(k.model.global_status, foreign);
+	assert_int_equal(k.pc.stats.spurious, 1);
+	assert_int_equal(k.pc.stats.pmis, 1);
+}
+
+static void lvtpc_rearmed_on_every_path(void **state)
+{
+	struct kcore k;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	start_instr_cycles(&k, N);
+	assert_true(lvtpc_armed(&k));
+
+	/* 1. overflow: the model masks LVTPC on delivery, the handler unmasks it */
+	pmu_model_advance(&k.model, N, 0);
+	assert_false(lvtpc_armed(&k));
+	assert_int_equal(nmi(&k), 1);
+	assert_true(lvtpc_armed(&k));
+
+	/* 2. status 0 (someone else's NMI, or our bit eaten by another agent) */
+	k.model.lvtpc |= PMU_APIC_LVT_MASKED;
+	pmu_model_reset_acc(&k.model);
+	assert_int_equal(nmi(&k), 0);
+	assert_true(lvtpc_armed(&k));
+	assert_int_equal(k.model.acc[PMU_ACC_LVTPC_WR], 1);
+
+	/* 3. stale own status bit without a counter wrap: acked, no window */
+	k.model.lvtpc |= PMU_APIC_LVT_MASKED;
+	pmu_model_set_status(&k.model, BIT_ULL(32));
+	assert_int_equal(nmi(&k), 1);
+	assert_true(lvtpc_armed(&k));
+	assert_int_equal(kcore_nrecs, 1);
+	assert_int_equal(k.model.global_status, 0);
+
+	/* 4. the stuck path (status never shows the wrapped counter's bit) */
+	k.model.status_lag = PMU_MAX_LOOPS + 5;
+	pmu_model_advance(&k.model, N, 0);
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(k.pc.stats.stuck, 1);
+	assert_true(lvtpc_armed(&k));
+
+	/* Why it matters: with LVTPC left masked, the next overflow raises no PMI. */
+	setup_intel(&k, 4, true);
+	start_instr_cycles(&k, N);
+	k.model.lvtpc |= PMU_APIC_LVT_MASKED;
+	pmu_model_advance(&k.model, N, 0);
+	assert_int_equal(k.model.pmi_pending, 0);
+	assert_int_equal(k.model.pmis_masked, 1);
+}
+
+static void status_reread_is_bounded(void **state)
+{
+	struct kcore k;
+	u64 gctrl_own;
+
+	(void)state;
+	/* A status update that lags the counter by PMU_MAX_LOOPS reads is still handled. */
+	setup_intel(&k, 4, true);
+	start_instr_cycles(&k, N);
+	k.model.status_lag = PMU_MAX_LOOPS;
+	pmu_model_advance(&k.model, N + 7, 0);
+	pmu_model_reset_acc(&k.model);
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(k.model.acc[PMU_ACC_STATUS_RD], 1 + PMU_MAX_LOOPS);
+	assert_int_equal(k.pc.stats.stuck, 0);
+	assert_int_equal(kcore_recs[0].status, BIT_ULL(32));
+	assert_int_equal(k.model.global_status, 0);
+
+	/* One more and the loop gives up: own counters left disabled, error latched. */
+	setup_intel(&k, 4, true);
+	start_instr_cycles(&k, N);
+	k.model.status_lag = PMU_MAX_LOOPS + 1;
+	pmu_model_advance(&k.model, N + 7, 0);
+	pmu_model_reset_acc(&k.model);
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(k.model.acc[PMU_ACC_STATUS_RD], 1 + PMU_MAX_LOOPS);
+	assert_int_equal(k.model.acc[PMU_ACC_GCTRL_WR], 1);	/* frozen, not re-enabled */
+	assert_int_equal(k.pc.stats.stuck, 1);
+	assert_true(k.pc.failed);
+	assert_false(k.pc.armed);
+	assert_int_equal(kcore_nrecs, 1);	/* the window the counter proves is kept */
+	gctrl_own = k.model.global_ctrl & k.hw.own_mask;
+	assert_int_equal(gctrl_own, 0);
+	pmu_model_advance(&k.model, 10 * N, 0);
+	assert_int_equal(k.model.pmi_pending, 0);	/* no storm after giving up */
+	assert_int_equal(nmi(&k), 0);
+}
+
+static void legacy_write_limit(void **state)
+{
+	struct pmiprof_event ev = kcore_ev(0xc4, 0, true, 0);	/* GP: branches */
+	struct kcore k;
+	u64 big = BIT_ULL(31) + 5;
+
+	(void)state;
+	setup_intel(&k, 2, false);
+	assert_int_equal(k.hw.max_period, BIT_ULL(31) - 1);
+	assert_false(k.hw.caps & PMIPROF_CAP_FULL_WIDTH);
+
+	/* The hardware semantics the limit comes from. */
+	pmu_model_wrmsr(&k.model, PMU_MSR_IA32_PMC0, (0 - (BIT_ULL(31) - 1)) & k.model.mask);
+	assert_int_equal(pmu_model_rdmsr(&k.model, PMU_MSR_IA32_PMC0),
+			 (0 - (BIT_ULL(31) - 1)) & k.model.mask);
+	pmu_model_wrmsr(&k.model, PMU_MSR_IA32_PMC0, (0 - big) & k.model.mask);
+	assert_int_equal(pmu_model_rdmsr(&k.model, PMU_MSR_IA32_PMC0), BIT_ULL(31) - 5);
+	pmu_model_wrmsr(&k.model, PMU_MSR_IA32_A_PMC0, 1);	/* no FW_WRITE: #GP */
+	assert_int_equal(k.model.faults, 1);
+
+	assert_int_equal(kcore_configure(&k, &ev, 1, 0, BIT_ULL(31)), -EINVAL);
+	assert_int_equal(kcore_configure(&k, &ev, 1, 0, BIT_ULL(31) - 1), 0);
+	assert_int_equal(k.hw.slots[0].ctr_msr, PMU_MSR_IA32_PMC0);
+
+	/* With PERF_CAPABILITIES[13] the A_PMCx alias takes the full value. */
+	setup_intel(&k, 4, true);
+	assert_int_equal(k.hw.max_period, BIT_ULL(47) - 1);
+	ev = kcore_ev(0xc0, 0, true, 0);
+	{
+		struct pmiprof_event evs[2] = { kcore_ev(0xc0, 0, false, 0), ev };
+
+		assert_int_equal(kcore_configure(&k, evs, 2, 1, big), 0);
+	}
+	assert_int_equal(k.hw.slots[1].ctr_msr, PMU_MSR_IA32_A_PMC0);
+	assert_int_equal(kcore_start(&k), 0);
+	assert_int_equal(k.model.gp[0], (0 - big) & k.model.mask);
+	pmu_model_advance(&k.model, big - 1, 0);
+	assert_int_equal(k.model.pmi_pending, 0);
+	pmu_model_advance(&k.model, 1, 0);
+	assert_int_equal(k.model.pmi_pending, 1);
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(kcore_recs[0].counts[1], big);
+	assert_int_equal(k.model.faults, 0);
+}
+
+static void amd_sign_bit_and_nmi_window(void **state)
+{
+	struct pmiprof_event ev[2] = { kcore_ev(0xc0, 0, true, N), kcore_ev(0x76, 0, false, 0) };
+	struct pmu_model_spec spec;
+	struct kcore k;
+
+	(void)state;
+	pmu_model_spec_default(&spec, PMIPROF_VENDOR_AMD);
+	spec.version = 1;
+	assert_int_equal(kcore_setup(&k, &spec), 0);
+	assert_false(k.hw.global_regs);
+	assert_int_equal(k.hw.max_period, BIT_ULL(47) - 1);
+	assert_int_equal(kcore_configure(&k, ev, 2, 0, N), 0);
+	assert_int_equal(k.hw.slots[0].ctr_msr, PMU_MSR_F15H_PERF_CTR0);
+	assert_int_equal(kcore_start(&k), 0);
+	assert_true(k.model.gp[0] & BIT_ULL(47));	/* armed: sign bit set */
+
+	/* Not overflowed yet: sign bit still set, not ours. */
+	pmu_model_advance(&k.model, N - 1, 5);
+	assert_int_equal(nmi(&k), 0);
+	assert_int_equal(kcore_nrecs, 0);
+
+	pmu_model_advance(&k.model, 3, 5);
+	assert_false(k.model.gp[0] & BIT_ULL(47));
+	assert_int_equal(k.model.pmi_pending, 1);
+	pmu_model_reset_acc(&k.model);
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(k.model.acc[PMU_ACC_STATUS_RD], 0);	/* no status register */
+	assert_int_equal(k.model.faults, 0);
+	assert_int_equal(kcore_recs[0].counts[0], N + 2);
+	assert_int_equal(kcore_recs[0].counts[1], 10);
+	assert_int_equal(k.model.gp[0], (0 - (N - 2)) & k.model.mask);
+	assert_true(lvtpc_armed(&k));
+
+	/* perf's NMI window: unclaimed NMIs within 100 ms of a handled one are ours. */
+	kcore_now_ns += 50000000;
+	assert_int_equal(nmi(&k), 1);
+	kcore_now_ns += 60000000;
+	assert_int_equal(nmi(&k), 0);
+	assert_int_equal(kcore_nrecs, 1);
+}
+
+static void debugctl_freeze_on_pmi(void **state)
+{
+	struct kcore k;
+	u32 i;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	k.model.debugctl = PMU_DEBUGCTL_FREEZE_ON_PMI;	/* left set by BIOS / another tool */
+	start_instr_cycles(&k, N);
+	assert_int_equal(k.pc.ack_extra, PMU_STATUS_CTR_FRZ);
+	assert_int_equal(k.model.debugctl, PMU_DEBUGCTL_FREEZE_ON_PMI);	/* never written */
+	for (i = 0; i < 10; i++) {
+		pmu_model_advance(&k.model, N, 0);
+		assert_true(k.model.global_status & PMU_STATUS_CTR_FRZ);
+		assert_int_equal(nmi(&k), 1);
+		assert_false(k.model.global_status & PMU_STATUS_CTR_FRZ);	/* acked: counting again */
+	}
+	assert_int_equal(kcore_nrecs, 10);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(kcore_recs[i].counts[0], N);
+}
+
+static void storm_throttling(void **state)
+{
+	struct pmiprof_event ev[2] = { kcore_ev(0xc0, 0, true, 0), kcore_ev(0x3c, 0, false, 0) };
+	struct pmiprof_config cfg;
+	struct kcore k;
+	u64 sum = 0, tail[PMU_MAX_EVENTS];
+	size_t i, stretched = 0;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.mode = PMIPROF_SAMPLING_PMI;
+	cfg.nr_events = 2;
+	cfg.max_rate = 1000;		/* 10 windows per 10 ms slice */
+	cfg.events[0] = ev[0];
+	cfg.events[0].period = 10000;	/* 1 ns per instruction: 100k windows/s asked */
+	cfg.events[1] = ev[1];
+	assert_int_equal(pmu_configure(&k.hw, &cfg), 0);
+	assert_int_equal(kcore_start(&k), 0);
+	kcore_run(&k, 100000000, 512, 3);	/* 100 ms */
+	assert_true(k.pc.stats.throttles > 0);
+	assert_true(kcore_nrecs < 100000000 / 10000 / 4);
+	for (i = 0; i < kcore_nrecs; i++) {
+		sum += kcore_recs[i].counts[0];
+		if (kcore_recs[i].counts[0] >= 16 * 10000 - 512)
+			stretched++;
+	}
+	assert_int_equal(stretched, k.pc.stats.throttles - (k.pc.throttled ? 1 : 0));
+	k.hw.drv->read_counters(&k.pc, tail);
+	assert_int_equal(sum + tail[0], 100000000);	/* nothing lost, windows just longer */
+}
+
+static void kernel_ips_hidden_unless_allowed(void **state)
+{
+	struct kcore k;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	start_instr_cycles(&k, N);
+	k.user = false;
+	k.ip = 0xffffffff81000000ull;
+	pmu_model_advance(&k.model, N, 0);
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(kcore_recs[0].ip, 0);
+	assert_true(kcore_recs[0].flags & PMIPROF_REC_F_IP_HIDDEN);
+	assert_true(kcore_recs[0].flags & PMIPROF_REC_F_KERNEL);
+
+	k.hw.kernel_ips = true;		/* PMIPROF_CFG_KERNEL_IPS from a privileged reader */
+	pmu_model_advance(&k.model, N, 0);
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(kcore_recs[1].ip, 0xffffffff81000000ull);
+	assert_false(kcore_recs[1].flags & PMIPROF_REC_F_IP_HIDDEN);
+
+	k.user = true;
+	k.ip = 0x401234;
+	pmu_model_advance(&k.model, N, 0);
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(kcore_recs[2].ip, 0x401234);
+	assert_true(kcore_recs[2].flags & PMIPROF_REC_F_USER);
+	assert_int_equal(kcore_recs[2].pid, 4242);
+	assert_int_equal(kcore_recs[2].tid, 4243);
+}
+
+static void drops_are_counted(void **state)
+{
+	struct kcore k;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	start_instr_cycles(&k, N);
+	kcore_emit_fail = true;
+	kcore_run(&k, 10 * N, 1000, 5);
+	assert_int_equal(k.pc.stats.lost, 10);
+	assert_int_equal(k.pc.stats.samples, 0);
+	kcore_emit_fail = false;
+	kcore_run(&k, 10 * N, 1000, 5);
+	assert_int_equal(k.pc.stats.samples, 10);
+	assert_int_equal(k.pc.stats.pmis, 20);
+}
+
+static int cfg_err(struct kcore *k, void (*edit)(struct pmiprof_config *))
+{
+	struct pmiprof_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.mode = PMIPROF_SAMPLING_PMI;
+	cfg.nr_events = 2;
+	cfg.events[0] = kcore_ev(0xc0, 0, true, N);
+	cfg.events[1] = kcore_ev(0x3c, 0, false, 0);
+	edit(&cfg);
+	return pmu_configure(&k->hw, &cfg);
+}
+
+static void e_none(struct pmiprof_config *c) { (void)c; }
+static void e_period0(struct pmiprof_config *c) { c->events[0].period = 0; }
+static void e_below_min(struct pmiprof_config *c) { c->events[0].period = PMU_MIN_PERIOD - 1; }
+static void e_huge(struct pmiprof_config *c) { c->events[0].period = ~0ull; }
+static void e_no_trigger(struct pmiprof_config *c) { c->events[0].flags &= ~PMIPROF_EV_TRIGGER; }
+static void e_two_triggers(struct pmiprof_config *c) { c->events[1] = c->events[0]; }
+static void e_unknown_event(struct pmiprof_config *c) { c->events[1].event = 0x99; }
+static void e_offcore(struct pmiprof_config *c) { c->events[1].event = 0xb7; c->events[1].umask = 1; }
+static void e_no_ring(struct pmiprof_config *c) { c->events[1].flags = 0; }
+static void e_bad_flags(struct pmiprof_config *c) { c->events[1].flags |= 1u << 20; }
+static void e_cfg_flags(struct pmiprof_config *c) { c->flags = 1u << 7; }
+static void e_reserved(struct pmiprof_config *c) { c->reserved[2] = 1; }
+static void e_size(struct pmiprof_config *c) { c->size = 8; }
+static void e_mode(struct pmiprof_config *c) { c->mode = 9; }
+static void e_nr(struct pmiprof_config *c) { c->nr_events = PMIPROF_ABI_MAX_EVENTS + 1; }
+static void e_period_other(struct pmiprof_config *c) { c->events[1].period = 5; }
+static void e_rate(struct pmiprof_config *c) { c->max_rate = PMU_DEFAULT_MAX_RATE + 1; }
+static void e_timer_fast(struct pmiprof_config *c)
+{
+	c->mode = PMIPROF_SAMPLING_TIMER;
+	c->events[0].flags &= ~PMIPROF_EV_TRIGGER;
+	c->events[0].period = 0;
+	c->timer_ns = PMU_MIN_TIMER_NS - 1;
+}
+
+static void e_eight(struct pmiprof_config *c)
+{
+	u32 i;
+
+	c->nr_events = 8;	/* 4 GP + 3 fixed on the model */
+	for (i = 2; i < 8; i++)
+		c->events[i] = kcore_ev(0xc4, 0, false, 0);
+}
+
+static void configure_refusals(void **state)
+{
+	struct kcore k;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	assert_int_equal(cfg_err(&k, e_none), 0);
+	assert_int_equal(cfg_err(&k, e_period0), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_below_min), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_huge), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_no_trigger), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_two_triggers), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_unknown_event), -EINVAL);
+	assert_non_null(k.hw.reason);
+	assert_false(k.hw.configured);
+	assert_int_equal(cfg_err(&k, e_offcore), -EOPNOTSUPP);
+	assert_int_equal(cfg_err(&k, e_no_ring), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_bad_flags), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_cfg_flags), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_reserved), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_size), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_mode), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_nr), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_period_other), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_rate), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_timer_fast), -EINVAL);
+	assert_int_equal(cfg_err(&k, e_eight), -ENOSPC);
+}
+
+/* Every control word the whitelist builds stays inside the allowed bits. */
+static void control_words_never_carry_denied_bits(void **state)
+{
+	const u64 allowed = 0xffff | PMU_EVTSEL_USR | PMU_EVTSEL_OS | PMU_EVTSEL_EDGE |
+			    PMU_EVTSEL_INT | PMU_EVTSEL_EN | PMU_EVTSEL_INV | (0xffull << 24);
+	struct pmiprof_event ev;
+	struct kcore k;
+	u32 e, u, ok = 0;
+	const char *why;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	for (e = 0; e < 256; e++) {
+		for (u = 0; u < 256; u++) {
+			ev = kcore_ev(e, u, false, 0);
+			ev.flags |= PMIPROF_EV_EDGE | PMIPROF_EV_INV;
+			ev.cmask = 0xff;
+			if (pmu_whitelist_check(&k.hw, &ev, &why))
+				continue;
+			ok++;
+			assert_int_equal(pmu_build_evtsel(&k.hw, &ev, true) & ~allowed, 0);
+			assert_int_equal(pmu_build_fixed_nibble(&ev, true) & PMU_FIXED_ANY, 0);
+		}
+	}
+	assert_true(ok >= 7);	/* the architectural events at least */
+}
+
+static void probe_refuses_missing_pmu(void **state)
+{
+	struct pmu_model_spec spec;
+	struct kcore k;
+
+	(void)state;
+	/* QEMU TCG: CPUID may claim a PMU, but MSRs read 0 and drop writes. */
+	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	pmu_model_init(&k.probe_model, &spec);
+	assert_int_equal(kcore_setup(&k, &spec), 0);
+	memset(&k.hw, 0, sizeof(k.hw));
+	k.hw.ops = &pmu_model_msr_ops;
+	k.hw.model_probe = &k.probe_model;
+	k.probe_model.tcg = true;
+	assert_int_equal(pmu_intel_driver.probe(&k.hw), -ENODEV);
+	assert_non_null(strstr(k.hw.reason, "do not hold"));
+
+	spec.version = 0;	/* TCG's real answer: CPUID.0AH = 0 */
+	assert_int_equal(kcore_setup(&k, &spec), -ENODEV);
+	assert_non_null(strstr(k.hw.reason, "version 0"));
+	spec.version = 1;
+	assert_int_equal(kcore_setup(&k, &spec), -ENODEV);
+
+	pmu_model_spec_default(&spec, PMIPROF_VENDOR_AMD);
+	assert_int_equal(kcore_setup(&k, &spec), 0);
+	memset(&k.hw, 0, sizeof(k.hw));
+	k.hw.ops = &pmu_model_msr_ops;
+	k.hw.model_probe = &k.probe_model;
+	assert_int_equal(pmu_intel_driver.probe(&k.hw), -ENODEV);	/* wrong vendor */
+	k.probe_model.tcg = true;
+	assert_int_equal(pmu_amd_driver.probe(&k.hw), -ENODEV);
+}
+
+static void busy_counters_and_hybrid_cpus_refused(void **state)
+{
+	struct pmiprof_event ev[2] = { kcore_ev(0xc0, 0, true, N), kcore_ev(0x3c, 0, false, 0) };
+	struct kcore k;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	assert_int_equal(kcore_configure(&k, ev, 2, 0, N), 0);
+	k.model.fixed_ctrl = 0xb0;	/* NMI watchdog on fixed counter 1 */
+	assert_int_equal(kcore_start(&k), -EBUSY);
+	assert_non_null(strstr(k.hw.reason, "already enabled"));
+
+	setup_intel(&k, 4, true);
+	ev[1] = kcore_ev(0xc4, 0, false, 0);
+	assert_int_equal(kcore_configure(&k, ev, 2, 0, N), 0);
+	k.model.ctl[0] = PMU_EVTSEL_EN | 0x3c;	/* BIOS uses GP0 */
+	assert_int_equal(kcore_start(&k), -EBUSY);
+
+	/* A CPU enumerating a different PMU (hybrid E-core) is not started. */
+	setup_intel(&k, 4, true);
+	assert_int_equal(kcore_configure(&k, ev, 2, 0, N), 0);
+	k.probe_model.spec.nr_gp = 6;
+	assert_int_equal(kcore_start(&k), -ENODEV);
+}
+
+static void stop_and_restart(void **state)
+{
+	struct kcore k;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	start_instr_cycles(&k, N);
+	kcore_run(&k, 3 * N, 1000, 9);
+	assert_int_equal(kcore_nrecs, 3);
+	kcore_stop(&k);
+	assert_int_equal(k.model.global_ctrl & k.hw.own_mask, 0);
+	assert_int_equal(k.model.fixed_ctrl, 0);
+	pmu_model_advance(&k.model, 5 * N, 0);
+	assert_int_equal(k.model.pmi_pending, 0);
+	assert_int_equal(nmi(&k), 0);
+
+	assert_int_equal(kcore_start(&k), 0);
+	kcore_run(&k, 2 * N, 1000, 9);
+	assert_int_equal(kcore_nrecs, 5);
+	assert_true(kcore_recs[3].flags & PMIPROF_REC_F_FIRST);
+	assert_int_equal(k.model.faults, 0);
+}
+
+static void timer_mode_reads_counters(void **state)
+{
+	struct pmiprof_config cfg;
+	struct pmi_ctx ctx;
+	struct kcore k;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.mode = PMIPROF_SAMPLING_TIMER;
+	cfg.timer_ns = 1000000;
+	cfg.nr_events = 2;
+	cfg.events[0] = kcore_ev(0xc0, 0, false, 0);
+	cfg.events[1] = kcore_ev(0x3c, 0, false, 0);
+	assert_int_equal(pmu_configure(&k.hw, &cfg), 0);
+	assert_int_equal(kcore_start(&k), 0);
+	pmu_model_advance(&k.model, 1000, 1500);
+	assert_int_equal(k.model.pmi_pending, 0);	/* no INT bit in timer mode */
+	ctx = kcore_ctx(&k);
+	assert_int_equal(pmu_sample_timer(&k.pc, &ctx), 1);
+	pmu_model_advance(&k.model, 30, 40);
+	assert_int_equal(pmu_sample_timer(&k.pc, &ctx), 1);
+	assert_int_equal(kcore_nrecs, 2);
+	assert_true(kcore_recs[0].flags & PMIPROF_REC_F_TIMER);
+	assert_int_equal(kcore_recs[0].counts[0], 1000);
+	assert_int_equal(kcore_recs[0].counts[1], 1500);
+	assert_int_equal(kcore_recs[1].counts[0], 30);
+	assert_int_equal(kcore_recs[1].counts[1], 40);
+	assert_int_equal(nmi(&k), 0);	/* an NMI in timer mode is not ours */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(own_bits_acked_foreign_bits_survive),
+		cmocka_unit_test(lvtpc_rearmed_on_every_path),
+		cmocka_unit_test(status_reread_is_bounded),
+		cmocka_unit_test(legacy_write_limit),
+		cmocka_unit_test(amd_sign_bit_and_nmi_window),
+		cmocka_unit_test(debugctl_freeze_on_pmi),
+		cmocka_unit_test(storm_throttling),
+		cmocka_unit_test(kernel_ips_hidden_unless_allowed),
+		cmocka_unit_test(drops_are_counted),
+		cmocka_unit_test(configure_refusals),
+		cmocka_unit_test(control_words_never_carry_denied_bits),
+		cmocka_unit_test(probe_refuses_missing_pmu),
+		cmocka_unit_test(busy_counters_and_hybrid_cpus_refused),
+		cmocka_unit_test(stop_and_restart),
+		cmocka_unit_test(timer_mode_reads_counters),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
