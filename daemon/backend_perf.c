@@ -621,6 +621,11 @@ static int perf_open(struct record_session *s)
 				pm_info("notice: kernel not permitted, recording user space only");
 			}
 		}
+		if (ret == -EINVAL && kver >= 6012) {
+			/* Supported combination, so something else is wrong: say what. */
+			explain_open_error(ret, &ps->ev[ps->trigger], false);
+			return ret;
+		}
 		if (ret == -EINVAL) {
 			char note[200];
 

@@ -258,6 +258,9 @@ static void summary(struct loop *l, uint64_t bytes)
 		snprintf(rate, sizeof(rate), "at %llu Hz", (unsigned long long)h->freq_hz);
 	else
 		snprintf(rate, sizeof(rate), "every %llu", (unsigned long long)h->period);
+	if (l->s.stats.filtered)
+		pm_info("kept only the workload's samples: %llu samples of other processes "
+			"were not recorded", (unsigned long long)l->s.stats.filtered);
 	pm_info("recorded %llu samples (%llu lost, %llu throttled) in %.2f s to %s (%s); "
 		"backend %s, trigger %s %s%s",
 		(unsigned long long)l->s.stats.samples, (unsigned long long)l->s.stats.lost,

@@ -346,9 +346,14 @@ int pm_event_parse_one(const char *spec, struct pm_event *ev, bool *trigger,
 
 	/* Generic and raw names take perf's u/k/h modifiers. */
 	colon = strchr(buf, ':');
-	if (colon && !strchr(colon + 1, ':') && strspn(colon + 1, "ukh") == strlen(colon + 1)) {
+	if (colon && colon[1] != ':') {
+		struct pm_event tmp;
+
 		*colon = '\0';
-		mods = colon + 1;
+		if (find_generic(buf) || !parse_raw(buf, &tmp))
+			mods = colon + 1;
+		else
+			*colon = ':';
 	}
 	g = find_generic(buf);
 	if (g) {
