@@ -46,7 +46,7 @@
 #include "module_sideband.h"
 #include "util.h"
 
-#define MODULE_DEFAULT_PERIOD	1000000ull	/* events per window without -c */
+#define MODULE_DEFAULT_PERIOD	512000ull	/* events per window without -c (as perf's) */
 #define MODULE_DEFAULT_TIMER_NS	1000000ull	/* 1 kHz without -c/-F */
 
 struct module_state {
@@ -58,6 +58,7 @@ struct module_state {
 	struct module_ring *rings;	/* [info.nr_cpus] */
 	uint64_t *last_time;		/* timer mode: previous record time per CPU */
 	bool timer;
+	bool minimal_defaults;		/* default events: instructions,cycles only */
 	unsigned int first_counter;	/* 1 in timer mode (event 0 = window ns) */
 	unsigned int nr_trace_events;
 	int64_t clock_offset;		/* CLOCK_MONOTONIC - local_clock */
@@ -204,10 +205,19 @@ static int module_build_config(struct record_session *s, struct module_state *m)
 		/* Our own defaults: the perf backend's may name software events. */
 		memset(&defaults, 0, sizeof(defaults));
 		if (pmi) {
-			defaults.nr = 2;
-			pm_strlcpy(defaults.ev[0].name, "instructions", sizeof(defaults.ev[0].name));
-			pm_strlcpy(defaults.ev[1].name, "cycles", sizeof(defaults.ev[1].name));
-			defaults.ev[0].type = defaults.ev[1].type = PERF_TYPE_HARDWARE;
+			/* record's defaults; the minimal set if the PMU refused them. */
+			static const char *const full[] = { "instructions", "cycles",
+							    "cache-misses", "branch-misses" };
+			struct module_event_code code;
+			unsigned int k, nr = m->minimal_defaults ? 2 : ARRAY_SIZE(full);
+
+			for (k = 0; k < nr; k++) {
+				if (module_event_lookup(&m->info, full[k], &code))
+					continue;
+				pm_strlcpy(defaults.ev[defaults.nr].name, full[k],
+					   sizeof(defaults.ev[0].name));
+				defaults.ev[defaults.nr++].type = PERF_TYPE_HARDWARE;
+			}
 		} else {
 			defaults.nr = 1;
 			pm_strlcpy(defaults.ev[0].name, "cpu-clock", sizeof(defaults.ev[0].name));
@@ -341,6 +351,12 @@ static int module_configure(struct module_state *m)
 		pm_err("pmiprof.ko: the PMU is in use (NMI watchdog or perf?): run "
 		       "'sysctl kernel.nmi_watchdog=0' and stop other profilers; see dmesg");
 		break;
+	case EACCES:
+		pm_err("pmiprof.ko: kernel instruction pointers need CAP_PERFMON or CAP_SYS_ADMIN "
+		       "(run as root)");
+		break;
+	case EOPNOTSUPP:
+	case ENODEV:
 	case EINVAL:
 		pm_err("pmiprof.ko rejected the configuration (mode %s, %u events, %s %llu): "
 		       "see dmesg for the field it refused",
@@ -413,6 +429,17 @@ static int module_open(struct record_session *s)
 	ret = module_build_config(s, m);
 	if (ret)
 		goto fail;
+	if (!o->events_given && module_has_pmi(&m->info) &&
+	    ioctl(m->fd, PMIPROF_IOC_CONFIGURE, &m->cfg) < 0 &&
+	    (errno == EINVAL || errno == EOPNOTSUPP)) {
+		/* This PMU has fewer counters or events: the minimal default set. */
+		pm_info("pmiprof.ko refused the default events (%s); using instructions,cycles",
+			strerror(errno));
+		m->minimal_defaults = true;
+		ret = module_build_config(s, m);
+		if (ret)
+			goto fail;
+	}
 	ret = module_configure(m);
 	if (ret)
 		goto fail;
