@@ -1,0 +1,71 @@
+# Sourced by the VM tests (tests/vm/tNNN_*.sh): TAP helpers from tests/lib.sh
+# plus the checks and helpers every guest test needs.
+#   vm_require [module]     skip_all unless QEMU, busybox-static, a guest kernel,
+#                           pmiprof (and, with "module", pmiprof.ko) are there
+#   vm_run ARGS...          tests/vm/run with the build dir and a per-test
+#                           export dir ($VM_OUT); output in $VM_STDOUT/$VM_STDERR,
+#                           status in $VM_RC
+#   vm_static NAME SRC      build a static helper program into $TMPD/NAME
+#   vm_dmesg_clean FILE     ok/not_ok: no WARN/BUG/oops/unknown-NMI in a guest dmesg
+# Guest commands save their kernel log with: dmesg > /export/dmesg.txt
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+VM_RUN=$PMIPROF_TOP/tests/vm/run
+VM_OUT=$TMPD/out
+VM_STDOUT=$TMPD/vm.stdout
+VM_STDERR=$TMPD/vm.stderr
+VM_RC=0
+
+vm_module_path() {
+	local m
+	for m in "$PMIPROF_BUILD/kernel/pmiprof.ko" "$PMIPROF_TOP/kernel/pmiprof.ko"; do
+		[ -f "$m" ] && { echo "$m"; return 0; }
+	done
+	return 1
+}
+
+vm_require() {
+	command -v qemu-system-x86_64 >/dev/null || skip_all "qemu-system-x86_64 not installed (make deps)"
+	command -v busybox >/dev/null && ldd "$(command -v busybox)" 2>&1 | grep -q 'not a dynamic' ||
+		skip_all "busybox-static not installed (make deps)"
+	ls /boot/vmlinuz-*-amd64 >/dev/null 2>&1 || skip_all "no guest kernel /boot/vmlinuz-*-amd64 (make deps)"
+	[ -x "$PMIPROF" ] || skip_all "pmiprof not built"
+	if [ "${1:-}" = module ]; then
+		vm_module_path >/dev/null || skip_all "pmiprof.ko not built (make module)"
+	fi
+	return 0
+}
+
+vm_run() {
+	rm -rf "$VM_OUT"
+	mkdir -p "$VM_OUT"
+	PMIPROF_BUILD=$PMIPROF_BUILD "$VM_RUN" --export "$VM_OUT" "$@" >"$VM_STDOUT" 2>"$VM_STDERR"
+	VM_RC=$?
+	# Harness failures (timeout, guest death) are never a pass: show why.
+	if [ $VM_RC -ge 124 ] && [ $VM_RC -le 126 ]; then
+		echo "# tests/vm/run failed with status $VM_RC:"
+		sed 's/^/#   /' "$VM_STDERR" | tail -n 50
+	fi
+	return $VM_RC
+}
+
+vm_static() {
+	local name=$1 src=$2
+	shift 2
+	cc -static -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra \
+		-I"$PMIPROF_TOP/include" "$@" -o "$TMPD/$name" "$src"
+}
+
+# Kernel log lines that mean the module (or anything) misbehaved.
+VM_DMESG_BAD='WARNING:|BUG:|Oops|general protection fault|NMI received for unknown reason|Call Trace:|kernel BUG|Kernel panic|unable to handle'
+
+vm_dmesg_clean() {
+	local f=$1 name=${2:-"dmesg has no WARN, BUG, oops or unknown NMI"}
+	if [ ! -s "$f" ]; then
+		not_ok "$name" "no dmesg captured from the guest"
+	elif grep -Eq "$VM_DMESG_BAD" "$f"; then
+		not_ok "$name" "$(grep -E -B2 -A8 "$VM_DMESG_BAD" "$f" | head -n 40)"
+	else
+		ok "$name"
+	fi
+}
