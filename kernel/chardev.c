@@ -139,7 +139,6 @@ static const struct file_operations pmiprof_fops = {
 	.compat_ioctl	= compat_ptr_ioctl,
 	.mmap		= pmiprof_mmap,
 	.poll		= pmiprof_poll,
-	.llseek		= no_llseek,
 };
 
 static struct miscdevice pmiprof_misc = {
