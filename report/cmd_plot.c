@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `pmiprof plot`: per-window time series of IPC, miss rates (or, without a
+ * hardware PMU, event rates) with the top functions marked along the time
+ * axis, plus the histograms of each metric and of the top functions'
+ * windows, rendered by gnuplot into PNG, SVG or PDF.  Lost samples show as
+ * red lines, time-based/emulated windows in the title and on every panel.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "format.h"
+#include "histogram.h"
+#include "metrics.h"
+#include "profile.h"
+#include "session.h"
+#include "util.h"
+
+const char cmd_plot_summary[] = "Plot per-window metrics and histograms (gnuplot)";
+
+const char cmd_plot_help[] =
+"NAME\n"
+"    pmiprof plot - per-window metric time series and histograms, via gnuplot\n"
+"\n"
+"SYNOPSIS\n"
+"    pmiprof plot [-i FILE] -o OUT.png|OUT.svg|OUT.pdf [--metric LIST] [--top N]\n"
+"                 [--keep-script] [--size WxH] [--title TEXT] [FILTERS]\n"
+"\n"
+"DESCRIPTION\n"
+"    Draws, from a trace, one time-series panel per metric (one point per\n"
+"    window; the mean of consecutive windows when there are more than 4000),\n"
+"    a strip that marks along the same time axis which of the top functions\n"
+"    closed each window, and one histogram per metric: all windows as boxes,\n"
+"    and the windows closed by each top function as lines (fractions).\n"
+"    Lost samples are red vertical lines; time-based windows (no hardware\n"
+"    PMU) and an EMULATED PMU are written in the title and on every panel.\n"
+"    The format follows the extension of OUT: .png, .svg or .pdf.\n"
+"\n"
+"    Metrics: ipc, <event>-mpki and branch-miss-pct (see pmiprof report),\n"
+"    <event> (the raw count per window), <event>-rate (per 1000 instructions\n"
+"    when instructions were recorded, else per second of CPU time from\n"
+"    task-clock/cpu-clock).  Default: the derived metrics; without them\n"
+"    (time-based traces) the rate of every event that is not a clock.\n"
+"\n"
+"OPTIONS\n"
+"    -i, --input FILE    trace to read (default: pmiprof.data)\n"
+"    -o, --output OUT    image to write (required)\n"
+"    -m, --metric LIST   comma-separated metrics to plot (at most 6)\n"
+"    --top N             functions to mark (default 5, at most 8)\n"
+"    --keep-script       keep OUT.gp (gnuplot script) and OUT.series.dat,\n"
+"                        OUT.hist.dat beside the image, to restyle and rerun\n"
+"                        with 'gnuplot OUT.gp'\n"
+"    --size WxH          image size in pixels (default 1200 x 250 per panel)\n"
+"    --title TEXT        title (default: the recorded command line)\n"
+"    -q, --quiet         no notes about symbols, no summary line\n"
+"    FILTERS             as for pmiprof report: --pid, --tid, --comm, --dso,\n"
+"                        --symbol, --time START,END, --window A-B\n"
+"\n"
+"REQUIREMENTS\n"
+"    gnuplot (Debian package gnuplot-nox).  Without it the command says so\n"
+"    and exits with status 1.\n"
+"\n"
+"EXAMPLES\n"
+"    pmiprof plot -o run.png\n"
+"    pmiprof plot -i run.data -o ipc.svg --metric ipc,cache-misses-mpki\n"
+"    pmiprof plot -o run.png --keep-script && gnuplot run.gp\n"
+"\n"
+"EXIT STATUS\n"
+"    0 image written, 1 error (unreadable trace, gnuplot missing or failed),\n"
+"    2 usage error.\n";
+
+#define PLOT_MAX_METRICS 6
+#define PLOT_MAX_TOP 8
+#define PLOT_MAX_POINTS 4000
+#define PLOT_BUCKETS 2000
+#define PLOT_MAX_ARROWS 200
+
+enum { OPT_KEEP = 0x3000, OPT_TOP, OPT_SIZE, OPT_TITLE };
+
+static const struct option long_opts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "metric", required_argument, NULL, 'm' },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "keep-script", no_argument, NULL, OPT_KEEP },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	SESSION_FILTER_OPTIONS,
+	{ NULL, 0, NULL, 0 }
+};
+
+struct plot_args {
+	struct session_opts so;
+	const char *output, *metric, *title;
+	uint64_t top;
+	bool keep;
+	unsigned int width, height;
+	const char *terminal;	/* gnuplot terminal for the extension */
+};
+
+/* Per-window data kept for the plot (the profile keeps metric values). */
+struct plot_data {
+	struct profile p;
+	double *t;		/* seconds since start, per kept window */
+	uint64_t n, cap;
+};
+
+static int plot_add_sample(void *arg, const struct trace_sample *smp, uint64_t index,
+			   uint32_t sym, uint32_t comm)
+{
+	struct plot_data *d = arg;
+	const struct session *s = d->p.s;
+
+	if (d->n == d->cap) {
+		uint64_t cap = d->cap ? d->cap * 2 : 65536;
+		double *t = realloc(d->t, cap * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		d->t = t;
+		d->cap = cap;
+	}
+	d->t[d->n++] = (double)(smp->time > s->base_time ? smp->time - s->base_time : 0) *
+		       s->time_scale / 1e9;
+	return profile_add_sample(&d->p, smp, index, sym, comm);
+}
+
+static bool gnuplot_found(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (!path)
+		path = "/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s/gnuplot", (int)len, path);
+		if (!access(buf, X_OK))
+			return true;
+		path += len;
+		if (*path)
+			path++;
+	}
+	return false;
+}
+
+/* Runs gnuplot on script (or -e expr); returns its exit status, -1 on failure. */
+static int run_gnuplot(const char *script, const char *expr, bool quiet)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (quiet) {
+			FILE *f = freopen("/dev/null", "w", stderr);
+
+			(void)f;
+		}
+		if (expr)
+			execlp("gnuplot", "gnuplot", "-e", expr, (char *)NULL);
+		else
+			execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static const char *terminal_for(const char *out)
+{
+	const char *dot = strrchr(out, '.');
+
+	if (!dot)
+		return NULL;
+	if (!strcmp(dot, ".png"))
+		return run_gnuplot(NULL, "set terminal pngcairo", true) ? "png" : "pngcairo";
+	if (!strcmp(dot, ".svg"))
+		return "svg";
+	if (!strcmp(dot, ".pdf"))
+		return "pdfcairo";
+	return NULL;
+}
+
+static int parse_args(struct plot_args *a, int argc, char **argv)
+{
+	int c, rc;
+
+	a->top = 5;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:o:m:qh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			a->so.input = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'm':
+			a->metric = optarg;
+			break;
+		case OPT_TOP:
+			if (pm_parse_u64(optarg, 0, PLOT_MAX_TOP, &a->top))
+				return pm_usage_error("plot", "--top '%s': expected 0..%d", optarg,
+						      PLOT_MAX_TOP);
+			break;
+		case OPT_KEEP:
+			a->keep = true;
+			break;
+		case OPT_SIZE:
+			if (sscanf(optarg, "%ux%u", &a->width, &a->height) != 2 || a->width < 200 ||
+			    a->height < 200 || a->width > 20000 || a->height > 20000)
+				return pm_usage_error("plot", "--size '%s': expected WxH in pixels, "
+						      "200..20000 each", optarg);
+			break;
+		case OPT_TITLE:
+			a->title = optarg;
+			break;
+		case 'q':
+			pm_quiet = true;
+			break;
+		case 'h':
+			return -1;
+		case ':':
+			return pm_usage_error("plot", "option '%s' needs a value", argv[optind - 1]);
+		case '?':
+			return pm_usage_error("plot", "unknown option '%s'", argv[optind - 1]);
+		default:
+			rc = session_filter_option(&a->so, c, optarg, "plot");
+			if (rc)
+				return rc;
+			break;
+		}
+	}
+	if (optind < argc)
+		return pm_usage_error("plot", "unexpected argument '%s'", argv[optind]);
+	if (!a->output)
+		return pm_usage_error("plot", "the image to write is required: -o OUT.png "
+				      "(or .svg, .pdf)");
+	{
+		const char *dot = strrchr(a->output, '.');
+
+		if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg") && strcmp(dot, ".pdf")))
+			return pm_usage_error("plot", "-o '%s': the name must end in .png, .svg "
+					      "or .pdf", a->output);
+	}
+	return 0;
+}
+
+static int metrics_of(const struct session *s, const char *list, struct metric_set *out)
+{
+	struct event_roles r;
+	const char *why;
+	uint32_t i;
+
+	out->n = 0;
+	if (list) {
+		char *copy = strdup(list), *tok, *save = NULL;
+		int rc = 0;
+
+		if (!copy)
+			return -ENOMEM;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			if (out->n == PLOT_MAX_METRICS) {
+				rc = pm_usage_error("plot", "--metric: at most %d metrics",
+						    PLOT_MAX_METRICS);
+				break;
+			}
+			if (metric_parse(s->h, tok, &out->m[out->n], &why)) {
+				rc = pm_usage_error("plot", "--metric '%s': %s", tok, why ? why :
+						    "no such event or metric in this trace");
+				break;
+			}
+			out->n++;
+		}
+		free(copy);
+		return rc;
+	}
+	metrics_derived(s->h, out);
+	if (out->n > PLOT_MAX_METRICS)
+		out->n = PLOT_MAX_METRICS;
+	if (out->n)
+		return 0;
+	event_roles_find(s->h, &r);
+	for (i = 0; i < s->h->nr_events && i < PMIPROF_MAX_EVENTS && out->n < PLOT_MAX_METRICS;
+	     i++) {
+		char name[160];
+		char b[128];
+		const char *base = event_base_name(s->h->events[i].name, b, sizeof(b));
+
+		if (!strcmp(base, "cpu-clock") || !strcmp(base, "task-clock"))
+			continue;
+		snprintf(name, sizeof(name), "%s-rate", s->h->events[i].name);
+		if (metric_parse(s->h, name, &out->m[out->n], &why) &&
+		    metric_parse(s->h, s->h->events[i].name, &out->m[out->n], &why))
+			continue;
+		out->n++;
+	}
+	if (!out->n && r.clock >= 0) {
+		/* Only clocks: at least show the CPU time each window covered. */
+		out->m[0] = (struct metric){ "", METRIC_EVENT, r.clock, -1 };
+		snprintf(out->m[0].name, sizeof(out->m[0].name), "%s", s->h->events[r.clock].name);
+		out->n = 1;
+	}
+	return 0;
+}
+
+static void gp_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		/* gnuplot's enhanced text treats these as markup. */
+		if (*s == '_' || *s == '^' || *s == '@' || *s == '&' || *s == '{' || *s == '}')
+			fputs("\\\\", f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static const char *metric_label(const struct metric *m, const struct trace_header *h,
+				char *buf, size_t size)
+{
+	switch (m->kind) {
+	case METRIC_PER_KILO:
+		snprintf(buf, size, "%s per 1000 %s", h->events[m->a].name, h->events[m->b].name);
+		break;
+	case METRIC_PER_SECOND:
+		snprintf(buf, size, "%s per s of %s", h->events[m->a].name, h->events[m->b].name);
+		break;
+	case METRIC_PERCENT:
+		snprintf(buf, size, "%s (%%)", m->name);
+		break;
+	case METRIC_EVENT:
+		snprintf(buf, size, "%s per window", m->name);
+		break;
+	default:
+		snprintf(buf, size, "%s", m->name);
+		break;
+	}
+	return buf;
+}
+
+/* Series file: t, metric values, share of the windows closed by each top function. */
+static int write_series(const char *path, const struct plot_data *d, const uint32_t *order,
+			uint32_t ntop, uint64_t *per_point)
+{
+	const struct profile *p = &d->p;
+	uint32_t nm = p->nr_hist, i, k;
+	FILE *f = fopen(path, "w");
+	uint64_t w;
+
+	if (!f)
+		return -errno;
+	fprintf(f, "# time_s");
+	for (i = 0; i < nm; i++)
+		fprintf(f, " %s", p->hist_metrics[i].name);
+	for (k = 0; k < ntop; k++)
+		fprintf(f, " top%u_share", k);
+	fputc('\n', f);
+	*per_point = 1;
+	if (d->n <= PLOT_MAX_POINTS) {
+		for (w = 0; w < d->n; w++) {
+			fprintf(f, "%.9f", d->t[w]);
+			for (i = 0; i < nm; i++) {
+				float v = p->win_values[w * nm + i];
+
+				if (isnan(v))
+					fputs(" NaN", f);
+				else
+					fprintf(f, " %.6g", v);
+			}
+			for (k = 0; k < ntop; k++)
+				fprintf(f, " %d", p->win_rows[w] == order[k]);
+			fputc('\n', f);
+		}
+	} else {
+		/* Too many points to see: mean per time bucket, the mode of the functions. */
+		double t0 = d->t[0], t1 = d->t[0], dt;
+		struct bucket {
+			double sum[PLOT_MAX_METRICS];
+			uint32_t cnt[PLOT_MAX_METRICS];
+			uint32_t fc[PLOT_MAX_TOP + 1];
+			uint32_t nw;
+		} *bk = calloc(PLOT_BUCKETS, sizeof(*bk));
+		uint64_t b;
+
+		if (!bk) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		for (w = 0; w < d->n; w++) {
+			t0 = d->t[w] < t0 ? d->t[w] : t0;
+			t1 = d->t[w] > t1 ? d->t[w] : t1;
+		}
+		dt = (t1 - t0) / PLOT_BUCKETS;
+		if (dt <= 0)
+			dt = 1e-9;
+		*per_point = (d->n + PLOT_BUCKETS - 1) / PLOT_BUCKETS;
+		for (w = 0; w < d->n; w++) {
+			struct bucket *x;
+
+			b = (uint64_t)((d->t[w] - t0) / dt);
+			x = &bk[b < PLOT_BUCKETS ? b : PLOT_BUCKETS - 1];
+			x->nw++;
+			for (i = 0; i < nm; i++) {
+				float v = p->win_values[w * nm + i];
+
+				if (!isnan(v)) {
+					x->sum[i] += v;
+					x->cnt[i]++;
+				}
+			}
+			for (k = 0; k < ntop && p->win_rows[w] != order[k]; k++)
+				;
+			x->fc[k]++;
+		}
+		for (b = 0; b < PLOT_BUCKETS; b++) {
+			const struct bucket *x = &bk[b];
+
+			if (!x->nw)
+				continue;
+			fprintf(f, "%.9f", t0 + ((double)b + 0.5) * dt);
+			for (i = 0; i < nm; i++) {
+				if (x->cnt[i])
+					fprintf(f, " %.6g", x->sum[i] / x->cnt[i]);
+				else
+					fputs(" NaN", f);
+			}
+			for (k = 0; k < ntop; k++)
+				fprintf(f, " %.4f", (double)x->fc[k] / x->nw);
+			fputc('\n', f);
+		}
+		free(bk);
+	}
+	if (fclose(f))
+		return -errno;
+	return 0;
+}
+
+/* Histogram file: one gnuplot index per metric: center, all, top fractions. */
+static int write_hists(const char *path, const struct plot_data *d, const uint32_t *order,
+		       uint32_t ntop, struct hist *all)
+{
+	const struct profile *p = &d->p;
+	FILE *f = fopen(path, "w");
+	uint32_t i, k;
+	int b, err = 0;
+
+	if (!f)
+		return -errno;
+	for (i = 0; i < p->nr_hist && !err; i++) {
+		struct hist fn[PLOT_MAX_TOP];
+		double w;
+
+		err = hist_build(&all[i], p->win_values + i, p->nr_hist, d->n, NULL, 0, NULL);
+		for (k = 0; k < ntop && !err; k++)
+			err = hist_build(&fn[k], p->win_values + i, p->nr_hist, d->n, p->win_rows,
+					 order[k], &all[i]);
+		if (err)
+			break;
+		w = (all[i].hi - all[i].lo) / HIST_BINS;
+		fprintf(f, "# metric %s: bin_center all_fraction", p->hist_metrics[i].name);
+		for (k = 0; k < ntop; k++)
+			fprintf(f, " top%u_fraction", k);
+		fputc('\n', f);
+		for (b = 0; b < HIST_BINS; b++) {
+			fprintf(f, "%.6g %.6g", all[i].lo + (b + 0.5) * w,
+				all[i].n ? (double)all[i].bins[b] / (double)all[i].n : 0.0);
+			for (k = 0; k < ntop; k++)
+				fprintf(f, " %.6g", fn[k].n ? (double)fn[k].bins[b] /
+					(double)fn[k].n : 0.0);
+			fputc('\n', f);
+		}
+		fputs("\n\n", f);
+	}
+	if (fclose(f) && !err)
+		err = -errno;
+	return err;
+}
+
+static int write_script(const char *path, const struct plot_args *a, const struct plot_data *d,
+			const uint32_t *order, uint32_t ntop, const char *series,
+			const char *hists, uint64_t per_point, const struct hist *all)
+{
+	const struct session *s = d->p.s;
+	const struct trace_header *h = s->h;
+	const struct profile *p = &d->p;
+	uint32_t nm = p->nr_hist, i, k, panels = nm + (ntop ? 1 : 0) + 1;
+	unsigned int width = a->width ? a->width : 1200;
+	unsigned int height = a->height ? a->height : 250 * panels + 60;
+	/* Equal rows under a title band: series panels, the function strip, histograms. */
+	double ph = 0.94 / panels;
+	char kind[128], title[4200], lb[256];
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -errno;
+	window_kind(s, kind, sizeof(kind));
+	snprintf(title, sizeof(title), "%s", a->title ? a->title :
+		 (h->cmdline[0] ? h->cmdline : s->opts.input));
+	fprintf(f, "# pmiprof plot of %s; rerun with: gnuplot %s\n", s->opts.input, path);
+	fprintf(f, "set terminal %s size %u,%u%s\n", a->terminal, width, height,
+		strcmp(a->terminal, "png") ? " font \"sans,10\"" : "");
+	fprintf(f, "set output ");
+	gp_str(f, a->output);
+	fputc('\n', f);
+	fprintf(f, "set datafile missing \"NaN\"\nset grid\nset key outside right top "
+		"box opaque\n");
+	fprintf(f, "set multiplot title ");
+	{
+		char full[4800];
+
+		snprintf(full, sizeof(full), "pmiprof: %.200s", title);
+		gp_str(f, full);
+		fputs(" . \"\\n\" . ", f);
+		snprintf(full, sizeof(full), "%s%s; %" PRIu64 " windows (%" PRIu64
+			 " shown), %" PRIu64 " lost%s", kind,
+			 (h->flags & PMIPROF_TRACE_F_TIME_BASED) ? " (no hardware PMU)" : "",
+			 s->samples, s->kept, s->lost_total,
+			 per_point > 1 ? "; series: mean per time bucket" : "");
+		gp_str(f, full);
+	}
+	fprintf(f, " font \",12\"\n");
+	fprintf(f, "set lmargin at screen 0.16\nset rmargin at screen 0.80\n");
+	/* One time axis for every series panel and the function strip. */
+	{
+		double tmax = 0;
+		uint64_t w;
+
+		for (w = 0; w < d->n; w++)
+			tmax = d->t[w] > tmax ? d->t[w] : tmax;
+		fprintf(f, "set xrange [0:%.9f]\n", tmax > 0 ? tmax : 1e-3);
+	}
+	/* Lost samples: a red line at each place the trace reported a loss. */
+	for (i = 0; i < s->nr_lost_marks && i < PLOT_MAX_ARROWS; i++)
+		fprintf(f, "set arrow from %.9f, graph 0 to %.9f, graph 1 nohead lc rgb \"red\" "
+			"lw 1.5 front\n", (double)s->lost_marks[i].time / 1e9,
+			(double)s->lost_marks[i].time / 1e9);
+	if (s->lost_total)
+		fprintf(f, "set label 2 \"red lines: %" PRIu64 " lost samples\" at graph 0.01, "
+			"graph 0.08 front tc rgb \"red\"\n", s->lost_total);
+	fprintf(f, "set label 1 ");
+	gp_str(f, kind);
+	fprintf(f, " at graph 0.99, graph 0.92 right front tc rgb \"%s\"\n",
+		(h->flags & (PMIPROF_TRACE_F_TIME_BASED | PMIPROF_TRACE_F_EMULATED)) ?
+		"dark-orange" : "gray40");
+	for (i = 0; i < nm; i++) {
+		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - (i + 1) * ph);
+		fprintf(f, "set xlabel \"time (s)\"\nset ylabel ");
+		gp_str(f, metric_label(&p->hist_metrics[i], h, lb, sizeof(lb)));
+		fprintf(f, "\nplot \"%s\" using 1:%u with %s lc rgb \"#1f77b4\" title ", series,
+			i + 2, per_point > 1 || d->n > 500 ? "lines" : "linespoints pt 7 ps 0.4");
+		gp_str(f, p->hist_metrics[i].name);
+		fputc('\n', f);
+	}
+	fprintf(f, "unset label 2\nunset arrow\n");
+	if (ntop) {
+		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - (nm + 1) * ph);
+		fprintf(f, "set ylabel \"top functions\"\nset yrange [0.5:%u.5]\nset ytics (",
+			ntop);
+		for (k = 0; k < ntop; k++) {
+			char nb[64];
+
+			char fb[32];
+
+			fprintf(f, "%s", k ? ", " : "");
+			gp_str(f, fit(fb, sizeof(fb), profile_row_name(p, &p->rows[order[k]], nb,
+								     sizeof(nb)), 24));
+			fprintf(f, " %u", k + 1);
+		}
+		fprintf(f, ")\nplot ");
+		for (k = 0; k < ntop; k++) {
+			char nb[64], t[200];
+
+			snprintf(t, sizeof(t), "%s (%.1f%%)",
+				 profile_row_name(p, &p->rows[order[k]], nb, sizeof(nb)),
+				 100.0 * (double)p->rows[order[k]].samples / (double)p->samples);
+			fprintf(f, "%s\"%s\" using 1:($%u>0 ? %u : NaN) with points pt 7 ps 0.5 "
+				"lc %u title ", k ? ", " : "", series, nm + 2 + k, k + 1, k + 1);
+			gp_str(f, t);
+		}
+		fprintf(f, "\nset ytics auto\nset yrange [*:*]\n");
+	}
+	fprintf(f, "unset label 1\nset xrange [*:*]\n");
+	/* Histograms: side by side along the bottom. */
+	for (i = 0; i < nm; i++) {
+		double w = (all[i].hi - all[i].lo) / HIST_BINS;
+
+		fprintf(f, "set size %.4f, %.4f\nset origin %.4f, 0\n", 1.0 / nm, ph,
+			(double)i / nm);
+		fprintf(f, "set lmargin 8\nset rmargin 2\nset key inside right top font \",8\"\n");
+		if (all[i].hi > all[i].lo)
+			fprintf(f, "set xrange [%.6g:%.6g]\n", all[i].lo - w, all[i].hi + w);
+		fprintf(f, "set xlabel ");
+		gp_str(f, p->hist_metrics[i].name);
+		fprintf(f, "\nset ylabel \"fraction of windows\"\nset style fill solid 0.4\n"
+			"set boxwidth %.6g\n", w > 0 ? w * 0.9 : 1);
+		fprintf(f, "plot \"%s\" index %u using 1:2 with boxes lc rgb \"#1f77b4\" title "
+			"\"all windows\"", hists, i);
+		for (k = 0; k < ntop && k < 3; k++) {
+			char nb[64];
+
+			fprintf(f, ", \"%s\" index %u using 1:%u with histeps lw 2 lc %u title ",
+				hists, i, k + 3, k + 1);
+			gp_str(f, profile_row_name(p, &p->rows[order[k]], nb, sizeof(nb)));
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "unset multiplot\n");
+	if (fclose(f))
+		return -errno;
+	return 0;
+}
+
+static int make_plot(struct plot_args *a)
+{
+	char dir[] = "/tmp/pmiprof-plot.XXXXXX", series[4200], hists[4200], script[4200];
+	struct metric_set ms;
+	struct plot_data d;
+	struct session s;
+	struct sort_key key = { .kind = SORT_SAMPLES };
+	struct hist all[PLOT_MAX_METRICS];
+	uint32_t *order = NULL, n = 0, ntop;
+	uint64_t per_point = 1;
+	bool tmpdir = false;
+	struct stat st;
+	int rc, status = 1;
+
+	memset(&d, 0, sizeof(d));
+	if (session_open(&s, &a->so))
+		return 1;
+	rc = metrics_of(&s, a->metric, &ms);
+	if (rc) {
+		session_close(&s);
+		return rc > 0 ? rc : 1;
+	}
+	rc = profile_init(&d.p, &s, BY_SYMBOL, ms.m, ms.n);
+	if (!rc)
+		rc = session_run(&s, plot_add_sample, &d);
+	if (rc) {
+		pm_err("%s: %s", s.opts.input, strerror(-rc));
+		goto out;
+	}
+	session_print_warnings(&s, pm_quiet);
+	if (!d.n) {
+		pm_err("%s: no samples to plot%s", s.opts.input,
+		       s.samples ? " after the filters" : "");
+		goto out;
+	}
+	order = profile_sorted(&d.p, &key, &n);
+	if (!order) {
+		pm_err("out of memory");
+		goto out;
+	}
+	ntop = n < a->top ? n : (uint32_t)a->top;
+	if (a->keep) {
+		size_t len = strlen(a->output) - 4;	/* without the extension */
+
+		snprintf(series, sizeof(series), "%.*s.series.dat", (int)len, a->output);
+		snprintf(hists, sizeof(hists), "%.*s.hist.dat", (int)len, a->output);
+		snprintf(script, sizeof(script), "%.*s.gp", (int)len, a->output);
+	} else {
+		if (!mkdtemp(dir)) {
+			pm_err("cannot create a temporary directory: %s", strerror(errno));
+			goto out;
+		}
+		tmpdir = true;
+		snprintf(series, sizeof(series), "%s/series.dat", dir);
+		snprintf(hists, sizeof(hists), "%s/hist.dat", dir);
+		snprintf(script, sizeof(script), "%s/plot.gp", dir);
+	}
+	rc = write_series(series, &d, order, ntop, &per_point);
+	if (!rc)
+		rc = write_hists(hists, &d, order, ntop, all);
+	if (!rc)
+		rc = write_script(script, a, &d, order, ntop, series, hists, per_point, all);
+	if (rc) {
+		pm_err("writing the plot data: %s", strerror(-rc));
+		goto out;
+	}
+	unlink(a->output);
+	rc = run_gnuplot(script, NULL, false);
+	if (rc || stat(a->output, &st) || !st.st_size) {
+		pm_err("gnuplot failed (status %d) to write %s%s%s", rc, a->output,
+		       a->keep ? "; the script is " : "", a->keep ? script : "");
+		goto out;
+	}
+	pm_info("wrote %s (%" PRIu64 " windows, %u metric(s): %s%s)%s%s", a->output, d.n, ms.n,
+		ms.m[0].name, ms.n > 1 ? ", ..." : "", a->keep ? "; script: " : "",
+		a->keep ? script : "");
+	status = 0;
+out:
+	if (tmpdir) {
+		unlink(series);
+		unlink(hists);
+		unlink(script);
+		rmdir(dir);
+	}
+	free(order);
+	free(d.t);
+	profile_free(&d.p);
+	session_close(&s);
+	return status;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	struct plot_args a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	rc = parse_args(&a, argc, argv);
+	if (rc < 0) {
+		session_opts_free(&a.so);
+		return command_help("plot");
+	}
+	if (!rc && !gnuplot_found()) {
+		pm_err("gnuplot is not installed: install the Debian package gnuplot-nox "
+		       "(apt-get install gnuplot-nox), or run 'make deps'");
+		rc = 1;
+	}
+	if (!rc) {
+		a.terminal = terminal_for(a.output);
+		rc = make_plot(&a);
+	}
+	session_opts_free(&a.so);
+	return rc;
+}
