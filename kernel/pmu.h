@@ -42,7 +42,7 @@ static inline u64 pmu_clock_ns(void)
 #include "../tests/unit/kshim.h"
 #endif
 
-#include "../include/pmiprof/abi.h"
+#include <pmiprof/abi.h>
 
 #define PMU_MAX_GP		8	/* GP counters the core drives */
 #define PMU_MAX_FIXED		4	/* Intel fixed counters */
