@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Threads are followed (inherit) and nothing is lost at 10 kHz with two busy
+# threads: both threads have samples at about the trigger rate, the trace
+# has no LOST record and FORK/EXIT records for both threads.
+. "$(dirname "$0")/../lib.sh"
+have_perf_sw || skip_all "perf_event_open not usable here"
+"$PMIPROF" record -q -e cpu-clock,task-clock,page-faults,context-switches -F 10000 \
+	-o "$TMPD/t.data" -- "$WORKLOADS/threads2" 1 >/dev/null 2>"$TMPD/err"; rc=$?
+[ $rc -eq 0 ] && ok "record of two threads succeeds" || not_ok "record of two threads" "$(cat "$TMPD/err")"
+"$PMIPROF" dump -i "$TMPD/t.data" >"$TMPD/dump" 2>&1
+read -r nthreads minsamples < <(awk '$2=="sample" { for (i = 3; i <= NF; i++) if ($i ~ /^tid=/) n[$i]++ }
+	END { m = -1; c = 0; for (k in n) { c++; if (n[k] > 100 && (m < 0 || n[k] < m)) m = n[k] } print c, m }' "$TMPD/dump")
+[ "$nthreads" -ge 3 ] && ok "samples from main and both threads ($nthreads tids)" || not_ok "samples from both threads" "$nthreads"
+# 1 s of CPU per thread at 10 kHz: at least 2000 windows each even on a loaded 2-CPU VM
+[ "${minsamples:-0}" -ge 2000 ] && ok "each busy thread sampled ($minsamples+ windows)" || not_ok "each busy thread sampled" "$minsamples"
+awk '$2=="lost"' "$TMPD/dump" | grep -q . && not_ok "no LOST records" "$(awk '$2=="lost"' "$TMPD/dump" | head)" || ok "no LOST records"
+grep -q 'finish .*lost=0' "$TMPD/dump" && ok "FINISH says 0 lost" || not_ok "FINISH says 0 lost" "$(grep finish "$TMPD/dump")"
+[ "$(grep -c ' fork ' "$TMPD/dump")" -ge 2 ] && ok "FORK records for the threads" || not_ok "FORK records for the threads"
+[ "$(grep -c ' exit ' "$TMPD/dump")" -ge 3 ] && ok "EXIT records for threads and process" || not_ok "EXIT records"
+# Window deltas: cpu-clock per window about the period (100 us), never a running total.
+big=$(awk '$2=="sample" && !/first/' "$TMPD/dump" | perl -ne '$n++; print if /cpu-clock=(\d+)/ && $1 > 5000000; END { print "none\n" unless $n }')
+[ -z "$big" ] && ok "counts are per-window deltas" || not_ok "counts are per-window deltas" "$(echo "$big" | head -5)"
+done_testing
