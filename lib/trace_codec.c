@@ -217,11 +217,14 @@ static void dec_sample(struct trace_codec *c, struct dec *d, uint32_t nr_events,
 		c->cpu = get_u32(d);
 	if (!(mask & TRACE_SAMPLE_SAME_NR)) {
 		c->nr = get_u32(d);
-		if (c->nr > nr_events && !d->why) {
-			d->why = "sample has more counts than the header has events";
+		if (c->nr > nr_events) {
+			if (!d->why)
+				d->why = "sample has more counts than the header has events";
 			c->nr = 0;
 		}
 	}
+	if (d->why)
+		return;
 	dt = (int64_t)((uint64_t)c->sample_dt + (uint64_t)get_s64(d));
 	c->sample_dt = dt;
 	c->time += (uint64_t)dt;

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the trace reader: open the input as a trace, read
+ * every record and touch every field a consumer would (strings, callchain
+ * ips, counts by header event), once with CRC checks and once without so
+ * that mutations reach the record decoders behind the CRCs.  Built and run
+ * by tests/fuzz/run with -fsanitize=fuzzer,address,undefined.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "pmiprof/trace.h"
+
+extern bool trace_fuzz_ignore_crc;
+extern volatile uint64_t fuzz_sink;
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void quiet(void *arg, const char *msg)
+{
+	/* every message must be a complete, terminated string */
+	*(size_t *)arg += strlen(msg);
+}
+
+static uint64_t consume(const struct trace_header *h, const struct trace_record *rec)
+{
+	uint64_t acc = 0;
+	uint32_t i;
+
+	switch (rec->type) {
+	case PMIPROF_REC_SAMPLE:
+		if (rec->sample.nr > h->nr_events)
+			__builtin_trap();	/* the reader promised this bound */
+		for (i = 0; i < rec->sample.nr; i++)
+			acc += rec->sample.counts[i] + strlen(h->events[i].name);
+		return acc + rec->sample.ip + rec->sample.time;
+	case PMIPROF_REC_MMAP:
+		return strlen(rec->mmap.path) + rec->mmap.build_id[rec->mmap.build_id_len ?
+								    rec->mmap.build_id_len - 1 : 0];
+	case PMIPROF_REC_COMM:
+		return strlen(rec->comm.comm);
+	case PMIPROF_REC_MARK:
+		return strlen(rec->mark.label);
+	case PMIPROF_REC_CALLCHAIN:
+		for (i = 0; i < rec->callchain.nr; i++)
+			acc += rec->callchain.ips[i];
+		return acc;
+	default:
+		return rec->type + trace_record_name(rec->type)[0] +
+		       trace_lost_reason_name(rec->lost.reason)[0];
+	}
+}
+
+/* Keeps the reads of consume() from being optimized away. */
+volatile uint64_t fuzz_sink;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	volatile uint64_t *sink = &fuzz_sink;
+
+	for (int pass = 0; pass < 2; pass++) {
+		struct trace_reader *r;
+		struct trace_record rec;
+		size_t msgs = 0;
+		uint64_t n = 0;
+
+		trace_fuzz_ignore_crc = pass == 1;
+		if (trace_reader_open_mem(&r, data, size, "fuzz", quiet, &msgs))
+			continue;
+		*sink += strlen(trace_reader_header(r)->cmdline) +
+			trace_mode_name(trace_reader_header(r)->mode)[0] +
+			trace_backend_name(trace_reader_header(r)->backend)[0];
+		while (trace_reader_next(r, &rec) == 1) {
+			*sink += consume(trace_reader_header(r), &rec);
+			/* every record costs at least two input bytes (or is one per chunk) */
+			if (++n > 2 * size + 16)
+				__builtin_trap();
+		}
+		*sink += trace_reader_stats(r)->records + msgs;
+		trace_reader_close(r);
+	}
+	return 0;
+}

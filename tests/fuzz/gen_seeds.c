@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writes the fuzzer's generated seed traces into a directory: sample
+ * streams with small chunks (deflated and stored) and a trace with every
+ * record type, so mutations start from valid structure.  Built by
+ * tests/fuzz/run; the committed fixtures are added to the corpus as well.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pmiprof/trace.h"
+#include "trace_gen.h"
+
+static int stream(const char *dir, const char *name, int level, uint32_t chunk, unsigned int n)
+{
+	struct trace_writer_opts o = { level, chunk };
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_sample s;
+	char path[4096];
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	tgen_header(&h);
+	if (trace_writer_open(&w, path, &h, &o))
+		return 1;
+	for (unsigned int i = 0; i < n && !err; i++) {
+		tgen_stream_sample(5, i, &s);
+		err = trace_write_sample(w, &s);
+	}
+	return trace_writer_close(w) || err;
+}
+
+static int every_type(const char *dir, int level)
+{
+	static const uint64_t ips[4] = { 0x401000, 0x401100, 0xffffffff81000000ull, 0 };
+	struct trace_writer_opts o = { level, 128 };
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_sample s;
+	char path[4096];
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/every-type-l%d.pmiprof", dir, level);
+	tgen_header(&h);
+	if (trace_writer_open(&w, path, &h, &o))
+		return 1;
+	for (unsigned int i = 0; i < 8 && !err; i++) {
+		struct trace_mmap m = { .time = i, .pid = 1, .start = 0x400000, .len = 4096,
+					.build_id_len = 20, .path = "/bin/true" };
+		struct trace_comm c = { i, 1, 1, 1, "comm" };
+		struct trace_task t = { i, 2, 1, 2, 1 };
+		struct trace_lost l = { i, 0, 1, 3 };
+		struct trace_mark mk = { i, 0, 1, 1, 7, "mark" };
+		struct trace_callchain cc = { 4, ips };
+		struct trace_finish f = { i, 1, -2, 8, 3 };
+
+		tgen_stream_sample(9, i, &s);
+		err = trace_write_sample(w, &s) || trace_write_callchain(w, &cc) ||
+		      trace_write_mmap(w, &m) || trace_write_comm(w, &c) ||
+		      trace_write_fork(w, &t) || trace_write_exit(w, &t) ||
+		      trace_write_lost(w, &l) || trace_write_mark(w, &mk) ||
+		      trace_write_raw(w, 99, "xyz", 3) || trace_write_finish(w, &f);
+	}
+	return trace_writer_close(w) || err;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: gen_seeds DIR\n");
+		return 2;
+	}
+	return stream(argv[1], "stream-l1.pmiprof", 1, 256, 200) |
+	       stream(argv[1], "stream-l0.pmiprof", 0, 256, 100) |
+	       stream(argv[1], "stream-big.pmiprof", 1, 0, 20000) |
+	       every_type(argv[1], 0) | every_type(argv[1], 1);
+}
