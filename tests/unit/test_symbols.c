@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Symbolizer and address-space tests against real binaries: this test
+ * program's own functions (a PIE), a shared library's exported function
+ * (checked against dladdr), a missing file, a build-id mismatch, perf's JIT
+ * map convention, a kallsyms file, and the address-space bookkeeping
+ * (overlapping mmaps, fork sharing, exec, versioning).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+
+#include "../../report/hashmap.h"
+#include "../../report/maps.h"
+#include "../../report/strtab.h"
+#include "../../report/symbols.h"
+
+/* A function with a known name in this PIE; noinline keeps it a symbol. */
+__attribute__((noinline)) int symtest_target_function(int x);
+__attribute__((noinline)) int symtest_target_function(int x)
+{
+	return x * 3 + 1;
+}
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	char path[4096];
+};
+
+/* The executable mapping of /proc/self/maps that contains addr. */
+static int find_mapping(const void *addr, struct mapping *m)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4600], perms[8];
+	unsigned long long s, e, off;
+	int found = -1;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &pos) < 4)
+			continue;
+		if ((uintptr_t)addr < s || (uintptr_t)addr >= e || perms[2] != 'x')
+			continue;
+		m->start = s;
+		m->end = e;
+		m->pgoff = off;
+		snprintf(m->path, sizeof(m->path), "%s", line + pos);
+		m->path[strcspn(m->path, "\n")] = 0;
+		found = 0;
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+static struct symbolizer *new_sy(const struct symbolizer_opts *o)
+{
+	struct symbolizer *sy = NULL;
+
+	assert_int_equal(symbolizer_new(&sy, o), 0);
+	return sy;
+}
+
+static void resolves_own_pie_function(void **state)
+{
+	struct symbolizer *sy = new_sy(NULL);
+	uintptr_t ip = (uintptr_t)&symtest_target_function + 1;	/* inside, not at entry */
+	struct mapping m;
+	const struct sym *s;
+	int64_t dso, id, id2;
+
+	(void)state;
+	assert_int_equal(find_mapping((void *)ip, &m), 0);
+	dso = symbolizer_dso(sy, m.path, NULL, 0);
+	assert_true(dso >= 0);
+	id = symbolizer_resolve(sy, (uint32_t)dso, ip - m.start + m.pgoff);
+	assert_true(id >= 0);
+	s = symbolizer_sym(sy, (uint32_t)id);
+	assert_string_equal(s->name, "symtest_target_function");
+	assert_int_equal(s->flags & SYM_F_UNKNOWN, 0);
+	assert_string_equal(symbolizer_dso_info(sy, s->dso)->short_name, "test_symbols");
+	/* Another address in the same function is the same symbol. */
+	id2 = symbolizer_resolve(sy, (uint32_t)dso, ip + 2 - m.start + m.pgoff);
+	assert_int_equal(id, id2);
+	assert_int_equal(symbolizer_nr_syms(sy), 1);
+	symbolizer_free(sy);
+}
+
+static void resolves_shared_library_function(void **state)
+{
+	struct symbolizer *sy = new_sy(NULL);
+	uintptr_t ip = (uintptr_t)&crc32 + 3;
+	struct mapping m;
+	Dl_info info;
+	const struct sym *s;
+	int64_t dso, id;
+
+	(void)state;
+	assert_true(dladdr((void *)ip, &info) && info.dli_sname);
+	assert_int_equal(find_mapping((void *)ip, &m), 0);
+	dso = symbolizer_dso(sy, m.path, NULL, 0);
+	id = symbolizer_resolve(sy, (uint32_t)dso, ip - m.start + m.pgoff);
+	assert_true(id >= 0);
+	s = symbolizer_sym(sy, (uint32_t)id);
+	assert_string_equal(s->name, info.dli_sname);
+	assert_non_null(strstr(symbolizer_dso_info(sy, s->dso)->short_name, "libz.so"));
+	symbolizer_free(sy);
+}
+
+static void srcline_names_file_and_line(void **state)
+{
+	struct symbolizer_opts o = { .srcline = true };
+	struct symbolizer *sy = new_sy(&o);
+	uintptr_t ip = (uintptr_t)&symtest_target_function + 1;
+	struct mapping m;
+	const struct sym *s;
+	int64_t dso, id;
+
+	(void)state;
+	assert_int_equal(find_mapping((void *)ip, &m), 0);
+	dso = symbolizer_dso(sy, m.path, NULL, 0);
+	id = symbolizer_resolve(sy, (uint32_t)dso, ip - m.start + m.pgoff);
+	s = symbolizer_sym(sy, (uint32_t)id);
+	assert_string_equal(s->name, "symtest_target_function");
+	assert_non_null(s->srcline);
+	assert_non_null(strstr(s->srcline, "test_symbols.c:"));
+	symbolizer_free(sy);
+}
+
+static void missing_binary_is_unknown_with_note(void **state)
+{
+	struct symbolizer *sy = new_sy(NULL);
+	int64_t dso = symbolizer_dso(sy, "/nonexistent/libgone.so", NULL, 0);
+	int64_t a = symbolizer_resolve(sy, (uint32_t)dso, 0x1234);
+	int64_t b = symbolizer_resolve(sy, (uint32_t)dso, 0x5678);
+	const struct sym *s = symbolizer_sym(sy, (uint32_t)a);
+
+	(void)state;
+	assert_int_equal(a, b);		/* one [unknown] row per DSO */
+	assert_string_equal(s->name, "[unknown]");
+	assert_true(s->flags & SYM_F_UNKNOWN);
+	assert_string_equal(symbolizer_dso_info(sy, s->dso)->name, "/nonexistent/libgone.so");
+	assert_non_null(symbolizer_dso_info(sy, s->dso)->note);
+	assert_non_null(strstr(symbolizer_dso_info(sy, s->dso)->note, "cannot read"));
+	symbolizer_free(sy);
+}
+
+static void build_id_mismatch_is_noted(void **state)
+{
+	static const uint8_t wrong[20] = { 0xde, 0xad, 0xbe, 0xef };
+	struct symbolizer *sy = new_sy(NULL);
+	uintptr_t ip = (uintptr_t)&symtest_target_function + 1;
+	struct mapping m;
+	int64_t dso, id;
+
+	(void)state;
+	assert_int_equal(find_mapping((void *)ip, &m), 0);
+	dso = symbolizer_dso(sy, m.path, wrong, sizeof(wrong));
+	id = symbolizer_resolve(sy, (uint32_t)dso, ip - m.start + m.pgoff);
+	assert_true(id >= 0);
+	assert_non_null(symbolizer_dso_info(sy, (uint32_t)dso)->note);
+	assert_non_null(strstr(symbolizer_dso_info(sy, (uint32_t)dso)->note, "build-id"));
+	/* The same path with another build-id is another DSO. */
+	assert_true(symbolizer_dso(sy, m.path, NULL, 0) != dso);
+	symbolizer_free(sy);
+}
+
+static void jit_map_resolves_perf_convention(void **state)
+{
+	char dir[] = "/tmp/pmiprof-jit.XXXXXX", path[256];
+	struct symbolizer_opts o = { 0 };
+	struct symbolizer *sy;
+	const struct sym *s;
+	int64_t id;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf-4242.map", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "7f0000001000 100 jitted_add\n7f0000002000 80 Interpreter::loop\n");
+	fclose(f);
+	o.jit_dir = dir;
+	sy = new_sy(&o);
+	id = symbolizer_resolve_jit(sy, 4242, 0x7f0000002010);
+	assert_true(id >= 0);
+	s = symbolizer_sym(sy, (uint32_t)id);
+	assert_string_equal(s->name, "Interpreter::loop");
+	assert_string_equal(symbolizer_dso_info(sy, s->dso)->short_name, "perf-4242.map");
+	assert_int_equal(symbolizer_resolve_jit(sy, 4242, 0x7f0000001100), -ENOENT);
+	assert_int_equal(symbolizer_resolve_jit(sy, 4243, 0x7f0000001010), -ENOENT);
+	symbolizer_free(sy);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void kallsyms_file_resolves_kernel_addresses(void **state)
+{
+	char path[] = "/tmp/pmiprof-kallsyms.XXXXXX";
+	struct symbolizer_opts o = { .kernel = true };
+	struct symbolizer *sy;
+	const struct sym *s;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "ffffffff81000000 T _stext\nffffffff81001000 t do_thing\n"
+		"ffffffff81002000 D some_data\nffffffffc0001000 t mod_fn\t[mymod]\n");
+	fclose(f);
+	o.kallsyms = path;
+	sy = new_sy(&o);
+	s = symbolizer_sym(sy, (uint32_t)symbolizer_resolve_kernel(sy, 0xffffffff81001234));
+	assert_string_equal(s->name, "do_thing");
+	assert_string_equal(symbolizer_dso_info(sy, s->dso)->name, "[kernel.kallsyms]");
+	s = symbolizer_sym(sy, (uint32_t)symbolizer_resolve_kernel(sy, 0xffffffffc0001010));
+	assert_string_equal(s->name, "mod_fn");
+	assert_string_equal(symbolizer_dso_info(sy, s->dso)->name, "[mymod]");
+	/* Below the first symbol: [unknown] in the kernel. */
+	s = symbolizer_sym(sy, (uint32_t)symbolizer_resolve_kernel(sy, 0xffffffff80000000));
+	assert_true(s->flags & SYM_F_UNKNOWN);
+	symbolizer_free(sy);
+	unlink(path);
+}
+
+static void maps_overlap_fork_exec_and_versions(void **state)
+{
+	struct maps m;
+	const struct map *x;
+	uint32_t sp, sp2, child;
+
+	(void)state;
+	assert_int_equal(maps_init(&m), 0);
+	assert_int_equal(maps_add(&m, 10, 0x1000, 0x3000, 0, 1), 0);
+	/* Replaces the middle page: the old map is split around it. */
+	assert_int_equal(maps_add(&m, 10, 0x2000, 0x1000, 0x9000, 2), 0);
+	sp = maps_space(&m, 10);
+	assert_int_not_equal(sp, HM_EMPTY);
+	x = maps_find(&m, sp, 0x1800);
+	assert_non_null(x);
+	assert_int_equal(x->dso, 1);
+	x = maps_find(&m, sp, 0x2800);
+	assert_int_equal(x->dso, 2);
+	assert_int_equal(x->pgoff, 0x9000);
+	x = maps_find(&m, sp, 0x3800);
+	assert_int_equal(x->dso, 1);
+	assert_int_equal(x->pgoff, 0x2000);	/* tail keeps its file offset */
+	assert_null(maps_find(&m, sp, 0x4000));
+	/* Looked up = frozen: a new mmap makes a new version, the old one stays. */
+	assert_int_equal(maps_add(&m, 10, 0x8000, 0x1000, 0, 3), 0);
+	sp2 = maps_space(&m, 10);
+	assert_int_not_equal(sp, sp2);
+	assert_null(maps_find(&m, sp, 0x8000));
+	assert_int_equal(maps_find(&m, sp2, 0x8000)->dso, 3);
+	/* A forked child sees the parent's maps; its own mmap does not leak back. */
+	assert_int_equal(maps_fork(&m, 10, 11), 0);
+	child = maps_space(&m, 11);
+	assert_int_equal(maps_find(&m, child, 0x1800)->dso, 1);
+	assert_int_equal(maps_add(&m, 11, 0x1000, 0x1000, 0, 4), 0);
+	assert_int_equal(maps_find(&m, maps_space(&m, 11), 0x1800)->dso, 4);
+	assert_int_equal(maps_find(&m, maps_space(&m, 10), 0x1800)->dso, 1);
+	/* exec starts from nothing. */
+	assert_int_equal(maps_exec(&m, 10), 0);
+	assert_null(maps_find(&m, maps_space(&m, 10), 0x1800));
+	maps_free(&m);
+}
+
+static void strtab_and_hashmap_grow_and_keep_ids(void **state)
+{
+	struct strtab t;
+	struct hashmap h;
+	char buf[32];
+	uint32_t i;
+
+	(void)state;
+	assert_int_equal(strtab_init(&t), 0);
+	assert_int_equal(hm_init(&h, 1), 0);
+	for (i = 0; i < 20000; i++) {
+		snprintf(buf, sizeof(buf), "s%u", i);
+		assert_int_equal(strtab_intern(&t, buf), i);
+		assert_int_equal(hm_put(&h, (uint64_t)i * 4096, i & 7, i), 0);
+	}
+	for (i = 0; i < 20000; i += 997) {
+		snprintf(buf, sizeof(buf), "s%u", i);
+		assert_int_equal(strtab_intern(&t, buf), i);
+		assert_int_equal(strtab_find(&t, buf), i);
+		assert_int_equal(hm_get(&h, (uint64_t)i * 4096, i & 7), i);
+		assert_int_equal(hm_get(&h, (uint64_t)i * 4096, (i + 1) & 7), HM_EMPTY);
+	}
+	assert_int_equal(strtab_find(&t, "absent"), -1);
+	strtab_free(&t);
+	hm_free(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(resolves_own_pie_function),
+		cmocka_unit_test(resolves_shared_library_function),
+		cmocka_unit_test(srcline_names_file_and_line),
+		cmocka_unit_test(missing_binary_is_unknown_with_note),
+		cmocka_unit_test(build_id_mismatch_is_noted),
+		cmocka_unit_test(jit_map_resolves_perf_convention),
+		cmocka_unit_test(kallsyms_file_resolves_kernel_addresses),
+		cmocka_unit_test(maps_overlap_fork_exec_and_versions),
+		cmocka_unit_test(strtab_and_hashmap_grow_and_keep_ids),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
