@@ -776,7 +776,7 @@ static int perf_synthesize(struct record_session *s, struct trace_writer *w)
 	unsigned int p;
 	int ret = 0;
 
-	if (s->child > 0)
+	if (s->child > 0 && !o->system_wide)
 		return 0;	/* exec produces its own COMM and MMAP2 records */
 	if (o->system_wide) {
 		DIR *d = opendir("/proc");

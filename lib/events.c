@@ -127,6 +127,9 @@ int pm_pfm_for_each_event(pm_pfm_event_fn fn, void *arg)
 		pinfo.size = sizeof(pinfo);
 		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
 			continue;
+		/* libpfm4's "perf"/"perf_raw" pseudo-PMUs repeat the generic table */
+		if (!strcmp(pinfo.name, "perf") || !strcmp(pinfo.name, "perf_raw"))
+			continue;
 		for (i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
 			pfm_event_info_t info;
 

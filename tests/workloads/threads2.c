@@ -1,17 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Two busy threads for SECONDS (default 1.0), each in its own function
- * (busy_one, busy_two), while main waits: checks that threads are followed
- * and that nothing is lost at 10 kHz with both CPUs busy.
+ * Two busy threads, each in its own function (busy_one, busy_two), while
+ * main waits: checks that threads are followed and that nothing is lost at
+ * 10 kHz with both CPUs busy.
+ *   threads2 [SECONDS]     spin for about SECONDS of wall time (default 1.0)
+ *   threads2 -n UNITS      fixed work: UNITS x 10000 loop steps per thread
  */
 // LDLIBS: -lpthread
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double secs = 1.0;
+static long units = -1;
 static volatile uint64_t sink;
 
 static double now(void)
@@ -25,7 +29,7 @@ static double now(void)
 #define SPIN_UNTIL(t_end)						\
 	do {								\
 		uint64_t x = 1;						\
-		while (now() < (t_end))					\
+		for (long u = 0; units >= 0 ? u < units : now() < (t_end); u++) \
 			for (int i = 0; i < 10000; i++)			\
 				x = x * 2862933555777941757ull + 3037000493ull; \
 		sink += x;						\
@@ -48,7 +52,9 @@ int main(int argc, char **argv)
 	pthread_t t1, t2;
 	double end;
 
-	if (argc > 1)
+	if (argc > 2 && !strcmp(argv[1], "-n"))
+		units = atol(argv[2]);
+	else if (argc > 1)
 		secs = atof(argv[1]);
 	end = now() + secs;
 	if (pthread_create(&t1, NULL, busy_one, &end) || pthread_create(&t2, NULL, busy_two, &end)) {
