@@ -59,6 +59,8 @@ WL_BINS   := $(WL_SRCS:tests/workloads/%.c=$(O)/workloads/%)
 WL_SOS    := $(patsubst tests/workloads/%.c,$(O)/workloads/%.so,$(wildcard tests/workloads/lib*.c))
 
 .PHONY: all check module deps fuzz bench install clean vmtest modules_clean demo
+# Keep test objects between runs (they are intermediate files of pattern rules).
+.SECONDARY:
 all: $(BIN) $(UNIT_BINS) $(WL_BINS) $(WL_SOS)
 
 $(O)/%.o: %.c
