@@ -62,28 +62,11 @@ static void emul_bind(struct pmu_cpu *pc)
 	pc->emul = per_cpu_ptr(emul_cpus, pc->cpu);
 }
 
-/* Bring the CPU's model up to now; returns with any PMI left pending. */
-static void emul_advance(struct emul_cpu *ec, struct pt_regs *regs)
+/* Deliver the PMIs the model raised: what the NMI handler does on hardware. */
+static void emul_deliver(struct emul_cpu *ec, struct pt_regs *regs)
 {
 	struct pmu_model *m = ec->pc->model;
-	u64 now = local_clock(), tsc = rdtsc();
-	u64 dt = now - ec->last_ns, dc = tsc - ec->last_tsc;
 
-	ec->last_ns = now;
-	ec->last_tsc = tsc;
-	if (is_idle_task(current))
-		return;		/* unhalted events do not count in idle */
-	m->user = regs && user_mode(regs);
-	pmu_model_advance(m, div_u64(dt * emul_mips, 1000), dc);
-}
-
-static enum hrtimer_restart emul_tick(struct hrtimer *timer)
-{
-	struct emul_cpu *ec = container_of(timer, struct emul_cpu, timer);
-	struct pt_regs *regs = get_irq_regs();
-	struct pmu_model *m = ec->pc->model;
-
-	emul_advance(ec, regs);
 	while (m->pmi_pending) {
 		struct pmi_ctx ctx;
 
@@ -91,6 +74,47 @@ static enum hrtimer_restart emul_tick(struct hrtimer *timer)
 		pmiprof_fill_ctx(ec->pc, regs, &ctx);
 		emul_inner->handle_pmi(ec->pc, &ctx);
 	}
+}
+
+/*
+ * Bring the CPU's model up to now.  A late tick (TCG is slow) may cover
+ * several periods: the model is advanced at most one period at a time, each
+ * overflow getting its own PMI, as the counter would on hardware; beyond
+ * EMUL_MAX_STEPS periods per tick the rest is one merged window.  With
+ * @deliver false (reading counters) PMIs stay pending for the next tick.
+ */
+#define EMUL_MAX_STEPS	64
+
+static void emul_advance(struct emul_cpu *ec, struct pt_regs *regs, bool deliver)
+{
+	struct pmu_model *m = ec->pc->model;
+	u64 now = local_clock(), tsc = rdtsc();
+	u64 di = div_u64((now - ec->last_ns) * emul_mips, 1000), dc = tsc - ec->last_tsc;
+	u64 step = ec->pc->hw->period && deliver ? ec->pc->hw->period : di;
+	unsigned int n = 0;
+
+	ec->last_ns = now;
+	ec->last_tsc = tsc;
+	if (is_idle_task(current))
+		return;		/* unhalted events do not count in idle */
+	m->user = regs && user_mode(regs);
+	while (di) {
+		u64 i = ++n >= EMUL_MAX_STEPS || step > di ? di : step;
+		u64 c = i == di ? dc : div64_u64(dc * i, di);
+
+		pmu_model_advance(m, i, c);
+		di -= i;
+		dc -= c;
+		if (deliver)
+			emul_deliver(ec, regs);
+	}
+}
+
+static enum hrtimer_restart emul_tick(struct hrtimer *timer)
+{
+	struct emul_cpu *ec = container_of(timer, struct emul_cpu, timer);
+
+	emul_advance(ec, get_irq_regs(), true);
 	hrtimer_forward_now(timer, ns_to_ktime((u64)emul_tick_us * NSEC_PER_USEC));
 	return HRTIMER_RESTART;
 }
@@ -145,7 +169,7 @@ static void emul_read_counters(struct pmu_cpu *pc, u64 *out)
 {
 	emul_bind(pc);
 	if (pc == ((struct emul_cpu *)pc->emul)->pc)
-		emul_advance(pc->emul, get_irq_regs());
+		emul_advance(pc->emul, get_irq_regs(), false);
 	emul_inner->read_counters(pc, out);
 }
 
