@@ -58,6 +58,10 @@ int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t
 {
 	const char *p = list;
 
+	if (!*p) {
+		snprintf(err, err_len, "empty pid list");
+		return -EINVAL;
+	}
 	while (*p) {
 		char *end;
 		long v;
@@ -74,10 +78,6 @@ int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t
 		}
 		o->pids[o->nr_pids++] = (pid_t)v;
 		p = *end ? end + 1 : end;
-	}
-	if (!o->nr_pids) {
-		snprintf(err, err_len, "empty pid list");
-		return -EINVAL;
 	}
 	return 0;
 }
