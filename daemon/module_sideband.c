@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -28,17 +29,16 @@ struct sb_sample_id {
 	uint64_t time;
 };
 
-static int sb_perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
-{
-	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-static int sb_add_ring(struct sideband *sb, pid_t pid, int cpu, bool on_exec)
+/*
+ * One dummy event for (pid, cpu).  The first event of a CPU gets a ring;
+ * later ones of the same CPU (other -p targets) write into it.
+ */
+static int sb_add_event(struct sideband *sb, pid_t pid, int cpu, bool on_exec)
 {
 	struct perf_event_attr a;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	struct sideband_ring *r = &sb->rings[sb->nr_rings];
-	int e;
+	struct sideband_ring *r = &sb->rings[cpu];
+	int fd, e;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
@@ -54,19 +54,28 @@ static int sb_add_ring(struct sideband *sb, pid_t pid, int cpu, bool on_exec)
 	a.inherit = pid != -1;
 	a.disabled = 1;
 	a.enable_on_exec = on_exec;
+	a.use_clockid = 1;
+	a.clockid = CLOCK_MONOTONIC;
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)(page * SB_DATA_PAGES / 4);
 	a.exclude_kernel = 1;	/* dummy counts nothing; keeps paranoid 2 happy */
-	r->fd = sb_perf_open(&a, pid, cpu);
-	if (r->fd < 0)
+	fd = (int)syscall(SYS_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
 		return -errno;
+	sb->fds[sb->nr_fds++] = fd;
+	if (r->base) {
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
+			return -errno;
+		return 0;
+	}
 	r->data_size = page * SB_DATA_PAGES;
-	r->base = mmap(NULL, page + r->data_size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	r->base = mmap(NULL, page + r->data_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (r->base == MAP_FAILED) {
 		e = errno;
-		close(r->fd);
+		r->base = NULL;
 		return -e;
 	}
+	r->fd = fd;
 	sb->nr_rings++;
 	return 0;
 }
@@ -76,40 +85,50 @@ static void sb_close_rings(struct sideband *sb)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned int i;
 
-	for (i = 0; i < sb->nr_rings; i++) {
-		munmap(sb->rings[i].base, page + sb->rings[i].data_size);
-		close(sb->rings[i].fd);
-	}
+	for (i = 0; sb->rings && i < sb->nr_cpus; i++)
+		if (sb->rings[i].base)
+			munmap(sb->rings[i].base, page + sb->rings[i].data_size);
+	for (i = 0; i < sb->nr_fds; i++)
+		close(sb->fds[i]);
 	free(sb->rings);
+	free(sb->fds);
 	sb->rings = NULL;
-	sb->nr_rings = 0;
+	sb->fds = NULL;
+	sb->nr_rings = sb->nr_fds = 0;
 }
 
 int sideband_open(struct sideband *sb, pid_t child, const pid_t *pids, unsigned int nr_pids,
 		  bool system_wide, unsigned int nr_cpus, char *why, size_t why_len)
 {
-	unsigned int i, want;
+	unsigned int i, cpu, nr_targets;
 	int ret = 0;
 
 	memset(sb, 0, sizeof(*sb));
 	sb->child = child;
+	sb->nr_cpus = nr_cpus;
 	if (nr_pids > SIDEBAND_MAX_PIDS)
 		nr_pids = SIDEBAND_MAX_PIDS;
-	want = system_wide ? nr_cpus : child > 0 ? 1 : nr_pids;
-	sb->rings = calloc(want ? want : 1, sizeof(*sb->rings));
+	nr_targets = system_wide || child > 0 ? 1 : nr_pids;
+	sb->rings = calloc(nr_cpus, sizeof(*sb->rings));
+	sb->fds = calloc((size_t)nr_cpus * (nr_targets ? nr_targets : 1), sizeof(*sb->fds));
 	sb->scratch = malloc(65536);
-	if (!sb->rings || !sb->scratch) {
+	if (!sb->rings || !sb->fds || !sb->scratch) {
 		snprintf(why, why_len, "out of memory");
 		sideband_close(sb);
 		return -ENOMEM;
 	}
-	for (i = 0; i < want && !ret; i++) {
-		if (system_wide)
-			ret = sb_add_ring(sb, -1, (int)i, false);
-		else if (child > 0)
-			ret = sb_add_ring(sb, child, -1, true);
-		else
-			ret = sb_add_ring(sb, pids[i], -1, false);
+	for (cpu = 0; cpu < nr_cpus && !ret; cpu++) {
+		for (i = 0; i < nr_targets && !ret; i++) {
+			if (system_wide)
+				ret = sb_add_event(sb, -1, (int)cpu, false);
+			else if (child > 0)
+				ret = sb_add_event(sb, child, (int)cpu, true);
+			else
+				ret = sb_add_event(sb, pids[i], (int)cpu, false);
+			/* A CPU that is offline (or not there) has nothing to tell. */
+			if (ret == -ENODEV || ret == -EINVAL)
+				ret = cpu ? 0 : ret;
+		}
 	}
 	if (!ret)
 		return 0;
@@ -133,8 +152,8 @@ int sideband_enable(struct sideband *sb)
 	/* A forked child's ring is enabled by its exec (enable_on_exec). */
 	if (sb->child > 0)
 		return 0;
-	for (i = 0; i < sb->nr_rings; i++)
-		if (ioctl(sb->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+	for (i = 0; i < sb->nr_fds; i++)
+		if (ioctl(sb->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return -errno;
 	return 0;
 }
@@ -143,8 +162,8 @@ int sideband_disable(struct sideband *sb)
 {
 	unsigned int i;
 
-	for (i = 0; i < sb->nr_rings; i++)
-		if (ioctl(sb->rings[i].fd, PERF_EVENT_IOC_DISABLE, 0) < 0)
+	for (i = 0; i < sb->nr_fds; i++)
+		if (ioctl(sb->fds[i], PERF_EVENT_IOC_DISABLE, 0) < 0)
 			return -errno;
 	return 0;
 }
@@ -154,10 +173,13 @@ int sideband_poll_fds(struct sideband *sb, struct pollfd *fds, int max)
 	int n = 0;
 	unsigned int i;
 
-	for (i = 0; i < sb->nr_rings && n < max; i++, n++) {
+	for (i = 0; i < sb->nr_cpus && sb->rings && n < max; i++) {
+		if (!sb->rings[i].base)
+			continue;
 		fds[n].fd = sb->rings[i].fd;
 		fds[n].events = POLLIN;
 		fds[n].revents = 0;
+		n++;
 	}
 	return n;
 }
@@ -434,7 +456,9 @@ int sideband_drain(struct sideband *sb, struct trace_writer *w, struct record_st
 		}
 		return (int)(st->side_band - before);
 	}
-	for (i = 0; i < sb->nr_rings; i++) {
+	for (i = 0; i < sb->nr_cpus && sb->rings; i++) {
+		if (!sb->rings[i].base)
+			continue;
 		ret = sb_drain_ring(sb, &sb->rings[i], w, st);
 		if (ret < 0)
 			return ret;

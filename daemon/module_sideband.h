@@ -4,11 +4,16 @@
  * records samples, so the mappings the report needs to symbolize them come
  * from a perf "dummy" software event (no samples, just the task/mmap/comm
  * records), which works even on machines and guests without a PMU.  Its
- * timestamps use perf's default clock, local_clock(), the same clock the
- * module stamps records with, so both streams share one time base.
+ * timestamps use CLOCK_MONOTONIC (use_clockid), the trace's clock.
  *
- * When perf_event_open is refused (paranoid, seccomp, no CONFIG_PERF_EVENTS)
- * the side-band is synthesized from /proc/PID/{comm,maps} of the targets:
+ * Without perf_event_open (paranoid, seccomp, no CONFIG_PERF_EVENTS), the
+ * side-band comes from /proc/PID/{comm,maps} of the targets (see below).
+ *
+ * The kernel refuses to mmap an inherited per-task event with cpu == -1, so
+ * a task target gets one event per CPU (pid, cpu), all writing into that
+ * CPU's ring through PERF_EVENT_IOC_SET_OUTPUT.
+ *
+ * When perf_event_open is refused, the side-band is synthesized from /proc:
  * once at start and again at every drain (new executable mappings only), so
  * libraries dlopen()ed later are picked up, but a process that maps and
  * exits between two drains is missed.  The recorder says which source it
@@ -40,8 +45,11 @@ struct sideband_seen {
 };
 
 struct sideband {
-	struct sideband_ring *rings;
+	struct sideband_ring *rings;	/* one mmapped ring per CPU */
 	unsigned int nr_rings;
+	int *fds;			/* every event; the rings' fds among them */
+	unsigned int nr_fds;
+	unsigned int nr_cpus;
 	unsigned char *scratch;		/* one wrapped record */
 	bool from_proc;			/* /proc fallback in use */
 	pid_t pids[SIDEBAND_MAX_PIDS];	/* /proc fallback targets */
