@@ -108,7 +108,6 @@ static void session_start_cpu(void *arg)
 	int ret = 0;
 
 	pmu_cpu_reset_state(pc);
-	memset(&pc->stats, 0, sizeof(pc->stats));	/* stats are per session */
 	if (hw->drv) {
 		ret = hw->drv->check_free(pc);
 		if (!ret)
@@ -162,6 +161,9 @@ int pmiprof_session_start(void)
 		goto out;
 	}
 	ring_reset_all();
+	/* Stats are per session, also for CPUs that come online later. */
+	for_each_possible_cpu(cpu)
+		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, 0, sizeof(struct pmiprof_cpu_stats));
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		int err = -EIO;
