@@ -81,9 +81,9 @@ static void check_path(const struct path *p)
 	struct kcore k;
 	u32 n;
 
-	print_message("# %-36s %3s %6s %6s %4s %6s %6s %6s %6s %7s %6s %6s\n", "path", "ctr",
+	print_message("# %-36s %3s %6s %6s %4s %6s %6s %6s %6s %7s %6s %6s%s\n", "path", "ctr",
 		      "status", "ctr_rd", "ack", "rearm", "gctrl", "lvtpc", "total", "budget",
-		      "perf", "ratio");
+		      "perf", "ratio", timing ? " ns/pmi" : "");
 	for (n = 1; n <= p->max_counters; n++) {
 		u64 mx[PMU_ACC_NR] = { 0 }, mx_total = 0, budget, ns = 0;
 		u32 w = 0;
