@@ -378,16 +378,41 @@ int64_t symbolizer_unknown(struct symbolizer *sy, int64_t dso)
 	return sy->dsos[dso].unknown_sym;
 }
 
+/*
+ * The CU containing addr.  dwfl_module_addrdie() needs .debug_aranges,
+ * which clang does not emit by default: then walk the CUs' ranges.
+ */
+static Dwarf_Die *cu_of(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
+
+	if (cu)
+		return cu;
+	while ((cu = dwfl_module_nextcu(mod, cu, bias)))
+		if (dwarf_haspc(cu, addr - *bias) > 0)
+			return cu;
+	return NULL;
+}
+
 /* "file.c:42" for addr, or NULL. */
 static const char *srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t size)
 {
+	const char *file = NULL, *base;
 	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
-	const char *file, *base;
 	int lineno = 0;
 
-	if (!line)
-		return NULL;
-	file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (line) {
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	} else {
+		Dwarf_Addr bias;
+		Dwarf_Die *cu = cu_of(mod, addr, &bias);
+		Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, addr - bias) : NULL;
+
+		if (l) {
+			file = dwarf_linesrc(l, NULL, NULL);
+			dwarf_lineno(l, &lineno);
+		}
+	}
 	if (!file)
 		return NULL;
 	base = strrchr(file, '/');
@@ -399,7 +424,7 @@ static const char *srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t
 static const char *inline_name_of(Dwfl_Module *mod, uint64_t addr)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Die *cu = cu_of(mod, addr, &bias);
 	Dwarf_Die *scopes = NULL;
 	const char *name = NULL;
 	int i, n;
