@@ -50,7 +50,7 @@ __attribute__((noinline)) static void *busy_two(void *arg)
 int main(int argc, char **argv)
 {
 	pthread_t t1, t2;
-	double end;
+	double end, t0 = now();
 
 	if (argc > 2 && !strcmp(argv[1], "-n"))
 		units = atol(argv[2]);
@@ -63,6 +63,6 @@ int main(int argc, char **argv)
 	}
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
-	printf("threads2: done\n");
+	printf("threads2: done in %.3f s\n", now() - t0);
 	return 0;
 }

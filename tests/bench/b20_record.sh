@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Recording overhead of pmiprof record against perf record, same run, same
+# workload, same trigger, rate and counters per sample: cpu-clock at 10 kHz
+# as group leader with task-clock, page-faults and context-switches read at
+# every sample ('{...}:S' in perf).  Workloads do fixed work and report
+# their own wall time, so "slowdown" is what profiling cost the workload;
+# "cmd_ms" is the whole command including the profiler's start-up and
+# post-processing.  ROUNDS interleaved rounds (plain, perf, pmiprof); medians.
+#
+# Case 1: shares -n N, one thread: perf and pmiprof record exactly the same.
+# Case 2: threads2 -n N, two busy threads: perf < 6.12 tools cannot combine
+#   group reads (:S) with inherit, so perf samples cpu-clock alone there
+#   (fewer values per sample than pmiprof: the comparison favours perf).
+#
+#   ROUNDS=5 SHARES_ROUNDS=1200 THREAD_UNITS=100000 tests/bench/b20_record.sh
+set -u
+: "${PMIPROF_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
+P=$PMIPROF_BUILD/pmiprof
+WL=$PMIPROF_BUILD/workloads
+ROUNDS=${ROUNDS:-5}
+EV=cpu-clock,task-clock,page-faults,context-switches
+RATE=10000
+tmp=$(mktemp -d /tmp/pmiprof-b20.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+command -v perf >/dev/null || { echo "perf not installed: skipped"; exit 0; }
+[ -x "$P" ] && [ -x "$WL/shares" ] || { echo "build first (make): $P missing"; exit 0; }
+perf stat -e cpu-clock -x, true >/dev/null 2>&1 || { echo "perf events not usable here: skipped"; exit 0; }
+
+now() { date +%s%N; }
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print 0 }'; }
+# the workload's own "in X s" line, in ms
+self_ms() { sed -n 's/.* in \([0-9.]*\) s$/\1/p' "$1" | awk '{ printf "%d\n", $1 * 1000 }'; }
+
+run_case() {	# name, perf event spec, workload command...
+	local name=$1 pev=$2 d=$tmp/$1 r t0 t1
+	shift 2
+	mkdir -p "$d"
+	for r in $(seq 1 "$ROUNDS"); do
+		t0=$(now); "$@" >"$d/out"; t1=$(now)
+		self_ms "$d/out" >>"$d/plain"; echo $(((t1 - t0) / 1000000)) >>"$d/plain.cmd"
+
+		t0=$(now)
+		perf record -e "$pev" -F $RATE -o "$d/perf.data" -- "$@" >"$d/out" 2>"$d/perf.err"
+		t1=$(now)
+		self_ms "$d/out" >>"$d/perf"; echo $(((t1 - t0) / 1000000)) >>"$d/perf.cmd"
+		sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$d/perf.err" | tail -1 >>"$d/perf.samples"
+		stat -c %s "$d/perf.data" >>"$d/perf.bytes"
+		perf report -i "$d/perf.data" --stats 2>/dev/null |
+			awk '/LOST(_SAMPLES)? events:/ { s += $3 } END { print s + 0 }' >>"$d/perf.lost"
+
+		t0=$(now)
+		"$P" record -e $EV -F $RATE -o "$d/pm.data" -- "$@" >"$d/out" 2>"$d/pm.err"
+		t1=$(now)
+		self_ms "$d/out" >>"$d/pm"; echo $(((t1 - t0) / 1000000)) >>"$d/pm.cmd"
+		sed -n 's/.*recorded \([0-9]*\) samples.*/\1/p' "$d/pm.err" >>"$d/pm.samples"
+		sed -n 's/.*samples (\([0-9]*\) lost, \([0-9]*\) throttled).*/\1 \2/p' "$d/pm.err" |
+			awk '{ print $1 + $2 }' >>"$d/pm.lost"
+		stat -c %s "$d/pm.data" >>"$d/pm.bytes"
+	done
+	local p a b
+	p=$(median <"$d/plain"); a=$(median <"$d/perf"); b=$(median <"$d/pm")
+	echo
+	echo "case $name: $* ($ROUNDS rounds, medians); perf events: $pev"
+	printf '%-16s %9s %9s %9s %9s %6s %10s %9s\n' tool wall_ms slowdown cmd_ms samples lost bytes B/sample
+	printf '%-16s %9d %9s %9d %9s %6s %10s %9s\n' plain "$p" - "$(median <"$d/plain.cmd")" - - - -
+	for t in perf pm; do
+		local w=$a label="perf record"
+		[ $t = pm ] && w=$b label="pmiprof record"
+		awk -v l="$label" -v w="$w" -v p="$p" -v c="$(median <"$d/$t.cmd")" -v s="$(median <"$d/$t.samples")" \
+		    -v lo="$(median <"$d/$t.lost")" -v by="$(median <"$d/$t.bytes")" 'BEGIN {
+			bps = 0; if (s > 0) bps = by / s
+			printf "%-16s %9d %8.1f%% %9d %9d %6d %10d %9.1f\n", l, w, 100 * (w - p) / p, c, s, lo, by, bps }'
+	done
+	awk -v p="$p" -v a="$a" -v b="$b" 'BEGIN {
+		r = "n/a (perf added no measurable time)"
+		if (a - p > 0) r = sprintf("%.2f", (b - p) / (a - p))
+		printf "ratio of slowdowns pmiprof/perf: %s (goal <= 0.50)\n", r }'
+}
+
+echo "trigger: cpu-clock at $RATE Hz; task-clock, page-faults, context-switches read per sample"
+run_case single "{$EV}:S" "$WL/shares" -n "${SHARES_ROUNDS:-1200}"
+run_case threads cpu-clock "$WL/threads2" -n "${THREAD_UNITS:-100000}"
