@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 
 #include "util.h"
 
@@ -32,6 +33,11 @@ int session_open(struct session *s, const struct session_opts *o)
 	s->h = trace_reader_header(s->r);
 	/* Kernel symbols only when the trace has kernel IPs. */
 	s->opts.sym.kernel = (s->h->flags & PMIPROF_TRACE_F_KERNEL_IPS) != 0;
+	{
+		struct utsname u;
+
+		s->opts.sym.own_vdso = !uname(&u) && !strcmp(u.release, s->h->kernel_release);
+	}
 	s->time_scale = 1.0;
 	if (s->h->clock_freq_hz && s->h->clock_freq_hz != 1000000000ULL)
 		s->time_scale = 1e9 / (double)s->h->clock_freq_hz;
@@ -370,7 +376,7 @@ void session_print_warnings(const struct session *s, bool quiet)
 	for (i = 0; !quiet && i < n; i++) {
 		const struct dso_info *d = symbolizer_dso_info(s->sy, i);
 
-		if (d->note)
+		if (d->note && d->has_unknown)
 			pm_warn("%s: %s: its samples are shown as [unknown]", d->name, d->note);
 	}
 }

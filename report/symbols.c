@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "strtab.h"
@@ -243,8 +244,8 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 	base = strrchr(d->path, '/');
 	d->info.name = d->path;
 	d->info.short_name = base && base[1] ? base + 1 : d->path;
-	/* Pseudo files ([vdso], [heap], anon) have nothing to load. */
-	if (path[0] != '/') {
+	/* Pseudo files ([heap], anon...) have nothing to load. */
+	if (path[0] != '/' && !(sy->opts.own_vdso && !strcmp(path, "[vdso]"))) {
 		d->state = DSO_MISSING;
 		snprintf(d->note, sizeof(d->note), "no file to read symbols from");
 		d->info.note = d->note;
@@ -298,6 +299,44 @@ static bool report_file(struct dso *d, const char *file)
 	return true;
 }
 
+/*
+ * The vDSO is in no file: the kernel maps the same image into every
+ * process, ours included, so a copy of ours symbolizes the trace's (when
+ * the trace was recorded on this kernel).
+ */
+static bool report_own_vdso(struct dso *d)
+{
+	const void *img = (const void *)getauxval(AT_SYSINFO_EHDR);
+	char tmp[] = "/tmp/pmiprof-vdso.XXXXXX";
+	unsigned long long s, e;
+	char line[512];
+	size_t len = 0;
+	bool ok = false;
+	FILE *f;
+	int fd;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!img || !f)
+		goto out;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &s, &e) == 2 &&
+		    (uintptr_t)img == s)
+			len = e - s;
+	if (!len)
+		goto out;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		goto out;
+	ok = write(fd, img, len) == (ssize_t)len && report_file(d, tmp);
+	/* libdwfl holds the file open: the name is not needed any more. */
+	unlink(tmp);
+	close(fd);
+out:
+	if (f)
+		fclose(f);
+	return ok;
+}
+
 static void dso_load(struct dso *d)
 {
 	const unsigned char *bits;
@@ -307,7 +346,12 @@ static void dso_load(struct dso *d)
 	int len;
 
 	d->state = DSO_MISSING;
-	if (!report_file(d, d->path)) {
+	if (!strcmp(d->path, "[vdso]")) {
+		if (!report_own_vdso(d)) {
+			dso_missing(d, "cannot copy this process's vDSO (%s)", "no AT_SYSINFO_EHDR");
+			return;
+		}
+	} else if (!report_file(d, d->path)) {
 		/* The binary is gone: its separate debug file has the symbols. */
 		if (d->build_id_len < 2) {
 			dso_missing(d, "cannot read %s (and no build-id to find debug info)",
@@ -370,6 +414,7 @@ int64_t symbolizer_unknown(struct symbolizer *sy, int64_t dso)
 			return dso;
 		sy->dsos[dso].info.note = NULL;
 	}
+	sy->dsos[dso].info.has_unknown = true;
 	if (sy->dsos[dso].unknown_sym >= 0)
 		return sy->dsos[dso].unknown_sym;
 	snprintf(key, sizeof(key), "u%" PRId64, dso);

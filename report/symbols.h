@@ -30,12 +30,14 @@ struct dso_info {
 	const char *name;	/* path as recorded, or "[kernel.kallsyms]" etc. */
 	const char *short_name;	/* basename */
 	const char *note;	/* why symbols are missing, NULL when fine */
+	bool has_unknown;	/* some address in it was not resolved */
 };
 
 struct symbolizer_opts {
 	bool srcline;		/* one row per source line: sym.srcline set */
 	bool inline_frames;	/* name the innermost inlined function */
 	bool kernel;		/* resolve kernel IPs through /proc/kallsyms */
+	bool own_vdso;		/* the trace's kernel is ours: [vdso] is our vdso */
 	const char *kallsyms;	/* path, default /proc/kallsyms (tests) */
 	const char *jit_dir;	/* where perf-PID.map lives, default /tmp */
 };
