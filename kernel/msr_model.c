@@ -353,16 +353,17 @@ static int intel_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 /* AMD counter index for a control (is_ctl) or counter MSR, or -1. */
 static int amd_index(const struct pmu_model *m, u32 msr, bool *is_ctl)
 {
-	u32 n = m->spec.nr_gp;
+	u32 n = m->spec.nr_gp < 4 ? m->spec.nr_gp : 4;	/* K7 aliases cover counters 0-3 */
 
-	if (msr >= PMU_MSR_K7_EVNTSEL0 && msr < PMU_MSR_K7_EVNTSEL0 + 4 && msr - PMU_MSR_K7_EVNTSEL0 < n) {
+	if (msr >= PMU_MSR_K7_EVNTSEL0 && msr < PMU_MSR_K7_EVNTSEL0 + n) {
 		*is_ctl = true;
 		return msr - PMU_MSR_K7_EVNTSEL0;
 	}
-	if (msr >= PMU_MSR_K7_PERFCTR0 && msr < PMU_MSR_K7_PERFCTR0 + 4 && msr - PMU_MSR_K7_PERFCTR0 < n) {
+	if (msr >= PMU_MSR_K7_PERFCTR0 && msr < PMU_MSR_K7_PERFCTR0 + n) {
 		*is_ctl = false;
 		return msr - PMU_MSR_K7_PERFCTR0;
 	}
+	n = m->spec.nr_gp;
 	if (m->spec.perfctr_core && msr >= PMU_MSR_F15H_PERF_CTL0 &&
 	    msr < PMU_MSR_F15H_PERF_CTL0 + 2 * n) {
 		*is_ctl = !((msr - PMU_MSR_F15H_PERF_CTL0) & 1);

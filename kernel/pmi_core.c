@@ -76,7 +76,8 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 			if (ev->period < hw->min_period)
 				return cfg_fail(hw, -EINVAL, "period below the minimum");
 			if (ev->period > hw->max_period)
-				return cfg_fail(hw, -EINVAL, "period above the maximum (2^31-1 without full-width writes)");
+				return cfg_fail(hw, -EINVAL,
+						"period above the maximum (2^31-1 without full-width writes)");
 		} else if (ev->period) {
 			return cfg_fail(hw, -EINVAL, "period given for a non-trigger event");
 		}

@@ -54,6 +54,7 @@ static inline u64 pmu_clock_ns(void)
 #define PMU_DEFAULT_MAX_RATE	100000u	/* samples per second per CPU */
 #define PMU_THROTTLE_SLICE_NS	10000000ull	/* rate is enforced per 10 ms slice */
 #define PMU_AMD_NMI_WINDOW_NS	100000000ull	/* perf's perf_nmi_window: 100 ms */
+#define PMU_BUSY_REASON		"a PMU counter is already enabled by another user (NMI watchdog?)"
 #define PMU_MIN_TIMER_NS	100000ull	/* timer mode: at most 10 kHz */
 #define PMU_MAX_TIMER_NS	10000000000ull
 

@@ -190,7 +190,7 @@ static int intel_check_free(struct pmu_cpu *pc)
 		u64 v = hw->ops->rd(pc, s->ctl_msr);
 
 		if (s->kind == PMU_SLOT_GP ? v & PMU_EVTSEL_EN : v & (0x3ull << (4 * s->idx))) {
-			hw->reason = "a PMU counter is already enabled by another user (NMI watchdog?)";
+			hw->reason = PMU_BUSY_REASON;
 			return -EBUSY;
 		}
 	}
@@ -226,7 +226,8 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 			ops->wr(pc, hw->slots[k].ctl_msr, hw->slots[k].ctl);
 	if (hw->nr_fixed) {
 		fctl = ops->rd(pc, PMU_MSR_IA32_FIXED_CTR_CTRL);
-		ops->wr(pc, PMU_MSR_IA32_FIXED_CTR_CTRL, (fctl & ~fixed_nibbles(hw)) | hw->fixed_ctrl);
+		fctl = (fctl & ~fixed_nibbles(hw)) | hw->fixed_ctrl;
+		ops->wr(pc, PMU_MSR_IA32_FIXED_CTR_CTRL, fctl);
 	}
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_OVF_CTRL, hw->own_mask | pc->ack_extra);
 	pc->armed = true;

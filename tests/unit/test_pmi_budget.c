@@ -128,7 +128,8 @@ static void check_path(const struct path *p)
 		assert_int_equal(mx[PMU_ACC_OTHER], 0);
 		assert_true(mx_total <= budget);
 		assert_int_equal(k.model.faults, 0);
-		print_message("# %-36s %3u %6llu %6llu %4llu %6llu %6llu %6llu %6llu %7llu %6u %6.2f",
+		print_message("# %-36s %3u %6llu %6llu %4llu %6llu %6llu %6llu %6llu %7llu %6u"
+			      " %6.2f",
 			      p->name, n, (unsigned long long)mx[PMU_ACC_STATUS_RD],
 			      (unsigned long long)mx[PMU_ACC_CTR_RD],
 			      (unsigned long long)mx[PMU_ACC_ACK_WR],
