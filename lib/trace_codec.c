@@ -24,10 +24,19 @@ static inline uint8_t *put_bytes(uint8_t *p, const void *s, size_t len)
 	return p + len;
 }
 
+/* Move ips[k] (or a new ip when k == TRACE_IP_CACHE) to the front. */
+static inline void ip_to_front(uint64_t *ips, unsigned int k, uint64_t ip)
+{
+	if (k == TRACE_IP_CACHE)
+		k--;
+	memmove(ips + 1, ips, k * sizeof(*ips));
+	ips[0] = ip;
+}
+
 uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_sample *s)
 {
 	uint8_t *same = p++;
-	uint8_t mask = 0;
+	unsigned int mask = 0, k;
 	int64_t dt;
 	uint32_t i;
 
@@ -49,7 +58,6 @@ uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_
 		mask |= TRACE_SAMPLE_SAME_NR;
 	else
 		p = varint_put(p, c->nr = s->nr);
-	*same = mask;
 
 	/* Periodic sampling makes the time step nearly constant: store its change. */
 	dt = (int64_t)(s->time - c->time);
@@ -57,8 +65,16 @@ uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_
 	c->sample_dt = dt;
 	c->time = s->time;
 
-	p = varint_put(p, zigzag_enc((int64_t)(s->ip - c->ip)));
-	c->ip = s->ip;
+	/* Hot loops revisit the same few ips: name a recent one by its slot. */
+	for (k = 0; k < TRACE_IP_CACHE; k++)
+		if (c->ips[k] == s->ip)
+			break;
+	if (k < TRACE_IP_CACHE)
+		mask |= (k + 1) << TRACE_SAMPLE_IP_SLOT_SHIFT;
+	else
+		p = varint_put(p, zigzag_enc((int64_t)(s->ip - c->ips[0])));
+	ip_to_front(c->ips, k, s->ip);
+	*same = (uint8_t)mask;
 
 	for (i = 0; i < s->nr; i++) {
 		p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - c->counts[i])));
@@ -122,7 +138,7 @@ uint8_t *trace_enc_mark(struct trace_codec *c, uint8_t *p, const struct trace_ma
 
 uint8_t *trace_enc_callchain(struct trace_codec *c, uint8_t *p, const struct trace_callchain *cc)
 {
-	uint64_t prev = c->ip;	/* the first ip is a delta against the sample's ip */
+	uint64_t prev = c->ips[0];	/* the first ip is a delta against the sample's */
 	uint32_t i;
 
 	p = varint_put(p, cc->nr);
@@ -195,53 +211,71 @@ static const char *get_str(struct dec *d, char *scratch)
 	return scratch;
 }
 
+/* The hot path: locals only, one bounds check per number. */
 static void dec_sample(struct trace_codec *c, struct dec *d, uint32_t nr_events,
 		       struct trace_sample *s)
 {
-	uint8_t mask;
-	uint32_t i;
-	int64_t dt;
+	const uint8_t *p = d->p, *end = d->end;
+	unsigned int mask, slot;
+	uint64_t v;
+	uint32_t i, nr;
 
-	if (d->p >= d->end) {
-		d->why = "empty sample body";
-		return;
-	}
-	mask = *d->p++;
+#define GET(x) do { if (varint_get(&p, end, &(x))) goto short_body; } while (0)
+#define GET32(x) do { GET(v); if (v > UINT32_MAX) goto range; (x) = (uint32_t)v; } while (0)
+	if (p >= end)
+		goto short_body;
+	mask = *p++;
 	if (!(mask & TRACE_SAMPLE_SAME_FLAGS))
-		c->flags = get_u32(d);
+		GET32(c->flags);
 	if (!(mask & TRACE_SAMPLE_SAME_PID_TID)) {
-		c->pid = get_u32(d);
-		c->tid = get_u32(d);
+		GET32(c->pid);
+		GET32(c->tid);
 	}
 	if (!(mask & TRACE_SAMPLE_SAME_CPU))
-		c->cpu = get_u32(d);
+		GET32(c->cpu);
 	if (!(mask & TRACE_SAMPLE_SAME_NR)) {
-		c->nr = get_u32(d);
-		if (c->nr > nr_events) {
-			if (!d->why)
-				d->why = "sample has more counts than the header has events";
-			c->nr = 0;
+		GET(v);
+		if (v > nr_events) {
+			d->why = "sample has more counts than the header has events";
+			return;
 		}
+		c->nr = (uint32_t)v;
 	}
-	if (d->why)
-		return;
-	dt = (int64_t)((uint64_t)c->sample_dt + (uint64_t)get_s64(d));
-	c->sample_dt = dt;
-	c->time += (uint64_t)dt;
-	c->ip += (uint64_t)get_s64(d);
-	s->time = c->time;
-	s->ip = c->ip;
-	s->cpu = c->cpu;
-	s->pid = c->pid;
-	s->tid = c->tid;
-	s->flags = c->flags;
-	s->nr = c->nr;
-	for (i = 0; i < c->nr; i++) {
-		c->counts[i] += (uint64_t)get_s64(d);
+	GET(v);
+	c->sample_dt = (int64_t)((uint64_t)c->sample_dt + (uint64_t)zigzag_dec(v));
+	c->time += (uint64_t)c->sample_dt;
+	slot = (mask & TRACE_SAMPLE_IP_SLOT_MASK) >> TRACE_SAMPLE_IP_SLOT_SHIFT;
+	if (slot) {
+		s->ip = c->ips[slot - 1];
+		ip_to_front(c->ips, slot - 1, s->ip);
+	} else {
+		GET(v);
+		s->ip = c->ips[0] + (uint64_t)zigzag_dec(v);
+		ip_to_front(c->ips, TRACE_IP_CACHE, s->ip);
+	}
+	nr = c->nr;
+	for (i = 0; i < nr; i++) {
+		GET(v);
+		c->counts[i] += (uint64_t)zigzag_dec(v);
 		s->counts[i] = c->counts[i];
 	}
 	for (; i < PMIPROF_MAX_EVENTS; i++)
 		s->counts[i] = 0;
+	s->time = c->time;
+	s->cpu = c->cpu;
+	s->pid = c->pid;
+	s->tid = c->tid;
+	s->flags = c->flags;
+	s->nr = nr;
+	d->p = p;
+	return;
+short_body:
+	d->why = "record body ends inside a number";
+	return;
+range:
+	d->why = "32-bit field out of range";
+#undef GET
+#undef GET32
 }
 
 static void dec_mmap(struct trace_codec *c, struct dec *d, const struct trace_decode_scratch *sc,
@@ -273,7 +307,7 @@ static void dec_mmap(struct trace_codec *c, struct dec *d, const struct trace_de
 static void dec_callchain(struct trace_codec *c, struct dec *d, uint64_t *ips,
 			  struct trace_callchain *cc)
 {
-	uint64_t nr = get_u64(d), prev = c->ip;
+	uint64_t nr = get_u64(d), prev = c->ips[0];
 	uint32_t i;
 
 	cc->nr = 0;

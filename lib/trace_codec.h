@@ -18,6 +18,10 @@
 #define TRACE_SAMPLE_SAME_CPU		(1u << 1)
 #define TRACE_SAMPLE_SAME_FLAGS		(1u << 2)
 #define TRACE_SAMPLE_SAME_NR		(1u << 3)
+/* Bits 4-6: 0 = ip follows as a delta; k = ip equals recent ip k-1 (no bytes). */
+#define TRACE_SAMPLE_IP_SLOT_SHIFT	4
+#define TRACE_SAMPLE_IP_SLOT_MASK	(7u << 4)
+#define TRACE_IP_CACHE			7	/* recent ips, most recent first */
 
 /* Worst-case body sizes, for the writer's buffer slack. */
 #define TRACE_SAMPLE_BODY_MAX	(1 + 5 * 5 + 10 * 2 + 10 * PMIPROF_MAX_EVENTS)
@@ -27,7 +31,7 @@
 struct trace_codec {
 	uint64_t time;			/* time of the previous record (any type) */
 	int64_t sample_dt;		/* time step between the previous two samples */
-	uint64_t ip;			/* ip of the previous sample */
+	uint64_t ips[TRACE_IP_CACHE];	/* recent distinct sample ips, [0] = last */
 	uint32_t pid, tid, cpu, flags, nr;
 	uint64_t counts[PMIPROF_MAX_EVENTS];
 };

@@ -96,7 +96,7 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 	struct trace_writer *w;
 	uint8_t *hbuf = NULL, *first = NULL;
 	size_t hlen = 0;
-	int err;
+	int err, strategy;
 
 	*wp = NULL;
 	w = calloc(1, sizeof(*w));
@@ -108,15 +108,17 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 	w->level = opts && opts->level >= 0 ? opts->level : 1;
 	w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK_SIZE;
 	w->nr_events = h->nr_events;
+	strategy = opts && opts->strategy ? opts->strategy : PMIPROF_TRACE_DEFAULT_STRATEGY;
 	err = -EINVAL;
-	if (w->level > 9 || w->chunk_size < 64 || w->chunk_size > PMIPROF_MAX_CHUNK_SIZE - SLACK)
+	if (w->level > 9 || w->chunk_size < 64 || w->chunk_size > PMIPROF_MAX_CHUNK_SIZE - SLACK ||
+	    strategy < 0 || strategy > Z_FIXED)
 		goto fail;
 	err = -ENOMEM;
 	w->raw = malloc(HDR + w->chunk_size + SLACK);
 	if (!w->raw)
 		goto fail;
 	if (w->level > 0) {
-		if (deflateInit2(&w->zs, w->level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8, strategy) != Z_OK)
 			goto fail;
 		w->zs_ready = true;
 		w->out_cap = HDR + deflateBound(&w->zs, w->chunk_size + SLACK);

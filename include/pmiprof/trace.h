@@ -316,7 +316,10 @@ struct trace_writer;
 struct trace_writer_opts {
 	int level;			/* zlib level 0..9; -1 = library default (1) */
 	uint32_t chunk_size;		/* uncompressed bytes per chunk; 0 = 256 KiB */
+	int strategy;			/* zlib strategy (Z_RLE ...); 0 = default (below) */
 };
+/* Default deflate strategy: see docs/trace-format.md "Compression". */
+#define PMIPROF_TRACE_DEFAULT_STRATEGY	2	/* Z_HUFFMAN_ONLY */
 
 /*
  * All writer calls return 0 or -errno.  Errors are sticky: after the first

@@ -486,6 +486,9 @@ static void malformed_payloads_with_valid_crc_are_reported(void **state)
 	static const uint8_t long_str[] = { 3, 5, 0, 1, 1, 0, 50 };
 	/* a varint that never ends inside the record */
 	static const uint8_t endless[] = { 5, 3, 0xff, 0xff, 0xff };
+	/* flags wider than 32 bits, then an nr far too big (a fuzzer find) */
+	static const uint8_t wide_flags[] = { 1, 9, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x20,
+					      0xff, 0x7f };
 	static const uint8_t garbage[] = { 0x78, 0x9c, 1, 2, 3, 4, 5, 6 };
 	uint8_t two_lost[sizeof(good_lost) * 2];
 
@@ -498,6 +501,8 @@ static void malformed_payloads_with_valid_crc_are_reported(void **state)
 	expect_bad_chunk(too_many_counts, sizeof(too_many_counts), 1, 0, sizeof(too_many_counts),
 			 "sample has more counts than the header has events; 1 of 1 records lost",
 			 0, 1);
+	expect_bad_chunk(wide_flags, sizeof(wide_flags), 1, 0, sizeof(wide_flags),
+			 "32-bit field out of range", 0, 1);
 	expect_bad_chunk(long_str, sizeof(long_str), 1, 0, sizeof(long_str),
 			 "string length exceeds the record", 0, 1);
 	expect_bad_chunk(endless, sizeof(endless), 1, 0, sizeof(endless),
