@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * chardev.c - /dev/pmiprof: a misc device, mode 0600, one opener at a time,
+ * /dev/pmiprof: a misc device, mode 0600, one opener at a time,
  * open only with CAP_PERFMON or CAP_SYS_ADMIN.  ioctls (include/pmiprof/abi.h,
  * docs/abi.md) check the size every struct starts with and reject reserved
  * fields that are not zero; mmap maps one CPU's ring read-only; poll()

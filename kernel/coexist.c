@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * coexist.c - owning the PMU exclusively, and proving it exists.
+ * Owning the PMU exclusively, and proving it exists.
  *
  * perf (the NMI watchdog included) reserves every GP event-select through
  * reserve_evntsel_nmi() when its first hardware event is created.  If any

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * compat.h - every kernel API difference between 6.1 and 6.18 that pmiprof
+ * Every kernel API difference between 6.1 and 6.18 that pmiprof
  * touches, in one place.  The .c files call only the pmiprof_* wrappers
  * below and never test LINUX_VERSION_CODE themselves.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * glue.h - what the module-glue files (main.c, session.c, chardev.c,
+ * What the module-glue files (main.c, session.c, chardev.c,
  * nmi.c, timer_mode.c, hotplug.c, coexist.c, msr_native.c) share with each
  * other.  The PMU core's interface is pmu.h; this header is glue-internal.
  */
@@ -20,7 +20,7 @@ DECLARE_PER_CPU(struct pmu_cpu, pmiprof_pcpu);
 
 static inline bool pmiprof_has_pmu(void)
 {
-	return pmiprof_hw.drv != NULL;
+	return pmiprof_hw.drv;
 }
 
 /* nmi.c: the NMI entry, and the context every sampling path builds the same way. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hotplug.c - CPU hotplug: a CPU coming online is probed and, if a session
+ * CPU hotplug: a CPU coming online is probed and, if a session
  * is running, starts sampling; a CPU going offline stops first.  The
  * callbacks run on the CPU concerned (CPUHP_AP_ONLINE_DYN), which is what
  * the per-CPU MSR programming and the pinned hrtimer need.  Rings exist for

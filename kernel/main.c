@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - pmiprof.ko load and unload: module parameters, choosing and
+ * Module load and unload: module parameters, choosing and
  * probing the PMU, and bringing up rings, NMI handler, hotplug and device
  * in an order whose reverse is the unload path.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * msr_native.c - the real-hardware side of the PMU core's MSR/APIC/CPUID
+ * The real-hardware side of the PMU core's MSR/APIC/CPUID
  * indirection (struct pmu_msr_ops).  The emulated side is msr_model.c.
  * rd/wr/lvtpc run in NMI context on a PMU that passed its probe; the _safe
  * variants are for probing in process context and never fault.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nmi.c - the PMI entry point: an NMI_LOCAL handler registered first in
+ * The PMI entry point: an NMI_LOCAL handler registered first in
  * the chain (NMI_FLAG_FIRST), so it sees GLOBAL_STATUS before any handler
  * that acks every bit, and the sample context every path builds alike.
  *

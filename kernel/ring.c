@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ring.c - per-CPU sample rings: allocation, the NMI-safe producer, the
+ * Per-CPU sample rings: allocation, the NMI-safe producer, the
  * consumer ioctl, mmap (read-only) and poll().
  *
  * Producer (the owning CPU, NMI or hard-irq):
@@ -120,7 +120,9 @@ void ring_reset_all(void)
 		struct pmiprof_ring *r = rings[cpu];
 
 		WRITE_ONCE(r->hdr->lost, 0);
+		/* Sampling is stopped; release orders the reset against the consumer. */
 		smp_store_release(&r->hdr->tail, 0);
+		/* As above: a consumer that sees head 0 also sees tail 0. */
 		smp_store_release(&r->hdr->head, 0);
 		r->last_wake_ns = 0;
 	}
@@ -151,6 +153,7 @@ int ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
 	}
 	barrier();
 	head = hdr->head;	/* only this CPU writes head */
+	/* Pairs with the release in ring_consume(): the consumer is done with bytes below tail. */
 	tail = smp_load_acquire(&hdr->tail);
 	if (head + RING_REC_BYTES - tail > r->size) {
 		WRITE_ONCE(hdr->lost, hdr->lost + 1);
@@ -158,6 +161,7 @@ int ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
 		goto wake;
 	}
 	ring_copy_in(r, head, rec);
+	/* Publish: the record is visible before the new head (consumer acquires head). */
 	smp_store_release(&hdr->head, head + RING_REC_BYTES);
 	head += RING_REC_BYTES;
 wake:
@@ -170,6 +174,7 @@ out:
 	r->nest--;
 	return ret;
 }
+NOKPROBE_SYMBOL(ring_write);
 
 /* The PMU core's output sink (pmu.h). */
 int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec)
@@ -177,7 +182,6 @@ int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec)
 	return ring_write(pc->cpu, rec);
 }
 NOKPROBE_SYMBOL(pmiprof_emit);
-NOKPROBE_SYMBOL(ring_write);
 
 int ring_consume(unsigned int cpu, u64 tail)
 {
@@ -188,10 +192,12 @@ int ring_consume(unsigned int cpu, u64 tail)
 		return -EINVAL;
 	hdr = rings[cpu]->hdr;
 	mutex_lock(&ring_consume_lock);
+	/* Pairs with the producer's release of head. */
 	head = smp_load_acquire(&hdr->head);
 	old = hdr->tail;
 	/* The tail comes from user space: clamp, never trust it as an index. */
 	tail = clamp(tail, old, head);
+	/* The consumer finished reading below tail (it made this syscall): publish. */
 	smp_store_release(&hdr->tail, tail);
 	mutex_unlock(&ring_consume_lock);
 	return 0;
@@ -232,6 +238,7 @@ static bool ring_any_readable(void)
 	for_each_possible_cpu(cpu) {
 		struct pmiprof_ring_header *hdr = rings[cpu]->hdr;
 
+		/* Acquire: a reader woken by this sees the records too. */
 		if (smp_load_acquire(&hdr->head) != READ_ONCE(hdr->tail))
 			return true;
 	}

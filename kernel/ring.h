@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ring.h - per-CPU sample rings shared read-only with user space.
+ * Per-CPU sample rings shared read-only with user space.
  *
  * One ring per possible CPU, allocated at load time: a header page
  * (struct pmiprof_ring_header) followed by a power-of-two data area of

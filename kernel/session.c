@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * session.c - the sampling session: CONFIGURE, START, STOP and the per-CPU
+ * The sampling session: CONFIGURE, START, STOP and the per-CPU
  * start/stop that START/STOP run by IPI and CPU hotplug runs from its
  * callbacks.  One session at a time (the device has one opener).
  *
@@ -163,7 +163,8 @@ int pmiprof_session_start(void)
 	ring_reset_all();
 	/* Stats are per session, also for CPUs that come online later. */
 	for_each_possible_cpu(cpu)
-		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, 0, sizeof(struct pmiprof_cpu_stats));
+		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, 0,
+		       sizeof(struct pmiprof_cpu_stats));
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		int err = -EIO;

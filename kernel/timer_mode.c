@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * timer_mode.c - time-based sampling: a per-CPU hrtimer in hard-irq mode
+ * Time-based sampling: a per-CPU hrtimer in hard-irq mode
  * (HRTIMER_MODE_REL_PINNED_HARD) closes a window every interval.  The
  * interrupted context comes from get_irq_regs(), which is only meaningful in
  * hard-irq context (as in perf's cpu-clock event).  When a PMU is present
