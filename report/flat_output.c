@@ -88,11 +88,11 @@ static void print_table(FILE *f, const struct profile *p, const uint32_t *order,
 		}
 		extra_w = extra_w < 4 ? 4 : extra_w > 20 ? 20 : extra_w;
 	}
-	name_w = o->width - used - 1 - (extra_w ? extra_w + 1 : 0);
+	name_w = o->width - used - 2 - (extra_w ? extra_w + 1 : 0);
 	if (name_w < 16)
 		name_w = 16;
 
-	fprintf(f, "%8s %6s %5s", "samples", "%", "±95%");
+	fprintf(f, "%8s %6s %5s", "samples", "%", "+-95%");
 	for (e = 0; e < p->nr_events; e++)
 		fprintf(f, " %*s", ev_w[e], fit(fb, sizeof(fb), column_name(h->events[e].name,
 			lb, sizeof(lb)), ev_w[e]));

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "util.h"
@@ -32,53 +33,80 @@ static void trigger_text(const struct session *s, char *buf, size_t size)
 			 (h->flags & PMIPROF_TRACE_F_TIME_BASED) ? " ns" : " events");
 }
 
+/* "# text" wrapped at spaces to fit META_WIDTH columns ("#   " continues). */
+#define META_WIDTH 100
+static void PM_PRINTF(2, 3) meta_line(FILE *f, const char *fmt, ...)
+{
+	char buf[8192];
+	const char *p = buf;
+	va_list ap;
+	int first = 1;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	do {
+		int room = META_WIDTH - (first ? 2 : 4), len = (int)strlen(p), cut = len;
+
+		if (len > room) {
+			for (cut = room; cut > room / 2 && p[cut] != ' '; cut--)
+				;
+			if (p[cut] != ' ')
+				cut = room;
+		}
+		fprintf(f, "%s%.*s\n", first ? "# " : "#   ", cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		first = 0;
+	} while (*p);
+}
+
 void print_meta_text(FILE *f, const struct session *s)
 {
 	const struct trace_header *h = s->h;
 	const struct trace_read_stats *st = trace_reader_stats(s->r);
-	char buf[256];
+	char buf[256], evs[PMIPROF_MAX_EVENTS * 130], lost[256] = "", dmg[128] = "";
+	size_t o = 0;
 	uint32_t i;
 
-	fprintf(f, "# pmiprof report of %s", s->opts.input);
-	if (h->cmdline[0])
-		fprintf(f, ": %s", h->cmdline);
-	fputc('\n', f);
-	fprintf(f, "# host %s, kernel %s, %s\n", h->hostname[0] ? h->hostname : "?",
-		h->kernel_release[0] ? h->kernel_release : "?",
-		h->cpu_model_name[0] ? h->cpu_model_name : "unknown cpu");
+	meta_line(f, "pmiprof report of %s%s%s", s->opts.input, h->cmdline[0] ? ": " : "",
+		  h->cmdline);
+	meta_line(f, "host %s, kernel %s, %s", h->hostname[0] ? h->hostname : "?",
+		  h->kernel_release[0] ? h->kernel_release : "?",
+		  h->cpu_model_name[0] ? h->cpu_model_name : "unknown cpu");
 	trigger_text(s, buf, sizeof(buf));
-	fprintf(f, "# trigger: %s; events:", buf);
+	evs[0] = 0;
 	for (i = 0; i < h->nr_events && i < PMIPROF_MAX_EVENTS; i++)
-		fprintf(f, "%s %s", i ? "," : "", h->events[i].name);
-	fputc('\n', f);
-	fprintf(f, "# backend: %s (%s mode)%s%s%s%s\n", trace_backend_name(h->backend),
-		trace_mode_name(h->mode), h->pmu[0] ? ", PMU: " : "", h->pmu,
-		(h->flags & PMIPROF_TRACE_F_SYSTEM_WIDE) ? ", system-wide" : "",
-		(h->flags & PMIPROF_TRACE_F_INHERIT) ? ", children followed" : "");
+		o += (size_t)snprintf(evs + o, sizeof(evs) - o, "%s %s", i ? "," : "",
+				      h->events[i].name);
+	meta_line(f, "trigger: %s; events:%s", buf, evs);
+	meta_line(f, "backend: %s (%s mode)%s%s%s%s", trace_backend_name(h->backend),
+		  trace_mode_name(h->mode), h->pmu[0] ? ", PMU: " : "", h->pmu,
+		  (h->flags & PMIPROF_TRACE_F_SYSTEM_WIDE) ? ", system-wide" : "",
+		  (h->flags & PMIPROF_TRACE_F_INHERIT) ? ", children followed" : "");
 	if (h->flags & PMIPROF_TRACE_F_TIME_BASED)
-		fprintf(f, "# TIME-BASED WINDOWS: no hardware PMU trigger; each window is a "
-			"%s tick, not N events\n", h->trigger_index < h->nr_events ?
-			h->events[h->trigger_index].name : "timer");
+		meta_line(f, "TIME-BASED WINDOWS: no hardware PMU trigger; each window is a %s "
+			  "tick, not N events", h->trigger_index < h->nr_events ?
+			  h->events[h->trigger_index].name : "timer");
 	if (h->flags & PMIPROF_TRACE_F_EMULATED)
-		fprintf(f, "# EMULATED PMU: counts come from the module's PMU model, not "
-			"hardware\n");
+		meta_line(f, "EMULATED PMU: counts come from the module's PMU model, not hardware");
 	if (h->note[0])
-		fprintf(f, "# note: %s\n", h->note);
-	fprintf(f, "# duration %.3f s, %" PRIu64 " samples (windows), %" PRIu64
-		" shown after filters", session_duration_s(s), s->samples, s->kept);
-	fprintf(f, ", lost %" PRIu64, s->lost_total);
+		meta_line(f, "note: %s", h->note);
 	if (s->lost_total)
-		fprintf(f, " (ring %" PRIu64 ", throttle %" PRIu64 ", unreadable %" PRIu64
-			", truncated %" PRIu64 ")", s->lost[PMIPROF_LOST_RING_FULL],
-			s->lost[PMIPROF_LOST_THROTTLE], s->lost[PMIPROF_LOST_UNREADABLE],
-			s->lost[PMIPROF_LOST_TRUNCATED]);
+		snprintf(lost, sizeof(lost), " (ring %" PRIu64 ", throttle %" PRIu64 ", unreadable %"
+			 PRIu64 ", truncated %" PRIu64 ")", s->lost[PMIPROF_LOST_RING_FULL],
+			 s->lost[PMIPROF_LOST_THROTTLE], s->lost[PMIPROF_LOST_UNREADABLE],
+			 s->lost[PMIPROF_LOST_TRUNCATED]);
 	if (st->chunks_bad || st->truncated)
-		fprintf(f, "; DAMAGED FILE: %" PRIu64 " bad chunk(s)%s", st->chunks_bad,
-			st->truncated ? ", truncated" : "");
-	fputc('\n', f);
+		snprintf(dmg, sizeof(dmg), "; DAMAGED FILE: %" PRIu64 " bad chunk(s)%s",
+			 st->chunks_bad, st->truncated ? ", truncated" : "");
+	meta_line(f, "duration %.3f s, %" PRIu64 " samples (windows), %" PRIu64 " shown after "
+		  "filters, lost %" PRIu64 "%s%s", session_duration_s(s), s->samples, s->kept,
+		  s->lost_total, lost, dmg);
 	if (s->have_finish && (s->finish.flags & PMIPROF_FINISH_F_SIGNALED))
-		fprintf(f, "# workload killed by signal %d\n", s->finish.exit_code);
-	fprintf(f, "# attribution: %s\n", ATTRIBUTION_RULE);
+		meta_line(f, "workload killed by signal %d", s->finish.exit_code);
+	meta_line(f, "attribution: %s", ATTRIBUTION_RULE);
 }
 
 void print_meta_json(FILE *f, const struct session *s)
