@@ -115,6 +115,55 @@ static int intel_probe(struct pmu_hw *hw)
 	return 0;
 }
 
+static void intel_slot_fixed(struct pmu_hw *hw, struct pmu_slot *s,
+			     const struct pmiprof_event *ev, u32 fx, bool pmi)
+{
+	s->kind = PMU_SLOT_FIXED;
+	s->idx = fx;
+	s->ctr_msr = PMU_MSR_IA32_FIXED_CTR0 + fx;
+	s->ctl_msr = PMU_MSR_IA32_FIXED_CTR_CTRL;
+	s->ctl = pmu_build_fixed_nibble(ev, pmi) << (4 * fx);
+	s->status_bit = BIT_ULL(32 + fx);
+	s->mask = hw->fixed_mask;
+	hw->fixed_ctrl |= s->ctl;
+}
+
+static void intel_slot_gp(struct pmu_hw *hw, struct pmu_slot *s,
+			  const struct pmiprof_event *ev, u32 idx, bool pmi)
+{
+	s->kind = PMU_SLOT_GP;
+	s->idx = idx;
+	/* full-width alias when PERF_CAPABILITIES[13], else the sign-extending one */
+	s->ctr_msr = (hw->full_width ? PMU_MSR_IA32_A_PMC0 : PMU_MSR_IA32_PMC0) + idx;
+	s->ctl_msr = PMU_MSR_IA32_PERFEVTSEL0 + idx;
+	s->ctl = pmu_build_evtsel(hw, ev, pmi);
+	s->status_bit = BIT_ULL(idx);
+	s->mask = hw->gp_mask;
+}
+
+/* Instructions, cycles and ref-cycles go to their fixed counter when free, the rest to GP. */
+static int intel_place(struct pmu_hw *hw, struct pmu_slot *s, const struct pmiprof_event *ev,
+		       bool pmi, u32 *used_fixed, u32 *next_gp)
+{
+	int fx = pmu_intel_fixed_index(ev);
+
+	if (fx >= 0 && (u32)fx < hw->nr_fixed && !(*used_fixed & BIT(fx))) {
+		*used_fixed |= BIT(fx);
+		intel_slot_fixed(hw, s, ev, fx, pmi);
+		return 0;
+	}
+	if (pmu_intel_fixed_only(ev)) {
+		hw->reason = "reference cycles need a free fixed counter 2";
+		return -EOPNOTSUPP;
+	}
+	if (*next_gp >= hw->nr_gp) {
+		hw->reason = "more events than general-purpose counters";
+		return -ENOSPC;
+	}
+	intel_slot_gp(hw, s, ev, (*next_gp)++, pmi);
+	return 0;
+}
+
 static int intel_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 {
 	u32 k, used_fixed = 0, next_gp = 0;
@@ -125,7 +174,6 @@ static int intel_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 		const struct pmiprof_event *ev = &cfg->events[k];
 		struct pmu_slot *s = &hw->slots[k];
 		bool pmi = (int)k == hw->trigger && hw->mode == PMIPROF_SAMPLING_PMI;
-		int fx;
 
 		err = pmu_whitelist_check(hw, ev, &why);
 		if (err) {
@@ -134,34 +182,9 @@ static int intel_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 		}
 		s->event = ev->event | (u32)ev->umask << 16;
 		s->flags = ev->flags;
-		fx = pmu_intel_fixed_index(ev);
-		if (fx >= 0 && (u32)fx < hw->nr_fixed && !(used_fixed & BIT(fx))) {
-			used_fixed |= BIT(fx);
-			s->kind = PMU_SLOT_FIXED;
-			s->idx = fx;
-			s->ctr_msr = PMU_MSR_IA32_FIXED_CTR0 + fx;
-			s->ctl_msr = PMU_MSR_IA32_FIXED_CTR_CTRL;
-			s->ctl = pmu_build_fixed_nibble(ev, pmi) << (4 * fx);
-			s->status_bit = BIT_ULL(32 + fx);
-			s->mask = hw->fixed_mask;
-			hw->fixed_ctrl |= s->ctl;
-		} else if (pmu_intel_fixed_only(ev)) {
-			hw->reason = "reference cycles need a free fixed counter 2";
-			return -EOPNOTSUPP;
-		} else {
-			if (next_gp >= hw->nr_gp) {
-				hw->reason = "more events than general-purpose counters";
-				return -ENOSPC;
-			}
-			s->kind = PMU_SLOT_GP;
-			s->idx = next_gp++;
-			s->ctr_msr = (hw->full_width ? PMU_MSR_IA32_A_PMC0 : PMU_MSR_IA32_PMC0) +
-				     s->idx;
-			s->ctl_msr = PMU_MSR_IA32_PERFEVTSEL0 + s->idx;
-			s->ctl = pmu_build_evtsel(hw, ev, pmi);
-			s->status_bit = BIT_ULL(s->idx);
-			s->mask = hw->gp_mask;
-		}
+		err = intel_place(hw, s, ev, pmi, &used_fixed, &next_gp);
+		if (err)
+			return err;
 		s->top = (s->mask >> 1) + 1;
 		hw->own_mask |= s->status_bit;
 	}
