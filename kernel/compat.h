@@ -7,10 +7,9 @@
  *   - MSR accessors: rdmsrl/wrmsrl and the *_safe variants were renamed
  *     rdmsrq/wrmsrq in 6.16; 6.18 keeps compat macros for the plain ones
  *     only, so the _safe ones must be picked by version.
- *   - RDPMC: rdpmc(ctr, lo, hi)/rdpmcl() became u64 rdpmc(int) in 6.18;
- *     native_read_pmc() exists throughout, so it is used directly.  It
- *     raises #UD under QEMU TCG: call it only on a PMU that passed a
- *     write/read-back probe.
+ *   - RDPMC: rdpmc()/rdpmcl() changed shape in 6.18 and native_read_pmc()
+ *     is being renamed; pmiprof reads counters with RDMSR only, so there
+ *     is no wrapper (RDPMC also raises #UD under QEMU TCG).
  *   - LVTPC: apic_write() is a static_call from 6.6 whose trampoline is
  *     not exported to modules; apic->write() works on every version.
  *   - hrtimer_init() is gone by 6.18; hrtimer_setup() appeared in 6.13.
@@ -63,12 +62,6 @@ static inline int pmiprof_rdmsr_safe(u32 msr, u64 *val)
 static inline int pmiprof_wrmsr_safe(u32 msr, u64 val)
 {
 	return pmiprof_native_wrmsr_safe(msr, val) ? -EIO : 0;
-}
-
-/* RDPMC: only after a successful probe (see the header comment). */
-static __always_inline u64 pmiprof_rdpmc(u32 idx)
-{
-	return native_read_pmc(idx);
 }
 
 /* Rewrite the whole LVT performance-counter entry: NMI delivery, unmasked. */
