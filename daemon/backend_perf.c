@@ -35,6 +35,7 @@
 #include "host_info.h"
 #include "util.h"
 #include "window_deltas.h"
+#include "workload.h"
 
 #ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
 #define PERF_RECORD_MISC_MMAP_BUILD_ID	(1 << 14)
@@ -346,26 +347,6 @@ static int open_group(struct perf_state *ps, pid_t pid, int cpu, bool inherit,
 	return leader;
 }
 
-static int list_threads(pid_t pid, pid_t *tids, unsigned int max)
-{
-	char path[64];
-	struct dirent *de;
-	unsigned int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)) && n < max) {
-		if (de->d_name[0] == '.')
-			continue;
-		tids[n++] = (pid_t)atoi(de->d_name);
-	}
-	closedir(d);
-	return (int)n;
-}
-
 static bool pid_tracked(const struct perf_state *ps, uint32_t pid)
 {
 	unsigned int i;
@@ -402,7 +383,7 @@ static int open_per_task(struct record_session *s, struct perf_state *ps, unsign
 		targets[nr_targets++] = s->child;
 	} else {
 		for (p = 0; p < o->nr_pids; p++) {
-			int n = list_threads(o->pids[p], tids, 1024);
+			int n = workload_list_threads(o->pids[p], tids, 1024);
 
 			if (n < 0) {
 				pm_err("no such process: %d", (int)o->pids[p]);
@@ -578,8 +559,21 @@ static void fill_header(struct record_session *s, struct perf_state *ps)
 		h->flags |= PMIPROF_TRACE_F_NO_INHERIT_READ;
 	if (!ps->exclude_kernel)
 		h->flags |= PMIPROF_TRACE_F_KERNEL_IPS;
-	snprintf(h->pmu, sizeof(h->pmu), "perf_event_open: %s",
-		 hw ? "hardware PMU events" : "software events only (no hardware PMU in use)");
+	if (hw) {
+		char name[64] = "";
+		FILE *f = fopen("/sys/bus/event_source/devices/cpu/caps/pmu_name", "r");
+
+		if (f) {
+			if (fgets(name, sizeof(name), f))
+				name[strcspn(name, "\n")] = '\0';
+			fclose(f);
+		}
+		snprintf(h->pmu, sizeof(h->pmu), "perf_event_open: hardware PMU%s%s",
+			 name[0] ? " " : "", name);
+	} else {
+		snprintf(h->pmu, sizeof(h->pmu),
+			 "perf_event_open: software events only (no hardware PMU in use)");
+	}
 }
 
 static int perf_open(struct record_session *s)

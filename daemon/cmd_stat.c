@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
@@ -175,24 +176,50 @@ static void print_counts(struct stat_ctr *ctr, unsigned int n, double secs, cons
 		fprintf(stderr, "\n  %18.6f  seconds time elapsed\n\n", secs);
 }
 
-/* Wait for the workload to exit, or for Ctrl-C (forwarded to it). */
-static void wait_run(struct workload *wl, bool has_child, int sfd)
+/*
+ * Wait for the workload to exit, or for Ctrl-C (forwarded to it); with -p,
+ * also until every target has exited (pidfds).
+ */
+static void wait_run(struct workload *wl, bool has_child, int sfd, const struct record_opts *o)
 {
+	struct pollfd pfd[RECORD_MAX_PIDS + 1];
+	unsigned int i, n = 0, alive;
+
+	for (i = 0; i < o->nr_pids; i++) {
+		int fd = (int)syscall(SYS_pidfd_open, o->pids[i], 0);
+
+		if (fd >= 0)
+			pfd[n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	alive = n;
+	pfd[n] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	for (;;) {
 		struct signalfd_siginfo si;
-		ssize_t r = read(sfd, &si, sizeof(si));
 
-		if (r != (ssize_t)sizeof(si))
+		if (poll(pfd, n + 1, -1) < 0)
+			continue;
+		for (i = 0; i < n; i++)
+			if (pfd[i].fd >= 0 && pfd[i].revents) {
+				close(pfd[i].fd);
+				pfd[i].fd = -1;	/* poll ignores negative fds */
+				alive--;
+			}
+		if (n && !alive && !has_child)
+			return;
+		if (!pfd[n].revents || read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGCHLD) {
 			if (workload_reap(wl, false) == 1)
-				return;
+				break;
 			continue;
 		}
 		if (!has_child)
-			return;
+			break;
 		workload_kill(wl, (int)si.ssi_signo);
 	}
+	for (i = 0; i < n; i++)
+		if (pfd[i].fd >= 0)
+			close(pfd[i].fd);
 }
 
 int cmd_stat(int argc, char **argv)
@@ -290,8 +317,17 @@ int cmd_stat(int argc, char **argv)
 		} else if (o.argv) {
 			r = open_one(sc, wl.pid, -1, true, true);
 		} else {
-			for (k = 0; k < o.nr_pids && !r; k++)
-				r = open_one(sc, o.pids[k], -1, true, false);
+			/* every existing thread; threads and children they create inherit */
+			for (k = 0; k < o.nr_pids && !r; k++) {
+				pid_t tids[256];
+				int t, nt = workload_list_threads(o.pids[k], tids, 256);
+
+				for (t = 0; t < nt && !r; t++) {
+					r = open_one(sc, tids[t], -1, true, false);
+					if (r == -ESRCH)
+						r = 0;	/* thread exited meanwhile */
+				}
+			}
 		}
 		if (r) {
 			sc->err = r;
@@ -318,7 +354,7 @@ int cmd_stat(int argc, char **argv)
 		status = 1;
 		goto out_close;
 	}
-	wait_run(&wl, o.argv != NULL, sfd);
+	wait_run(&wl, o.argv != NULL, sfd, &o);
 	if (o.argv)
 		status = workload_exit_code(&wl);
 	if (!o.quiet) {

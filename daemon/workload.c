@@ -2,6 +2,7 @@
 /* Fork/exec handshake for the profiled command (see workload.h). */
 #include "workload.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -185,4 +186,24 @@ void workload_abort(struct workload *wl)
 	workload_kill(wl, SIGKILL);
 	workload_close(wl);
 	workload_reap(wl, true);
+}
+
+int workload_list_threads(pid_t pid, pid_t *tids, unsigned int max)
+{
+	char path[64];
+	struct dirent *de;
+	unsigned int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && n < max) {
+		if (de->d_name[0] == '.')
+			continue;
+		tids[n++] = (pid_t)atoi(de->d_name);
+	}
+	closedir(d);
+	return (int)n;
 }

@@ -38,4 +38,13 @@ perl -e 'exit($ARGV[1] > 0 && abs($ARGV[0] - $ARGV[1]) <= 0.25 * $ARGV[1] ? 0 : 
 	&& ok "stat follows threads: task-clock matches perf stat +-25% ($ours vs $ref ns)" || not_ok "stat follows threads" "$ours vs $ref"
 "$PMIPROF" stat -e nosuchevent -- true 2>"$TMPD/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'unknown event' "$TMPD/err" && ok "stat: unknown event is a usage error" || not_ok "stat unknown event" "$rc"
+# -p: every existing thread counted, stops by itself when the target exits
+"$WORKLOADS/threads2" 0.6 >/dev/null & tp=$!
+sleep 0.1
+timeout 10 "$PMIPROF" stat -x, -e task-clock -p $tp 2>"$TMPD/p.csv"; rc=$?
+wait $tp
+[ $rc -eq 0 ] && ok "stat -p ends when the target exits" || not_ok "stat -p ends when the target exits" "rc=$rc"
+tc=$(awk -F, '$2=="task-clock" { print int($1 / 1e6) }' "$TMPD/p.csv")
+el=$(awk -F, '$2=="task-clock" { print 1 }' "$TMPD/p.csv")
+[ "${el:-0}" -eq 1 ] && [ "${tc:-0}" -gt 0 ] && ok "stat -p counts the running threads ($tc ms)" || not_ok "stat -p counts" "$(cat "$TMPD/p.csv")"
 done_testing
