@@ -84,6 +84,17 @@ static void free_writer(struct trace_writer *w)
 	free(w);
 }
 
+static int zlib_strategy(int s)
+{
+	switch (s) {
+	case PMIPROF_TRACE_STRATEGY_DEFAULT:
+	case PMIPROF_TRACE_STRATEGY_HUFFMAN: return Z_HUFFMAN_ONLY;
+	case PMIPROF_TRACE_STRATEGY_LZ77: return Z_DEFAULT_STRATEGY;
+	case PMIPROF_TRACE_STRATEGY_RLE: return Z_RLE;
+	default: return -1;
+	}
+}
+
 int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_header *h,
 			const struct trace_writer_opts *opts)
 {
@@ -108,10 +119,10 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 	w->level = opts && opts->level >= 0 ? opts->level : 1;
 	w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK_SIZE;
 	w->nr_events = h->nr_events;
-	strategy = opts && opts->strategy ? opts->strategy : PMIPROF_TRACE_DEFAULT_STRATEGY;
+	strategy = zlib_strategy(opts ? opts->strategy : PMIPROF_TRACE_STRATEGY_DEFAULT);
 	err = -EINVAL;
 	if (w->level > 9 || w->chunk_size < 64 || w->chunk_size > PMIPROF_MAX_CHUNK_SIZE - SLACK ||
-	    strategy < 0 || strategy > Z_FIXED)
+	    strategy < 0)
 		goto fail;
 	err = -ENOMEM;
 	w->raw = malloc(HDR + w->chunk_size + SLACK);

@@ -316,10 +316,13 @@ struct trace_writer;
 struct trace_writer_opts {
 	int level;			/* zlib level 0..9; -1 = library default (1) */
 	uint32_t chunk_size;		/* uncompressed bytes per chunk; 0 = 256 KiB */
-	int strategy;			/* zlib strategy (Z_RLE ...); 0 = default (below) */
+	int strategy;			/* PMIPROF_TRACE_STRATEGY_*; 0 = default */
 };
-/* Default deflate strategy: see docs/trace-format.md "Compression". */
-#define PMIPROF_TRACE_DEFAULT_STRATEGY	2	/* Z_HUFFMAN_ONLY */
+/* Deflate strategies; why Huffman-only is the default: docs/trace-format.md. */
+#define PMIPROF_TRACE_STRATEGY_DEFAULT	0	/* = HUFFMAN */
+#define PMIPROF_TRACE_STRATEGY_HUFFMAN	1	/* zlib Z_HUFFMAN_ONLY */
+#define PMIPROF_TRACE_STRATEGY_LZ77	2	/* zlib Z_DEFAULT_STRATEGY */
+#define PMIPROF_TRACE_STRATEGY_RLE	3	/* zlib Z_RLE */
 
 /*
  * All writer calls return 0 or -errno.  Errors are sticky: after the first

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Trace format benchmark (make bench): write and read throughput and bytes
+# per sample of the trace library on a realistic stream, per compression
+# setting; then bytes per sample of a real recording next to perf.data for
+# the same workload, events and period, and text-dump speed next to
+# 'perf script', all measured in this run.  Prints tables; never fails on
+# numbers.  Goals (issue #10): write >= 20 M samples/s, read >= 40 M
+# samples/s on one core, <= 8 bytes/sample.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+build=${PMIPROF_BUILD:-${O:-$PWD/build}}
+out=$build/bench
+mkdir -p "$out" || exit 2
+tmp=$(mktemp -d /tmp/pmiprof-b10.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+n=${B10_SAMPLES:-2000000}
+reps=${B10_REPS:-3}
+
+# The trace library alone, built from source so this runs whatever state the
+# rest of the tree is in.
+cc=${CC:-cc}
+if ! $cc -O2 -g -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -Itests/unit tests/bench/trace_bench.c \
+	tests/unit/trace_gen.c lib/util.c lib/trace_writer.c lib/trace_reader.c \
+	lib/trace_codec.c lib/trace_header.c lib/trace_names.c -lz -o "$out/trace_bench"; then
+	echo "b10: cannot build tests/bench/trace_bench.c"
+	exit 1
+fi
+
+# best of $reps runs: max write rate, max read rate (the machine may be shared)
+measure() {
+	local level=$1 strategy=$2 i line w=0 r=0 b=0
+	for i in $(seq "$reps"); do
+		line=$("$out/trace_bench" "$n" "$tmp/t.data" "$level" "$strategy") || return 1
+		set -- $line
+		w=$(echo "$1 $w" | awk '{print ($1 > $2) ? $1 : $2}')
+		r=$(echo "$2 $r" | awk '{print ($1 > $2) ? $1 : $2}')
+		b=$3
+	done
+	echo "$w $r $b"
+}
+
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores; other jobs make rates noisy)"
+echo "trace library, $n samples of the realistic stream (4 counters, 8 hot ips, jittered"
+echo "time), one thread, best of $reps; file on $(df -P "$tmp" | awk 'NR==2 {print $1}')"
+printf '%-34s %14s %14s %13s\n' "setting" "write Msamp/s" "read Msamp/s" "bytes/sample"
+for cfg in "1 1 level 1 huffman-only (default)" "1 2 level 1 lz77 (zlib default)" \
+	   "1 3 level 1 rle" "6 2 level 6 lz77" "0 0 stored (level 0)"; do
+	set -- $cfg
+	level=$1 strategy=$2
+	shift 2
+	res=$(measure "$level" "$strategy") || { echo "$*: failed"; continue; }
+	set -- $res "$*"
+	printf '%-34s %14s %14s %13s\n' "$4" "$1" "$2" "$3"
+done
+printf '%-34s %14s %14s %13s\n' "goal" ">= 20" ">= 40" "<= 8"
+
+echo
+echo "real recording: pmiprof record vs perf record, same workload, events and period"
+events=cpu-clock,task-clock,page-faults,context-switches
+period=100000
+wl=(awk 'BEGIN { for (i = 0; i < 3e7; i++) s += i }')
+if ! command -v perf >/dev/null || ! perf record -q -o "$tmp/probe.data" -e cpu-clock true \
+	>/dev/null 2>&1; then
+	echo "perf record unavailable here: no comparison (run as root with linux-perf)"
+	exit 0
+fi
+pm=n/a pm_n=0 pm_b=0
+if [ -x "$build/pmiprof" ] && "$build/pmiprof" record -q -e "$events" -c "$period" \
+	-o "$tmp/pm.data" -- "${wl[@]}" >/dev/null 2>&1; then
+	pm_b=$(stat -c %s "$tmp/pm.data")
+	pm_n=$("$build/pmiprof" dump --raw -i "$tmp/pm.data" 2>/dev/null | grep -c ' sample ')
+fi
+perf record -q -e "{$events}:S" -c "$period" -o "$tmp/perf.data" -- "${wl[@]}" \
+	>/dev/null 2>&1
+pf_b=$(stat -c %s "$tmp/perf.data" 2>/dev/null || echo 0)
+pf_n=$(perf script -i "$tmp/perf.data" -F ip 2>/dev/null | wc -l)
+printf '%-34s %10s %10s %13s\n' "tool" "samples" "bytes" "bytes/sample"
+if [ "$pm_n" -gt 0 ]; then
+	pm=$(awk -v b="$pm_b" -v n="$pm_n" 'BEGIN { printf "%.1f", b / n }')
+	printf '%-34s %10s %10s %13s\n' "pmiprof (whole file)" "$pm_n" "$pm_b" "$pm"
+else
+	printf '%-34s %10s\n' "pmiprof" "record failed"
+fi
+pf=n/a
+if [ "$pf_n" -gt 0 ]; then
+	pf=$(awk -v b="$pf_b" -v n="$pf_n" 'BEGIN { printf "%.1f", b / n }')
+	printf '%-34s %10s %10s %13s\n' "perf.data (group :S, whole file)" "$pf_n" "$pf_b" "$pf"
+fi
+if [ "$pm" != n/a ] && [ "$pf" != n/a ]; then
+	echo "ratio perf.data / pmiprof bytes per sample: $(awk -v a="$pf" -v b="$pm" \
+		'BEGIN { printf "%.1fx", a / b }')"
+fi
+
+# Text dump speed: both print every sample as a line of text.
+secs() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>&1
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
+}
+if [ "$pm_n" -gt 0 ] && [ "$pf_n" -gt 0 ]; then
+	t_pm=$(secs "$build/pmiprof" dump -i "$tmp/pm.data")
+	t_pf=$(secs perf script -i "$tmp/perf.data")
+	echo
+	printf '%-34s %10s %14s\n' "text dump of the recording" "seconds" "samples/s"
+	printf '%-34s %10s %14s\n' "pmiprof dump" "$t_pm" \
+		"$(awk -v n="$pm_n" -v t="$t_pm" 'BEGIN { printf "%.0f", (t > 0) ? n / t : 0 }')"
+	printf '%-34s %10s %14s\n' "perf script" "$t_pf" \
+		"$(awk -v n="$pf_n" -v t="$t_pf" 'BEGIN { printf "%.0f", (t > 0) ? n / t : 0 }')"
+	echo "ratio perf script / pmiprof dump time per sample: $(awk -v a="$t_pf" -v b="$t_pm" \
+		-v na="$pf_n" -v nb="$pm_n" 'BEGIN { printf "%.1fx", (a / na) / (b / nb) }')"
+fi
