@@ -229,6 +229,20 @@ static int module_build_config(struct record_session *s, struct module_state *m)
 	}
 	trig = el->trigger < el->nr ? el->trigger : 0;
 	m->timer = ev_is_clock(&el->ev[trig]);
+	/* Names first: an unknown event is the error to report, not its period. */
+	for (i = 0; i < el->nr; i++) {
+		struct module_event_code code;
+
+		if ((m->timer && i == trig) ||
+		    !module_event_lookup(&m->info, ev_base_name(&el->ev[i], base, sizeof(base)),
+					 &code))
+			continue;
+		pm_err("event '%s' is not available with the module backend (it knows: %s%s); "
+		       "use --backend perf for other events", el->ev[i].name,
+		       module_event_names(), i == trig ? "; cpu-clock as trigger for timer "
+		       "sampling" : "");
+		return -ENOENT;
+	}
 	if (!m->timer && !pmi) {
 		char desc[256];
 
