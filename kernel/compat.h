@@ -14,6 +14,8 @@
  *     not exported to modules; apic->write() works on every version.
  *   - hrtimer_init() is gone by 6.18; hrtimer_setup() appeared in 6.13.
  *   - vm_flags became read-only for drivers in 6.3 (vm_flags_clear()).
+ *   - cpuid_count() moved from <asm/processor.h> to <asm/cpuid/api.h>
+ *     (6.16 CPUID header split); picked by __has_include.
  */
 #ifndef PMIPROF_COMPAT_H
 #define PMIPROF_COMPAT_H
@@ -23,6 +25,11 @@
 #include <linux/mm.h>
 #include <asm/apic.h>
 #include <asm/msr.h>
+#if __has_include(<asm/cpuid/api.h>)
+#include <asm/cpuid/api.h>
+#else
+#include <asm/processor.h>
+#endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
 #define pmiprof_native_rdmsr(msr, val)		rdmsrq((msr), (val))

@@ -6,7 +6,6 @@
  * variants are for probing in process context and never fault.
  */
 #include <linux/kprobes.h>
-#include <asm/processor.h>
 
 #include "compat.h"
 #include "pmu.h"
