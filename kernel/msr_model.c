@@ -30,6 +30,14 @@ static bool is_intel(const struct pmu_model *m)
 	return m->spec.vendor == PMIPROF_VENDOR_INTEL;
 }
 
+/* Count an access and remember the order of the first ones. */
+static void acc(struct pmu_model *m, enum pmu_model_acc cls)
+{
+	m->acc[cls]++;
+	if (m->norder < ARRAY_SIZE(m->order))
+		m->order[m->norder++] = cls;
+}
+
 void pmu_model_spec_default(struct pmu_model_spec *spec, u32 vendor)
 {
 	memset(spec, 0, sizeof(*spec));
@@ -264,7 +272,7 @@ static int intel_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 	if (msr >= PMU_MSR_IA32_PMC0 && msr < PMU_MSR_IA32_PMC0 + n_gp) {
 		u64 *c = &m->gp[msr - PMU_MSR_IA32_PMC0];
 
-		m->acc[wr ? PMU_ACC_CTR_WR : PMU_ACC_CTR_RD]++;
+		acc(m, wr ? PMU_ACC_CTR_WR : PMU_ACC_CTR_RD);
 		if (wr)	/* legacy alias: bits 31:0, bit 31 sign-extended */
 			*c = (u64)(s64)(s32)(u32)*val & m->mask;
 		else
@@ -274,7 +282,7 @@ static int intel_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 	if (msr >= PMU_MSR_IA32_A_PMC0 && msr < PMU_MSR_IA32_A_PMC0 + n_gp) {
 		u64 *c = &m->gp[msr - PMU_MSR_IA32_A_PMC0];
 
-		m->acc[wr ? PMU_ACC_CTR_WR : PMU_ACC_CTR_RD]++;
+		acc(m, wr ? PMU_ACC_CTR_WR : PMU_ACC_CTR_RD);
 		if (!m->spec.full_width || (wr && (*val & ~m->mask)))
 			return fault(m, msr);
 		if (wr)
@@ -286,7 +294,7 @@ static int intel_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 	if (msr >= PMU_MSR_IA32_PERFEVTSEL0 && msr < PMU_MSR_IA32_PERFEVTSEL0 + n_gp) {
 		u64 *c = &m->ctl[msr - PMU_MSR_IA32_PERFEVTSEL0];
 
-		m->acc[wr ? PMU_ACC_CTL_WR : PMU_ACC_OTHER]++;
+		acc(m, wr ? PMU_ACC_CTL_WR : PMU_ACC_OTHER);
 		if (wr && (*val & PMU_EVTSEL_ANY) && m->spec.version < 3)
 			return fault(m, msr);
 		if (wr)
@@ -298,7 +306,7 @@ static int intel_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 	if (msr >= PMU_MSR_IA32_FIXED_CTR0 && msr < PMU_MSR_IA32_FIXED_CTR0 + n_fx) {
 		u64 *c = &m->fixed[msr - PMU_MSR_IA32_FIXED_CTR0];
 
-		m->acc[wr ? PMU_ACC_CTR_WR : PMU_ACC_CTR_RD]++;
+		acc(m, wr ? PMU_ACC_CTR_WR : PMU_ACC_CTR_RD);
 		if (wr)
 			*c = *val & m->mask;
 		else
@@ -307,7 +315,7 @@ static int intel_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 	}
 	switch (global ? msr : 0) {
 	case PMU_MSR_IA32_FIXED_CTR_CTRL:
-		m->acc[wr ? PMU_ACC_CTL_WR : PMU_ACC_OTHER]++;
+		acc(m, wr ? PMU_ACC_CTL_WR : PMU_ACC_OTHER);
 		if (wr)
 			m->fixed_ctrl = *val;
 		else
@@ -316,31 +324,31 @@ static int intel_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 	case PMU_MSR_IA32_GLOBAL_STATUS:
 		if (wr)
 			return fault(m, msr);	/* read-only */
-		m->acc[PMU_ACC_STATUS_RD]++;
+		acc(m, PMU_ACC_STATUS_RD);
 		*val = read_status(m);
 		return 0;
 	case PMU_MSR_IA32_GLOBAL_CTRL:
-		m->acc[wr ? PMU_ACC_GCTRL_WR : PMU_ACC_OTHER]++;
+		acc(m, wr ? PMU_ACC_GCTRL_WR : PMU_ACC_OTHER);
 		if (wr)
 			m->global_ctrl = *val;
 		else
 			*val = m->global_ctrl;
 		return 0;
 	case PMU_MSR_IA32_GLOBAL_OVF_CTRL:
-		m->acc[wr ? PMU_ACC_ACK_WR : PMU_ACC_OTHER]++;
+		acc(m, wr ? PMU_ACC_ACK_WR : PMU_ACC_OTHER);
 		if (wr)
 			m->global_status &= ~(*val & ~m->stuck_bits);
 		else
 			*val = 0;
 		return 0;
 	case PMU_MSR_IA32_PERF_CAPABILITIES:
-		m->acc[PMU_ACC_OTHER]++;
+		acc(m, PMU_ACC_OTHER);
 		if (wr)
 			return fault(m, msr);
 		*val = m->perf_caps;
 		return 0;
 	case PMU_MSR_IA32_DEBUGCTL:
-		m->acc[PMU_ACC_OTHER]++;
+		acc(m, PMU_ACC_OTHER);
 		if (wr)
 			m->debugctl = *val;
 		else
@@ -381,9 +389,9 @@ static int amd_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 		u64 *c = is_ctl ? &m->ctl[i] : &m->gp[i];
 
 		if (is_ctl)
-			m->acc[wr ? PMU_ACC_CTL_WR : PMU_ACC_OTHER]++;
+			acc(m, wr ? PMU_ACC_CTL_WR : PMU_ACC_OTHER);
 		else
-			m->acc[wr ? PMU_ACC_CTR_WR : PMU_ACC_CTR_RD]++;
+			acc(m, wr ? PMU_ACC_CTR_WR : PMU_ACC_CTR_RD);
 		if (wr)
 			*c = is_ctl ? *val : *val & m->mask;	/* no sign extension on AMD */
 		else
@@ -394,25 +402,25 @@ static int amd_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 	case PMU_MSR_AMD_GLOBAL_STATUS:
 		if (wr)
 			return fault(m, msr);
-		m->acc[PMU_ACC_STATUS_RD]++;
+		acc(m, PMU_ACC_STATUS_RD);
 		*val = read_status(m);
 		return 0;
 	case PMU_MSR_AMD_GLOBAL_CTL:
-		m->acc[wr ? PMU_ACC_GCTRL_WR : PMU_ACC_OTHER]++;
+		acc(m, wr ? PMU_ACC_GCTRL_WR : PMU_ACC_OTHER);
 		if (wr)
 			m->global_ctrl = *val;
 		else
 			*val = m->global_ctrl;
 		return 0;
 	case PMU_MSR_AMD_GLOBAL_STATUS_CLR:
-		m->acc[wr ? PMU_ACC_ACK_WR : PMU_ACC_OTHER]++;
+		acc(m, wr ? PMU_ACC_ACK_WR : PMU_ACC_OTHER);
 		if (wr)
 			m->global_status &= ~(*val & ~m->stuck_bits);
 		else
 			*val = 0;
 		return 0;
 	case PMU_MSR_AMD_GLOBAL_STATUS_SET:
-		m->acc[PMU_ACC_OTHER]++;
+		acc(m, PMU_ACC_OTHER);
 		if (wr)
 			m->global_status |= *val;
 		else
@@ -428,7 +436,7 @@ static int model_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 
 	if (m->tcg) {
 		/* helper_rdmsr/helper_wrmsr default: case (kernel-pmu.md 5) */
-		m->acc[PMU_ACC_OTHER]++;
+		acc(m, PMU_ACC_OTHER);
 		if (!wr)
 			*val = 0;
 		return 0;
@@ -455,7 +463,7 @@ void pmu_model_wrmsr(struct pmu_model *m, u32 msr, u64 val)
 
 void pmu_model_lvtpc(struct pmu_model *m)
 {
-	m->acc[PMU_ACC_LVTPC_WR]++;
+	acc(m, PMU_ACC_LVTPC_WR);
 	m->lvtpc = PMU_APIC_DM_NMI;
 }
 
@@ -467,6 +475,7 @@ void pmu_model_set_status(struct pmu_model *m, u64 bits)
 void pmu_model_reset_acc(struct pmu_model *m)
 {
 	memset(m->acc, 0, sizeof(m->acc));
+	m->norder = 0;
 }
 
 u64 pmu_model_acc_total(const struct pmu_model *m)
@@ -497,7 +506,7 @@ void pmu_model_cpuid(const struct pmu_model *m, u32 leaf, u32 sub,
 	*a = *b = *c = *d = 0;
 	switch (leaf) {
 	case 0:
-		*a = intel ? 0xa : 0x10;
+		*a = intel ? 0x1a : 0x10;
 		*b = intel ? CPUID_INTEL_EBX : CPUID_AMD_EBX;
 		*d = intel ? CPUID_INTEL_EDX : CPUID_AMD_EDX;
 		*c = intel ? CPUID_INTEL_ECX : CPUID_AMD_ECX;
@@ -506,6 +515,14 @@ void pmu_model_cpuid(const struct pmu_model *m, u32 leaf, u32 sub,
 		*a = cpuid_signature(s->family, s->model);
 		if (intel && s->version >= 2)
 			*c = BIT(15);	/* PDCM: PERF_CAPABILITIES exists */
+		break;
+	case 0x7:
+		if (intel && s->hybrid_atom)
+			*d = BIT(15);	/* hybrid part */
+		break;
+	case 0x1a:
+		if (intel && s->hybrid_atom)
+			*a = 0x20u << 24;	/* core type: Atom */
 		break;
 	case 0xa:
 		if (!intel)

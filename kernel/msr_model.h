@@ -41,6 +41,7 @@ struct pmu_model_spec {
 	u32 width;		/* counter bits, 48 */
 	bool full_width;	/* Intel PERF_CAPABILITIES[13] */
 	bool perfctr_core;	/* AMD: 6 counters at 0xc0010200 */
+	bool hybrid_atom;	/* Intel: a hybrid part's E-core (CPUID.07H EDX[15], 1AH = Atom) */
 	u32 family, model;
 };
 
@@ -73,6 +74,8 @@ struct pmu_model {
 	bool tcg;			/* QEMU TCG: MSRs read 0, writes dropped, no #GP */
 
 	u64 acc[PMU_ACC_NR];
+	u8 order[32];			/* classes of the first accesses since reset_acc */
+	u32 norder;
 	u64 faults;			/* #GP a real CPU would raise */
 	u32 last_fault_msr;
 };

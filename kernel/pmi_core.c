@@ -161,6 +161,7 @@ void pmu_cpu_reset_state(struct pmu_cpu *pc)
 	pc->slice_samples = 0;
 	pc->last_handled_ns = 0;
 	pc->stale = 0;
+	pc->lvtpc_when = PMU_LVTPC_LATE;
 }
 
 /*
@@ -322,6 +323,8 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	own = hw->own_mask | pc->ack_extra;
 	tbit = ts->status_bit;
 
+	if (pc->lvtpc_when == PMU_LVTPC_EARLY)
+		ops->lvtpc(pc);
 	ops->wr(pc, g->ctrl, pc->gctrl & ~hw->own_mask);	/* freeze own counters */
 	mine = ops->rd(pc, g->status) & own;			/* foreign bits stay untouched */
 	vt = ops->rd(pc, ts->ctr_msr);
@@ -346,6 +349,8 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 		ops->wr(pc, g->ack, mine);	/* ack ONLY our own bits */
 		handled = 1;
 	}
+	if (pc->lvtpc_when == PMU_LVTPC_MID)
+		ops->lvtpc(pc);
 
 	if (stuck) {
 		/* perf's "irq loop stuck": leave our counters disabled, latch it */
@@ -355,8 +360,9 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	} else {
 		ops->wr(pc, g->ctrl, pc->gctrl);		/* re-enable */
 	}
-	/* Late LVTPC unmask, on every path: Intel masked it when it delivered the PMI. */
-	ops->lvtpc(pc);
+	/* LVTPC unmasked on every path: Intel masked it when it delivered the PMI. */
+	if (pc->lvtpc_when == PMU_LVTPC_LATE)
+		ops->lvtpc(pc);
 
 	if (!handled) {
 		pc->stats.spurious++;

@@ -32,11 +32,20 @@
 #include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/sched/clock.h>
+#include <linux/string.h>
+#include <linux/math64.h>
+#include <linux/delay.h>
 
 /* Monotonic ns clock usable in NMI context.  User-space tests provide their own. */
 static inline u64 pmu_clock_ns(void)
 {
 	return local_clock();
+}
+
+/* Busy-wait (IRQs off, NMIs still delivered): AMD's wait for an in-flight PMI. */
+static inline void pmu_udelay(unsigned long us)
+{
+	udelay(us);
 }
 #else
 #include "../tests/unit/kshim.h"
@@ -57,6 +66,7 @@ static inline u64 pmu_clock_ns(void)
 #define PMU_BUSY_REASON		"a PMU counter is already enabled by another user (NMI watchdog?)"
 #define PMU_MIN_TIMER_NS	100000ull	/* timer mode: at most 10 kHz */
 #define PMU_MAX_TIMER_NS	10000000000ull
+#define PMU_AMD_OVERFLOW_WAIT	50	/* us: amd_pmu_wait_on_overflow() */
 
 /*
  * Architectural MSR numbers and bits (kernel-pmu.md appendix).  Own names so
@@ -204,7 +214,19 @@ struct pmu_cpu {
 	u64 stale;			/* status bits seen without a counter wrap */
 
 	struct pmiprof_cpu_stats stats;
+
+	u32 lvtpc_when;			/* PMU_LVTPC_*: when the handler unmasks LVTPC */
 };
+
+/*
+ * When the PMI handler rewrites LVTPC (kernel-pmu.md 1.8): late, after the
+ * re-enable (Haswell+ big cores, Tremont: avoids spurious PMIs); early, at
+ * entry (older cores, AMD: generic x86 order); mid, after the ack and before
+ * the re-enable (Gracemont E-cores).  Always exactly once, on every path.
+ */
+#define PMU_LVTPC_LATE		0
+#define PMU_LVTPC_EARLY		1
+#define PMU_LVTPC_MID		2
 
 /*
  * PMI context, built by the caller (nmi.c / timer_mode.c / pmu_emul.c from

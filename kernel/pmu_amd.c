@@ -151,6 +151,7 @@ static int amd_start_cpu(struct pmu_cpu *pc)
 	u32 k;
 
 	pmu_cpu_reset_state(pc);
+	pc->lvtpc_when = PMU_LVTPC_EARLY;	/* AMD never masks it; generic x86 order */
 	if (hw->global_regs) {
 		pc->gctrl = (ops->rd(pc, PMU_MSR_AMD_GLOBAL_CTL) & ~hw->own_mask) | hw->own_mask;
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_CTL, pc->gctrl & ~hw->own_mask);
@@ -176,12 +177,27 @@ static void amd_stop_cpu(struct pmu_cpu *pc)
 	const struct pmu_msr_ops *ops = hw->ops;
 	u32 k;
 
-	pc->armed = false;
 	if (hw->global_regs)
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_CTL,
 			ops->rd(pc, PMU_MSR_AMD_GLOBAL_CTL) & ~hw->own_mask);
 	for (k = 0; k < hw->nr_events; k++)
 		ops->wr(pc, hw->slots[k].ctl_msr, 0);
+	/*
+	 * amd_pmu_wait_on_overflow(): an overflow whose NMI is still in flight
+	 * must find us armed, or it becomes an "unknown NMI".  The handler
+	 * re-arms the trigger (sign bit set again); give it 50 us.
+	 */
+	if (pc->armed && hw->trigger >= 0) {
+		const struct pmu_slot *ts = &hw->slots[hw->trigger];
+		u32 i;
+
+		for (i = 0; i < PMU_AMD_OVERFLOW_WAIT; i++) {
+			if (ops->rd(pc, ts->ctr_msr) & ts->top)
+				break;
+			pmu_udelay(1);
+		}
+	}
+	pc->armed = false;
 	if (hw->global_regs)
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_STATUS_CLR, hw->own_mask);
 }

@@ -220,6 +220,44 @@ static int intel_check_free(struct pmu_cpu *pc)
 	return 0;
 }
 
+/*
+ * When this CPU's PMI handler unmasks LVTPC, as perf's late_ack/mid_ack:
+ * mid on Gracemont-class E-cores (hybrid Atom core type, or Alder Lake-N),
+ * early on cores older than Haswell/Tremont, late everywhere else.
+ */
+static u32 intel_lvtpc_when(struct pmu_cpu *pc)
+{
+	static const u8 early_models[] = {
+		0x0f, 0x16, 0x17, 0x1d,		/* Core 2 */
+		0x1a, 0x1e, 0x1f, 0x2e,		/* Nehalem */
+		0x25, 0x2c, 0x2f,		/* Westmere */
+		0x2a, 0x2d, 0x3a, 0x3e,		/* Sandy Bridge, Ivy Bridge */
+		0x1c, 0x26, 0x27, 0x35, 0x36,	/* Bonnell */
+		0x37, 0x4a, 0x4c, 0x4d, 0x5a, 0x5d,	/* Silvermont, Airmont */
+		0x5c, 0x5f, 0x7a,		/* Goldmont, Goldmont Plus */
+	};
+	struct pmu_hw *hw = pc->hw;
+	u32 a, b, c, d, max, i;
+
+	if (hw->family != 6)
+		return PMU_LVTPC_LATE;
+	if (hw->model == 0xbe)			/* Alder Lake-N: Gracemont only */
+		return PMU_LVTPC_MID;
+	hw->ops->cpuid(hw, 0, 0, &max, &b, &c, &d);
+	if (max >= 0x1a) {
+		hw->ops->cpuid(hw, 7, 0, &a, &b, &c, &d);
+		if (d & BIT(15)) {		/* hybrid: ask this CPU its core type */
+			hw->ops->cpuid(hw, 0x1a, 0, &a, &b, &c, &d);
+			if ((a >> 24) == 0x20)	/* Atom */
+				return PMU_LVTPC_MID;
+		}
+	}
+	for (i = 0; i < ARRAY_SIZE(early_models); i++)
+		if (hw->model == early_models[i])
+			return PMU_LVTPC_EARLY;
+	return PMU_LVTPC_LATE;
+}
+
 static int intel_start_cpu(struct pmu_cpu *pc)
 {
 	struct pmu_hw *hw = pc->hw;
@@ -233,6 +271,7 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 		return -ENODEV;
 
 	pmu_cpu_reset_state(pc);
+	pc->lvtpc_when = intel_lvtpc_when(pc);
 	pc->debugctl = ops->rd(pc, PMU_MSR_IA32_DEBUGCTL);
 	/* Freeze-on-PMI set by BIOS/another tool: v4 parks counters until CTR_Frz is acked. */
 	if ((pc->debugctl & PMU_DEBUGCTL_FREEZE_ON_PMI) && hw->version >= 4)

@@ -75,6 +75,12 @@ void kshim_log(const char *level, const char *fmt, ...) __attribute__((format(pr
 /* The NMI-safe clock; tests provide it (kcore_support.c) and can steer it. */
 u64 pmu_clock_ns(void);
 
+/* Nothing runs concurrently in the tests: a delay has nothing to wait for. */
+static inline void pmu_udelay(unsigned long us)
+{
+	(void)us;
+}
+
 #define scnprintf		snprintf
 
 #endif /* PMIPROF_KSHIM_H */

@@ -123,6 +123,77 @@ static void lvtpc_rearmed_on_every_path(void **state)
 	assert_int_equal(k.model.pmis_masked, 1);
 }
 
+/* Position of the LVTPC write among the handler's accesses, and of the re-enable. */
+static void lvtpc_position(const struct kcore *k, int *lvtpc, int *reenable, int *ack)
+{
+	u32 i;
+
+	*lvtpc = *reenable = *ack = -1;
+	for (i = 0; i < k->model.norder; i++) {
+		if (k->model.order[i] == PMU_ACC_LVTPC_WR)
+			*lvtpc = i;
+		if (k->model.order[i] == PMU_ACC_GCTRL_WR)
+			*reenable = i;	/* the last one re-enables */
+		if (k->model.order[i] == PMU_ACC_ACK_WR)
+			*ack = i;
+	}
+}
+
+static void lvtpc_unmask_timing_per_core_type(void **state)
+{
+	struct pmu_model_spec spec;
+	struct kcore k;
+	int lv, re, ack;
+
+	(void)state;
+	/* Sapphire Rapids big core: late, after the re-enable (Haswell+ spurious-PMI fix) */
+	setup_intel(&k, 4, true);
+	start_instr_cycles(&k, N);
+	assert_int_equal(k.pc.lvtpc_when, PMU_LVTPC_LATE);
+	pmu_model_advance(&k.model, N, 0);
+	pmu_model_reset_acc(&k.model);
+	assert_int_equal(nmi(&k), 1);
+	lvtpc_position(&k, &lv, &re, &ack);
+	assert_int_equal(lv, k.model.norder - 1);
+	assert_true(lv > re);
+
+	/* Hybrid E-core (Gracemont): mid, after the ack and before the re-enable */
+	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	spec.model = 0x97;	/* Alder Lake */
+	spec.hybrid_atom = true;
+	assert_int_equal(kcore_setup(&k, &spec), 0);
+	start_instr_cycles(&k, N);
+	assert_int_equal(k.pc.lvtpc_when, PMU_LVTPC_MID);
+	pmu_model_advance(&k.model, N, 0);
+	pmu_model_reset_acc(&k.model);
+	assert_int_equal(nmi(&k), 1);
+	lvtpc_position(&k, &lv, &re, &ack);
+	assert_true(ack < lv && lv < re);
+	assert_int_equal(k.model.acc[PMU_ACC_LVTPC_WR], 1);
+
+	/* Ivy Bridge: early, first thing */
+	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	spec.version = 3;
+	spec.full_width = false;
+	spec.model = 0x3a;
+	assert_int_equal(kcore_setup(&k, &spec), 0);
+	start_instr_cycles(&k, N);
+	assert_int_equal(k.pc.lvtpc_when, PMU_LVTPC_EARLY);
+	pmu_model_advance(&k.model, N, 0);
+	pmu_model_reset_acc(&k.model);
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(k.model.order[0], PMU_ACC_LVTPC_WR);
+	assert_int_equal(k.model.acc[PMU_ACC_LVTPC_WR], 1);
+	assert_true(lvtpc_armed(&k));
+
+	/* ... and on the status-0 path too, once */
+	k.model.lvtpc |= PMU_APIC_LVT_MASKED;
+	pmu_model_reset_acc(&k.model);
+	assert_int_equal(nmi(&k), 0);
+	assert_int_equal(k.model.acc[PMU_ACC_LVTPC_WR], 1);
+	assert_true(lvtpc_armed(&k));
+}
+
 static void status_reread_is_bounded(void **state)
 {
 	struct kcore k;
@@ -246,6 +317,25 @@ static void amd_sign_bit_and_nmi_window(void **state)
 	kcore_now_ns += 60000000;
 	assert_int_equal(nmi(&k), 0);
 	assert_int_equal(kcore_nrecs, 1);
+
+	/*
+	 * Stopping with an overflow whose NMI has not arrived yet: stop waits
+	 * (50 x 1 us, reading the counter) for the handler to re-arm it before
+	 * disarming, as amd_pmu_wait_on_overflow() does.  Nothing re-arms it
+	 * here, so all 50 reads happen.
+	 */
+	pmu_model_advance(&k.model, N, 0);
+	assert_false(k.model.gp[0] & BIT_ULL(47));
+	pmu_model_reset_acc(&k.model);
+	kcore_stop(&k);
+	assert_int_equal(k.model.acc[PMU_ACC_CTR_RD], PMU_AMD_OVERFLOW_WAIT);
+	assert_false(k.pc.armed);
+	assert_int_equal(k.model.ctl[0] & PMU_EVTSEL_EN, 0);
+	/* Without a pending overflow, one read shows the sign bit: no wait. */
+	assert_int_equal(kcore_start(&k), 0);
+	pmu_model_reset_acc(&k.model);
+	kcore_stop(&k);
+	assert_int_equal(k.model.acc[PMU_ACC_CTR_RD], 1);
 }
 
 static void debugctl_freeze_on_pmi(void **state)
@@ -574,6 +664,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(own_bits_acked_foreign_bits_survive),
 		cmocka_unit_test(lvtpc_rearmed_on_every_path),
+		cmocka_unit_test(lvtpc_unmask_timing_per_core_type),
 		cmocka_unit_test(status_reread_is_bounded),
 		cmocka_unit_test(legacy_write_limit),
 		cmocka_unit_test(amd_sign_bit_and_nmi_window),
