@@ -25,7 +25,7 @@
 #include <linux/mm.h>
 #include <asm/apic.h>
 #include <asm/msr.h>
-#if __has_include(<asm/cpuid/api.h>)
+#if __has_include("asm/cpuid/api.h")
 #include <asm/cpuid/api.h>
 #else
 #include <asm/processor.h>
