@@ -29,7 +29,8 @@ static inline void ip_to_front(uint64_t *ips, unsigned int k, uint64_t ip)
 {
 	if (k == TRACE_IP_CACHE)
 		k--;
-	memmove(ips + 1, ips, k * sizeof(*ips));
+	for (; k > 0; k--)	/* at most 6 moves: cheaper than a memmove call */
+		ips[k] = ips[k - 1];
 	ips[0] = ip;
 }
 
@@ -254,13 +255,12 @@ static void dec_sample(struct trace_codec *c, struct dec *d, uint32_t nr_events,
 		ip_to_front(c->ips, TRACE_IP_CACHE, s->ip);
 	}
 	nr = c->nr;
+	memset(s->counts, 0, sizeof(s->counts));	/* constant size: a few vector stores */
 	for (i = 0; i < nr; i++) {
 		GET(v);
 		c->counts[i] += (uint64_t)zigzag_dec(v);
 		s->counts[i] = c->counts[i];
 	}
-	for (; i < PMIPROF_MAX_EVENTS; i++)
-		s->counts[i] = 0;
 	s->time = c->time;
 	s->cpu = c->cpu;
 	s->pid = c->pid;
@@ -332,10 +332,13 @@ int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, co
 {
 	struct dec d = { p, end, NULL };
 
-	switch (type) {
-	case PMIPROF_REC_SAMPLE:
+	if (__builtin_expect(type == PMIPROF_REC_SAMPLE, 1)) {
 		dec_sample(c, &d, nr_events, &rec->sample);
-		break;
+		rec->type = type;
+		*why = d.why;
+		return d.why ? -1 : 0;
+	}
+	switch (type) {
 	case PMIPROF_REC_MMAP:
 		dec_mmap(c, &d, sc, &rec->mmap);
 		break;

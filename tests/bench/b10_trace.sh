@@ -26,6 +26,10 @@ if ! $cc -O2 -g -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -Itests/unit tests/bench/
 	exit 1
 fi
 
+zlib_version() {
+	dpkg-query -W -f='zlib ${Version}' zlib1g 2>/dev/null || echo "zlib"
+}
+
 # best of $reps runs: max write rate, max read rate (the machine may be shared)
 measure() {
 	local level=$1 strategy=$2 i line w=0 r=0 b=0
@@ -41,7 +45,8 @@ measure() {
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores; other jobs make rates noisy)"
 echo "trace library, $n samples of the realistic stream (4 counters, 8 hot ips, jittered"
-echo "time), one thread, best of $reps; file on $(df -P "$tmp" | awk 'NR==2 {print $1}')"
+echo "time); rates per CPU-second (user+system) of one thread, best of $reps; file on"
+echo "$(df -P "$tmp" | awk 'NR==2 {print $1}'); $(zlib_version)"
 printf '%-34s %14s %14s %13s\n' "setting" "write Msamp/s" "read Msamp/s" "bytes/sample"
 for cfg in "1 1 level 1 huffman-only (default)" "1 2 level 1 lz77 (zlib default)" \
 	   "1 3 level 1 rle" "6 2 level 6 lz77" "0 0 stored (level 0)"; do
