@@ -327,7 +327,12 @@ struct trace_writer_opts {
 /*
  * All writer calls return 0 or -errno.  Errors are sticky: after the first
  * failure every call returns it again, and close() reports it.
- * open() creates/truncates path; fdopen() takes ownership of fd.
+ * open() creates/truncates path; fdopen() takes ownership of fd (it is
+ * closed on failure too).  Invalid records (SAMPLE.nr above the header's
+ * nr_events, strings over PMIPROF_MAX_STRING, build-ids over 20 bytes,
+ * callchains over PMIPROF_MAX_CALLCHAIN) are refused with -EINVAL or
+ * -ENAMETOOLONG without harming the trace; only I/O errors are sticky.  After
+ * a failed chunk write the file is truncated back to its last complete chunk.
  */
 int trace_writer_open(struct trace_writer **wp, const char *path,
 		      const struct trace_header *h, const struct trace_writer_opts *opts);
@@ -376,7 +381,9 @@ struct trace_read_stats {
 /*
  * open() reads and validates the prologue and header.  On failure returns
  * -errno (-EBADMSG bad magic/CRC, -EPROTONOSUPPORT version, -ENOENT ...) and
- * has already passed a specific message to diag.  diag NULL = stderr.
+ * has already passed one specific message to diag.  diag NULL = stderr.
+ * Regular files are mapped read-only (do not truncate a trace while it is
+ * being read); pipes are read into memory.
  */
 int trace_reader_open(struct trace_reader **rp, const char *path,
 		      trace_diag_fn diag, void *diag_arg);
@@ -388,8 +395,10 @@ const struct trace_header *trace_reader_header(const struct trace_reader *r);
  * Next record: 1 = rec filled, 0 = end of file, <0 = -errno (I/O error).
  * Damaged chunks are reported through diag and skipped; reading resumes at
  * the next chunk (resync on the chunk magic); their loss is returned to the
- * caller as a synthesized LOST record (reason UNREADABLE/TRUNCATED, count =
- * records in the damaged chunk when known).
+ * caller as a synthesized LOST record (reason UNREADABLE/TRUNCATED, cpu
+ * PMIPROF_CPU_NONE, time of the last record before it, count = records in
+ * the damaged chunk, 0 when unknown).  SAMPLE.counts[i] is 0 for i >= nr.
+ * Strings and callchain ips stay valid until the next call.
  */
 int trace_reader_next(struct trace_reader *r, struct trace_record *rec);
 const struct trace_read_stats *trace_reader_stats(const struct trace_reader *r);
