@@ -5,7 +5,8 @@
 # every sample ('{...}:S' in perf).  Workloads do fixed work and report
 # their own wall time, so "slowdown" is what profiling cost the workload;
 # "cmd_ms" is the whole command including the profiler's start-up and
-# post-processing.  ROUNDS interleaved rounds (plain, perf, pmiprof); medians.
+# post-processing; "own_cpu_ms" is the CPU time of the profiler process
+# itself (perf stat --no-inherit), not of the workload.  ROUNDS interleaved rounds (plain, perf, pmiprof); medians.
 #
 # Case 1: shares -n N, one thread: perf and pmiprof record exactly the same.
 # Case 2: threads2 -n N, two busy threads: perf < 6.12 tools cannot combine
@@ -40,18 +41,23 @@ run_case() {	# name, perf event spec, workload command...
 		self_ms "$d/out" >>"$d/plain"; echo $(((t1 - t0) / 1000000)) >>"$d/plain.cmd"
 
 		t0=$(now)
-		perf record -e "$pev" -F $RATE -o "$d/perf.data" -- "$@" >"$d/out" 2>"$d/perf.err"
+		perf stat --no-inherit -e task-clock -x, -o "$d/perf.cpu" -- \
+			perf record -e "$pev" -F $RATE -o "$d/perf.data" -- "$@" >"$d/out" 2>"$d/perf.err"
 		t1=$(now)
 		self_ms "$d/out" >>"$d/perf"; echo $(((t1 - t0) / 1000000)) >>"$d/perf.cmd"
-		sed -n 's/.*(\([0-9]*\) samples).*/\1/p' "$d/perf.err" | tail -1 >>"$d/perf.samples"
+		awk -F, '/task-clock/ { printf "%d\n", $1 }' "$d/perf.cpu" >>"$d/perf.own"
 		stat -c %s "$d/perf.data" >>"$d/perf.bytes"
-		perf report -i "$d/perf.data" --stats 2>/dev/null |
-			awk '/LOST(_SAMPLES)? events:/ { s += $3 } END { print s + 0 }' >>"$d/perf.lost"
+		# perf's own "(N samples)" counts every group member; the stats count windows
+		perf report -i "$d/perf.data" --stats 2>/dev/null >"$d/perf.stats"
+		awk '/SAMPLE events:/ { print $3; exit }' "$d/perf.stats" >>"$d/perf.samples"
+		awk '/LOST(_SAMPLES)? events:/ { s += $3 } END { print s + 0 }' "$d/perf.stats" >>"$d/perf.lost"
 
 		t0=$(now)
-		"$P" record -e $EV -F $RATE -o "$d/pm.data" -- "$@" >"$d/out" 2>"$d/pm.err"
+		perf stat --no-inherit -e task-clock -x, -o "$d/pm.cpu" -- \
+			"$P" record -e $EV -F $RATE -o "$d/pm.data" -- "$@" >"$d/out" 2>"$d/pm.err"
 		t1=$(now)
 		self_ms "$d/out" >>"$d/pm"; echo $(((t1 - t0) / 1000000)) >>"$d/pm.cmd"
+		awk -F, '/task-clock/ { printf "%d\n", $1 }' "$d/pm.cpu" >>"$d/pm.own"
 		sed -n 's/.*recorded \([0-9]*\) samples.*/\1/p' "$d/pm.err" >>"$d/pm.samples"
 		sed -n 's/.*samples (\([0-9]*\) lost, \([0-9]*\) throttled).*/\1 \2/p' "$d/pm.err" |
 			awk '{ print $1 + $2 }' >>"$d/pm.lost"
@@ -61,15 +67,15 @@ run_case() {	# name, perf event spec, workload command...
 	p=$(median <"$d/plain"); a=$(median <"$d/perf"); b=$(median <"$d/pm")
 	echo
 	echo "case $name: $* ($ROUNDS rounds, medians); perf events: $pev"
-	printf '%-16s %9s %9s %9s %9s %6s %10s %9s\n' tool wall_ms slowdown cmd_ms samples lost bytes B/sample
-	printf '%-16s %9d %9s %9d %9s %6s %10s %9s\n' plain "$p" - "$(median <"$d/plain.cmd")" - - - -
+	printf '%-16s %9s %9s %9s %9s %9s %6s %10s %9s\n' tool wall_ms slowdown cmd_ms own_cpu_ms samples lost bytes B/sample
+	printf '%-16s %9d %9s %9d %9s %9s %6s %10s %9s\n' plain "$p" - "$(median <"$d/plain.cmd")" - - - - -
 	for t in perf pm; do
 		local w=$a label="perf record"
 		[ $t = pm ] && w=$b label="pmiprof record"
-		awk -v l="$label" -v w="$w" -v p="$p" -v c="$(median <"$d/$t.cmd")" -v s="$(median <"$d/$t.samples")" \
+		awk -v l="$label" -v w="$w" -v p="$p" -v c="$(median <"$d/$t.cmd")" -v own="$(median <"$d/$t.own")" -v s="$(median <"$d/$t.samples")" \
 		    -v lo="$(median <"$d/$t.lost")" -v by="$(median <"$d/$t.bytes")" 'BEGIN {
 			bps = 0; if (s > 0) bps = by / s
-			printf "%-16s %9d %8.1f%% %9d %9d %6d %10d %9.1f\n", l, w, 100 * (w - p) / p, c, s, lo, by, bps }'
+			printf "%-16s %9d %8.1f%% %9d %9d %9d %6d %10d %9.1f\n", l, w, 100 * (w - p) / p, c, own, s, lo, by, bps }'
 	done
 	awk -v p="$p" -v a="$a" -v b="$b" 'BEGIN {
 		r = "n/a (perf added no measurable time)"
