@@ -3,11 +3,16 @@
  * kclient_abi.c - a minimal /dev/pmiprof client for checking the module in
  * a guest without the daemon: GET_INFO, a recording loop over the mmapped
  * rings, and an "abuse" run that feeds the device every invalid request we
- * can think of and checks each gets its error (TAP output).
+ * can think of and checks each gets its error (TAP output).  "stress" runs
+ * a busy process per CPU under a deliberately slow consumer and checks the
+ * accounting (every PMI is a record or a counted drop, ring and stats
+ * agree, nothing is written after STOP); with -H it also takes CPU 1
+ * offline and back while sampling (CPU hotplug).
  *
  *   kclient_abi info
  *   kclient_abi record [-m timer|pmi] [-t ns] [-p period] [-e ev:umask]... -- CMD [ARGS]
  *   kclient_abi abuse
+ *   kclient_abi stress [-H] [-m timer|pmi] [-t ns] [-p period] [-e ev:umask]... [-s sec]
  *
  * Build (static, so the guest needs nothing else):
  *   cc -static -O2 -Wall -Wextra -Iinclude -o kclient_abi tests/vm/kclient_abi.c
@@ -426,6 +431,184 @@ static int cmd_abuse(void)
 	return nfail ? 1 : 0;
 }
 
+struct phase {
+	uint64_t per_cpu[64];
+};
+
+static void drain_phase(int fd, struct ring *rings, unsigned int n, struct tally *t,
+			struct phase *ph)
+{
+	uint64_t before[64];
+
+	for (unsigned int c = 0; c < n && c < 64; c++)
+		before[c] = rings[c].tail;
+	drain(fd, rings, n, -1, t);
+	for (unsigned int c = 0; c < n && c < 64; c++)
+		ph->per_cpu[c] += (rings[c].tail - before[c]) / sizeof(struct pmiprof_sample_rec);
+}
+
+static int set_online(unsigned int cpu, int on)
+{
+	char path[96];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/online", cpu);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	rc = fprintf(f, "%d\n", on) < 0;
+	return fclose(f) || rc ? -1 : 0;
+}
+
+static void slow_drain(int fd, struct ring *rings, unsigned int n, struct tally *t,
+		       struct phase *ph, double seconds)
+{
+	for (double s = 0; s < seconds; s += 0.2) {
+		usleep(200000);	/* slow on purpose: small rings overflow */
+		drain_phase(fd, rings, n, t, ph);
+	}
+}
+
+static int cmd_stress(int argc, char **argv)
+{
+	struct pmiprof_config cfg = { .size = sizeof(cfg), .mode = PMIPROF_SAMPLING_TIMER,
+				      .timer_ns = 100000 };
+	struct phase before = { { 0 } }, offline = { { 0 } }, after = { { 0 } };
+	struct pmiprof_info info;
+	struct tally t = { 0 };
+	struct ring *rings;
+	uint64_t period = 1000000, heads[64];
+	double seconds = 2;
+	int opt, fd, hotplug = 0;
+	pid_t kids[64];
+	unsigned int nkids;
+
+	while ((opt = getopt(argc, argv, "Hm:t:p:e:s:")) != -1) {
+		switch (opt) {
+		case 'H':
+			hotplug = 1;
+			break;
+		case 'm':
+			cfg.mode = !strcmp(optarg, "pmi") ? PMIPROF_SAMPLING_PMI :
+				   PMIPROF_SAMPLING_TIMER;
+			break;
+		case 't':
+			cfg.timer_ns = strtoull(optarg, NULL, 0);
+			break;
+		case 'p':
+			period = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			seconds = atof(optarg);
+			break;
+		case 'e':
+			if (cfg.nr_events >= PMIPROF_ABI_MAX_EVENTS ||
+			    parse_event(optarg, &cfg.events[cfg.nr_events]))
+				return 2;
+			cfg.nr_events++;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (cfg.mode == PMIPROF_SAMPLING_PMI && cfg.nr_events) {
+		cfg.events[0].flags |= PMIPROF_EV_TRIGGER;
+		cfg.events[0].period = period;
+	}
+	fd = dev_open();
+	get_info(fd, &info);
+	if (info.nr_cpus > 64 || (hotplug && info.nr_cpus < 2)) {
+		printf("1..0 # SKIP needs 2..64 CPUs for this run\n");
+		return 0;
+	}
+	expect(ioctl(fd, PMIPROF_IOC_CONFIGURE, &cfg) == 0, "stress: CONFIGURE");
+	rings = calloc(info.nr_cpus, sizeof(*rings));
+	for (unsigned int cpu = 0; cpu < info.nr_cpus; cpu++) {
+		void *m = mmap(NULL, map_size(&info), PROT_READ, MAP_SHARED, fd,
+			       (off_t)cpu * map_size(&info));
+
+		if (m == MAP_FAILED)
+			continue;
+		rings[cpu] = (struct ring){ .map = m, .len = map_size(&info), .hdr = m,
+					    .data = (const unsigned char *)m +
+						    PMIPROF_RING_HEADER_BYTES };
+	}
+	nkids = info.nr_cpus;
+	for (unsigned int k = 0; k < nkids; k++) {
+		kids[k] = fork();
+		if (kids[k] == 0)
+			for (volatile unsigned long x = 0;; x++)
+				;
+	}
+	expect(ioctl(fd, PMIPROF_IOC_START) == 0, "stress: START");
+	slow_drain(fd, rings, info.nr_cpus, &t, &before, seconds / 2);
+	if (hotplug) {
+		expect(set_online(1, 0) == 0, "stress: CPU 1 goes offline while sampling");
+		drain_phase(fd, rings, info.nr_cpus, &t, &before);	/* what it wrote before */
+		slow_drain(fd, rings, info.nr_cpus, &t, &offline, seconds / 2);
+		expect(offline.per_cpu[1] == 0, "stress: no records from CPU 1 while offline");
+		expect(offline.per_cpu[0] > 0, "stress: CPU 0 keeps sampling while CPU 1 is offline");
+		expect(set_online(1, 1) == 0, "stress: CPU 1 comes back online");
+		slow_drain(fd, rings, info.nr_cpus, &t, &after, seconds / 2);
+		expect(after.per_cpu[1] > 0, "stress: CPU 1 samples again after coming online");
+	}
+	expect(ioctl(fd, PMIPROF_IOC_STOP) == 0, "stress: STOP");
+	for (unsigned int k = 0; k < nkids; k++) {
+		kill(kids[k], SIGKILL);
+		waitpid(kids[k], NULL, 0);
+	}
+	drain(fd, rings, info.nr_cpus, -1, &t);
+	for (unsigned int c = 0; c < info.nr_cpus; c++)
+		heads[c] = rings[c].map ? __atomic_load_n(&rings[c].hdr->head, __ATOMIC_ACQUIRE) : 0;
+	usleep(100000);
+	int still = 1;
+
+	for (unsigned int c = 0; c < info.nr_cpus; c++)
+		if (rings[c].map && __atomic_load_n(&rings[c].hdr->head, __ATOMIC_ACQUIRE) != heads[c])
+			still = 0;
+	expect(still, "stress: nothing is written after STOP");
+
+	struct pmiprof_cpu_stats st[64];
+	struct pmiprof_stats_req req = { .size = sizeof(req), .nr_cpus = info.nr_cpus,
+					 .buf = (uintptr_t)st };
+	uint64_t samples = 0, lost = 0, pmis = 0, ring_lost = 0;
+	int lost_match = 1;
+
+	expect(ioctl(fd, PMIPROF_IOC_GET_STATS, &req) == 0 && req.nr_cpus == info.nr_cpus,
+	       "stress: GET_STATS");
+	for (unsigned int c = 0; c < req.nr_cpus; c++) {
+		uint64_t rl = rings[c].map ? rings[c].hdr->lost : 0;
+
+		samples += st[c].samples;
+		lost += st[c].lost;
+		pmis += st[c].pmis;
+		ring_lost += rl;
+		if (rl != st[c].lost)
+			lost_match = 0;
+	}
+	char buf[200];
+
+	snprintf(buf, sizeof(buf), "stress: records read == stats.samples (%llu vs %llu)",
+		 (unsigned long long)t.records, (unsigned long long)samples);
+	expect(t.records == samples, buf);
+	snprintf(buf, sizeof(buf), "stress: every PMI/tick is a record or a counted drop "
+		 "(%llu + %llu lost == %llu)", (unsigned long long)samples,
+		 (unsigned long long)lost, (unsigned long long)pmis);
+	expect(samples + lost == pmis, buf);
+	snprintf(buf, sizeof(buf), "stress: ring header lost == stats.lost per CPU (%llu)",
+		 (unsigned long long)ring_lost);
+	expect(lost_match, buf);
+	expect(t.bad == 0, "stress: every record is on its own CPU's ring");
+	expect(t.time_backwards == 0, "stress: time never goes backwards within a CPU");
+	expect(t.user > 0, "stress: user-mode samples of the busy processes");
+	close(fd);
+	printf("# records %llu lost %llu pmis %llu\n", (unsigned long long)t.records,
+	       (unsigned long long)lost, (unsigned long long)pmis);
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "info"))
@@ -434,7 +617,10 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "abuse"))
 		return cmd_abuse();
+	if (argc >= 2 && !strcmp(argv[1], "stress"))
+		return cmd_stress(argc - 1, argv + 1);
 	fprintf(stderr, "usage: kclient_abi info | record [-m timer|pmi|count] [-t ns] [-p period] "
-		"[-e ev:umask]... [-k] -- CMD | abuse\n");
+		"[-e ev:umask]... [-k] -- CMD | abuse | stress [-H] [-m timer|pmi] [-t ns] [-p period] "
+		"[-e ev:umask]... [-s sec]\n");
 	return 2;
 }
