@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "flat_output.h"
 #include "metrics.h"
+#include "parallel.h"
 #include "profile.h"
 #include "session.h"
 #include "util.h"
@@ -336,8 +337,11 @@ static int run_report(struct report_args *a)
 		hm.n = 0;
 	}
 	rc = profile_init(&p, &s, a->by, hm.m, hm.n);
-	if (!rc)
-		rc = session_run(&s, profile_add_sample, &p);
+	if (!rc) {
+		rc = parallel_eligible(&s, &p) ? parallel_profile(&s, &p) : -EAGAIN;
+		if (rc == -EAGAIN)
+			rc = session_run(&s, profile_add_sample, &p);
+	}
 	if (!rc) {
 		struct flat_opts fo = {
 			.format = a->format, .limit = (uint32_t)a->limit, .width = (int)a->width,

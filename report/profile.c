@@ -92,12 +92,17 @@ static int record_window(struct profile *p, const struct trace_sample *smp, uint
 int profile_add_sample(void *arg, const struct trace_sample *smp, uint64_t index,
 		       uint32_t sym, uint32_t comm)
 {
-	struct profile *p = arg;
+	(void)index;
+	return profile_add_aggregate(arg, smp, 1, sym, comm);
+}
+
+int profile_add_aggregate(struct profile *p, const struct trace_sample *smp, uint64_t nsamples,
+			  uint32_t sym, uint32_t comm)
+{
 	struct prof_row *row;
 	int64_t r;
 	uint32_t i, n;
 
-	(void)index;
 	switch (p->by) {
 	case BY_SYMBOL:
 		r = sym;
@@ -125,13 +130,13 @@ int profile_add_sample(void *arg, const struct trace_sample *smp, uint64_t index
 		p->rows[r].key = (uint32_t)r;
 	}
 	row = &p->rows[r];
-	row->samples++;
+	row->samples += nsamples;
 	row->pid = smp->pid;
 	row->comm = comm;
 	n = smp->nr < p->nr_events ? smp->nr : p->nr_events;
 	for (i = 0; i < n; i++)
 		row->counts[i] += smp->counts[i];
-	p->samples++;
+	p->samples += nsamples;
 	if (p->nr_hist)
 		return record_window(p, smp, (uint32_t)r);
 	return 0;

@@ -50,6 +50,10 @@ void profile_free(struct profile *p);
 int profile_add_sample(void *arg, const struct trace_sample *smp, uint64_t index,
 		       uint32_t sym, uint32_t comm);
 
+/* n samples of the same row at once, counts summed over them (parallel.c). */
+int profile_add_aggregate(struct profile *p, const struct trace_sample *sum, uint64_t n,
+			  uint32_t sym, uint32_t comm);
+
 /* Sort keys: samples, a derived metric, an event, or name. */
 struct sort_key {
 	enum { SORT_SAMPLES, SORT_EVENT, SORT_METRIC, SORT_NAME } kind;

@@ -210,28 +210,14 @@ static inline uint32_t comm_of(const struct session *s, uint32_t pid, uint32_t t
 	return c == HM_EMPTY ? 0 : c;
 }
 
-static int on_sample(struct session *s, const struct trace_sample *smp,
-		     session_sample_fn fn, void *arg)
+int session_classify(struct session *s, const struct trace_sample *smp, uint32_t *sym_out,
+		     uint32_t *comm_out)
 {
 	const struct filters *f = &s->opts.filt;
-	uint64_t idx = s->samples++, ns;
-	uint32_t comm, i;
+	uint32_t comm;
 	int64_t sym;
 	int kept;
 
-	if (!s->have_base) {
-		s->base_time = smp->time;
-		s->have_base = true;
-	}
-	ns = to_ns(s, smp->time);
-	if (idx == 0 || ns < s->first_ns)
-		s->first_ns = ns;
-	if (ns > s->last_ns)
-		s->last_ns = ns;
-	if (f->have_window && (idx < f->win_from || idx > f->win_to))
-		return 0;
-	if (f->have_time && (ns < f->time_from || ns > f->time_to))
-		return 0;
 	if (f->nr_pids && !in_list(f->pids, f->nr_pids, smp->pid))
 		return 0;
 	if (f->nr_tids && !in_list(f->tids, f->nr_tids, smp->tid))
@@ -247,13 +233,42 @@ static int on_sample(struct session *s, const struct trace_sample *smp,
 	comm = comm_of(s, smp->pid, smp->tid);
 	if (f->nr_comms && !match_any(f->comms, f->nr_comms, session_comm(s, comm), NULL))
 		return 0;
+	*sym_out = (uint32_t)sym;
+	*comm_out = comm;
+	return 1;
+}
+
+static int on_sample(struct session *s, const struct trace_sample *smp,
+		     session_sample_fn fn, void *arg)
+{
+	const struct filters *f = &s->opts.filt;
+	uint64_t idx = s->samples++, ns;
+	uint32_t sym, comm, i;
+	int kept;
+
+	if (!s->have_base) {
+		s->base_time = smp->time;
+		s->have_base = true;
+	}
+	ns = to_ns(s, smp->time);
+	if (idx == 0 || ns < s->first_ns)
+		s->first_ns = ns;
+	if (ns > s->last_ns)
+		s->last_ns = ns;
+	if (f->have_window && (idx < f->win_from || idx > f->win_to))
+		return 0;
+	if (f->have_time && (ns < f->time_from || ns > f->time_to))
+		return 0;
+	kept = session_classify(s, smp, &sym, &comm);
+	if (kept <= 0)
+		return kept;
 	s->kept++;
 	for (i = 0; i < smp->nr && i < PMIPROF_MAX_EVENTS; i++)
 		s->kept_totals[i] += smp->counts[i];
-	return fn ? fn(arg, smp, idx, (uint32_t)sym, comm) : 0;
+	return fn ? fn(arg, smp, idx, sym, comm) : 0;
 }
 
-static int on_lost(struct session *s, const struct trace_lost *l)
+int session_lost(struct session *s, const struct trace_lost *l)
 {
 	s->lost[l->reason < ARRAY_SIZE(s->lost) ? l->reason : 0] += l->count;
 	s->lost_total += l->count;
@@ -309,6 +324,20 @@ static int on_fork(struct session *s, const struct trace_task *t)
 	return maps_fork(&s->maps, t->ppid, t->pid);
 }
 
+int session_apply_sideband(struct session *s, const struct trace_record *rec)
+{
+	switch (rec->type) {
+	case PMIPROF_REC_MMAP:
+		return on_mmap(s, &rec->mmap);
+	case PMIPROF_REC_COMM:
+		return on_comm(s, &rec->comm);
+	case PMIPROF_REC_FORK:
+		return on_fork(s, &rec->task);
+	default:
+		return 0;
+	}
+}
+
 int session_run(struct session *s, session_sample_fn fn, void *arg)
 {
 	struct trace_record rec;
@@ -320,16 +349,12 @@ int session_run(struct session *s, session_sample_fn fn, void *arg)
 			rc = on_sample(s, &rec.sample, fn, arg);
 			break;
 		case PMIPROF_REC_MMAP:
-			rc = on_mmap(s, &rec.mmap);
-			break;
 		case PMIPROF_REC_COMM:
-			rc = on_comm(s, &rec.comm);
-			break;
 		case PMIPROF_REC_FORK:
-			rc = on_fork(s, &rec.task);
+			rc = session_apply_sideband(s, &rec);
 			break;
 		case PMIPROF_REC_LOST:
-			rc = on_lost(s, &rec.lost);
+			rc = session_lost(s, &rec.lost);
 			break;
 		case PMIPROF_REC_FINISH:
 			s->have_finish = true;

@@ -88,6 +88,25 @@ int session_open(struct session *s, const struct session_opts *o);
 /* One pass; returns 0, -errno, or the callback's non-zero value. */
 int session_run(struct session *s, session_sample_fn fn, void *arg);
 void session_close(struct session *s);
+/*
+ * Pieces of the pass, for passes that aggregate elsewhere (parallel.c):
+ * apply an MMAP/COMM/FORK record; account a LOST record; resolve and
+ * filter (pid, tid, dso, symbol, comm) one sample: 1 kept (sym and comm
+ * set), 0 filtered out, -errno.  Time and window filters are the caller's.
+ */
+int session_apply_sideband(struct session *s, const struct trace_record *rec);
+int session_lost(struct session *s, const struct trace_lost *l);
+int session_classify(struct session *s, const struct trace_sample *smp, uint32_t *sym,
+		     uint32_t *comm);
+/* ns since the start of the recording of trace clock value t. */
+static inline uint64_t session_time_ns(const struct session *s, uint64_t t)
+{
+	if (t <= s->base_time)
+		return 0;
+	if (s->time_scale == 1.0)
+		return t - s->base_time;
+	return (uint64_t)((double)(t - s->base_time) * s->time_scale);
+}
 
 /* Warnings about losses (lost samples, unreadable chunks), and about missing
  * symbols unless quiet. */

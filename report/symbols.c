@@ -11,6 +11,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -44,7 +45,7 @@ struct dso {
 
 struct ksym {
 	uint64_t addr;
-	uint32_t name;		/* index into kstrs */
+	uint32_t name;		/* offset into ktext */
 	uint32_t dso;
 };
 
@@ -74,7 +75,7 @@ struct symbolizer {
 	bool kernel_loaded;
 	struct ksym *ksyms;
 	uint32_t nr_ksyms;
-	struct strtab kstrs;
+	char *ktext;		/* the kallsyms file, names NUL-terminated in place */
 	int64_t kernel_dso;
 	/* JIT maps, one per pid seen */
 	struct jit_map *jits;
@@ -99,8 +100,7 @@ int symbolizer_new(struct symbolizer **out, const struct symbolizer_opts *opts)
 	if (opts)
 		sy->opts = *opts;
 	sy->kernel_dso = -1;
-	if (strtab_init(&sy->ids) || strtab_init(&sy->dso_keys) || strtab_init(&sy->names) ||
-	    strtab_init(&sy->kstrs)) {
+	if (strtab_init(&sy->ids) || strtab_init(&sy->dso_keys) || strtab_init(&sy->names)) {
 		symbolizer_free(sy);
 		return -ENOMEM;
 	}
@@ -134,7 +134,7 @@ void symbolizer_free(struct symbolizer *sy)
 	strtab_free(&sy->ids);
 	strtab_free(&sy->dso_keys);
 	strtab_free(&sy->names);
-	strtab_free(&sy->kstrs);
+	free(sy->ktext);
 	free(sy);
 }
 
@@ -539,53 +539,114 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* The whole file (procfs files have no size: read until EOF), NUL-terminated. */
+static char *read_all(const char *path, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *buf = malloc(cap), *nb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0 || !buf)
+		goto fail;
+	for (;;) {
+		if (cap - n < 65536) {
+			nb = realloc(buf, cap *= 2);
+			if (!nb)
+				goto fail;
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0)
+			goto fail;
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return NULL;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * /proc/kallsyms has ~200k lines "ADDR TYPE NAME[\t[MODULE]]": parsed by hand
+ * in place (names stay in the buffer), keeping only text symbols.
+ */
 static void load_kallsyms(struct symbolizer *sy)
 {
 	const char *path = sy->opts.kallsyms ? sy->opts.kallsyms : "/proc/kallsyms";
-	char line[512], name[256], mod[128];
 	uint32_t cap = 0;
-	unsigned long long addr;
-	FILE *f;
-	char type;
+	size_t len = 0;
+	char *p, *end;
 
 	sy->kernel_loaded = true;
 	sy->kernel_dso = symbolizer_dso(sy, "[kernel.kallsyms]", NULL, 0);
 	if (sy->kernel_dso < 0)
 		return;
-	f = fopen(path, "r");
-	if (!f) {
+	sy->ktext = read_all(path, &len);
+	if (!sy->ktext) {
 		dso_missing(&sy->dsos[sy->kernel_dso], "cannot read %s", path);
 		return;
 	}
-	while (fgets(line, sizeof(line), f)) {
-		int n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
-		int64_t nid, did = sy->kernel_dso;
-		struct ksym *k;
+	for (p = sy->ktext, end = p + len; p < end; p++) {
+		char *line = p, *name, *mod = NULL, type;
+		uint64_t addr = 0;
+		int64_t did = sy->kernel_dso;
+		int h;
 
-		if (n < 3 || addr == 0 || (type != 't' && type != 'T' && type != 'w' &&
-					   type != 'W'))
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (!p)
+			p = end;
+		*p = 0;
+		while ((h = hexval((unsigned char)*line)) >= 0)
+			addr = addr << 4 | (uint64_t)h, line++;
+		if (*line != ' ' || !addr)
 			continue;
-		if (n == 4) {
-			char dname[140];
-
-			snprintf(dname, sizeof(dname), "[%s]", mod);
-			did = symbolizer_dso(sy, dname, NULL, 0);
-			if (did >= 0)
-				sy->dsos[did].info.note = NULL;
+		type = line[1];
+		if ((type | 0x20) != 't' && (type | 0x20) != 'w')
+			continue;
+		name = line + 3;
+		line = strchr(name, '\t');
+		if (line) {
+			*line = 0;
+			mod = strchr(line + 1, '[');
 		}
-		nid = strtab_intern(&sy->kstrs, name);
-		if (nid < 0 || did < 0)
-			break;
+		if (mod) {
+			char *close_br = strchr(mod, ']');
+
+			if (close_br)
+				close_br[1] = 0;
+			did = symbolizer_dso(sy, mod, NULL, 0);
+			if (did < 0)
+				break;
+			sy->dsos[did].info.note = NULL;
+		}
 		if (sy->nr_ksyms == cap) {
-			cap = cap ? cap * 2 : 4096;
+			struct ksym *k;
+
+			cap = cap ? cap * 2 : 65536;
 			k = realloc(sy->ksyms, cap * sizeof(*k));
 			if (!k)
 				break;
 			sy->ksyms = k;
 		}
-		sy->ksyms[sy->nr_ksyms++] = (struct ksym){ addr, (uint32_t)nid, (uint32_t)did };
+		sy->ksyms[sy->nr_ksyms++] = (struct ksym){ addr, (uint32_t)(name - sy->ktext),
+							   (uint32_t)did };
 	}
-	fclose(f);
 	if (!sy->nr_ksyms) {
 		dso_missing(&sy->dsos[sy->kernel_dso], "%s shows no addresses (kptr_restrict)",
 			    path);
@@ -593,6 +654,12 @@ static void load_kallsyms(struct symbolizer *sy)
 	}
 	sy->dsos[sy->kernel_dso].info.note = NULL;
 	qsort(sy->ksyms, sy->nr_ksyms, sizeof(*sy->ksyms), ksym_cmp);
+}
+
+void symbolizer_load_kernel(struct symbolizer *sy)
+{
+	if (!sy->kernel_loaded)
+		load_kallsyms(sy);
 }
 
 int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip)
@@ -619,7 +686,7 @@ int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip)
 	}
 	k = &sy->ksyms[lo];
 	snprintf(key, sizeof(key), "k:%" PRIx64, k->addr);
-	return get_sym(sy, key, strtab_str(&sy->kstrs, k->name), NULL, k->dso, 0);
+	return get_sym(sy, key, sy->ktext + k->name, NULL, k->dso, 0);
 }
 
 int64_t symbolizer_hidden_kernel(struct symbolizer *sy)

@@ -52,6 +52,8 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 		       const uint8_t *build_id, uint32_t build_id_len);
 /* Symbol id of file offset off of a DSO mapping, or -ENOMEM. */
 int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off);
+/* Load the kernel symbols now (they are loaded on first use otherwise). */
+void symbolizer_load_kernel(struct symbolizer *sy);
 /* Symbol id of a kernel address (kallsyms), or -ENOMEM. */
 int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip);
 /* Symbol id of ip in pid's perf-PID.map, or -ENOENT when the map lacks it. */

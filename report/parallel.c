@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Parallel flat profile over chunk ranges (see parallel.h). */
+#include "parallel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define MAX_WORKERS 8
+#define MIN_CHUNKS_PER_WORKER 2
+
+/* One aggregate: every sample with the same (pid, tid, ip, flags, epoch). */
+struct agg {
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint32_t epoch;			/* side-band records of the range before it */
+	uint32_t flags;
+	uint64_t samples;
+	uint64_t counts[PMIPROF_MAX_EVENTS];
+};
+
+struct worker {
+	const struct session *s;
+	uint8_t *image;			/* header + this range's chunks */
+	size_t image_len;
+	bool image_owned;
+	pthread_t thread;
+	int err;
+	/* aggregates: open addressing over indexes into aggs */
+	struct agg *aggs;
+	uint32_t nr_aggs, cap_aggs;
+	uint32_t *slots, mask;
+	/* side-band records in file order, strings copied */
+	struct trace_record *side;
+	uint32_t nr_side, cap_side;
+	/* statistics of the range */
+	uint64_t samples, kept, first_ns, last_ns;
+	bool any_sample;
+	struct trace_lost *lost;
+	uint32_t nr_lost, cap_lost;
+	bool have_finish;
+	struct trace_finish finish;
+	uint64_t marks, unknown;
+};
+
+struct kallsyms_job {
+	struct session *s;
+	pthread_t thread;
+};
+
+bool parallel_eligible(const struct session *s, const struct profile *p)
+{
+	const struct filters *f = &s->opts.filt;
+
+	/* Window indexes need every earlier sample counted in order. */
+	if (f->have_window || p->nr_hist)
+		return false;
+	/* --time needs t = 0 before the first sample is seen. */
+	if (f->have_time && !s->have_base)
+		return false;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
+static inline uint32_t agg_hash(uint64_t ip, uint32_t pid, uint32_t tid, uint32_t epoch)
+{
+	uint64_t h = ip * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)pid << 32 | tid) * 0xc2b2ae3d27d4eb4fULL ^
+		     (uint64_t)epoch * 0x165667b19e3779f9ULL;
+
+	return (uint32_t)(h >> 29);
+}
+
+static int agg_grow(struct worker *w)
+{
+	uint32_t cap = w->mask ? (w->mask + 1) * 2 : 4096, i;
+	uint32_t *slots = malloc(cap * sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	memset(slots, 0xff, cap * sizeof(*slots));
+	for (i = 0; i < w->nr_aggs; i++) {
+		const struct agg *a = &w->aggs[i];
+		uint32_t j = agg_hash(a->ip, a->pid, a->tid, a->epoch) & (cap - 1);
+
+		while (slots[j] != UINT32_MAX)
+			j = (j + 1) & (cap - 1);
+		slots[j] = i;
+	}
+	free(w->slots);
+	w->slots = slots;
+	w->mask = cap - 1;
+	return 0;
+}
+
+static int add_sample(struct worker *w, const struct trace_sample *smp)
+{
+	uint32_t epoch = w->nr_side, j, i, n;
+	struct agg *a;
+
+	if (!w->mask || (w->nr_aggs + 1) * 2 > w->mask + 1) {
+		if (agg_grow(w))
+			return -ENOMEM;
+	}
+	j = agg_hash(smp->ip, smp->pid, smp->tid, epoch) & w->mask;
+	for (;; j = (j + 1) & w->mask) {
+		i = w->slots[j];
+		if (i == UINT32_MAX)
+			break;
+		a = &w->aggs[i];
+		if (a->ip == smp->ip && a->pid == smp->pid && a->tid == smp->tid &&
+		    a->epoch == epoch && a->flags == smp->flags)
+			goto found;
+	}
+	if (w->nr_aggs == w->cap_aggs) {
+		uint32_t cap = w->cap_aggs ? w->cap_aggs * 2 : 2048;
+
+		a = realloc(w->aggs, cap * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		w->aggs = a;
+		w->cap_aggs = cap;
+	}
+	i = w->nr_aggs++;
+	a = &w->aggs[i];
+	memset(a, 0, sizeof(*a));
+	a->ip = smp->ip;
+	a->pid = smp->pid;
+	a->tid = smp->tid;
+	a->epoch = epoch;
+	a->flags = smp->flags;
+	w->slots[j] = i;
+found:
+	a->samples++;
+	n = smp->nr < PMIPROF_MAX_EVENTS ? smp->nr : PMIPROF_MAX_EVENTS;
+	for (i = 0; i < n; i++)
+		a->counts[i] += smp->counts[i];
+	return 0;
+}
+
+static int keep_side(struct worker *w, const struct trace_record *rec)
+{
+	struct trace_record *r;
+	const char *str = NULL;
+	char *copy = NULL;
+
+	if (w->nr_side == w->cap_side) {
+		uint32_t cap = w->cap_side ? w->cap_side * 2 : 64;
+
+		r = realloc(w->side, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		w->side = r;
+		w->cap_side = cap;
+	}
+	if (rec->type == PMIPROF_REC_MMAP)
+		str = rec->mmap.path;
+	else if (rec->type == PMIPROF_REC_COMM)
+		str = rec->comm.comm;
+	/* The reader's strings live until its next record: keep a copy. */
+	if (str && !(copy = strdup(str)))
+		return -ENOMEM;
+	r = &w->side[w->nr_side++];
+	*r = *rec;
+	if (rec->type == PMIPROF_REC_MMAP)
+		r->mmap.path = copy;
+	else if (rec->type == PMIPROF_REC_COMM)
+		r->comm.comm = copy;
+	return 0;
+}
+
+static int keep_lost(struct worker *w, const struct trace_lost *l)
+{
+	if (w->nr_lost == w->cap_lost) {
+		uint32_t cap = w->cap_lost ? w->cap_lost * 2 : 16;
+		struct trace_lost *n = realloc(w->lost, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		w->lost = n;
+		w->cap_lost = cap;
+	}
+	w->lost[w->nr_lost++] = *l;
+	return 0;
+}
+
+/* Damage is reported by the sequential pass that follows: stay quiet here. */
+static void quiet_diag(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct filters *f = &w->s->opts.filt;
+	struct trace_reader *r;
+	struct trace_record rec;
+	int rc;
+
+	rc = trace_reader_open_mem(&r, w->image, w->image_len, w->s->opts.input, quiet_diag,
+				   NULL);
+	if (rc) {
+		w->err = rc;
+		return NULL;
+	}
+	while ((rc = trace_reader_next(r, &rec)) > 0) {
+		rc = 0;
+		switch (rec.type) {
+		case PMIPROF_REC_SAMPLE: {
+			uint64_t ns = session_time_ns(w->s, rec.sample.time);
+
+			w->samples++;
+			if (!w->any_sample || ns < w->first_ns)
+				w->first_ns = ns;
+			if (!w->any_sample || ns > w->last_ns)
+				w->last_ns = ns;
+			w->any_sample = true;
+			if (f->have_time && (ns < f->time_from || ns > f->time_to))
+				break;
+			rc = add_sample(w, &rec.sample);
+			break;
+		}
+		case PMIPROF_REC_MMAP:
+		case PMIPROF_REC_COMM:
+		case PMIPROF_REC_FORK:
+			rc = keep_side(w, &rec);
+			break;
+		case PMIPROF_REC_LOST:
+			rc = keep_lost(w, &rec.lost);
+			break;
+		case PMIPROF_REC_FINISH:
+			w->have_finish = true;
+			w->finish = rec.finish;
+			break;
+		case PMIPROF_REC_MARK:
+			w->marks++;
+			break;
+		case PMIPROF_REC_EXIT:
+		case PMIPROF_REC_CALLCHAIN:
+			break;
+		default:
+			w->unknown++;
+			break;
+		}
+		if (rc)
+			break;
+	}
+	if (rc < 0)
+		w->err = rc;
+	/* Any damage means the chunk scan missed something: sequential pass. */
+	if (!w->err && (trace_reader_stats(r)->chunks_bad || trace_reader_stats(r)->truncated))
+		w->err = -EAGAIN;
+	trace_reader_close(r);
+	return NULL;
+}
+
+static void *kallsyms_main(void *arg)
+{
+	struct kallsyms_job *k = arg;
+
+	/* Reading /proc/kallsyms is slow (the kernel formats it): overlap it. */
+	symbolizer_load_kernel(k->s->sy);
+	return NULL;
+}
+
+/* Offsets of every chunk, or -EAGAIN when the file is not a clean sequence. */
+static int scan_chunks(const uint8_t *map, size_t size, size_t *hdr_end, size_t **offs,
+		       uint32_t *n)
+{
+	const struct pmiprof_file_prologue *pr = (const void *)map;
+	size_t off, cap = 0;
+
+	*offs = NULL;
+	*n = 0;
+	if (size < sizeof(*pr) || pr->magic != PMIPROF_TRACE_MAGIC)
+		return -EAGAIN;
+	off = sizeof(*pr) + pr->header_size;
+	*hdr_end = off;
+	while (off < size) {
+		struct pmiprof_chunk_header ch;
+
+		if (size - off < sizeof(ch))
+			goto bad;
+		memcpy(&ch, map + off, sizeof(ch));
+		if (ch.magic != PMIPROF_CHUNK_MAGIC || ch.csize > PMIPROF_MAX_CHUNK_SIZE ||
+		    size - off - sizeof(ch) < ch.csize)
+			goto bad;
+		if (*n == cap) {
+			size_t *o;
+
+			cap = cap ? cap * 2 : 256;
+			o = realloc(*offs, cap * sizeof(*o));
+			if (!o)
+				goto bad;
+			*offs = o;
+		}
+		(*offs)[(*n)++] = off;
+		off += sizeof(ch) + ch.csize;
+	}
+	return 0;
+bad:
+	free(*offs);
+	*offs = NULL;
+	return -EAGAIN;
+}
+
+static void free_worker(struct worker *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->nr_side; i++) {
+		if (w->side[i].type == PMIPROF_REC_MMAP)
+			free((char *)w->side[i].mmap.path);
+		else if (w->side[i].type == PMIPROF_REC_COMM)
+			free((char *)w->side[i].comm.comm);
+	}
+	free(w->side);
+	free(w->aggs);
+	free(w->slots);
+	free(w->lost);
+	if (w->image_owned)
+		free(w->image);
+}
+
+static int agg_epoch_cmp(const void *x, const void *y)
+{
+	const struct agg *a = x, *b = y;
+
+	return a->epoch < b->epoch ? -1 : a->epoch > b->epoch;
+}
+
+static int merge_aggs(struct session *s, struct profile *p, struct worker *w, uint32_t from,
+		      uint32_t to)
+{
+	struct trace_sample smp;
+	uint32_t i, e, sym, comm;
+	int rc;
+
+	memset(&smp, 0, sizeof(smp));
+	for (i = from; i < to; i++) {
+		const struct agg *a = &w->aggs[i];
+
+		smp.ip = a->ip;
+		smp.pid = a->pid;
+		smp.tid = a->tid;
+		smp.flags = a->flags;
+		smp.nr = p->nr_events;
+		memcpy(smp.counts, a->counts, sizeof(smp.counts));
+		rc = session_classify(s, &smp, &sym, &comm);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			continue;
+		s->kept += a->samples;
+		for (e = 0; e < p->nr_events; e++)
+			s->kept_totals[e] += a->counts[e];
+		rc = profile_add_aggregate(p, &smp, a->samples, sym, comm);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Replays a worker's side-band records, resolving its aggregates in between. */
+static int merge_worker(struct session *s, struct profile *p, struct worker *w)
+{
+	uint32_t i, a = 0, b;
+	int rc;
+
+	w->kept = 0;
+	qsort(w->aggs, w->nr_aggs, sizeof(*w->aggs), agg_epoch_cmp);
+	for (i = 0; i <= w->nr_side; i++) {
+		for (b = a; b < w->nr_aggs && w->aggs[b].epoch == i; b++)
+			;
+		rc = merge_aggs(s, p, w, a, b);
+		if (rc)
+			return rc;
+		a = b;
+		if (i < w->nr_side) {
+			rc = session_apply_sideband(s, &w->side[i]);
+			if (rc)
+				return rc;
+		}
+	}
+	for (i = 0; i < w->nr_lost; i++) {
+		rc = session_lost(s, &w->lost[i]);
+		if (rc)
+			return rc;
+	}
+	if (w->any_sample) {
+		if (!s->samples || w->first_ns < s->first_ns)
+			s->first_ns = w->first_ns;
+		if (w->last_ns > s->last_ns)
+			s->last_ns = w->last_ns;
+	}
+	s->samples += w->samples;
+	s->marks += w->marks;
+	s->unknown_records += w->unknown;
+	if (w->have_finish) {
+		s->have_finish = true;
+		s->finish = w->finish;
+	}
+	return 0;
+}
+
+int parallel_profile(struct session *s, struct profile *p)
+{
+	struct worker ws[MAX_WORKERS];
+	struct kallsyms_job kj = { .s = s };
+	size_t *offs = NULL, hdr_end = 0, size;
+	uint32_t nchunks, nw, i, k;
+	bool kthread = false;
+	struct stat st;
+	uint8_t *map;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int fd, rc = 0;
+
+	fd = open(s->opts.input, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
+		if (fd >= 0)
+			close(fd);
+		return -EAGAIN;
+	}
+	size = (size_t)st.st_size;
+	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -EAGAIN;
+	if (scan_chunks(map, size, &hdr_end, &offs, &nchunks) ||
+	    nchunks < 2 * MIN_CHUNKS_PER_WORKER) {
+		free(offs);
+		munmap(map, size);
+		return -EAGAIN;
+	}
+	nw = (uint32_t)(ncpu < MAX_WORKERS ? ncpu : MAX_WORKERS);
+	if (nw > nchunks / MIN_CHUNKS_PER_WORKER)
+		nw = nchunks / MIN_CHUNKS_PER_WORKER;
+	memset(ws, 0, sizeof(ws));
+	/* Ranges of about equal bytes, cut at chunk starts. */
+	for (i = 0, k = 0; i < nw; i++) {
+		size_t start = offs[k], end, want = hdr_end + (size - hdr_end) * (i + 1) / nw;
+		uint32_t k2 = k + 1;
+
+		while (i + 1 < nw && k2 < nchunks && offs[k2] < want)
+			k2++;
+		if (i + 1 == nw)
+			k2 = nchunks;
+		end = k2 < nchunks ? offs[k2] : size;
+		ws[i].s = s;
+		if (i == 0) {
+			ws[i].image = map;
+			ws[i].image_len = end;
+		} else {
+			ws[i].image_len = hdr_end + (end - start);
+			ws[i].image = malloc(ws[i].image_len);
+			ws[i].image_owned = true;
+			if (!ws[i].image) {
+				rc = -ENOMEM;
+				nw = i;
+				break;
+			}
+			memcpy(ws[i].image, map, hdr_end);
+			memcpy(ws[i].image + hdr_end, map + start, end - start);
+			/* The copy is what the worker reads: drop the file pages. */
+			madvise(map + (start & ~(size_t)4095), end - (start & ~(size_t)4095),
+				MADV_DONTNEED);
+		}
+		k = k2;
+	}
+	free(offs);
+	for (i = 0; i < nw && !rc; i++)
+		if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i])) {
+			rc = -EAGAIN;
+			nw = i;
+		}
+	if (!rc && (s->h->flags & PMIPROF_TRACE_F_KERNEL_IPS))
+		kthread = !pthread_create(&kj.thread, NULL, kallsyms_main, &kj);
+	for (i = 0; i < nw; i++)
+		pthread_join(ws[i].thread, NULL);
+	if (kthread)
+		pthread_join(kj.thread, NULL);
+	for (i = 0; i < nw && !rc; i++)
+		if (ws[i].err)
+			rc = ws[i].err;
+	/* Nothing was merged yet: the sequential pass can still start clean. */
+	for (i = 0; i < nw && !rc; i++)
+		rc = merge_worker(s, p, &ws[i]);
+	for (i = 0; i < nw; i++)
+		free_worker(&ws[i]);
+	munmap(map, size);
+	return rc;
+}
