@@ -190,7 +190,7 @@ static bool hw_event_works(const struct pm_event *ev)
 	a.exclude_hv = 1;
 	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		return fd == -EACCES || fd == -EPERM;	/* exists, permission is checked later */
+		return fd == -EACCES || fd == -EPERM;	/* exists; permission checked later */
 	close(fd);
 	return true;
 }
@@ -936,9 +936,8 @@ static int do_record(struct record_session *s, struct perf_state *ps, struct per
 			if (ps->filter && pid_tracked(ps, t.ppid))
 				pid_track(ps, t.pid);
 			/* A fresh thread: a reused tid must not inherit old totals. */
-			if (ps->per_task)
-				for (unsigned int c = 0; c < s->nr_cpus; c++)
-					window_deltas_forget(&ps->deltas, window_key_task(t.tid, c));
+			for (unsigned int c = 0; ps->per_task && c < s->nr_cpus; c++)
+				window_deltas_forget(&ps->deltas, window_key_task(t.tid, c));
 			ret = trace_write_fork(w, &t);
 		} else {
 			ret = trace_write_exit(w, &t);

@@ -189,7 +189,8 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 		case 'h':
 			return -1;
 		case ':':
-			return pm_usage_error(cmd, "option '%s' needs an argument", argv[optind - 1]);
+			return pm_usage_error(cmd, "option '%s' needs an argument",
+					      argv[optind - 1]);
 		default:
 			return pm_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 		}

@@ -61,7 +61,8 @@ static void test_cache_and_software(void **state)
 	assert_int_equal(l.nr, 6);
 	assert_int_equal(l.ev[0].type, PERF_TYPE_HW_CACHE);
 	assert_int_equal(l.ev[0].config, PERF_COUNT_HW_CACHE_LL |
-			 (PERF_COUNT_HW_CACHE_OP_READ << 8) | (PERF_COUNT_HW_CACHE_RESULT_MISS << 16));
+			 (PERF_COUNT_HW_CACHE_OP_READ << 8) |
+			 (PERF_COUNT_HW_CACHE_RESULT_MISS << 16));
 	assert_int_equal(l.ev[1].type, PERF_TYPE_SOFTWARE);
 	assert_int_equal(l.ev[1].config, PERF_COUNT_SW_CPU_CLOCK);
 	assert_true(l.ev[1].time_based);

@@ -98,7 +98,8 @@ static void test_many_instances_sum_to_totals(void **state)
 		uint64_t out;
 
 		tot[k] += 1 + (uint64_t)(rand_r(&seed) % 1000);
-		assert_true(window_deltas_update(&d, window_key_task(k, k % 4), &tot[k], &out) >= 0);
+		assert_true(window_deltas_update(&d, window_key_task(k, k % 4), &tot[k],
+						 &out) >= 0);
 		sum[k] += out;
 	}
 	for (i = 0; i < NK; i++)

@@ -57,7 +57,8 @@ int main(int argc, char **argv)
 	else if (argc > 1)
 		secs = atof(argv[1]);
 	end = now() + secs;
-	if (pthread_create(&t1, NULL, busy_one, &end) || pthread_create(&t2, NULL, busy_two, &end)) {
+	if (pthread_create(&t1, NULL, busy_one, &end) ||
+	    pthread_create(&t2, NULL, busy_two, &end)) {
 		perror("pthread_create");
 		return 1;
 	}
