@@ -29,6 +29,7 @@
 #include "pmiprof/trace.h"
 #include "../../report/histogram.h"
 #include "../../report/metrics.h"
+#include "../../report/parallel.h"
 #include "../../report/profile.h"
 #include "../../report/session.h"
 
@@ -153,7 +154,7 @@ static void sample_of(unsigned int i, struct trace_sample *s)
 	s->counts[EV_BRM] = brm[k];
 }
 
-static int write_trace(const char *path, uint32_t flags, bool hw)
+static int write_trace_remap(const char *path, uint32_t flags, bool hw, bool remap)
 {
 	struct trace_writer_opts wo = { .level = 1, .chunk_size = 512 };
 	struct trace_header h;
@@ -199,10 +200,26 @@ static int write_trace(const char *path, uint32_t flags, bool hw)
 			l = (struct trace_lost){ s.time, 0, PMIPROF_LOST_RING_FULL, LOST };
 			trace_write_lost(w, &l);
 		}
+		if (remap && i == 70) {
+			/* Another file now lies over rep_work_c: later samples there are its. */
+			memset(&m, 0, sizeof(m));
+			m.time = s.time;
+			m.pid = m.tid = PID;
+			m.start = (uintptr_t)&rep_work_c & ~(uintptr_t)4095;
+			m.len = 4096;
+			m.prot = 5;
+			m.path = "/nonexistent/overlay.so";
+			trace_write_mmap(w, &m);
+		}
 	}
 	fin = (struct trace_finish){ START_NS + 200000000ULL, 0, 0, N_ALL, LOST };
 	trace_write_finish(w, &fin);
 	return trace_writer_close(w);
+}
+
+static int write_trace(const char *path, uint32_t flags, bool hw)
+{
+	return write_trace_remap(path, flags, hw, false);
 }
 
 static int setup(void **state)
@@ -667,6 +684,57 @@ static void metrics_follow_recorded_events(void **state)
 	assert_int_equal(m.kind, METRIC_PER_KILO);	/* per 1000 instructions */
 }
 
+/* The parallel pass (chunk ranges) gives exactly the sequential result. */
+static void parallel_matches_sequential(void **state)
+{
+	static const enum group_by bys[] = { BY_SYMBOL, BY_DSO, BY_PID, BY_TID, BY_COMM };
+	char path[64], na[64], nb[64];
+	struct session_opts o = { 0 };
+	struct prof_run seq, par;
+	uint32_t i, k, found;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/pmiprof-rep-%d.remap", (int)getpid());
+	assert_int_equal(write_trace_remap(path, 0, true, true), 0);
+	for (k = 0; k < ARRAY_SIZE(bys); k++) {
+		o.input = path;
+		assert_int_equal(session_open(&seq.s, &o), 0);
+		assert_int_equal(profile_init(&seq.p, &seq.s, bys[k], NULL, 0), 0);
+		assert_int_equal(session_run(&seq.s, profile_add_sample, &seq.p), 0);
+		assert_int_equal(session_open(&par.s, &o), 0);
+		assert_int_equal(profile_init(&par.p, &par.s, bys[k], NULL, 0), 0);
+		assert_true(parallel_eligible(&par.s, &par.p));
+		assert_int_equal(parallel_profile(&par.s, &par.p), 0);
+		assert_int_equal(par.s.samples, seq.s.samples);
+		assert_int_equal(par.s.kept, seq.s.kept);
+		assert_int_equal(par.s.lost_total, seq.s.lost_total);
+		for (i = 0, found = 0; i < seq.p.nr_rows; i++) {
+			const struct prof_row *a = &seq.p.rows[i], *b;
+			const char *name;
+
+			if (!a->samples)
+				continue;
+			name = profile_row_name(&seq.p, a, na, sizeof(na));
+			b = row_named(&par, name);
+			assert_non_null(b);
+			assert_string_equal(profile_row_name(&par.p, b, nb, sizeof(nb)), name);
+			assert_int_equal(a->samples, b->samples);
+			assert_memory_equal(a->counts, b->counts, sizeof(a->counts));
+			found++;
+		}
+		assert_true(found >= 2);
+		if (bys[k] == BY_DSO) {
+			const struct prof_row *x = row_named(&par, "/nonexistent/overlay.so");
+
+			assert_non_null(x);	/* the remap took effect mid-trace, not before */
+			assert_true(x->samples > 0 && x->samples < N_MAIN);
+		}
+		end_profile(&seq);
+		end_profile(&par);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +752,7 @@ int main(void)
 		cmocka_unit_test(usage_errors_exit_2),
 		cmocka_unit_test(unreadable_trace_fails_with_status_1),
 		cmocka_unit_test(metrics_follow_recorded_events),
+		cmocka_unit_test(parallel_matches_sequential),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
