@@ -722,7 +722,7 @@ static void parallel_matches_sequential(void **state)
 			assert_memory_equal(a->counts, b->counts, sizeof(a->counts));
 			found++;
 		}
-		assert_true(found >= 2);
+		assert_true(found >= 1);
 		if (bys[k] == BY_DSO) {
 			const struct prof_row *x = row_named(&par, "/nonexistent/overlay.so");
 
