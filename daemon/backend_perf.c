@@ -45,7 +45,8 @@
 #endif
 
 #define FALLBACK_FREQ_HZ	10000
-#define DEFAULT_MMAP_PAGES	256
+#define DEFAULT_MMAP_PAGES	256	/* 1 MiB per CPU */
+#define USER_MMAP_PAGES		128	/* unprivileged: fits perf_event_mlock_kb (516) per CPU */
 #define PID_SET_MAX		4096
 
 struct perf_ring {
@@ -580,7 +581,8 @@ static int perf_open(struct record_session *s)
 {
 	const struct record_opts *o = s->opts;
 	struct perf_state *ps;
-	unsigned int pages = o->mmap_pages ? o->mmap_pages : DEFAULT_MMAP_PAGES;
+	unsigned int pages = o->mmap_pages ? o->mmap_pages :
+			     geteuid() ? USER_MMAP_PAGES : DEFAULT_MMAP_PAGES;
 	unsigned int kver = host_kernel_version();
 	int ret;
 
