@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPU hotplug: a CPU coming online is probed and, if a session
- * is running, starts sampling; a CPU going offline stops first.  The
- * callbacks run on the CPU concerned (CPUHP_AP_ONLINE_DYN), which is what
- * the per-CPU MSR programming and the pinned hrtimer need.  Rings exist for
- * every possible CPU from load time, so nothing is allocated here.
+ * CPU hotplug and system sleep: a CPU coming online is probed and, if a
+ * session is running, starts sampling; a CPU going offline stops first.
+ * The callbacks run on the CPU concerned (CPUHP_AP_ONLINE_DYN), which is
+ * what the per-CPU MSR programming and the pinned hrtimer need.  Suspend
+ * takes the other CPUs down through hotplug; the boot CPU, which stays up,
+ * is stopped and restarted by syscore callbacks, because S3 loses the PMU
+ * MSRs.  Rings exist for every possible CPU from load time, so nothing is
+ * allocated here.
  */
 #include <linux/cpuhotplug.h>
+#include <linux/smp.h>
 
+#include "compat.h"
 #include "glue.h"
 
 static int pmiprof_cpuhp_state = -1;
@@ -26,6 +31,20 @@ static int pmiprof_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
+/* Syscore: the last CPU up, IRQs off, other CPUs offline, tasks frozen. */
+static int pmiprof_syscore_suspend(void)
+{
+	pmiprof_session_cpu_offline(smp_processor_id());
+	return 0;
+}
+
+static void pmiprof_syscore_resume(void)
+{
+	pmiprof_session_cpu_online(smp_processor_id());
+}
+
+PMIPROF_SYSCORE(pmiprof_syscore, pmiprof_syscore_suspend, pmiprof_syscore_resume);
+
 /* Runs pmiprof_cpu_online() on every CPU already online. */
 int pmiprof_hotplug_init(void)
 {
@@ -35,13 +54,16 @@ int pmiprof_hotplug_init(void)
 	if (ret < 0)
 		return ret;
 	pmiprof_cpuhp_state = ret;
+	pmiprof_register_syscore(&pmiprof_syscore);
 	return 0;
 }
 
 /* Runs pmiprof_cpu_offline() on every online CPU. */
 void pmiprof_hotplug_exit(void)
 {
-	if (pmiprof_cpuhp_state >= 0)
-		cpuhp_remove_state(pmiprof_cpuhp_state);
+	if (pmiprof_cpuhp_state < 0)
+		return;
+	pmiprof_unregister_syscore(&pmiprof_syscore);
+	cpuhp_remove_state(pmiprof_cpuhp_state);
 	pmiprof_cpuhp_state = -1;
 }

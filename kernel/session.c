@@ -220,30 +220,37 @@ void pmiprof_session_release(void)
 	mutex_unlock(&session_lock);
 }
 
-/* cpuhp online callback, on @cpu, hotplug lock held for writing. */
+/*
+ * On @cpu: the cpuhp online callback (hotplug lock held for writing), or
+ * syscore resume (IRQs already off, so save/restore rather than enable).
+ */
 void pmiprof_session_cpu_online(unsigned int cpu)
 {
+	unsigned long flags;
 	int err;
 
 	if (!READ_ONCE(running) || !pmiprof_cpu_usable(cpu))
 		return;
-	local_irq_disable();
+	local_irq_save(flags);
 	session_start_cpu(&err);
-	local_irq_enable();
+	local_irq_restore(flags);
 	if (err)
 		pr_warn("pmiprof: CPU %u came online but sampling could not start on it (%d)\n",
 			cpu, err);
 }
 
-/* cpuhp offline callback, on @cpu, hotplug lock held for writing. */
+/* On @cpu: the cpuhp offline callback, or syscore suspend (IRQs off). */
 void pmiprof_session_cpu_offline(unsigned int cpu)
 {
+	unsigned long flags;
+
 	if (!READ_ONCE(running))
 		return;
+	/* The pinned timer can only run on this CPU: cancelling cannot wait on it. */
 	pmiprof_timer_cancel_cpu(cpu);
-	local_irq_disable();
+	local_irq_save(flags);
 	session_stop_cpu(NULL);
-	local_irq_enable();
+	local_irq_restore(flags);
 }
 
 void pmiprof_session_get_info(struct pmiprof_info *info)
