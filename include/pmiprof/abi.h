@@ -159,7 +159,9 @@ PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_consume) == 16, "pmiprof_consume siz
  * one header page, then info.ring_bytes of data holding fixed-size records.
  *
  * Producer (PMI/timer handler on that CPU): writes the record at
- * head % ring_bytes, then smp_store_release(&hdr->head, head + record_size).
+ * head % ring_bytes (a record may wrap around the end of the data area:
+ * record_size does not divide ring_bytes), then
+ * smp_store_release(&hdr->head, head + record_size).
  * A record is dropped (and hdr->lost incremented) when head - tail would
  * exceed ring_bytes.
  * Consumer (daemon): head = load-acquire(hdr->head); reads records in
