@@ -4,6 +4,7 @@
  * docs/trace-format.md "Record bodies").  The SAMPLE path is the hot one on
  * both sides: no calls, no allocation, one pass over the bytes.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "trace_codec.h"
@@ -212,16 +213,24 @@ static const char *get_str(struct dec *d, char *scratch)
 	return scratch;
 }
 
-/* The hot path: locals only, one bounds check per number. */
-static void dec_sample(struct trace_codec *c, struct dec *d, uint32_t nr_events,
-		       struct trace_sample *s)
+/*
+ * The hot path: locals only.  When the worst-case body is readable from p
+ * (fast), numbers are read without per-byte bounds checks and the record end
+ * is checked once at the end; otherwise every number is bounds-checked.
+ */
+static inline __attribute__((always_inline)) void
+dec_sample_impl(struct trace_codec *c, struct dec *d, uint32_t nr_events, struct trace_sample *s,
+		const bool fast)
 {
 	const uint8_t *p = d->p, *end = d->end;
 	unsigned int mask, slot;
 	uint64_t v;
 	uint32_t i, nr;
 
-#define GET(x) do { if (varint_get(&p, end, &(x))) goto short_body; } while (0)
+#define GET(x) do {								\
+		if (fast ? varint_get_unchecked(&p, &(x)) : varint_get(&p, end, &(x)))	\
+			goto short_body;					\
+	} while (0)
 #define GET32(x) do { GET(v); if (v > UINT32_MAX) goto range; (x) = (uint32_t)v; } while (0)
 	if (p >= end)
 		goto short_body;
@@ -261,6 +270,8 @@ static void dec_sample(struct trace_codec *c, struct dec *d, uint32_t nr_events,
 		c->counts[i] += (uint64_t)zigzag_dec(v);
 		s->counts[i] = c->counts[i];
 	}
+	if (fast && p > end)
+		goto short_body;
 	s->time = c->time;
 	s->cpu = c->cpu;
 	s->pid = c->pid;
@@ -276,6 +287,15 @@ range:
 	d->why = "32-bit field out of range";
 #undef GET
 #undef GET32
+}
+
+static void dec_sample(struct trace_codec *c, struct dec *d, uint32_t nr_events,
+		       const uint8_t *limit, struct trace_sample *s)
+{
+	if (limit - d->p >= TRACE_SAMPLE_READ_MAX)
+		dec_sample_impl(c, d, nr_events, s, true);
+	else
+		dec_sample_impl(c, d, nr_events, s, false);
 }
 
 static void dec_mmap(struct trace_codec *c, struct dec *d, const struct trace_decode_scratch *sc,
@@ -333,7 +353,7 @@ int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, co
 	struct dec d = { p, end, NULL };
 
 	if (__builtin_expect(type == PMIPROF_REC_SAMPLE, 1)) {
-		dec_sample(c, &d, nr_events, &rec->sample);
+		dec_sample(c, &d, nr_events, sc->limit, &rec->sample);
 		rec->type = type;
 		*why = d.why;
 		return d.why ? -1 : 0;

@@ -26,6 +26,8 @@
 /* Worst-case body sizes, for the writer's buffer slack. */
 #define TRACE_SAMPLE_BODY_MAX	(1 + 5 * 5 + 10 * 2 + 10 * PMIPROF_MAX_EVENTS)
 #define TRACE_RECORD_HEAD_MAX	(1 + 3)		/* type + varint size <= 2^21 */
+/* Most bytes the SAMPLE decoder can read: every number at its 10-byte maximum. */
+#define TRACE_SAMPLE_READ_MAX	(1 + 10 * (7 + PMIPROF_MAX_EVENTS))
 
 /* Per-chunk delta state.  All fields start at zero at every chunk. */
 struct trace_codec {
@@ -59,8 +61,9 @@ uint8_t *trace_enc_finish(struct trace_codec *c, uint8_t *p, const struct trace_
 
 /* Scratch memory the decoder may point decoded strings/arrays into. */
 struct trace_decode_scratch {
-	char *str;			/* >= body size + 1 bytes */
+	char *str;			/* PMIPROF_MAX_STRING + 1 bytes */
 	uint64_t *ips;			/* PMIPROF_MAX_CALLCHAIN entries */
+	const uint8_t *limit;		/* readable memory ends here (>= record end) */
 };
 
 /*

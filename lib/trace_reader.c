@@ -26,6 +26,7 @@
 #include "varint.h"
 
 #define HDR sizeof(struct pmiprof_chunk_header)
+#define DECODE_SLACK TRACE_SAMPLE_READ_MAX
 
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 /* The fuzzer turns CRC checks off for half its runs to reach the decoders. */
@@ -55,6 +56,7 @@ struct trace_reader {
 	size_t chunk_off;
 	uint32_t chunk_seq, chunk_nr, chunk_done;
 	const uint8_t *cbase, *cp, *cend;
+	const uint8_t *limit;		/* readable memory after cend (decoder fast path) */
 	struct trace_codec codec;
 
 	uint8_t *ubuf;			/* inflate target */
@@ -465,7 +467,8 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 		int zr;
 
 		if (r->ucap < ch.usize) {
-			uint8_t *n = realloc(r->ubuf, ch.usize);
+			/* slack after the payload lets the decoder skip bounds checks */
+			uint8_t *n = realloc(r->ubuf, (size_t)ch.usize + DECODE_SLACK);
 
 			if (!n) {
 				diag(r, off, "chunk %u: out of memory for %u bytes; %u records lost",
@@ -474,6 +477,7 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 			}
 			r->ubuf = n;
 			r->ucap = ch.usize;
+			memset(n + ch.usize, 0, DECODE_SLACK);
 		}
 		inflateReset(&r->zs);
 		r->zs.next_in = (uint8_t *)payload;
@@ -488,11 +492,14 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 			goto bad;
 		}
 		payload = r->ubuf;
+		r->limit = r->ubuf + r->ucap + DECODE_SLACK;
 	} else if (ch.csize != ch.usize) {
 		diag(r, off, "chunk %u: stored payload of %u bytes but header says %u uncompressed; "
 		     "%u records lost", ch.seq, ch.csize, ch.usize, ch.nr_records);
 		goto bad;
 	}
+	if (!(ch.flags & PMIPROF_CHUNK_F_DEFLATE))
+		r->limit = r->buf + r->size;	/* stored: the rest of the file is readable */
 	r->in_chunk = true;
 	r->chunk_off = off;
 	r->chunk_seq = ch.seq;
@@ -525,7 +532,7 @@ static uint64_t record_time(const struct trace_record *rec)
 
 int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 {
-	const struct trace_decode_scratch sc = { r->str, r->ips };
+	const struct trace_decode_scratch sc = { r->str, r->ips, r->limit };
 
 	for (;;) {
 		const uint8_t *body;

@@ -79,4 +79,32 @@ static inline int varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *o
 	return -1;
 }
 
+/*
+ * Same as varint_get() for a caller that has checked that VARINT_MAX bytes
+ * are readable at *pp (it still checks that the number ends within them and
+ * fits 64 bits); whether the number stayed inside its record is the caller's
+ * check afterwards.
+ */
+static inline int varint_get_unchecked(const uint8_t **pp, uint64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t v = 0, b;
+	unsigned int shift;
+
+	for (shift = 0; shift < 63; shift += 7) {
+		b = *p++;
+		v |= (b & 0x7f) << shift;
+		if (b < 0x80)
+			goto done;
+	}
+	b = *p++;		/* 10th byte: only bit 0 left */
+	if (b > 1)
+		return -1;
+	v |= b << 63;
+done:
+	*out = v;
+	*pp = p;
+	return 0;
+}
+
 #endif /* PMIPROF_VARINT_H */
