@@ -382,9 +382,7 @@ static void dso_load(struct dso *d)
 	    ((uint32_t)len != d->build_id_len || memcmp(bits, d->build_id, (size_t)len))) {
 		pm_warn("%s: build-id differs from the recorded one: the file changed since "
 			"recording, its symbols may be wrong", d->path);
-		snprintf(d->note, sizeof(d->note), "build-id mismatch: file changed since "
-			 "recording");
-		d->info.note = d->note;
+		d->info.build_id_mismatch = true;
 	}
 	d->state = DSO_LOADED;
 }

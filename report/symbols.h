@@ -31,6 +31,7 @@ struct dso_info {
 	const char *short_name;	/* basename */
 	const char *note;	/* why symbols are missing, NULL when fine */
 	bool has_unknown;	/* some address in it was not resolved */
+	bool build_id_mismatch;	/* resolved from a file that changed since recording */
 };
 
 struct symbolizer_opts {

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Flat-profile speed and memory: pmiprof report on pmiprof's trace versus
+# perf report --stdio --sort sym on perf's recording of the same workload
+# (threads2: two busy threads, no call chains), both >= 800,000 samples,
+# measured interleaved in the same run (median of RUNS runs each).
+#
+# The pmiprof recorder samples more slowly than perf on these VMs; when
+# one recording has fewer than MIN_SAMPLES samples, whole recordings of
+# the same workload are concatenated chunk by chunk (the format allows it:
+# each chunk decodes on its own) until there are enough.  perf.data cannot
+# be concatenated: perf records long enough instead.
+#   RUNS=5 MIN_SAMPLES=800000 SECS=8 tests/bench/b30_report.sh
+set -u
+top=${PMIPROF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+build=${PMIPROF_BUILD:-$top/build}
+PMIPROF=$build/pmiprof
+WL=$build/workloads/threads2
+RUNS=${RUNS:-5}
+MIN_SAMPLES=${MIN_SAMPLES:-800000}
+SECS=${SECS:-8}
+T=$(mktemp -d /tmp/pmiprof-b30.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+for need in "$PMIPROF" "$WL"; do
+	[ -x "$need" ] || { echo "b30_report: $need not built (make)"; exit 0; }
+done
+command -v perf >/dev/null || { echo "b30_report: skipped: perf not installed (linux-perf)"; exit 0; }
+[ -x /usr/bin/time ] || { echo "b30_report: skipped: /usr/bin/time missing (package time)"; exit 0; }
+perf stat -e cpu-clock -x, true >/dev/null 2>&1 || { echo "b30_report: skipped: perf_event_open not usable"; exit 0; }
+
+samples_of_pmiprof() { "$PMIPROF" report -i "$1" --format json --limit 1 2>/dev/null | sed -n 's/.*"samples": \([0-9]*\), "samples_shown".*/\1/p'; }
+samples_of_perf() { perf report -i "$1" --stdio --sort sym 2>/dev/null | sed -n 's/^# Samples: \([0-9.]*\)\([KM]\{0,1\}\) .*/\1 \2/p' |
+	awk '{ m = $2 == "K" ? 1e3 : $2 == "M" ? 1e6 : 1; printf "%d\n", $1 * m }'; }
+
+# --- recordings
+"$PMIPROF" record -q -F 50000 -o "$T/one.data" -- "$WL" "$SECS" >/dev/null 2>"$T/rec.err" ||
+	{ echo "b30_report: pmiprof record failed: $(tail -1 "$T/rec.err")"; exit 0; }
+one=$(samples_of_pmiprof "$T/one.data")
+[ "${one:-0}" -gt 0 ] || { echo "b30_report: no samples recorded"; exit 0; }
+copies=$(( (MIN_SAMPLES + one - 1) / one ))
+hsize=$(od -An -tu4 -j12 -N4 "$T/one.data" | tr -d ' ')
+{
+	cat "$T/one.data"
+	for _ in $(seq 2 "$copies"); do tail -c +$((32 + hsize + 1)) "$T/one.data"; done
+} >"$T/pmiprof.data"
+psamples=$(samples_of_pmiprof "$T/pmiprof.data")
+
+psecs=$SECS
+while :; do
+	perf record -q -e cpu-clock -F 50000 -o "$T/perf.data" -- "$WL" "$psecs" >/dev/null 2>"$T/perf.err" ||
+		{ echo "b30_report: perf record failed: $(tail -1 "$T/perf.err")"; exit 0; }
+	fsamples=$(samples_of_perf "$T/perf.data")
+	[ "${fsamples:-0}" -ge "$MIN_SAMPLES" ] || [ "$psecs" -ge 64 ] && break
+	psecs=$(( psecs * 2 ))
+done
+
+# --- interleaved timing: wall, user+sys, peak RSS
+for i in $(seq 1 "$RUNS"); do
+	/usr/bin/time -f "%e %U %S %M" -o "$T/p.$i" "$PMIPROF" report -i "$T/pmiprof.data" >"$T/p.out" 2>/dev/null
+	/usr/bin/time -f "%e %U %S %M" -o "$T/f.$i" perf report -i "$T/perf.data" --stdio --sort sym >"$T/f.out" 2>/dev/null
+done
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+stat_of() { # prefix column -> median
+	for i in $(seq 1 "$RUNS"); do awk -v c="$2" '{ print $c }' "$T/$1.$i"; done | median
+}
+cpu_of() { for i in $(seq 1 "$RUNS"); do awk '{ print $2 + $3 }' "$T/$1.$i"; done | median; }
+pw=$(stat_of p 1) pc=$(cpu_of p) pm=$(stat_of p 4)
+fw=$(stat_of f 1) fc=$(cpu_of f) fm=$(stat_of f 4)
+
+ptop=$(awk '$1 ~ /^[0-9]+$/ && NF >= 8 { print $2, $(NF-1); exit }' "$T/p.out")
+ftop=$(awk '$1 ~ /%$/ { print $1, $NF; exit }' "$T/f.out")
+
+echo "workload: threads2 (2 busy threads), cpu-clock at 50 kHz, no call chains; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "pmiprof trace: $copies concatenated recording(s) of ${one} samples; perf: one ${psecs} s recording"
+printf '%-40s %10s %8s %8s %12s %10s\n' "tool (median of $RUNS runs)" samples wall_s cpu_s samples/s peak_RSS_KB
+awk -v n="$psamples" -v w="$pw" -v c="$pc" -v m="$pm" 'BEGIN { printf "%-40s %10d %8.3f %8.3f %12.0f %10d\n", "pmiprof report", n, w, c, n / w, m }'
+awk -v n="$fsamples" -v w="$fw" -v c="$fc" -v m="$fm" 'BEGIN { printf "%-40s %10d %8.3f %8.3f %12.0f %10d\n", "perf report --stdio --sort sym", n, w, c, n / w, m }'
+awk -v pn="$psamples" -v pw="$pw" -v pc="$pc" -v pm="$pm" -v fn="$fsamples" -v fw="$fw" -v fc="$fc" -v fm="$fm" 'BEGIN {
+	printf "ratio samples/s (wall) pmiprof/perf: %.2fx   (per cpu second: %.2fx)   goal >= 5x\n", (pn / pw) / (fn / fw), (pn / pc) / (fn / fc)
+	printf "ratio peak RSS pmiprof/perf: %.2f   goal <= 1\n", pm / fm
+}'
+echo "top row: pmiprof: ${ptop:-?}   perf: ${ftop:-?}"
