@@ -244,6 +244,25 @@ void pmu_model_advance(struct pmu_model *m, u64 instructions, u64 cycles)
 		raise_pmi(m);
 }
 
+void pmu_model_run(struct pmu_model *m, u64 instructions, u64 cycles, u64 step, u32 max_steps,
+		   void (*deliver)(void *arg), void *arg)
+{
+	u32 n = 0;
+
+	if (!step)
+		step = instructions;
+	while (instructions) {
+		u64 i = ++n >= max_steps || step > instructions ? instructions : step;
+		u64 c = i == instructions ? cycles : div64_u64(cycles * i, instructions);
+
+		pmu_model_advance(m, i, c);
+		instructions -= i;
+		cycles -= c;
+		if (m->pmi_pending && deliver)
+			deliver(arg);
+	}
+}
+
 static int fault(struct pmu_model *m, u32 msr)
 {
 	m->faults++;

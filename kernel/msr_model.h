@@ -84,6 +84,14 @@ void pmu_model_init(struct pmu_model *m, const struct pmu_model_spec *spec);
 void pmu_model_spec_default(struct pmu_model_spec *spec, u32 vendor);
 /* Retire @instructions taking @cycles; raises pmi_pending on overflow. */
 void pmu_model_advance(struct pmu_model *m, u64 instructions, u64 cycles);
+/*
+ * Advance by a late tick's worth, at most @step instructions at a time
+ * (cycles shared out in proportion), calling @deliver after each step that
+ * left a PMI pending, so every overflow gets its own PMI as on hardware.
+ * After @max_steps steps the rest goes in one (a merged window).
+ */
+void pmu_model_run(struct pmu_model *m, u64 instructions, u64 cycles, u64 step, u32 max_steps,
+		   void (*deliver)(void *arg), void *arg);
 u64 pmu_model_rdmsr(struct pmu_model *m, u32 msr);
 void pmu_model_wrmsr(struct pmu_model *m, u32 msr, u64 val);
 void pmu_model_lvtpc(struct pmu_model *m);

@@ -63,51 +63,47 @@ static void emul_bind(struct pmu_cpu *pc)
 }
 
 /* Deliver the PMIs the model raised: what the NMI handler does on hardware. */
-static void emul_deliver(struct emul_cpu *ec, struct pt_regs *regs)
+struct emul_delivery {
+	struct emul_cpu *ec;
+	struct pt_regs *regs;
+};
+
+static void emul_deliver(void *arg)
 {
-	struct pmu_model *m = ec->pc->model;
+	struct emul_delivery *d = arg;
+	struct pmu_model *m = d->ec->pc->model;
 
 	while (m->pmi_pending) {
 		struct pmi_ctx ctx;
 
 		m->pmi_pending--;
-		pmiprof_fill_ctx(ec->pc, regs, &ctx);
-		emul_inner->handle_pmi(ec->pc, &ctx);
+		pmiprof_fill_ctx(d->ec->pc, d->regs, &ctx);
+		emul_inner->handle_pmi(d->ec->pc, &ctx);
 	}
 }
 
 /*
  * Bring the CPU's model up to now.  A late tick (TCG is slow) may cover
- * several periods: the model is advanced at most one period at a time, each
- * overflow getting its own PMI, as the counter would on hardware; beyond
- * EMUL_MAX_STEPS periods per tick the rest is one merged window.  With
+ * several periods: pmu_model_run() advances one period at a time so each
+ * overflow gets its own PMI, as the counter would on hardware.  With
  * @deliver false (reading counters) PMIs stay pending for the next tick.
  */
 #define EMUL_MAX_STEPS	64
 
 static void emul_advance(struct emul_cpu *ec, struct pt_regs *regs, bool deliver)
 {
+	struct emul_delivery d = { .ec = ec, .regs = regs };
 	struct pmu_model *m = ec->pc->model;
 	u64 now = local_clock(), tsc = rdtsc();
 	u64 di = div_u64((now - ec->last_ns) * emul_mips, 1000), dc = tsc - ec->last_tsc;
-	u64 step = ec->pc->hw->period && deliver ? ec->pc->hw->period : di;
-	unsigned int n = 0;
 
 	ec->last_ns = now;
 	ec->last_tsc = tsc;
 	if (is_idle_task(current))
 		return;		/* unhalted events do not count in idle */
 	m->user = regs && user_mode(regs);
-	while (di) {
-		u64 i = ++n >= EMUL_MAX_STEPS || step > di ? di : step;
-		u64 c = i == di ? dc : div64_u64(dc * i, di);
-
-		pmu_model_advance(m, i, c);
-		di -= i;
-		dc -= c;
-		if (deliver)
-			emul_deliver(ec, regs);
-	}
+	pmu_model_run(m, di, dc, deliver ? ec->pc->hw->period : 0, EMUL_MAX_STEPS,
+		      deliver ? emul_deliver : NULL, &d);
 }
 
 static enum hrtimer_restart emul_tick(struct hrtimer *timer)

@@ -197,6 +197,49 @@ static void rearm_carries_overshoot(void **state)
 	assert_int_equal(pmu_rearm_left(10, 9), 2);	/* never below 2 */
 }
 
+static void take(void *arg)
+{
+	kcore_take_pmis(arg);
+}
+
+/*
+ * pmu=emul's late tick: 10.5 periods arrive in one tick.  Advancing one
+ * period at a time gives every overflow its own PMI and window; in one
+ * piece they would merge into a single window.
+ */
+static void late_tick_gets_one_pmi_per_period(void **state)
+{
+	struct pmu_model_spec spec;
+	struct pmiprof_event ev[2] = {
+		kcore_ev(0xc0, 0, true, PERIOD), kcore_ev(0x3c, 0, false, 0)
+	};
+	struct kcore k;
+	u64 sum = 0, cyc = 0;
+	size_t i;
+
+	(void)state;
+	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	assert_int_equal(kcore_setup(&k, &spec), 0);
+	assert_int_equal(kcore_configure(&k, ev, 2, 0, PERIOD), 0);
+	assert_int_equal(kcore_start(&k), 0);
+	pmu_model_run(&k.model, 10 * PERIOD + PERIOD / 2, 21 * PERIOD, PERIOD, 64, take, &k);
+	assert_int_equal(kcore_nrecs, 10);
+	for (i = 0; i < kcore_nrecs; i++) {
+		assert_int_equal(kcore_recs[i].counts[0], PERIOD);
+		assert_int_equal(kcore_recs[i].counts[1], 2 * PERIOD);	/* cycles in proportion */
+		sum += kcore_recs[i].counts[0];
+		cyc += kcore_recs[i].counts[1];
+	}
+	assert_int_equal(sum, 10 * PERIOD);
+	assert_int_equal(cyc + 2 * (PERIOD / 2), k.model.cycles);
+
+	/* Capped at 4 steps: the last step carries the rest, one merged window. */
+	kcore_reset_recs();
+	pmu_model_run(&k.model, 10 * PERIOD, 0, PERIOD, 4, take, &k);
+	assert_int_equal(kcore_nrecs, 4);
+	assert_int_equal(kcore_recs[3].counts[0], 7 * PERIOD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +249,7 @@ int main(void)
 		cmocka_unit_test(amd_perfmon_v2),
 		cmocka_unit_test(amd_sign_bit),
 		cmocka_unit_test(rearm_carries_overshoot),
+		cmocka_unit_test(late_tick_gets_one_pmi_per_period),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
