@@ -314,7 +314,7 @@ static int print_hist_text(FILE *f, const struct profile *p, const uint32_t *ord
 			if (hist_build(&fn, p->win_values + i, p->nr_hist, p->nr_win, p->win_rows,
 				       order[t], &all))
 				return -ENOMEM;
-			fprintf(f, "  %-28s |%s| median %-9.4g p10 %-9.4g p90 %-9.4g\n",
+			fprintf(f, "  %-28s |%s| median %-9.4g p10 %-9.4g p90 %.4g\n",
 				fit(fb, sizeof(fb), row_label(p, &p->rows[order[t]], lb, sizeof(lb)),
 				    28),
 				hist_sparkline(&fn, sb, sizeof(sb)), fn.p50, fn.p10, fn.p90);

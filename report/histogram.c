@@ -66,6 +66,15 @@ int hist_build(struct hist *h, const float *vals, size_t stride, size_t n,
 			h->lo = h->min;
 			h->hi = h->max > h->min ? h->max : h->min + 1;
 		}
+		/* Counts (page faults per window...): whole-number bins, one value or more each. */
+		for (i = 0; i < m && v[i] == floorf(v[i]); i++)
+			;
+		if (i == m) {
+			double bw = ceil((floor(h->hi) - floor(h->lo) + 1) / HIST_BINS);
+
+			h->lo = floor(h->lo);
+			h->hi = h->lo + (bw < 1 ? 1 : bw) * HIST_BINS;
+		}
 	}
 	w = (h->hi - h->lo) / HIST_BINS;
 	for (i = 0; i < m; i++) {
