@@ -29,7 +29,8 @@ const char cmd_dump_help[] =
 "    order: time, record type and all fields (samples show each count with the\n"
 "    name of its event), then the reader's statistics: chunks read and damaged,\n"
 "    records, records lost, bytes skipped, whether the file was cut short and\n"
-"    whether the recording ended with a FINISH record.\n"
+"    whether the recording ended with a FINISH record; and the sum of all\n"
+"    losses announced by 'lost' records, by reason.\n"
 "\n"
 "    Damaged or truncated chunks are reported on standard error as\n"
 "    \"FILE: offset N: chunk S: what\" and appear in the record stream as\n"
@@ -318,6 +319,37 @@ static void print_record(const struct dump_ctx *d, const struct trace_record *re
 	putchar('\n');
 }
 
+/* Losses announced by LOST records (recorder's and reader's), by reason. */
+struct loss_tally {
+	uint64_t count[PMIPROF_LOST_TRUNCATED + 2];	/* last slot: unknown reasons */
+	uint64_t unknown_count;				/* LOST records with count 0 */
+	uint64_t records;
+};
+
+static void tally_loss(struct loss_tally *t, const struct trace_lost *l)
+{
+	uint32_t reason = l->reason <= PMIPROF_LOST_TRUNCATED ? l->reason
+							       : PMIPROF_LOST_TRUNCATED + 1;
+
+	t->records++;
+	t->count[reason] += l->count;
+	t->unknown_count += !l->count;
+}
+
+static void print_losses(const struct loss_tally *t)
+{
+	uint32_t i;
+
+	printf("# lost records: %" PRIu64, t->records);
+	for (i = 0; i < ARRAY_SIZE(t->count); i++)
+		if (t->count[i])
+			printf("; %s %" PRIu64, i <= PMIPROF_LOST_TRUNCATED ?
+			       trace_lost_reason_name(i) : "other", t->count[i]);
+	if (t->unknown_count)
+		printf("; %" PRIu64 " of unknown size", t->unknown_count);
+	putchar('\n');
+}
+
 static void print_stats(const struct trace_read_stats *st)
 {
 	printf("# stats: chunks ok %" PRIu64 " bad %" PRIu64 "; records %" PRIu64
@@ -371,9 +403,15 @@ int cmd_dump(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	print_header(input, d.h, d.raw);
 	if (!header_only) {
-		while ((err = trace_reader_next(r, &rec)) == 1)
+		struct loss_tally lt = { 0 };
+
+		while ((err = trace_reader_next(r, &rec)) == 1) {
 			print_record(&d, &rec);
+			if (rec.type == PMIPROF_REC_LOST)
+				tally_loss(&lt, &rec.lost);
+		}
 		print_stats(trace_reader_stats(r));
+		print_losses(&lt);
 	}
 	trace_reader_close(r);
 	if (err < 0) {

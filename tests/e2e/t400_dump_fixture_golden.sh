@@ -33,8 +33,12 @@ grep -q '^# stats: chunks ok 4 bad 0; records 68 (unknown types skipped 1);.* fi
 	|| not_ok "stats line counts chunks, records and the skipped unknown type" \
 	"$(tail -1 "$TMPD/out")"
 
+grep -q '^# lost records: 1; ring-full 7$' "$TMPD/out" \
+	&& ok "losses announced by lost records are summed by reason" \
+	|| not_ok "losses announced by lost records are summed by reason" "$(tail -1 "$TMPD/out")"
+
 "$PMIPROF" dump --header-only -i "$fx" >"$TMPD/hdr"; rc=$?
-[ $rc -eq 0 ] && ! grep -q ' sample \|^# stats' "$TMPD/hdr" && grep -q '^events: *4$' "$TMPD/hdr" \
+[ $rc -eq 0 ] && ! grep -q ' sample \|^# stats\|^# lost' "$TMPD/hdr" && grep -q '^events: *4$' "$TMPD/hdr" \
 	&& ok "--header-only prints the header and no records" \
 	|| not_ok "--header-only prints the header and no records" "rc=$rc"
 

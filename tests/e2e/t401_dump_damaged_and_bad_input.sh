@@ -23,6 +23,12 @@ grep -q "lost .*cpu=none reason=4(unreadable) count=$nr1$" "$TMPD/out" \
 	|| not_ok "flipped byte: the loss is a lost record and in the stats; later chunks still read" \
 	"$(grep -E 'lost|stats' "$TMPD/out")"
 
+# (chunk 1 also held the recorder's ring-full LOST record: it is gone with it)
+grep -q "^# lost records: 1; unreadable $nr1\$" "$TMPD/out" \
+	&& ok "flipped byte: the loss summary counts the unreadable chunk's records" \
+	|| not_ok "flipped byte: the loss summary counts the unreadable chunk's records" \
+	"$(tail -1 "$TMPD/out")"
+
 # cut in the middle of chunk 1
 head -c $((c1 + 40)) "$fx" >"$TMPD/cut.pmiprof"
 "$PMIPROF" dump --raw -i "$TMPD/cut.pmiprof" >"$TMPD/out" 2>"$TMPD/err"; rc=$?
