@@ -28,6 +28,7 @@
  */
 #include "backend.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -674,11 +675,43 @@ static int module_synthesize(struct record_session *s, struct trace_writer *w)
 	unsigned int i;
 	int ret;
 
+	/* Records are system-wide: name the idle task (pid 0) as perf does. */
+	{
+		struct trace_comm c = { .pid = 0, .tid = 0, .comm = "swapper" };
+
+		ret = trace_write_comm(w, &c);
+		if (ret)
+			return ret;
+		s->stats.side_band++;
+	}
 	/* -p targets already run: their current mappings. */
 	for (i = 0; i < s->opts->nr_pids; i++) {
 		ret = sideband_synthesize_pid(&m->sb, s->opts->pids[i], w, &s->stats);
 		if (ret)
 			return ret;
+	}
+	/* -a: every process that runs already (the dummy events see new ones). */
+	if (s->opts->system_wide) {
+		struct dirent *de;
+		DIR *d = opendir("/proc");
+
+		if (!d) {
+			pm_warn("cannot list /proc (%s): processes running before the recording "
+				"will not be symbolized", strerror(errno));
+			return 0;
+		}
+		while ((de = readdir(d))) {
+			pid_t pid = (pid_t)atoi(de->d_name);
+
+			if (pid <= 0)
+				continue;
+			ret = sideband_synthesize_pid(&m->sb, pid, w, &s->stats);
+			if (ret) {
+				closedir(d);
+				return ret;
+			}
+		}
+		closedir(d);
 	}
 	return 0;
 }
