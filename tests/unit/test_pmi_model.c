@@ -158,8 +158,8 @@ static void amd_core_and_perfmon_v2(void **state)
 	pmu_model_init(&m, &spec);
 	m.lvtpc = PMU_APIC_DM_NMI;
 	/* K7 aliases are counters 0-3 of the PerfCtrCore set */
-	pmu_model_wrmsr(&m, PMU_MSR_K7_PERFCTR0 + 2, 0xfff0000000000123ull);
-	assert_int_equal(pmu_model_rdmsr(&m, PMU_MSR_F15H_PERF_CTR0 + 4), 0x123);	/* 48 bits */
+	pmu_model_wrmsr(&m, PMU_MSR_K7_PERFCTR0 + 2, 0xfff0000000000123ull);	/* 48 bits kept */
+	assert_int_equal(pmu_model_rdmsr(&m, PMU_MSR_F15H_PERF_CTR0 + 4), 0x123);
 	pmu_model_wrmsr(&m, PMU_MSR_F15H_PERF_CTL0 + 4, 0x76 | PMU_EVTSEL_EN | PMU_EVTSEL_INT);
 	assert_int_equal(pmu_model_rdmsr(&m, PMU_MSR_K7_EVNTSEL0 + 2), 0x76 | PMU_EVTSEL_EN |
 			 PMU_EVTSEL_INT);
