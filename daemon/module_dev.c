@@ -15,6 +15,28 @@
 
 #include "util.h"
 
+int module_info_check(const struct pmiprof_info *info, char *why, size_t why_len)
+{
+	if (info->abi_major != PMIPROF_ABI_MAJOR) {
+		snprintf(why, why_len,
+			 "pmiprof.ko speaks ABI %u.%u but this pmiprof needs ABI %u.x: "
+			 "load the module built from the same source (make module; "
+			 "rmmod pmiprof; insmod kernel/pmiprof.ko)",
+			 info->abi_major, info->abi_minor, PMIPROF_ABI_MAJOR);
+		return -EPROTO;
+	}
+	/* Never trust sizes we use for mmap and record parsing blindly. */
+	if (info->record_size < offsetof(struct pmiprof_sample_rec, counts) ||
+	    info->ring_bytes == 0 || (info->ring_bytes & (info->ring_bytes - 1)) ||
+	    info->nr_cpus == 0 || info->nr_cpus > 65536) {
+		snprintf(why, why_len,
+			 "pmiprof.ko reported an implausible layout (record %u bytes, ring %u "
+			 "bytes, %u CPUs)", info->record_size, info->ring_bytes, info->nr_cpus);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 int module_dev_get_info(int fd, struct pmiprof_info *info, char *why, size_t why_len)
 {
 	memset(info, 0, sizeof(*info));
@@ -26,23 +48,7 @@ int module_dev_get_info(int fd, struct pmiprof_info *info, char *why, size_t why
 			 strerror(e));
 		return -e;
 	}
-	if (info->abi_major != PMIPROF_ABI_MAJOR) {
-		snprintf(why, why_len,
-			 "pmiprof.ko speaks ABI %u.%u but this pmiprof needs ABI %u.x: "
-			 "load the module built from the same source (make module; "
-			 "rmmod pmiprof; insmod kernel/pmiprof.ko)",
-			 info->abi_major, info->abi_minor, PMIPROF_ABI_MAJOR);
-		return -EPROTO;
-	}
-	/* Never trust sizes we use for mmap and record parsing blindly. */
-	if (info->record_size < offsetof(struct pmiprof_sample_rec, counts) ||
-	    info->ring_bytes == 0 || info->nr_cpus == 0 || info->nr_cpus > 65536) {
-		snprintf(why, why_len,
-			 "pmiprof.ko reported an implausible layout (record %u bytes, ring %u "
-			 "bytes, %u CPUs)", info->record_size, info->ring_bytes, info->nr_cpus);
-		return -EPROTO;
-	}
-	return 0;
+	return module_info_check(info, why, why_len);
 }
 
 int module_dev_open(const char *path, struct pmiprof_info *info, char *why, size_t why_len)

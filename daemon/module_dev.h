@@ -23,7 +23,14 @@
  */
 int module_dev_open(const char *path, struct pmiprof_info *info, char *why, size_t why_len);
 
-/* GET_INFO on an open fd, ABI major checked.  0 or -errno (why filled). */
+/*
+ * The checks GET_INFO's answer must pass: ABI major equal to ours, a sane
+ * ring layout (power-of-two ring, record at least up to counts[]).
+ * 0 or -EPROTO with why filled.
+ */
+int module_info_check(const struct pmiprof_info *info, char *why, size_t why_len);
+
+/* GET_INFO on an open fd, checked by module_info_check().  0 or -errno (why filled). */
 int module_dev_get_info(int fd, struct pmiprof_info *info, char *why, size_t why_len);
 
 /* "intel", "amd", "none" */

@@ -288,6 +288,32 @@ static void device_open_errors_say_what_to_do(void **state)
 	assert_non_null(strstr(why, "GET_INFO"));
 }
 
+static void abi_major_mismatch_is_refused_with_the_fix(void **state)
+{
+	struct pmiprof_info info = {
+		.abi_major = PMIPROF_ABI_MAJOR, .abi_minor = PMIPROF_ABI_MINOR + 3,
+		.nr_cpus = 2, .ring_bytes = 1u << 20, .record_size = sizeof(struct pmiprof_sample_rec),
+	};
+	char why[512];
+
+	(void)state;
+	/* A newer minor only appends: accepted. */
+	assert_int_equal(module_info_check(&info, why, sizeof(why)), 0);
+	info.abi_major = PMIPROF_ABI_MAJOR + 1;
+	assert_int_equal(module_info_check(&info, why, sizeof(why)), -EPROTO);
+	assert_non_null(strstr(why, "ABI 2."));
+	assert_non_null(strstr(why, "make module"));
+	info.abi_major = PMIPROF_ABI_MAJOR;
+	info.ring_bytes = 3000;		/* not a power of two */
+	assert_int_equal(module_info_check(&info, why, sizeof(why)), -EPROTO);
+	info.ring_bytes = 1u << 20;
+	info.record_size = 16;		/* cannot hold a record */
+	assert_int_equal(module_info_check(&info, why, sizeof(why)), -EPROTO);
+	info.record_size = sizeof(struct pmiprof_sample_rec);
+	info.nr_cpus = 0;
+	assert_int_equal(module_info_check(&info, why, sizeof(why)), -EPROTO);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +325,7 @@ int main(void)
 		cmocka_unit_test(event_names_map_to_vendor_codes),
 		cmocka_unit_test(pmu_description_says_emulated_and_timer_only),
 		cmocka_unit_test(device_open_errors_say_what_to_do),
+		cmocka_unit_test(abi_major_mismatch_is_refused_with_the_fix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
