@@ -11,9 +11,10 @@
  *
  * Life cycle, as the glue drives it:
  *
- *   hw.ops = &pmu_native_msr_ops (or pmu_emul_setup(&hw, vendor) for pmu=emul);
- *   drv = pmu_driver_for_cpu(hw.ops)  or &pmu_intel_driver / &pmu_amd_driver;
- *   drv->probe(&hw)                      once, process context (safe accessors)
+ *   hw.ops = &pmu_native_msr_ops;
+ *   hw.drv = pmu_driver_for_vendor(pmu_cpuid_vendor(&hw));
+ *     (pmu=emul: pmu_emul_setup(&hw, vendor) sets both, on the MSR model)
+ *   hw.drv->probe(&hw)                   once, process context (safe accessors)
  *   pmu_configure(&hw, &cfg)             CONFIGURE ioctl: validate + assign counters
  *   drv->check_free(pc)                  per CPU: -EBUSY when EN bits are already set
  *   drv->start_cpu(pc)                   per CPU, IRQs off (on_each_cpu / cpuhp online)
@@ -117,9 +118,9 @@ struct pmu_hw;
  * apic->write, cpuid_count) are provided by the glue; the model ops by
  * msr_model.c.  rd/wr/lvtpc are used in NMI context and must not fault on
  * a probed PMU; rd_safe/wr_safe are for probing in process context and
- * return 0 or -EIO.  @pc is the CPU the access is for (always the current
- * CPU); native ops ignore it, model ops use pc->model.  For probing, pc may
- * be NULL: model ops then use hw->model_probe.
+ * return 0 or -EIO, and like cpuid they take the hw (model ops then use
+ * hw->model_probe).  @pc is the CPU an access is for (always the current
+ * CPU); native ops ignore it, model ops use pc->model.
  */
 struct pmu_msr_ops {
 	const char *name;
