@@ -17,18 +17,23 @@ static const struct pmu_gregs intel_gregs = {
 	.ack = PMU_MSR_IA32_GLOBAL_OVF_CTRL,
 };
 
-/* check_hw_exists(): a PMU that does not hold a written value is not there. */
-static int intel_probe_rw(struct pmu_hw *hw)
+/*
+ * check_hw_exists(): a PMU whose counter does not hold a written value is
+ * not there (QEMU TCG reads 0 and drops writes).  Counter 0 is restored
+ * through the full-width alias when there is one, so no bit is lost.
+ */
+static int intel_probe_rw(struct pmu_hw *hw, bool full_width)
 {
+	u32 msr = full_width ? PMU_MSR_IA32_A_PMC0 : PMU_MSR_IA32_PMC0;
 	u64 old, val;
 
-	if (hw->ops->rd_safe(hw, PMU_MSR_IA32_PMC0, &old))
+	if (hw->ops->rd_safe(hw, msr, &old))
 		return -ENODEV;
-	if (hw->ops->wr_safe(hw, PMU_MSR_IA32_PMC0, old ^ 0xffff))
+	if (hw->ops->wr_safe(hw, msr, old ^ 0xffff))
 		return -ENODEV;
-	if (hw->ops->rd_safe(hw, PMU_MSR_IA32_PMC0, &val))
+	if (hw->ops->rd_safe(hw, msr, &val))
 		return -ENODEV;
-	hw->ops->wr_safe(hw, PMU_MSR_IA32_PMC0, old);
+	hw->ops->wr_safe(hw, msr, old);
 	return (val & 0xffff) == ((old ^ 0xffff) & 0xffff) ? 0 : -ENODEV;
 }
 
@@ -89,7 +94,7 @@ static int intel_probe(struct pmu_hw *hw)
 		hw->reason = "implausible CPUID.0AH counter enumeration";
 		return -ENODEV;
 	}
-	if (intel_probe_rw(hw)) {
+	if (intel_probe_rw(hw, caps & PMU_PERF_CAP_FW_WRITE)) {
 		hw->reason = "PMU counters do not hold written values (VM without a vPMU?)";
 		return -ENODEV;
 	}
