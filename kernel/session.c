@@ -67,7 +67,7 @@ int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
 		return -EINVAL;
 	if (cfg->mode < PMIPROF_SAMPLING_PMI || cfg->mode > PMIPROF_SAMPLING_COUNT)
 		return -EINVAL;
-	if (cfg->nr_events > PMIPROF_ABI_MAX_EVENTS)
+	if (cfg->nr_events > PMIPROF_ABI_MAX_EVENTS || cfg->max_rate > PMU_DEFAULT_MAX_RATE)
 		return -EINVAL;
 	if (cfg->mode == PMIPROF_SAMPLING_TIMER &&
 	    (cfg->timer_ns < PMU_MIN_TIMER_NS || cfg->timer_ns > PMU_MAX_TIMER_NS))
