@@ -65,7 +65,6 @@ struct module_state {
 	int64_t clock_offset;		/* CLOCK_MONOTONIC - local_clock */
 	bool started, stopped, stats_done;
 	struct sideband sb;
-	uint64_t proto_skipped;
 	struct pmiprof_cpu_stats *stats;
 };
 
@@ -92,7 +91,8 @@ static int module_probe(const struct record_opts *o, char *why, size_t why_len)
 	int fd;
 
 	if (o->counting) {
-		snprintf(why, why_len, "counting (pmiprof stat) is not supported by pmiprof.ko yet");
+		snprintf(why, why_len,
+			 "counting (pmiprof stat) is not supported by pmiprof.ko yet");
 		return -EOPNOTSUPP;
 	}
 	fd = module_dev_open(NULL, &info, why, why_len);
@@ -282,17 +282,18 @@ static int module_build_config(struct record_session *s, struct module_state *m)
 
 		c->mode = PMIPROF_SAMPLING_PMI;
 		if (o->period_given && o->freq_hz && !o->period) {
-			pm_err("-F (frequency) is not supported with pmiprof.ko's overflow sampling; "
-			       "give a period with -c N (events per window)");
+			pm_err("-F (frequency) is not supported with pmiprof.ko's overflow "
+			       "sampling; give a period with -c N (events per window)");
 			return -EINVAL;
 		}
 		if (o->period)
 			period = o->period;
 		else if (period < m->info.min_period)
 			period = m->info.min_period;
-		if (period < m->info.min_period || (m->info.max_period && period > m->info.max_period)) {
-			pm_err("period %llu is outside what pmiprof.ko accepts on this PMU: %llu..%llu "
-			       "events", (unsigned long long)period,
+		if (period < m->info.min_period ||
+		    (m->info.max_period && period > m->info.max_period)) {
+			pm_err("period %llu is outside what pmiprof.ko accepts on this PMU: "
+			       "%llu..%llu events", (unsigned long long)period,
 			       (unsigned long long)m->info.min_period,
 			       (unsigned long long)m->info.max_period);
 			return -EINVAL;
@@ -315,13 +316,11 @@ static int module_build_config(struct record_session *s, struct module_state *m)
 			       "drop '%s' from -e", e->name);
 			return -EOPNOTSUPP;
 		}
-		if (module_event_lookup(&m->info, ev_base_name(e, base, sizeof(base)), &code)) {
-			pm_err("event '%s' is not available with the module backend (it knows: %s); "
-			       "use --backend perf for other events", e->name, module_event_names());
-			return -ENOENT;
-		}
+		if (module_event_lookup(&m->info, ev_base_name(e, base, sizeof(base)), &code))
+			return -ENOENT;		/* refused with a message above */
 		if (c->nr_events >= PMIPROF_ABI_MAX_EVENTS) {
-			pm_err("too many events for pmiprof.ko (at most %d)", PMIPROF_ABI_MAX_EVENTS);
+			pm_err("too many events for pmiprof.ko (at most %d)",
+			       PMIPROF_ABI_MAX_EVENTS);
 			return -E2BIG;
 		}
 		pe = &c->events[c->nr_events++];
@@ -330,8 +329,8 @@ static int module_build_config(struct record_session *s, struct module_state *m)
 		pe->flags = (e->exclude_user ? 0 : PMIPROF_EV_USER) |
 			    (e->exclude_kernel ? 0 : PMIPROF_EV_KERNEL);
 		if (!(pe->flags & (PMIPROF_EV_USER | PMIPROF_EV_KERNEL))) {
-			pm_err("event '%s' excludes both user and kernel mode: it would count nothing",
-			       e->name);
+			pm_err("event '%s' excludes both user and kernel mode: it would count "
+			       "nothing", e->name);
 			return -EINVAL;
 		}
 		if (!m->timer && i == trig) {
@@ -486,7 +485,8 @@ static int module_open(struct record_session *s)
 	if (m->timer) {
 		host_note_append(&s->hdr, "module timer mode: windows are time-based "
 				 "(event 0 = window length in ns)");
-		pm_info("pmiprof.ko: system-wide timer sampling every %llu ns (time-based windows)%s",
+		pm_info("pmiprof.ko: system-wide timer sampling every %llu ns "
+			"(time-based windows)%s",
 			(unsigned long long)m->cfg.timer_ns,
 			(m->info.flags & PMIPROF_INFO_F_EMULATED) ? ", EMULATED PMU" : "");
 	} else {
@@ -496,7 +496,8 @@ static int module_open(struct record_session *s)
 				" on an EMULATED PMU (counts are synthetic)" : "");
 	}
 	if (m->info.flags & PMIPROF_INFO_F_EMULATED)
-		host_note_append(&s->hdr, "EMULATED PMU (pmiprof.ko pmu=emul): counts are synthetic");
+		host_note_append(&s->hdr,
+				 "EMULATED PMU (pmiprof.ko pmu=emul): counts are synthetic");
 	if (!o->system_wide)
 		host_note_append(&s->hdr, "module backend records system-wide; "
 				 "report --pid selects the workload");
@@ -553,8 +554,9 @@ static int module_drain_ring(struct record_session *s, struct module_state *m,
 
 	while ((ret = module_ring_next(r, head, &rec)) != 0) {
 		if (ret < 0) {
-			pm_warn("pmiprof.ko ring of CPU %u: inconsistent head/tail, %llu records "
-				"skipped", r->cpu, (unsigned long long)r->skipped);
+			pm_warn("pmiprof.ko ring of CPU %u: inconsistent head/tail, %llu "
+				"records skipped (counted as lost)", r->cpu,
+				(unsigned long long)r->skipped);
 			break;
 		}
 		rec.time_ns += (uint64_t)m->clock_offset;
@@ -574,12 +576,11 @@ static int module_drain_ring(struct record_session *s, struct module_state *m,
 		s->stats.samples++;
 		n++;
 	}
-	if (r->skipped > m->proto_skipped) {
+	if (r->skipped) {
 		struct trace_lost l = { .time = last, .cpu = r->cpu,
-					.reason = PMIPROF_LOST_UNREADABLE,
-					.count = r->skipped - m->proto_skipped };
+					.reason = PMIPROF_LOST_UNREADABLE, .count = r->skipped };
 
-		m->proto_skipped = r->skipped;
+		r->skipped = 0;		/* reported */
 		s->stats.lost += l.count;
 		ret = trace_write_lost(w, &l);
 		if (ret)
@@ -622,7 +623,8 @@ static int module_final_stats(struct record_session *s, struct module_state *m,
 	req.nr_cpus = m->info.nr_cpus;
 	req.buf = (uint64_t)(uintptr_t)m->stats;
 	if (ioctl(m->fd, PMIPROF_IOC_GET_STATS, &req) < 0) {
-		pm_warn("pmiprof.ko GET_STATS failed: %s (throttle counts unknown)", strerror(errno));
+		pm_warn("pmiprof.ko GET_STATS failed: %s (throttle counts unknown)",
+			strerror(errno));
 		free(m->stats);
 		m->stats = NULL;
 		return 0;

@@ -22,7 +22,7 @@ struct module_ring {
 	uint32_t cpu;
 	uint64_t tail;				/* our consumer position (bytes) */
 	uint64_t lost_seen;			/* hdr->lost already reported */
-	uint64_t skipped;			/* records skipped on protocol errors */
+	uint64_t skipped;			/* skipped on protocol errors, unreported */
 };
 
 /* map = start of the CPU's mapping (header page + data). */

@@ -272,7 +272,8 @@ static int sb_write_one(struct sideband *sb, const struct perf_event_header *h,
 		t.tid = v[2];
 		t.ptid = v[3];
 		memcpy(&t.time, body + sizeof(v), 8);
-		ret = h->type == PERF_RECORD_FORK ? trace_write_fork(w, &t) : trace_write_exit(w, &t);
+		ret = h->type == PERF_RECORD_FORK ? trace_write_fork(w, &t) :
+						    trace_write_exit(w, &t);
 		break;
 	}
 	case PERF_RECORD_LOST: {

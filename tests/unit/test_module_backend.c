@@ -292,7 +292,8 @@ static void abi_major_mismatch_is_refused_with_the_fix(void **state)
 {
 	struct pmiprof_info info = {
 		.abi_major = PMIPROF_ABI_MAJOR, .abi_minor = PMIPROF_ABI_MINOR + 3,
-		.nr_cpus = 2, .ring_bytes = 1u << 20, .record_size = sizeof(struct pmiprof_sample_rec),
+		.nr_cpus = 2, .ring_bytes = 1u << 20,
+		.record_size = sizeof(struct pmiprof_sample_rec),
 	};
 	char why[512];
 

@@ -26,6 +26,7 @@ int main(void)
 		close(fd);
 		return 1;
 	}
-	printf("open: %s\n", errno == EACCES ? "EACCES" : errno == EPERM ? "EPERM" : strerror(errno));
+	printf("open: %s\n",
+	       errno == EACCES ? "EACCES" : errno == EPERM ? "EPERM" : strerror(errno));
 	return errno == EACCES || errno == EPERM ? 0 : 1;
 }
