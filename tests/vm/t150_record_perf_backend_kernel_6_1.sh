@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The perf backend on a kernel older than 6.12 (Debian's 6.1 in the guest),
+# which rejects PERF_SAMPLE_READ together with inherit: record detects it by
+# itself, says so in one notice, records per-CPU groups filtered to the
+# workload (header flag NO_INHERIT_READ + note), follows its threads, keeps
+# no other process's samples, and the profile of shares is still 50/30/20.
+. "$(dirname "$0")/lib.sh"
+vm_require
+vm_run --timeout 400 -- sh -c '
+	uname -r > /export/uname.txt
+	pmiprof record -o /export/t.data -- threads2 0.5 2>/export/record.err; echo "record=$?"
+	pmiprof record -q -o /export/s.data -- shares 2 2>/export/record2.err; echo "record2=$?"
+	pmiprof dump -i /export/t.data >/export/dump.txt 2>&1
+	pmiprof report -i /export/s.data --format csv >/export/s.csv 2>/export/report.err'
+[ $VM_RC -eq 0 ] && ok "guest run completed" || not_ok "guest run completed" "status $VM_RC" "$(tail -n 20 "$VM_STDERR")"
+kv=$(awk -F. '{ print $1 * 1000 + $2 }' "$VM_OUT/uname.txt" 2>/dev/null)
+[ "${kv:-0}" -ge 6012 ] && skip_all "guest kernel $(cat "$VM_OUT/uname.txt") has inherit + PERF_SAMPLE_READ"
+[ "$(sed -n 's/^record=//p' "$VM_STDOUT")" = 0 ] && ok "record exits 0 on kernel $(cat "$VM_OUT/uname.txt")" ||
+	not_ok "record exits 0" "$(cat "$VM_OUT/record.err" 2>/dev/null)"
+grep -q 'notice: kernel 6\.1 rejects PERF_SAMPLE_READ with inherit (needs 6.12)' "$VM_OUT/record.err" &&
+	ok "one notice names the kernel limitation" || not_ok "notice names the kernel limitation" "$(cat "$VM_OUT/record.err")"
+d=$VM_OUT/dump.txt
+grep -E '^flags:' "$d" | grep -q no-inherit-read && ok "header flag NO_INHERIT_READ" || not_ok "header flag NO_INHERIT_READ" "$(grep -E '^flags:' "$d")"
+grep -q '^note:.*rejects PERF_SAMPLE_READ with inherit' "$d" && ok "header note explains" || not_ok "header note explains"
+pid=$(awk '$2=="comm" && /threads2/ { for (i = 3; i <= NF; i++) if ($i ~ /^pid=/) { print $i; exit } }' "$d")
+n=$(grep ' sample ' "$d" | grep -c " $pid ")
+o=$(grep ' sample ' "$d" | grep -vc " $pid ")
+ntid=$(grep ' sample ' "$d" | grep -o 'tid=[0-9]*' | sort -u | wc -l)
+[ "$n" -gt 50 ] && [ "$o" -eq 0 ] && ok "only the workload sampled ($n samples)" || not_ok "only the workload sampled" "$n ours, $o others"
+[ "$ntid" -ge 2 ] && ok "its threads followed ($ntid)" || not_ok "its threads followed" "$ntid"
+if [ "$(sed -n 's/^record2=//p' "$VM_STDOUT")" = 0 ]; then
+	for f in work_a:50 work_b:30 work_c:20; do
+		fn=${f%:*} want=${f#*:}
+		got=$(awk -F, -v f="$fn" '$3 == f { s += $2 } END { print s + 0 }' "$VM_OUT/s.csv")
+		tot=$(awk -F, '$3 ~ /^work_[abc]$/ { s += $2 } END { print s + 0 }' "$VM_OUT/s.csv")
+		perl -e 'exit($ARGV[1] > 0 && abs(100 * $ARGV[0] / $ARGV[1] - $ARGV[2]) <= 5 ? 0 : 1)' "$got" "$tot" "$want" &&
+			ok "$fn share of work_* ~ $want% (+-5, TCG)" || not_ok "$fn share ~ $want%" "$got of $tot"
+	done
+else
+	not_ok "record shares" "$(cat "$VM_OUT/record2.err")"
+fi
+done_testing
