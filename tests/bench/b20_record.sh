@@ -12,6 +12,7 @@
 # Case 2: threads2 -n N, two busy threads: perf < 6.12 tools cannot combine
 #   group reads (:S) with inherit, so perf samples cpu-clock alone there
 #   (fewer values per sample than pmiprof: the comparison favours perf).
+# Case 3: the same two threads, both tools sampling cpu-clock alone.
 #
 #   ROUNDS=5 SHARES_ROUNDS=1200 THREAD_UNITS=100000 tests/bench/b20_record.sh
 set -u
@@ -32,9 +33,9 @@ median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)
 # the workload's own "in X s" line, in ms
 self_ms() { sed -n 's/.* in \([0-9.]*\) s$/\1/p' "$1" | awk '{ printf "%d\n", $1 * 1000 }'; }
 
-run_case() {	# name, perf event spec, workload command...
-	local name=$1 pev=$2 d=$tmp/$1 r t0 t1
-	shift 2
+run_case() {	# name, perf event spec, pmiprof events, workload command...
+	local name=$1 pev=$2 mev=$3 d=$tmp/$1 r t0 t1
+	shift 3
 	mkdir -p "$d"
 	for r in $(seq 1 "$ROUNDS"); do
 		t0=$(now); "$@" >"$d/out"; t1=$(now)
@@ -54,7 +55,7 @@ run_case() {	# name, perf event spec, workload command...
 
 		t0=$(now)
 		perf stat --no-inherit -e task-clock -x, -o "$d/pm.cpu" -- \
-			"$P" record -e $EV -F $RATE -o "$d/pm.data" -- "$@" >"$d/out" 2>"$d/pm.err"
+			"$P" record -e "$mev" -F $RATE -o "$d/pm.data" -- "$@" >"$d/out" 2>"$d/pm.err"
 		t1=$(now)
 		self_ms "$d/out" >>"$d/pm"; echo $(((t1 - t0) / 1000000)) >>"$d/pm.cmd"
 		awk -F, '/task-clock/ { printf "%d\n", $1 }' "$d/pm.cpu" >>"$d/pm.own"
@@ -66,7 +67,8 @@ run_case() {	# name, perf event spec, workload command...
 	local p a b
 	p=$(median <"$d/plain"); a=$(median <"$d/perf"); b=$(median <"$d/pm")
 	echo
-	echo "case $name: $* ($ROUNDS rounds, medians); perf events: $pev"
+	echo "case $name: $* ($ROUNDS rounds, medians)"
+	echo "  perf -e '$pev', pmiprof -e '$mev', both -F $RATE"
 	printf '%-16s %9s %9s %9s %9s %9s %6s %10s %9s\n' tool wall_ms slowdown cmd_ms own_cpu_ms samples lost bytes B/sample
 	printf '%-16s %9d %9s %9d %9s %9s %6s %10s %9s\n' plain "$p" - "$(median <"$d/plain.cmd")" - - - - -
 	for t in perf pm; do
@@ -84,5 +86,6 @@ run_case() {	# name, perf event spec, workload command...
 }
 
 echo "trigger: cpu-clock at $RATE Hz; task-clock, page-faults, context-switches read per sample"
-run_case single "{$EV}:S" "$WL/shares" -n "${SHARES_ROUNDS:-1200}"
-run_case threads cpu-clock "$WL/threads2" -n "${THREAD_UNITS:-100000}"
+run_case single "{$EV}:S" "$EV" "$WL/shares" -n "${SHARES_ROUNDS:-1200}"
+run_case threads cpu-clock "$EV" "$WL/threads2" -n "${THREAD_UNITS:-100000}"
+run_case threads-1ev cpu-clock cpu-clock "$WL/threads2" -n "${THREAD_UNITS:-100000}"
