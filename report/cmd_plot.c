@@ -558,7 +558,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 			"graph 0.08 front tc rgb \"red\"\n", s->lost_total);
 	fprintf(f, "set label 1 ");
 	gp_str(f, kind);
-	fprintf(f, " at graph 0.99, graph 0.92 right front tc rgb \"%s\"\n",
+	fprintf(f, " at graph 1, graph 1.06 right front tc rgb \"%s\"\n",
 		(h->flags & (PMIPROF_TRACE_F_TIME_BASED | PMIPROF_TRACE_F_EMULATED)) ?
 		"dark-orange" : "gray40");
 	for (i = 0; i < nm; i++) {

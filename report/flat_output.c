@@ -54,6 +54,7 @@ static void print_table(FILE *f, const struct profile *p, const uint32_t *order,
 	const struct trace_header *h = p->s->h;
 	const struct metric_set *ms = o->metrics;
 	int ev_w[PMIPROF_MAX_EVENTS], m_w[MAX_METRICS * 2], name_w, extra_w = 0, used, i;
+	int hidden = 0;
 	char nb[64], lb[1024], fb[1024];
 	uint32_t k, e;
 
@@ -70,13 +71,31 @@ static void print_table(FILE *f, const struct profile *p, const uint32_t *order,
 		m_w[k] = l < 6 ? 6 : l > 12 ? 12 : l;
 		used += m_w[k] + 1;
 	}
-	/* Too wide for the budget: squeeze the number columns first. */
+	/* Too wide for the budget: squeeze the number columns first... */
 	if (used + 36 > o->width) {
 		used = 8 + 7 + 6;
 		for (e = 0; e < p->nr_events; e++)
 			used += (ev_w[e] = 8) + 1;
 		for (k = 0; k < ms->n; k++)
-			used += (m_w[k] = 7) + 1;
+			used += (m_w[k] = 8) + 1;
+	}
+	/* ...then hide raw event sums, last first (the header says which). */
+	for (e = p->nr_events; e-- > 0 && used + 30 > o->width;) {
+		used -= ev_w[e] + 1;
+		ev_w[e] = 0;
+		hidden++;
+	}
+	if (hidden) {
+		int col = fprintf(f, "# hidden to fit %d columns (--width N shows them):", o->width);
+
+		for (e = 0; e < p->nr_events; e++) {
+			if (ev_w[e])
+				continue;
+			if (col + 1 + (int)strlen(h->events[e].name) > o->width)
+				col = fprintf(f, "\n#  ");
+			col += fprintf(f, " %s", h->events[e].name);
+		}
+		fputc('\n', f);
 	}
 	if (extra_name(p)) {
 		for (k = 0; k < n && k < 200; k++) {
@@ -94,8 +113,9 @@ static void print_table(FILE *f, const struct profile *p, const uint32_t *order,
 
 	fprintf(f, "%8s %6s %5s", "samples", "%", "+-95%");
 	for (e = 0; e < p->nr_events; e++)
-		fprintf(f, " %*s", ev_w[e], fit(fb, sizeof(fb), column_name(h->events[e].name,
-			lb, sizeof(lb)), ev_w[e]));
+		if (ev_w[e])
+			fprintf(f, " %*s", ev_w[e], fit(fb, sizeof(fb),
+				column_name(h->events[e].name, lb, sizeof(lb)), ev_w[e]));
 	for (k = 0; k < ms->n; k++)
 		fprintf(f, " %*s", m_w[k], fit(fb, sizeof(fb), column_name(ms->m[k].name, lb,
 			sizeof(lb)), m_w[k]));
@@ -112,7 +132,9 @@ static void print_table(FILE *f, const struct profile *p, const uint32_t *order,
 		fprintf(f, "%8s %6.2f %5.2f", fmt_count(nb, sizeof(nb), r->samples, 8),
 			100.0 * (double)r->samples / (double)p->s->kept, (hi - lo) / 2);
 		for (e = 0; e < p->nr_events; e++)
-			fprintf(f, " %*s", ev_w[e], fmt_count(nb, sizeof(nb), r->counts[e], ev_w[e]));
+			if (ev_w[e])
+				fprintf(f, " %*s", ev_w[e],
+					fmt_count(nb, sizeof(nb), r->counts[e], ev_w[e]));
 		for (i = 0; i < (int)ms->n; i++) {
 			if (metric_value(&ms->m[i], r->counts, &v))
 				fprintf(f, " %*.*f", m_w[i], v < 100 ? 2 : 0, v);

@@ -520,7 +520,7 @@ static void table_header_states_rule_flags_and_losses(void **state)
 {
 	char path[64];
 	char *argv[] = { "report", "-i", path, "--limit", "2", NULL };
-	char *out;
+	char *out, *line, *next;
 	int rc;
 
 	(void)state;
@@ -539,6 +539,14 @@ static void table_header_states_rule_flags_and_losses(void **state)
 	assert_non_null(strstr(out, "rep_work_a"));
 	assert_null(strstr(out, "rep_work_c"));	/* --limit 2 */
 	assert_non_null(strstr(out, "2 more rows not shown"));
+	/* 5 events + 4 metrics: squeezed, event sums hidden, said so, <= 100 columns. */
+	assert_non_null(strstr(out, "# hidden to fit 100 columns"));
+	for (line = out; *line; line = next) {
+		next = strchrnul(line, '\n');
+		assert_true(next - line <= 100);
+		if (*next)
+			next++;
+	}
 	free(out);
 	unlink(path);
 }
