@@ -30,7 +30,9 @@ struct worker {
 	const struct session *s;
 	uint8_t *image;			/* header + this range's chunks */
 	size_t image_len;
-	bool image_owned;
+	bool image_owned;		/* image lies in its own mapping */
+	void *map_base;
+	size_t map_len;
 	pthread_t thread;
 	int err;
 	/* aggregates: open addressing over indexes into aggs */
@@ -311,6 +313,29 @@ bad:
 	return -EAGAIN;
 }
 
+/*
+ * A worker's image without copying the chunks: a private, writable mapping
+ * of the file from the page before the range, with the header written just
+ * in front of the first chunk (copy-on-write touches one or two pages).
+ */
+static int map_range(struct worker *w, int fd, const uint8_t *map, size_t hdr_end, size_t start,
+		     size_t end)
+{
+	size_t from = (start - hdr_end) & ~((size_t)sysconf(_SC_PAGESIZE) - 1);
+	uint8_t *m;
+
+	m = mmap(NULL, end - from, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, (off_t)from);
+	if (m == MAP_FAILED)
+		return -EAGAIN;
+	w->map_base = m;
+	w->map_len = end - from;
+	w->image_owned = true;
+	w->image = m + (start - hdr_end - from);
+	w->image_len = hdr_end + (end - start);
+	memcpy(w->image, map, hdr_end);
+	return 0;
+}
+
 static void free_worker(struct worker *w)
 {
 	uint32_t i;
@@ -326,7 +351,7 @@ static void free_worker(struct worker *w)
 	free(w->slots);
 	free(w->lost);
 	if (w->image_owned)
-		free(w->image);
+		munmap(w->map_base, w->map_len);
 }
 
 static int agg_epoch_cmp(const void *x, const void *y)
@@ -430,13 +455,15 @@ int parallel_profile(struct session *s, struct profile *p)
 	}
 	size = (size_t)st.st_size;
 	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
+	if (map == MAP_FAILED) {
+		close(fd);
 		return -EAGAIN;
+	}
 	if (scan_chunks(map, size, &hdr_end, &offs, &nchunks) ||
 	    nchunks < 2 * MIN_CHUNKS_PER_WORKER) {
 		free(offs);
 		munmap(map, size);
+		close(fd);
 		return -EAGAIN;
 	}
 	nw = (uint32_t)(ncpu < MAX_WORKERS ? ncpu : MAX_WORKERS);
@@ -458,23 +485,16 @@ int parallel_profile(struct session *s, struct profile *p)
 			ws[i].image = map;
 			ws[i].image_len = end;
 		} else {
-			ws[i].image_len = hdr_end + (end - start);
-			ws[i].image = malloc(ws[i].image_len);
-			ws[i].image_owned = true;
-			if (!ws[i].image) {
-				rc = -ENOMEM;
+			rc = map_range(&ws[i], fd, map, hdr_end, start, end);
+			if (rc) {
 				nw = i;
 				break;
 			}
-			memcpy(ws[i].image, map, hdr_end);
-			memcpy(ws[i].image + hdr_end, map + start, end - start);
-			/* The copy is what the worker reads: drop the file pages. */
-			madvise(map + (start & ~(size_t)4095), end - (start & ~(size_t)4095),
-				MADV_DONTNEED);
 		}
 		k = k2;
 	}
 	free(offs);
+	close(fd);
 	for (i = 0; i < nw && !rc; i++)
 		if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i])) {
 			rc = -EAGAIN;
