@@ -64,8 +64,8 @@ bool parallel_eligible(const struct session *s, const struct profile *p)
 	/* Window indexes need every earlier sample counted in order. */
 	if (f->have_window || p->nr_hist)
 		return false;
-	/* --time needs t = 0 before the first sample is seen. */
-	if (f->have_time && !s->have_base)
+	/* Times count from the header's start; without one, from the first sample read. */
+	if (!s->have_base)
 		return false;
 	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }
