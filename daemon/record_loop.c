@@ -40,6 +40,7 @@ struct loop {
 	int sfd;			/* signalfd */
 	int pidfds[RECORD_MAX_PIDS];	/* -p targets still alive */
 	unsigned int nr_pidfds;
+	bool pidfd_ok;			/* pidfd_open() works on this kernel */
 	bool hup[256];			/* backend fds that reported POLLHUP */
 	bool stop;
 	bool interrupted;
@@ -153,11 +154,10 @@ static void handle_signals(struct loop *l)
 
 static void check_pidfds(struct loop *l, const struct pollfd *pfd, int n)
 {
+	unsigned int k;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		unsigned int k;
-
 		if (!pfd[i].revents)
 			continue;
 		for (k = 0; k < l->nr_pidfds; k++)
@@ -167,7 +167,15 @@ static void check_pidfds(struct loop *l, const struct pollfd *pfd, int n)
 				break;
 			}
 	}
-	if (!l->nr_pidfds && l->o->nr_pids && !l->o->system_wide && l->wl.pid <= 0) {
+	if (!l->pidfd_ok) {
+		/* Kernel < 5.3 has no pidfd_open(): look the targets up every tick. */
+		for (k = 0; k < l->o->nr_pids; k++)
+			if (kill(l->o->pids[k], 0) == 0 || errno != ESRCH)
+				return;
+	} else if (l->nr_pidfds) {
+		return;
+	}
+	if (l->o->nr_pids && l->wl.pid <= 0) {
 		pm_info("all target processes exited");
 		l->stop = true;
 	}
@@ -314,6 +322,7 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 
 		if (fd >= 0)
 			l.pidfds[l.nr_pidfds++] = fd;
+		l.pidfd_ok = fd >= 0 || fd != -ENOSYS;
 	}
 
 	ret = l.b->open(&l.s);
