@@ -56,7 +56,10 @@ int pm_events_parse(const char *spec, struct pm_event_list *out, char *err, size
 int pm_event_parse_one(const char *spec, struct pm_event *ev, bool *trigger,
 		       char *err, size_t err_len);
 
-/* Up to max closest known names to name (generic + libpfm4), best first. */
+/*
+ * Up to max (at most 3) closest known names to name (generic + libpfm4), best
+ * first.  The strings stay valid until the next call (static storage).
+ */
 unsigned int pm_events_suggest(const char *name, const char **out, unsigned int max);
 
 /* PMIPROF_EVENT_F_* flags of ev for the trace header (trigger set by caller). */
