@@ -376,7 +376,12 @@ static int write_series(const char *path, const struct plot_data *d, const uint3
 	fputc('\n', f);
 	*per_point = 1;
 	if (d->n <= PLOT_MAX_POINTS) {
+		/* A blank line breaks gnuplot's lines: across stretches with no windows. */
+		double gap = d->n > 1 ? 20 * (d->t[d->n - 1] - d->t[0]) / (double)(d->n - 1) : 0;
+
 		for (w = 0; w < d->n; w++) {
+			if (w && gap > 0 && d->t[w] - d->t[w - 1] > gap)
+				fputc('\n', f);
 			fprintf(f, "%.9f", d->t[w]);
 			for (i = 0; i < nm; i++) {
 				float v = p->win_values[w * nm + i];
@@ -434,8 +439,11 @@ static int write_series(const char *path, const struct plot_data *d, const uint3
 		for (b = 0; b < PLOT_BUCKETS; b++) {
 			const struct bucket *x = &bk[b];
 
-			if (!x->nw)
+			if (!x->nw) {
+				if (b && bk[b - 1].nw)
+					fputc('\n', f);	/* no windows here: break the lines */
 				continue;
+			}
 			fprintf(f, "%.9f", t0 + ((double)b + 0.5) * dt);
 			for (i = 0; i < nm; i++) {
 				if (x->cnt[i])
