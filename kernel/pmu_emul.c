@@ -13,6 +13,11 @@
  *   emul_vendor=intel|amd   which MSR file to model (default intel: arch
  *                           perfmon v4, 4 GP + 3 fixed, full-width writes;
  *                           amd: Zen 4 with PerfMonV2, 6 counters)
+ *   emul_version=N          Intel arch perfmon version 2-4, or AMD 1 (core
+ *                           counters, sign-bit overflow) / 2 (PerfMonV2);
+ *                           0 = the default above
+ *   emul_full_width=0|1     Intel: PERF_CAPABILITIES[13] (default 1); with 0,
+ *                           periods are limited to 2^31-1 (legacy writes)
  *   emul_mips=N             emulated instructions per microsecond (default 1000)
  *   emul_tick_us=N          model tick, i.e. the PMI granularity (default 50)
  */
@@ -34,6 +39,14 @@
 static char *emul_vendor = "intel";
 module_param(emul_vendor, charp, 0444);
 MODULE_PARM_DESC(emul_vendor, "pmu=emul: MSR file to model, intel or amd (default intel)");
+
+static unsigned int emul_version;
+module_param(emul_version, uint, 0444);
+MODULE_PARM_DESC(emul_version, "pmu=emul: Intel perfmon version 2-4, AMD 1 or 2 (0: default)");
+
+static bool emul_full_width = true;
+module_param(emul_full_width, bool, 0444);
+MODULE_PARM_DESC(emul_full_width, "pmu=emul: Intel full-width counter writes (default 1)");
 
 static unsigned int emul_mips = 1000;
 module_param(emul_mips, uint, 0444);
@@ -187,6 +200,16 @@ int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 	emul_inner = pmu_driver_for_vendor(vendor);
 	if (!emul_inner)
 		return -EINVAL;
+	pmu_model_spec_default(&spec, vendor);
+	if (emul_version) {
+		if (vendor == PMIPROF_VENDOR_INTEL ? emul_version < 2 || emul_version > 4 :
+		    emul_version > 2)
+			return -EINVAL;
+		spec.version = emul_version;
+	}
+	if (vendor == PMIPROF_VENDOR_INTEL)
+		spec.full_width = emul_full_width;
+
 	emul_models = alloc_percpu(struct pmu_model);
 	emul_cpus = alloc_percpu(struct emul_cpu);
 	if (!emul_models || !emul_cpus) {
@@ -196,7 +219,6 @@ int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 		emul_cpus = NULL;
 		return -ENOMEM;
 	}
-	pmu_model_spec_default(&spec, vendor);
 	pmu_model_init(&emul_probe_model, &spec);
 	for_each_possible_cpu(cpu) {
 		struct emul_cpu *ec = per_cpu_ptr(emul_cpus, cpu);
