@@ -502,8 +502,14 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
 		return symbolizer_unknown(sy, dso);
 	fn = dwfl_module_addrinfo(d->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
-	if (!fn)
+	if (!fn) {
+		if (!d->info.note) {
+			snprintf(d->note, sizeof(d->note), "addresses outside every symbol it has "
+				 "(stripped? install its debug info)");
+			d->info.note = d->note;
+		}
 		return symbolizer_unknown(sy, dso);
+	}
 	if (sy->opts.srcline)
 		src = srcline_of(d->mod, vaddr, line, sizeof(line));
 	if (sy->opts.inline_frames)
