@@ -337,15 +337,37 @@ out:
 	return ok;
 }
 
-static void dso_load(struct dso *d)
+/* /usr/lib/debug/.build-id/xx/rest.debug of the recorded build-id, or "". */
+static const char *debug_file_of(const struct dso *d, char *buf, size_t size)
+{
+	char hex[48];
+
+	buf[0] = 0;
+	if (d->build_id_len < 2)
+		return buf;
+	hex_build_id(hex, d->build_id, d->build_id_len);
+	snprintf(buf, size, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	return buf;
+}
+
+static bool build_id_differs(const struct dso *d)
 {
 	const unsigned char *bits;
-	GElf_Addr vaddr, bias;
-	char alt[96];
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(d->mod, &bits, &vaddr);
+
+	return d->build_id_len && len > 0 &&
+	       ((uint32_t)len != d->build_id_len || memcmp(bits, d->build_id, (size_t)len));
+}
+
+static void dso_load(struct dso *d)
+{
+	char dbg[160];
+	GElf_Addr bias;
 	Elf *elf;
-	int len;
 
 	d->state = DSO_MISSING;
+	debug_file_of(d, dbg, sizeof(dbg));
 	if (!strcmp(d->path, "[vdso]")) {
 		if (!report_own_vdso(d)) {
 			dso_missing(d, "cannot copy this process's vDSO (%s)", "no AT_SYSINFO_EHDR");
@@ -353,36 +375,35 @@ static void dso_load(struct dso *d)
 		}
 	} else if (!report_file(d, d->path)) {
 		/* The binary is gone: its separate debug file has the symbols. */
-		if (d->build_id_len < 2) {
+		if (!dbg[0]) {
 			dso_missing(d, "cannot read %s (and no build-id to find debug info)",
 				    d->path);
 			return;
 		}
-		hex_build_id(alt, d->build_id, d->build_id_len);
-		memmove(alt + 3, alt + 2, strlen(alt + 2) + 1);
-		alt[2] = '/';
-		{
-			char dbg[160];
+		if (!report_file(d, dbg)) {
+			dso_missing(d, "cannot read %s, nor its debug info by build-id", d->path);
+			return;
+		}
+	}
+	if (build_id_differs(d)) {
+		/* Rebuilt since recording: the recorded build's debug file is right, if any. */
+		Dwfl *old = d->dwfl;
+		Dwfl_Module *old_mod = d->mod;
 
-			snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%s.debug", alt);
-			if (!report_file(d, dbg)) {
-				dso_missing(d, "cannot read %s, nor its debug info by build-id",
-					    d->path);
-				return;
-			}
+		if (dbg[0] && report_file(d, dbg)) {
+			dwfl_end(old);
+		} else {
+			d->dwfl = old;
+			d->mod = old_mod;
+			pm_warn("%s: build-id differs from the recorded one: the file changed since "
+				"recording, its symbols may be wrong", d->path);
+			d->info.build_id_mismatch = true;
 		}
 	}
 	elf = dwfl_module_getelf(d->mod, &bias);
 	if (!elf || load_segments(d, elf)) {
 		dso_missing(d, "%s is not an ELF file with loadable segments", d->path);
 		return;
-	}
-	len = dwfl_module_build_id(d->mod, &bits, &vaddr);
-	if (d->build_id_len && len > 0 &&
-	    ((uint32_t)len != d->build_id_len || memcmp(bits, d->build_id, (size_t)len))) {
-		pm_warn("%s: build-id differs from the recorded one: the file changed since "
-			"recording, its symbols may be wrong", d->path);
-		d->info.build_id_mismatch = true;
 	}
 	d->state = DSO_LOADED;
 }
