@@ -136,7 +136,7 @@ static void print_counts(struct stat_ctr *ctr, unsigned int n, double secs, cons
 			if (sep)
 				fprintf(stderr, "<not supported>%s%s%s\n", sep, c->ev.name, sep);
 			else
-				fprintf(stderr, "  %18s  %-28s (%s)\n",
+				fprintf(stderr, "  %18s      %-28s (%s)\n",
 					c->err == -EACCES || c->err == -EPERM ? "<not permitted>" :
 					"<not supported>", c->ev.name, strerror(-c->err));
 			continue;
@@ -164,9 +164,9 @@ static void print_counts(struct stat_ctr *ctr, unsigned int n, double secs, cons
 			 c->ev.config == PERF_COUNT_HW_BRANCH_MISSES && branches > 0)
 			snprintf(extra, sizeof(extra), "# %.2f%% of branches", 100 * v / branches);
 		if (c->ev.time_based)
-			fprintf(stderr, "  %18.2f  %-28s %s", v / 1e6, c->ev.name, "msec ");
+			fprintf(stderr, "  %18.2f msec %-28s ", v / 1e6, c->ev.name);
 		else
-			fprintf(stderr, "  %18.0f  %-28s ", v, c->ev.name);
+			fprintf(stderr, "  %18.0f      %-28s ", v, c->ev.name);
 		fprintf(stderr, "%s%s", extra, pct < 99.99 && en ? "" : "\n");
 		if (pct < 99.99 && en)
 			fprintf(stderr, " (%.1f%% counted, scaled)\n", pct);
