@@ -110,6 +110,39 @@ static void test_many_instances_sum_to_totals(void **state)
 	free(sum);
 }
 
+/* Random updates and forgets against a plain array: same first/delta answers. */
+static void test_forget_random_against_reference(void **state)
+{
+	enum { NK = 300, NOPS = 100000 };
+	struct window_deltas d;
+	uint64_t prev[NK];
+	int known[NK] = { 0 };
+	unsigned int seed = 777;
+	long i;
+
+	(void)state;
+	memset(prev, 0, sizeof(prev));
+	assert_int_equal(window_deltas_init(&d, 1), 0);
+	for (i = 0; i < NOPS; i++) {
+		unsigned int k = (unsigned int)(rand_r(&seed) % NK);
+		uint64_t key = window_key_task(k, k & 1), tot, out;
+
+		if (rand_r(&seed) % 4 == 0) {
+			window_deltas_forget(&d, key);
+			known[k] = 0;
+			continue;
+		}
+		tot = prev[k] + 1 + (uint64_t)(rand_r(&seed) % 100);
+		if (!known[k])
+			tot = 1 + (uint64_t)(rand_r(&seed) % 100);
+		assert_int_equal(window_deltas_update(&d, key, &tot, &out), !known[k]);
+		assert_int_equal(out, known[k] ? tot - prev[k] : tot);
+		prev[k] = tot;
+		known[k] = 1;
+	}
+	window_deltas_free(&d);
+}
+
 static void opts_with(struct record_opts *o, const char *events, uint64_t period, uint64_t freq)
 {
 	char err[256];
@@ -170,6 +203,7 @@ int main(void)
 		cmocka_unit_test(test_backwards_is_new_instance),
 		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_many_instances_sum_to_totals),
+		cmocka_unit_test(test_forget_random_against_reference),
 		cmocka_unit_test(test_rate_ranges),
 		cmocka_unit_test(test_pid_lists),
 	};
