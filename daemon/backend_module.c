@@ -736,8 +736,11 @@ static int module_disable(struct record_session *s)
 /* One summary line of the module's own counters (handler time is the guest's). */
 static void module_print_stats(const struct module_state *m)
 {
-	uint64_t pmis = 0, spurious = 0, ns = 0, stuck = 0;
-	unsigned int cpu;
+	uint64_t pmis = 0, spurious = 0, ns = 0, stuck = 0, hist[PMIPROF_HIST_BUCKETS] = { 0 };
+	bool emul = m->info.flags & PMIPROF_INFO_F_EMULATED;
+	char line[1024];
+	size_t off = 0;
+	unsigned int cpu, b;
 
 	if (!m->stats)
 		return;
@@ -746,12 +749,29 @@ static void module_print_stats(const struct module_state *m)
 		spurious += m->stats[cpu].spurious;
 		stuck += m->stats[cpu].stuck;
 		ns += m->stats[cpu].handler_ns_total;
+		for (b = 0; b < PMIPROF_HIST_BUCKETS; b++)
+			hist[b] += m->stats[cpu].handler_ns_hist[b];
 	}
 	pm_info("pmiprof.ko: %llu %s handled, %llu spurious NMIs, %llu stuck loops, "
 		"handler mean %llu ns%s", (unsigned long long)pmis,
 		m->timer ? "timer ticks" : "PMIs", (unsigned long long)spurious,
 		(unsigned long long)stuck, (unsigned long long)(pmis ? ns / pmis : 0),
-		(m->info.flags & PMIPROF_INFO_F_EMULATED) ? " (emulated PMU)" : "");
+		emul ? " (emulated PMU)" : "");
+	/* Bucket b holds handler times below 128 << b ns; the last one the rest. */
+	line[0] = '\0';
+	for (b = 0; b < PMIPROF_HIST_BUCKETS && off < sizeof(line); b++) {
+		if (!hist[b])
+			continue;
+		if (b == PMIPROF_HIST_BUCKETS - 1)
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " >=%lluns:%llu",
+						64ull << b, (unsigned long long)hist[b]);
+		else
+			off += (size_t)snprintf(line + off, sizeof(line) - off, " <%lluns:%llu",
+						128ull << b, (unsigned long long)hist[b]);
+	}
+	if (line[0])
+		pm_info("pmiprof.ko: handler time histogram%s:%s",
+			emul ? " (EMULATION, in a VM: not a bare-metal figure)" : "", line);
 }
 
 static void module_close(struct record_session *s)
