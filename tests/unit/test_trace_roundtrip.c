@@ -2,7 +2,8 @@
 /*
  * Trace writer -> reader round trips: a million realistic samples come back
  * bit-exact, every record type and every header field survive at every
- * compression level and chunk size (including extreme values), bad writer
+ * compression level and chunk size (including extreme values), so do random
+ * sequences of random records with random writer options, bad writer
  * input is refused without harming the file, and a write failure (file size
  * limit, closed pipe) is sticky and leaves the file valid up to its last
  * complete chunk.
@@ -463,6 +464,147 @@ static void writer_reports_a_closed_pipe(void **state)
 	assert_int_equal(trace_writer_close(w), -EPIPE);
 }
 
+/* ---- randomized round trip: any valid record sequence survives ---- */
+
+static uint64_t rng_state, rnd_prev;
+
+static void rnd_state_init(uint64_t seed)
+{
+	rng_state = seed * 0x2545f4914f6cdd1dull;
+	rnd_prev = 0;
+}
+
+static uint64_t rnd(void)
+{
+	uint64_t x = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* Values that stress the delta coding: edges, small steps, anything. */
+static uint64_t rnd_value(uint64_t prev)
+{
+	switch (rnd() % 6) {
+	case 0: return 0;
+	case 1: return UINT64_MAX - rnd() % 3;
+	case 2: return prev + rnd() % 5;
+	case 3: return prev - rnd() % 5;
+	case 4: return rnd() >> (rnd() % 64);
+	default: return rnd();
+	}
+}
+
+static void rnd_record(struct trace_record *r, uint32_t nr_events, char *str, uint64_t *ips)
+{
+	static const uint32_t types[] = {
+		PMIPROF_REC_SAMPLE, PMIPROF_REC_SAMPLE, PMIPROF_REC_SAMPLE, PMIPROF_REC_SAMPLE,
+		PMIPROF_REC_MMAP, PMIPROF_REC_COMM, PMIPROF_REC_FORK, PMIPROF_REC_EXIT,
+		PMIPROF_REC_LOST, PMIPROF_REC_MARK, PMIPROF_REC_CALLCHAIN, PMIPROF_REC_FINISH,
+	};
+	uint64_t prev;
+	size_t len = rnd() % 3 ? rnd() % 40 : rnd() % (PMIPROF_MAX_STRING + 1);
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		str[i] = (char)(1 + rnd() % 255);	/* any byte but NUL */
+	str[len] = '\0';
+	memset(r, 0, sizeof(*r));
+	r->type = types[rnd() % (sizeof(types) / sizeof(types[0]))];
+	prev = rnd_prev = rnd_value(rnd_prev);
+	switch (r->type) {
+	case PMIPROF_REC_SAMPLE:
+		r->sample.time = prev;
+		r->sample.ip = rnd_value(prev);
+		r->sample.cpu = (uint32_t)(rnd() % 3 ? rnd() % 4 : rnd());
+		r->sample.pid = (uint32_t)(rnd() % 3 ? 42 : rnd());
+		r->sample.tid = (uint32_t)(rnd() % 3 ? 43 : rnd());
+		r->sample.flags = (uint32_t)(rnd() % 3 ? 1 : rnd());
+		r->sample.nr = (uint32_t)(rnd() % 4 ? nr_events : rnd() % (nr_events + 1));
+		for (i = 0; i < r->sample.nr; i++)
+			r->sample.counts[i] = rnd_value(prev);
+		break;
+	case PMIPROF_REC_MMAP:
+		r->mmap = (struct trace_mmap){ rnd_value(prev), (uint32_t)rnd(), (uint32_t)rnd(),
+					       rnd(), rnd(), rnd(), (uint32_t)rnd(), (uint32_t)rnd(),
+					       (uint32_t)(rnd() % 21), { 0 }, str };
+		for (i = 0; i < 20; i++)
+			r->mmap.build_id[i] = i < r->mmap.build_id_len ? (uint8_t)rnd() : 0;
+		break;
+	case PMIPROF_REC_COMM:
+		r->comm = (struct trace_comm){ prev, (uint32_t)rnd(), (uint32_t)rnd(),
+					       (uint32_t)rnd(), str };
+		break;
+	case PMIPROF_REC_FORK:
+	case PMIPROF_REC_EXIT:
+		r->task = (struct trace_task){ prev, (uint32_t)rnd(), (uint32_t)rnd(),
+					       (uint32_t)rnd(), (uint32_t)rnd() };
+		break;
+	case PMIPROF_REC_LOST:
+		r->lost = (struct trace_lost){ prev, (uint32_t)rnd(), (uint32_t)rnd(), rnd_value(0) };
+		break;
+	case PMIPROF_REC_MARK:
+		r->mark = (struct trace_mark){ prev, (uint32_t)rnd(), (uint32_t)rnd(),
+					       (uint32_t)rnd(), rnd(), str };
+		break;
+	case PMIPROF_REC_CALLCHAIN:
+		r->callchain.nr = (uint32_t)(rnd() % 8 ? rnd() % 16 : rnd() % (PMIPROF_MAX_CALLCHAIN + 1));
+		for (i = 0; i < r->callchain.nr; i++)
+			ips[i] = rnd_value(prev);
+		r->callchain.ips = ips;
+		break;
+	case PMIPROF_REC_FINISH:
+		r->finish = (struct trace_finish){ prev, (uint32_t)rnd(), (int32_t)rnd(), rnd(),
+						   rnd_value(0) };
+		break;
+	}
+}
+
+static void random_record_sequences_round_trip(void **state)
+{
+	static char strs[2][PMIPROF_MAX_STRING + 1];
+	static uint64_t ips[2][PMIPROF_MAX_CALLCHAIN];
+	struct trace_header h;
+	struct trace_record want, got;
+
+	(void)state;
+	tgen_header(&h);
+	for (int round = 0; round < 12; round++) {
+		struct trace_writer_opts o;
+		struct trace_writer *w;
+		struct trace_reader *r;
+		const int n = 3000;
+
+		rnd_state_init(round);
+		o.level = (int)(rnd() % 3);
+		o.chunk_size = (uint32_t)(64 + rnd() % 20000);
+		o.strategy = (int)(rnd() % 4);
+		h.nr_events = (uint32_t)(rnd() % (PMIPROF_MAX_EVENTS + 1));
+		h.trigger_index = 0;
+		assert_int_equal(trace_writer_open(&w, tmp_path, &h, &o), 0);
+		rnd_state_init(1000 + round);
+		for (int i = 0; i < n; i++) {
+			rnd_record(&want, h.nr_events, strs[0], ips[0]);
+			assert_int_equal(write_rec(w, &want), 0);
+		}
+		assert_int_equal(trace_writer_close(w), 0);
+
+		diags = 0;
+		assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
+		rnd_state_init(1000 + round);	/* replay the same sequence */
+		for (int i = 0; i < n; i++) {
+			rnd_record(&want, h.nr_events, strs[1], ips[1]);
+			assert_int_equal(trace_reader_next(r, &got), 1);
+			assert_rec_equal(&want, &got);
+		}
+		assert_int_equal(trace_reader_next(r, &got), 0);
+		assert_int_equal(trace_reader_stats(r)->chunks_bad, 0);
+		assert_int_equal(diags, 0);
+		trace_reader_close(r);
+	}
+}
+
 static void varints_round_trip_and_reject_overlong_input(void **state)
 {
 	static const uint64_t vals[] = {
@@ -515,6 +657,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(write_error_is_sticky_and_file_stays_valid,
 						make_tmp, drop_tmp),
 		cmocka_unit_test(writer_reports_a_closed_pipe),
+		cmocka_unit_test_setup_teardown(random_record_sequences_round_trip, make_tmp,
+						drop_tmp),
 		cmocka_unit_test(varints_round_trip_and_reject_overlong_input),
 	};
 
