@@ -3,7 +3,9 @@
 # workload, same trigger, rate and counters per sample: cpu-clock at 10 kHz
 # as group leader with task-clock, page-faults and context-switches read at
 # every sample ('{...}:S' in perf).  Workloads do fixed work and report
-# their own wall time, so "slowdown" is what profiling cost the workload;
+# their own wall and CPU time, so "slowdown" is what profiling cost the
+# workload; "cpu_slow" is the same for its CPU time, which machine load from
+# other processes disturbs far less than wall time;
 # "cmd_ms" is the whole command including the profiler's start-up and
 # post-processing; "own_cpu_ms" is the CPU time of the profiler process
 # itself (perf stat --no-inherit), not of the workload.  ROUNDS interleaved rounds (plain, perf, pmiprof); medians.
@@ -30,8 +32,9 @@ perf stat -e cpu-clock -x, true >/dev/null 2>&1 || { echo "perf events not usabl
 
 now() { date +%s%N; }
 median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print 0 }'; }
-# the workload's own "in X s" line, in ms
-self_ms() { sed -n 's/.* in \([0-9.]*\) s$/\1/p' "$1" | awk '{ printf "%d\n", $1 * 1000 }'; }
+# the workload's own "in X s (cpu Y s)" line: wall and CPU time in ms
+self_ms() { sed -n 's/.* in \([0-9.]*\) s.*/\1/p' "$1" | awk '{ printf "%d\n", $1 * 1000 }'; }
+cpu_ms() { sed -n 's/.*(cpu \([0-9.]*\) s).*/\1/p' "$1" | awk '{ printf "%d\n", $1 * 1000 }'; }
 
 run_case() {	# name, perf event spec, pmiprof events, workload command...
 	local name=$1 pev=$2 mev=$3 d=$tmp/$1 r t0 t1
@@ -39,13 +42,13 @@ run_case() {	# name, perf event spec, pmiprof events, workload command...
 	mkdir -p "$d"
 	for r in $(seq 1 "$ROUNDS"); do
 		t0=$(now); "$@" >"$d/out"; t1=$(now)
-		self_ms "$d/out" >>"$d/plain"; echo $(((t1 - t0) / 1000000)) >>"$d/plain.cmd"
+		self_ms "$d/out" >>"$d/plain"; cpu_ms "$d/out" >>"$d/plain.wcpu"; echo $(((t1 - t0) / 1000000)) >>"$d/plain.cmd"
 
 		t0=$(now)
 		perf stat --no-inherit -e task-clock -x, -o "$d/perf.cpu" -- \
 			perf record -e "$pev" -F $RATE -o "$d/perf.data" -- "$@" >"$d/out" 2>"$d/perf.err"
 		t1=$(now)
-		self_ms "$d/out" >>"$d/perf"; echo $(((t1 - t0) / 1000000)) >>"$d/perf.cmd"
+		self_ms "$d/out" >>"$d/perf"; cpu_ms "$d/out" >>"$d/perf.wcpu"; echo $(((t1 - t0) / 1000000)) >>"$d/perf.cmd"
 		awk -F, '/task-clock/ { printf "%d\n", $1 }' "$d/perf.cpu" >>"$d/perf.own"
 		stat -c %s "$d/perf.data" >>"$d/perf.bytes"
 		# perf's own "(N samples)" counts every group member; the stats count windows
@@ -57,7 +60,7 @@ run_case() {	# name, perf event spec, pmiprof events, workload command...
 		perf stat --no-inherit -e task-clock -x, -o "$d/pm.cpu" -- \
 			"$P" record -e "$mev" -F $RATE -o "$d/pm.data" -- "$@" >"$d/out" 2>"$d/pm.err"
 		t1=$(now)
-		self_ms "$d/out" >>"$d/pm"; echo $(((t1 - t0) / 1000000)) >>"$d/pm.cmd"
+		self_ms "$d/out" >>"$d/pm"; cpu_ms "$d/out" >>"$d/pm.wcpu"; echo $(((t1 - t0) / 1000000)) >>"$d/pm.cmd"
 		awk -F, '/task-clock/ { printf "%d\n", $1 }' "$d/pm.cpu" >>"$d/pm.own"
 		sed -n 's/.*recorded \([0-9]*\) samples.*/\1/p' "$d/pm.err" >>"$d/pm.samples"
 		sed -n 's/.*samples (\([0-9]*\) lost, \([0-9]*\) throttled).*/\1 \2/p' "$d/pm.err" |
@@ -69,20 +72,25 @@ run_case() {	# name, perf event spec, pmiprof events, workload command...
 	echo
 	echo "case $name: $* ($ROUNDS rounds, medians)"
 	echo "  perf -e '$pev', pmiprof -e '$mev', both -F $RATE"
-	printf '%-16s %9s %9s %9s %9s %9s %6s %10s %9s\n' tool wall_ms slowdown cmd_ms own_cpu_ms samples lost bytes B/sample
-	printf '%-16s %9d %9s %9d %9s %9s %6s %10s %9s\n' plain "$p" - "$(median <"$d/plain.cmd")" - - - - -
+	local pc
+	pc=$(median <"$d/plain.wcpu")
+	printf '%-15s %8s %8s %8s %8s %7s %8s %8s %5s %9s %8s\n' tool wall_ms slowdown wl_cpu cpu_slow cmd_ms own_cpu samples lost bytes B/sample
+	printf '%-15s %8d %8s %8d %8s %7d %8s %8s %5s %9s %8s\n' plain "$p" - "$pc" - "$(median <"$d/plain.cmd")" - - - - -
 	for t in perf pm; do
 		local w=$a label="perf record"
 		[ $t = pm ] && w=$b label="pmiprof record"
-		awk -v l="$label" -v w="$w" -v p="$p" -v c="$(median <"$d/$t.cmd")" -v own="$(median <"$d/$t.own")" -v s="$(median <"$d/$t.samples")" \
+		awk -v l="$label" -v w="$w" -v p="$p" -v pc="$pc" -v wc="$(median <"$d/$t.wcpu")" -v c="$(median <"$d/$t.cmd")" -v own="$(median <"$d/$t.own")" -v s="$(median <"$d/$t.samples")" \
 		    -v lo="$(median <"$d/$t.lost")" -v by="$(median <"$d/$t.bytes")" 'BEGIN {
 			bps = 0; if (s > 0) bps = by / s
-			printf "%-16s %9d %8.1f%% %9d %9d %9d %6d %10d %9.1f\n", l, w, 100 * (w - p) / p, c, own, s, lo, by, bps }'
+			cs = 0; if (pc > 0) cs = 100 * (wc - pc) / pc
+			printf "%-15s %8d %7.1f%% %8d %7.1f%% %7d %8d %8d %5d %9d %8.1f\n", l, w, 100 * (w - p) / p, wc, cs, c, own, s, lo, by, bps }'
 	done
-	awk -v p="$p" -v a="$a" -v b="$b" 'BEGIN {
+	awk -v p="$p" -v a="$a" -v b="$b" -v pc="$pc" -v ac="$(median <"$d/perf.wcpu")" -v bc="$(median <"$d/pm.wcpu")" 'BEGIN {
 		r = "n/a (perf added no measurable time)"
 		if (a - p > 0) r = sprintf("%.2f", (b - p) / (a - p))
-		printf "ratio of slowdowns pmiprof/perf: %s (goal <= 0.50)\n", r }'
+		rc = "n/a"
+		if (ac - pc > 0) rc = sprintf("%.2f", (bc - pc) / (ac - pc))
+		printf "ratio of slowdowns pmiprof/perf: wall %s, workload cpu %s (goal <= 0.50)\n", r, rc }'
 }
 
 echo "trigger: cpu-clock at $RATE Hz; task-clock, page-faults, context-switches read per sample"
