@@ -36,6 +36,11 @@ expect "two triggers" 2 "only one event can be the trigger" -e cpu-clock:T,task-
 expect "nothing to record" 2 "nothing to record"
 expect "unknown backend" 2 "unknown backend 'foo'" --backend foo -- true
 expect "unknown option" 2 "unknown option" --frob -- true
+if have_perf_sw && ! have_perf_hw; then
+	# explicit hardware events are never silently replaced
+	expect "explicit hardware event without a PMU" 1 "event 'cycles' is not supported on this machine; no hardware PMU\\? try -e cpu-clock" -e cycles,instructions -- true
+	expect "explicit raw event without a PMU" 1 "event 'r00c0' is not supported" -e r00c0 -- true
+fi
 if [ -e /dev/pmiprof ]; then skip "module backend without device" "/dev/pmiprof exists"
 else expect "module backend without device" 1 "module" --backend module -- true; fi
 done_testing
