@@ -68,6 +68,7 @@ struct perf_state {
 	unsigned int group_to_ev[PMIPROF_MAX_EVENTS];	/* group position -> header index */
 	struct pm_event ev[PMIPROF_MAX_EVENTS];		/* effective events, header order */
 	unsigned int trigger;
+	unsigned int failed;		/* header index of the event that failed to open */
 	uint64_t period, freq;
 	bool time_based;
 	bool per_task;			/* inherit groups, deltas per (tid, cpu) */
@@ -335,8 +336,10 @@ static int open_group(struct perf_state *ps, pid_t pid, int cpu, bool inherit,
 			a.build_id = 0;
 			fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 		}
-		if (fd < 0)
+		if (fd < 0) {
+			ps->failed = ps->group_to_ev[g];
 			return fd;
+		}
 		ret = add_fd(ps, fd);
 		if (ret) {
 			close(fd);
@@ -406,7 +409,7 @@ static int open_per_task(struct record_session *s, struct perf_state *ps, unsign
 					continue;
 				}
 				if (ret != -EINVAL || cpu || t)
-					explain_open_error(ret, &ps->ev[ps->trigger], false);
+					explain_open_error(ret, &ps->ev[ps->failed], false);
 				break;
 			}
 			ret = attach_ring(ps, leader, cpu, pages);
@@ -430,7 +433,7 @@ static int open_cpu_wide(struct record_session *s, struct perf_state *ps, unsign
 		int leader = open_group(ps, -1, cpu, false, false, o->system_wide);
 
 		if (leader < 0) {
-			explain_open_error(leader, &ps->ev[ps->trigger], true);
+			explain_open_error(leader, &ps->ev[ps->failed], true);
 			return leader;
 		}
 		ret = attach_ring(ps, leader, cpu, pages);
@@ -522,6 +525,31 @@ static int choose_events(struct record_session *s, struct perf_state *ps)
 			 l->ev[l->trigger].name, (unsigned long long)ps->freq);
 		host_note_append(&s->hdr, note);
 		pm_info("notice: %s", note);
+	}
+	if (!o->events_given) {
+		/* A partial PMU (some VMs): keep the default events that exist. */
+		char dropped[160] = "", note[256];
+		unsigned int k = 0;
+
+		for (i = 0; i < ps->nr_ev; i++) {
+			if (i != ps->trigger && !ps->ev[i].software && !hw_event_works(&ps->ev[i])) {
+				size_t n = strlen(dropped);
+
+				snprintf(dropped + n, sizeof(dropped) - n, "%s%s", n ? ", " : "",
+					 ps->ev[i].name);
+				continue;
+			}
+			if (i == ps->trigger)
+				ps->trigger = k;
+			ps->ev[k++] = ps->ev[i];
+		}
+		ps->nr_ev = k;
+		if (dropped[0]) {
+			snprintf(note, sizeof(note), "default events not supported here, left out: %s",
+				 dropped);
+			host_note_append(&s->hdr, note);
+			pm_info("notice: %s", note);
+		}
 	}
 	ps->time_based = ps->ev[ps->trigger].time_based;
 	ps->group_to_ev[0] = ps->trigger;
@@ -619,7 +647,7 @@ static int perf_open(struct record_session *s)
 		}
 		if (ret == -EINVAL && kver >= 6012) {
 			/* Supported combination, so something else is wrong: say what. */
-			explain_open_error(ret, &ps->ev[ps->trigger], false);
+			explain_open_error(ret, &ps->ev[ps->failed], false);
 			return ret;
 		}
 		if (ret == -EINVAL) {
