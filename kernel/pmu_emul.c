@@ -24,6 +24,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -98,8 +99,11 @@ static void emul_deliver(void *arg)
 /*
  * Bring the CPU's model up to now.  A late tick (TCG is slow) may cover
  * several periods: pmu_model_run() advances one period at a time so each
- * overflow gets its own PMI, as the counter would on hardware.  With
- * @deliver false (reading counters) PMIs stay pending for the next tick.
+ * overflow gets its own PMI, as the counter would on hardware.  A tick that
+ * comes very late (a TCG stall) credits at most EMUL_MAX_STEPS periods, the
+ * emulated CPU simply ran slower, so no window is ever merged; its cycles
+ * are scaled alike.  With @deliver false (reading counters) PMIs stay
+ * pending for the next tick.
  */
 #define EMUL_MAX_STEPS	64
 
@@ -109,14 +113,18 @@ static void emul_advance(struct emul_cpu *ec, struct pt_regs *regs, bool deliver
 	struct pmu_model *m = ec->pc->model;
 	u64 now = local_clock(), tsc = rdtsc();
 	u64 di = div_u64((now - ec->last_ns) * emul_mips, 1000), dc = tsc - ec->last_tsc;
+	u64 period = deliver ? ec->pc->hw->period : 0;
 
 	ec->last_ns = now;
 	ec->last_tsc = tsc;
 	if (is_idle_task(current))
 		return;		/* unhalted events do not count in idle */
+	if (period && di > EMUL_MAX_STEPS * period) {
+		dc = mul_u64_u64_div_u64(dc, EMUL_MAX_STEPS * period, di);
+		di = EMUL_MAX_STEPS * period;
+	}
 	m->user = regs && user_mode(regs);
-	pmu_model_run(m, di, dc, deliver ? ec->pc->hw->period : 0, EMUL_MAX_STEPS,
-		      deliver ? emul_deliver : NULL, &d);
+	pmu_model_run(m, di, dc, period, EMUL_MAX_STEPS, deliver ? emul_deliver : NULL, &d);
 }
 
 static enum hrtimer_restart emul_tick(struct hrtimer *timer)
