@@ -25,16 +25,6 @@ static inline uint8_t *put_bytes(uint8_t *p, const void *s, size_t len)
 	return p + len;
 }
 
-/* Move ips[k] (or a new ip when k == TRACE_IP_CACHE) to the front. */
-static inline void ip_to_front(uint64_t *ips, unsigned int k, uint64_t ip)
-{
-	if (k == TRACE_IP_CACHE)
-		k--;
-	for (; k > 0; k--)	/* at most 6 moves: cheaper than a memmove call */
-		ips[k] = ips[k - 1];
-	ips[0] = ip;
-}
-
 uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_sample *s)
 {
 	uint8_t *same = p++;
@@ -75,7 +65,7 @@ uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_
 		mask |= (k + 1) << TRACE_SAMPLE_IP_SLOT_SHIFT;
 	else
 		p = varint_put(p, zigzag_enc((int64_t)(s->ip - c->ips[0])));
-	ip_to_front(c->ips, k, s->ip);
+	trace_ip_to_front(c->ips, k, s->ip);
 	*same = (uint8_t)mask;
 
 	for (i = 0; i < s->nr; i++) {
@@ -213,91 +203,6 @@ static const char *get_str(struct dec *d, char *scratch)
 	return scratch;
 }
 
-/*
- * The hot path: locals only.  When the worst-case body is readable from p
- * (fast), numbers are read without per-byte bounds checks and the record end
- * is checked once at the end; otherwise every number is bounds-checked.
- */
-static inline __attribute__((always_inline)) void
-dec_sample_impl(struct trace_codec *c, struct dec *d, uint32_t nr_events, struct trace_sample *s,
-		const bool fast)
-{
-	const uint8_t *p = d->p, *end = d->end;
-	unsigned int mask, slot;
-	uint64_t v;
-	uint32_t i, nr;
-
-#define GET(x) do {								\
-		if (fast ? varint_get_unchecked(&p, &(x)) : varint_get(&p, end, &(x)))	\
-			goto short_body;					\
-	} while (0)
-#define GET32(x) do { GET(v); if (v > UINT32_MAX) goto range; (x) = (uint32_t)v; } while (0)
-	if (p >= end)
-		goto short_body;
-	mask = *p++;
-	if (!(mask & TRACE_SAMPLE_SAME_FLAGS))
-		GET32(c->flags);
-	if (!(mask & TRACE_SAMPLE_SAME_PID_TID)) {
-		GET32(c->pid);
-		GET32(c->tid);
-	}
-	if (!(mask & TRACE_SAMPLE_SAME_CPU))
-		GET32(c->cpu);
-	if (!(mask & TRACE_SAMPLE_SAME_NR)) {
-		GET(v);
-		if (v > nr_events) {
-			d->why = "sample has more counts than the header has events";
-			return;
-		}
-		c->nr = (uint32_t)v;
-	}
-	GET(v);
-	c->sample_dt = (int64_t)((uint64_t)c->sample_dt + (uint64_t)zigzag_dec(v));
-	c->time += (uint64_t)c->sample_dt;
-	slot = (mask & TRACE_SAMPLE_IP_SLOT_MASK) >> TRACE_SAMPLE_IP_SLOT_SHIFT;
-	if (slot) {
-		s->ip = c->ips[slot - 1];
-		ip_to_front(c->ips, slot - 1, s->ip);
-	} else {
-		GET(v);
-		s->ip = c->ips[0] + (uint64_t)zigzag_dec(v);
-		ip_to_front(c->ips, TRACE_IP_CACHE, s->ip);
-	}
-	nr = c->nr;
-	memset(s->counts, 0, sizeof(s->counts));	/* constant size: a few vector stores */
-	for (i = 0; i < nr; i++) {
-		GET(v);
-		c->counts[i] += (uint64_t)zigzag_dec(v);
-		s->counts[i] = c->counts[i];
-	}
-	if (fast && p > end)
-		goto short_body;
-	s->time = c->time;
-	s->cpu = c->cpu;
-	s->pid = c->pid;
-	s->tid = c->tid;
-	s->flags = c->flags;
-	s->nr = nr;
-	d->p = p;
-	return;
-short_body:
-	d->why = "record body ends inside a number";
-	return;
-range:
-	d->why = "32-bit field out of range";
-#undef GET
-#undef GET32
-}
-
-static void dec_sample(struct trace_codec *c, struct dec *d, uint32_t nr_events,
-		       const uint8_t *limit, struct trace_sample *s)
-{
-	if (limit - d->p >= TRACE_SAMPLE_READ_MAX)
-		dec_sample_impl(c, d, nr_events, s, true);
-	else
-		dec_sample_impl(c, d, nr_events, s, false);
-}
-
 static void dec_mmap(struct trace_codec *c, struct dec *d, const struct trace_decode_scratch *sc,
 		     struct trace_mmap *m)
 {
@@ -353,10 +258,9 @@ int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, co
 	struct dec d = { p, end, NULL };
 
 	if (__builtin_expect(type == PMIPROF_REC_SAMPLE, 1)) {
-		dec_sample(c, &d, nr_events, sc->limit, &rec->sample);
+		*why = trace_decode_sample(c, p, end, sc->limit, nr_events, &rec->sample);
 		rec->type = type;
-		*why = d.why;
-		return d.why ? -1 : 0;
+		return *why ? -1 : 0;
 	}
 	switch (type) {
 	case PMIPROF_REC_MMAP:

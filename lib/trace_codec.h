@@ -8,10 +8,13 @@
 #ifndef PMIPROF_TRACE_CODEC_H
 #define PMIPROF_TRACE_CODEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pmiprof/trace.h"
+#include "varint.h"
 
 /* SAMPLE body, first byte: which fields repeat the previous sample's value. */
 #define TRACE_SAMPLE_SAME_PID_TID	(1u << 0)
@@ -74,5 +77,100 @@ struct trace_decode_scratch {
 int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, const uint8_t *end,
 		      uint32_t nr_events, const struct trace_decode_scratch *scratch,
 		      struct trace_record *rec, const char **why);
+
+/* Move ips[k] (or a new ip when k == TRACE_IP_CACHE) to the front. */
+static inline void trace_ip_to_front(uint64_t *ips, unsigned int k, uint64_t ip)
+{
+	if (k == TRACE_IP_CACHE)
+		k--;
+	for (; k > 0; k--)	/* at most 6 moves: cheaper than a memmove call */
+		ips[k] = ips[k - 1];
+	ips[0] = ip;
+}
+
+/*
+ * The hot path: locals only.  When the worst-case body is readable from p
+ * (fast), numbers are read without per-byte bounds checks and the record end
+ * is checked once at the end; otherwise every number is bounds-checked.
+ */
+static inline __attribute__((always_inline)) const char *
+trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t *end,
+			 uint32_t nr_events, struct trace_sample *s, const bool fast)
+{
+	unsigned int mask, slot;
+	uint64_t v;
+	uint32_t i, nr;
+
+#define GET(x) do {								\
+		if (fast ? varint_get_unchecked(&p, &(x)) : varint_get(&p, end, &(x)))	\
+			goto short_body;					\
+	} while (0)
+#define GET32(x) do { GET(v); if (v > UINT32_MAX) goto range; (x) = (uint32_t)v; } while (0)
+	if (p >= end)
+		goto short_body;
+	mask = *p++;
+	if (!(mask & TRACE_SAMPLE_SAME_FLAGS))
+		GET32(c->flags);
+	if (!(mask & TRACE_SAMPLE_SAME_PID_TID)) {
+		GET32(c->pid);
+		GET32(c->tid);
+	}
+	if (!(mask & TRACE_SAMPLE_SAME_CPU))
+		GET32(c->cpu);
+	if (!(mask & TRACE_SAMPLE_SAME_NR)) {
+		GET(v);
+		if (v > nr_events)
+			return "sample has more counts than the header has events";
+		c->nr = (uint32_t)v;
+	}
+	GET(v);
+	c->sample_dt = (int64_t)((uint64_t)c->sample_dt + (uint64_t)zigzag_dec(v));
+	c->time += (uint64_t)c->sample_dt;
+	slot = (mask & TRACE_SAMPLE_IP_SLOT_MASK) >> TRACE_SAMPLE_IP_SLOT_SHIFT;
+	if (slot) {
+		s->ip = c->ips[slot - 1];
+		trace_ip_to_front(c->ips, slot - 1, s->ip);
+	} else {
+		GET(v);
+		s->ip = c->ips[0] + (uint64_t)zigzag_dec(v);
+		trace_ip_to_front(c->ips, TRACE_IP_CACHE, s->ip);
+	}
+	nr = c->nr;
+	memset(s->counts, 0, sizeof(s->counts));	/* constant size: a few vector stores */
+	for (i = 0; i < nr; i++) {
+		GET(v);
+		c->counts[i] += (uint64_t)zigzag_dec(v);
+		s->counts[i] = c->counts[i];
+	}
+	if (fast && p > end)
+		goto short_body;
+	s->time = c->time;
+	s->cpu = c->cpu;
+	s->pid = c->pid;
+	s->tid = c->tid;
+	s->flags = c->flags;
+	s->nr = nr;
+	return NULL;
+short_body:
+	return "record body ends inside a number";
+range:
+	return "32-bit field out of range";
+#undef GET
+#undef GET32
+}
+
+/*
+ * Decode the SAMPLE body [p, end) into s; limit is where readable memory
+ * ends (>= end).  Returns NULL, or a static description of the problem.
+ * Inline: it is the reader's hot path.
+ */
+static inline const char *trace_decode_sample(struct trace_codec *c, const uint8_t *p,
+					      const uint8_t *end, const uint8_t *limit,
+					      uint32_t nr_events, struct trace_sample *s)
+{
+	if (limit - p >= TRACE_SAMPLE_READ_MAX)
+		return trace_decode_sample_impl(c, p, end, nr_events, s, true);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, false);
+}
 
 #endif /* PMIPROF_TRACE_CODEC_H */

@@ -566,6 +566,19 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 		type = r->cp[0];
 		if (varint_get(&body, r->cend, &size) || size > (uint64_t)(r->cend - body))
 			return chunk_failed(r, rec, "record size runs past the end of the chunk");
+		if (type == PMIPROF_REC_SAMPLE) {	/* the hot path, inlined */
+			why = trace_decode_sample(&r->codec, body, body + size, r->limit,
+						  r->hdr.nr_events, &rec->sample);
+			if (why)
+				return chunk_failed(r, rec, why);
+			rec->type = PMIPROF_REC_SAMPLE;
+			rec->chunk_seq = r->chunk_seq;
+			r->cp = body + size;
+			r->chunk_done++;
+			r->stats.records++;
+			r->last_time = rec->sample.time;
+			return 1;
+		}
 		if (type < PMIPROF_REC_SAMPLE || type >= PMIPROF_REC_MAX) {
 			/* a later version's record: skip it */
 			r->stats.records_unknown++;

@@ -88,10 +88,23 @@ static inline int varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *o
 static inline int varint_get_unchecked(const uint8_t **pp, uint64_t *out)
 {
 	const uint8_t *p = *pp;
-	uint64_t v = 0, b;
+	uint64_t v, b;
 	unsigned int shift;
 
-	for (shift = 0; shift < 63; shift += 7) {
+	/* unrolled for the 1..3-byte numbers that make up most records */
+	b = *p++;
+	v = b & 0x7f;
+	if (b < 0x80)
+		goto done;
+	b = *p++;
+	v |= (b & 0x7f) << 7;
+	if (b < 0x80)
+		goto done;
+	b = *p++;
+	v |= (b & 0x7f) << 14;
+	if (b < 0x80)
+		goto done;
+	for (shift = 21; shift < 63; shift += 7) {
 		b = *p++;
 		v |= (b & 0x7f) << shift;
 		if (b < 0x80)

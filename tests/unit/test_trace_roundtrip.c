@@ -617,7 +617,7 @@ static void varints_round_trip_and_reject_overlong_input(void **state)
 	static const uint8_t too_big[10] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02,
 	};
-	uint8_t buf[VARINT_MAX];
+	uint8_t buf[VARINT_MAX] = { 0 };
 	const uint8_t *p;
 	uint64_t v;
 
@@ -632,6 +632,10 @@ static void varints_round_trip_and_reject_overlong_input(void **state)
 		assert_ptr_equal(p, end);
 		p = buf;	/* one byte short */
 		assert_int_equal(varint_get(&p, end - 1, &v), -1);
+		p = buf;	/* the reader's fast path agrees */
+		assert_int_equal(varint_get_unchecked(&p, &v), 0);
+		assert_int_equal(v, vals[i]);
+		assert_ptr_equal(p, end);
 		assert_int_equal(zigzag_dec(zigzag_enc((int64_t)vals[i])), (int64_t)vals[i]);
 	}
 	assert_int_equal(zigzag_enc(-1), 1);
@@ -641,6 +645,10 @@ static void varints_round_trip_and_reject_overlong_input(void **state)
 	assert_int_equal(varint_get(&p, overlong + sizeof(overlong), &v), -1);
 	p = too_big;
 	assert_int_equal(varint_get(&p, too_big + sizeof(too_big), &v), -1);
+	p = overlong;
+	assert_int_equal(varint_get_unchecked(&p, &v), -1);
+	p = too_big;
+	assert_int_equal(varint_get_unchecked(&p, &v), -1);
 }
 
 int main(void)
