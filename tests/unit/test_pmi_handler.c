@@ -659,6 +659,56 @@ static void timer_mode_reads_counters(void **state)
 	assert_int_equal(nmi(&k), 0);	/* an NMI in timer mode is not ours */
 }
 
+/* pmu=none: the timer still closes windows, with no counters; counting mode totals. */
+static void timer_without_pmu_and_counting_mode(void **state)
+{
+	struct pmiprof_config cfg;
+	struct pmi_ctx ctx;
+	struct pmu_hw none;
+	struct pmu_cpu pc;
+	struct kcore k;
+
+	(void)state;
+	memset(&none, 0, sizeof(none));
+	memset(&pc, 0, sizeof(pc));
+	pc.hw = &none;
+	pc.cpu = 1;
+	kcore_reset_recs();
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.ip = 0xffffffff81234567ull;	/* a kernel ip, no privilege to see it */
+	ctx.cpu = 1;
+	assert_int_equal(pmu_sample_timer(&pc, &ctx), 1);
+	assert_int_equal(kcore_nrecs, 1);
+	assert_int_equal(kcore_recs[0].nr, 0);
+	assert_true(kcore_recs[0].flags & PMIPROF_REC_F_TIMER);
+	assert_true(kcore_recs[0].flags & PMIPROF_REC_F_IP_HIDDEN);
+	assert_int_equal(kcore_recs[0].ip, 0);
+	assert_false(kcore_recs[0].flags & PMIPROF_REC_F_EMULATED);
+	assert_int_equal(pc.stats.samples, 1);
+
+	setup_intel(&k, 4, true);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.mode = PMIPROF_SAMPLING_COUNT;
+	cfg.nr_events = 3;
+	cfg.events[0] = kcore_ev(0xc0, 0, false, 0);
+	cfg.events[1] = kcore_ev(0xc4, 0, false, 0);
+	cfg.events[2] = kcore_ev(0x3c, 0, false, 0);
+	assert_int_equal(pmu_configure(&k.hw, &cfg), 0);
+	assert_int_equal(k.hw.trigger, -1);
+	assert_int_equal(kcore_start(&k), 0);
+	pmu_model_advance(&k.model, 5000000, 7000000);
+	assert_int_equal(k.model.pmi_pending, 0);
+	ctx = kcore_ctx(&k);
+	assert_int_equal(pmu_sample_timer(&k.pc, &ctx), 1);	/* what stop does */
+	assert_int_equal(kcore_recs[0].nr, 3);
+	assert_int_equal(kcore_recs[0].counts[0], 5000000);
+	assert_int_equal(kcore_recs[0].counts[1], 1000000);
+	assert_int_equal(kcore_recs[0].counts[2], 7000000);
+	kcore_stop(&k);
+	assert_int_equal(k.model.faults, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,6 +728,7 @@ int main(void)
 		cmocka_unit_test(busy_counters_and_hybrid_cpus_refused),
 		cmocka_unit_test(stop_and_restart),
 		cmocka_unit_test(timer_mode_reads_counters),
+		cmocka_unit_test(timer_without_pmu_and_counting_mode),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
