@@ -679,7 +679,8 @@ static int module_synthesize(struct record_session *s, struct trace_writer *w)
 
 	/* Records are system-wide: name the idle task (pid 0) as perf does. */
 	{
-		struct trace_comm c = { .pid = 0, .tid = 0, .comm = "swapper" };
+		struct trace_comm c = { .time = pm_now_ns(), .pid = 0, .tid = 0,
+					.comm = "swapper" };
 
 		ret = trace_write_comm(w, &c);
 		if (ret)

@@ -364,6 +364,7 @@ static int sb_write_comm(pid_t pid, pid_t tid, struct trace_writer *w, struct re
 		comm[strcspn(comm, "\n")] = '\0';
 	fclose(f);
 	memset(&c, 0, sizeof(c));
+	c.time = pm_now_ns();	/* true now, and since before: CLOCK_MONOTONIC */
 	c.pid = (uint32_t)pid;
 	c.tid = (uint32_t)tid;
 	c.comm = comm;
@@ -409,6 +410,7 @@ int sideband_synthesize_pid(struct sideband *sb, pid_t pid, struct trace_writer 
 		if (perms[2] != 'x' || !name[0] || sb_seen(sb, pid, start, pgoff))
 			continue;
 		memset(&m, 0, sizeof(m));
+		m.time = pm_now_ns();
 		m.pid = m.tid = (uint32_t)pid;
 		m.start = start;
 		m.len = end - start;

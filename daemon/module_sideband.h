@@ -76,8 +76,9 @@ int sideband_poll_fds(struct sideband *sb, struct pollfd *fds, int max);
 /* Write what is available; returns records written or -errno. */
 int sideband_drain(struct sideband *sb, struct trace_writer *w, struct record_stats *st);
 /*
- * COMM + executable MMAPs of every thread of pid, from /proc (time 0).  A
- * process that is gone or unreadable adds nothing; only writer errors fail.
+ * COMM + executable MMAPs of every thread of pid, from /proc, stamped with
+ * the current CLOCK_MONOTONIC time.  A process that is gone or unreadable
+ * adds nothing; only writer errors fail.
  */
 int sideband_synthesize_pid(struct sideband *sb, pid_t pid, struct trace_writer *w,
 			    struct record_stats *st);
