@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
 out=$TMPD/t.data
-"$PMIPROF" record -o "$out" -- "$WORKLOADS/shares" 0.3 >/dev/null 2>"$TMPD/err"; rc=$?
+"$PMIPROF" record -o "$out" -- "$WORKLOADS/shares" -n 200 >/dev/null 2>"$TMPD/err"; rc=$?
 [ $rc -eq 0 ] && ok "record exits 0 for a successful workload" || not_ok "record exits 0" "rc=$rc" "$(cat "$TMPD/err")"
 "$PMIPROF" dump -i "$out" >"$TMPD/dump" 2>"$TMPD/derr"; rc=$?
 [ $rc -eq 0 ] && ok "dump reads the trace" || not_ok "dump reads the trace" "$(cat "$TMPD/derr")"

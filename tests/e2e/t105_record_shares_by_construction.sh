@@ -7,7 +7,7 @@
 have_perf_sw || skip_all "perf_event_open not usable here"
 command -v nm >/dev/null && command -v readelf >/dev/null || skip_all "binutils (nm, readelf) not installed"
 bin=$WORKLOADS/shares
-"$PMIPROF" record -q -o "$TMPD/t.data" -- "$bin" 2 >/dev/null 2>"$TMPD/err"; rc=$?
+"$PMIPROF" record -q -o "$TMPD/t.data" -- "$bin" -n 800 >/dev/null 2>"$TMPD/err"; rc=$?
 [ $rc -eq 0 ] && ok "record shares" || not_ok "record shares" "$(cat "$TMPD/err")"
 "$PMIPROF" dump -i "$TMPD/t.data" >"$TMPD/dump" 2>&1
 nm -S --defined-only "$bin" | awk '$4 ~ /^work_[abc]$/ { print $4, $1, $2 }' >"$TMPD/syms"

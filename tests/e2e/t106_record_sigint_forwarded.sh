@@ -15,7 +15,7 @@ for sig in INT TERM; do
 	"$PMIPROF" dump -i "$TMPD/$sig.data" >"$TMPD/dump" 2>&1
 	grep -q "finish .*interrupted.*exit_code=$num" "$TMPD/dump" && ok "SIG$sig: FINISH interrupted, signal $num" || not_ok "SIG$sig: FINISH record" "$(grep finish "$TMPD/dump")"
 	grep -q 'truncated no' "$TMPD/dump" && ok "SIG$sig: trace complete" || not_ok "SIG$sig: trace complete" "$(tail -2 "$TMPD/dump")"
-	[ "$(grep -c ' sample ' "$TMPD/dump")" -gt 100 ] && ok "SIG$sig: samples kept" || not_ok "SIG$sig: samples kept"
+	[ "$(grep -c ' sample ' "$TMPD/dump")" -ge 10 ] && ok "SIG$sig: samples kept" || not_ok "SIG$sig: samples kept"
 done
 # -p with no command: SIGINT ends the recording with status 0, target untouched.
 "$WORKLOADS/crasher" 0 wait & tp=$!
