@@ -3,9 +3,8 @@
  * kcore_support.c - builds the kernel-independent PMU core files into the
  * user-space tests (through tests/unit/kshim.h) and provides what the
  * module glue provides in the kernel: pmiprof_emit() (a growing array
- * instead of the ring), pmu_clock_ns(), log output, and the kcore harness.
+ * instead of the ring), pmu_clock_ns(), and the kcore harness.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -23,18 +22,6 @@ bool kcore_emit_fail;
 u64 kcore_now_ns;
 bool kcore_real_clock;
 static size_t kcore_cap;
-
-void kshim_log(const char *level, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!getenv("PMIPROF_KSHIM_LOG"))
-		return;
-	fprintf(stderr, "kernel %s: ", level);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-}
 
 u64 pmu_clock_ns(void)
 {
