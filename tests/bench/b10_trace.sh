@@ -59,6 +59,30 @@ for cfg in "1 1 level 1 huffman-only (default)" "1 2 level 1 lz77 (zlib default)
 done
 printf '%-34s %14s %14s %13s\n' "goal" ">= 20" ">= 40" "<= 8"
 
+# Instruction counts do not depend on other jobs: callgrind, per sample,
+# collecting only inside the writer calls, then only inside the reader calls.
+icount() {	# level strategy function...
+	local level=$1 strategy=$2 f args=()
+	shift 2
+	for f in "$@"; do args+=(--toggle-collect="$f"); done
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "${args[@]}" \
+		"$out/trace_bench" 200000 "$tmp/cg.data" "$level" "$strategy" 2>&1 >/dev/null |
+		awk '/Collected :/ { printf "%.0f", $NF / 200000 }'
+}
+if command -v valgrind >/dev/null; then
+	echo
+	echo "instructions per sample (valgrind callgrind, 200000 samples; independent of load)"
+	printf '%-34s %14s %14s\n' "setting" "write" "read"
+	for cfg in "1 1 level 1 huffman-only (default)" "0 0 stored (level 0)"; do
+		set -- $cfg
+		level=$1 strategy=$2
+		shift 2
+		printf '%-34s %14s %14s\n' "$*" \
+			"$(icount "$level" "$strategy" trace_writer_open trace_write_sample trace_writer_close)" \
+			"$(icount "$level" "$strategy" trace_reader_open trace_reader_next trace_reader_close)"
+	done
+fi
+
 echo
 echo "real recording: pmiprof record vs perf record, same workload, events and period"
 events=cpu-clock,task-clock,page-faults,context-switches
