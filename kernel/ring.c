@@ -12,8 +12,11 @@
  * CONSUME(new tail); the module clamps it to [tail, head] and store-releases
  * it, so the producer never overwrites bytes the consumer may still read.
  *
- * Wake-ups go through irq_work (never wake_up() from NMI), at most one per
- * RING_WAKE_NS per CPU unless the ring is a quarter full.
+ * Readiness is edge-like, as in perf: the producer marks its ring ready
+ * when it is a quarter full or RING_WAKE_NS after the last mark, and wakes
+ * poll() through irq_work (never wake_up() from NMI); CONSUME clears the
+ * mark.  A level "not empty" test would make a consumer spin on a ring that
+ * gains a record every tick.  After STOP every non-empty ring is ready.
  */
 #include <linux/cpumask.h>
 #include <linux/irq_work.h>
@@ -29,7 +32,8 @@
 #include "ring.h"
 
 #define RING_REC_BYTES	((u32)sizeof(struct pmiprof_sample_rec))
-#define RING_WAKE_NS	(10 * NSEC_PER_MSEC)
+#define RING_WAKE_NS	(100 * NSEC_PER_MSEC)
+#define RING_WAKE_FILL(r)	((r)->size / 4)
 
 struct pmiprof_ring {
 	struct pmiprof_ring_header *hdr;	/* start of the vmalloc_user area */
@@ -37,10 +41,12 @@ struct pmiprof_ring {
 	u32 size;				/* data bytes, power of two */
 	unsigned int nest;			/* producer re-entry guard (NMI in hard-irq) */
 	u64 last_wake_ns;
+	bool ready;				/* poll() reports it readable */
 	struct irq_work wake;
 };
 
 static struct pmiprof_ring **rings;	/* [nr_cpu_ids], possible CPUs only */
+static bool rings_flushing;		/* stopped: any unread record is ready */
 static u32 ring_bytes;
 static DECLARE_WAIT_QUEUE_HEAD(ring_wq);
 static DEFINE_MUTEX(ring_consume_lock);	/* CONSUME read-modify-write of tail */
@@ -125,7 +131,9 @@ void ring_reset_all(void)
 		/* As above: a consumer that sees head 0 also sees tail 0. */
 		smp_store_release(&r->hdr->head, 0);
 		r->last_wake_ns = 0;
+		WRITE_ONCE(r->ready, false);
 	}
+	WRITE_ONCE(rings_flushing, false);
 }
 
 static void ring_copy_in(struct pmiprof_ring *r, u64 head, const void *src)
@@ -165,8 +173,10 @@ int ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
 	smp_store_release(&hdr->head, head + RING_REC_BYTES);
 	head += RING_REC_BYTES;
 wake:
-	if (head - tail >= r->size / 4 || rec->time_ns - r->last_wake_ns >= RING_WAKE_NS) {
+	if (head - tail >= RING_WAKE_FILL(r) || rec->time_ns - r->last_wake_ns >= RING_WAKE_NS) {
 		r->last_wake_ns = rec->time_ns;
+		/* Set before the wake-up; poll() re-checks after poll_wait(). */
+		WRITE_ONCE(r->ready, true);
 		irq_work_queue(&r->wake);
 	}
 out:
@@ -199,6 +209,8 @@ int ring_consume(unsigned int cpu, u64 tail)
 	tail = clamp(tail, old, head);
 	/* The consumer finished reading below tail (it made this syscall): publish. */
 	smp_store_release(&hdr->tail, tail);
+	/* Re-arm readiness; a mark the producer set meanwhile may be lost, so re-test fill. */
+	WRITE_ONCE(rings[cpu]->ready, head - tail >= RING_WAKE_FILL(rings[cpu]));
 	mutex_unlock(&ring_consume_lock);
 	return 0;
 }
@@ -233,13 +245,16 @@ int ring_mmap(struct vm_area_struct *vma)
 
 static bool ring_any_readable(void)
 {
+	bool flushing = READ_ONCE(rings_flushing);
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
 		struct pmiprof_ring_header *hdr = rings[cpu]->hdr;
 
+		if (READ_ONCE(rings[cpu]->ready))
+			return true;
 		/* Acquire: a reader woken by this sees the records too. */
-		if (smp_load_acquire(&hdr->head) != READ_ONCE(hdr->tail))
+		if (flushing && smp_load_acquire(&hdr->head) != READ_ONCE(hdr->tail))
 			return true;
 	}
 	return false;
@@ -253,5 +268,6 @@ __poll_t ring_poll(struct file *file, poll_table *wait)
 
 void ring_wake_readers(void)
 {
+	WRITE_ONCE(rings_flushing, true);
 	wake_up_interruptible(&ring_wq);
 }

@@ -34,7 +34,7 @@ u64 ring_lost(unsigned int cpu);
 u32 ring_data_bytes(void);
 int ring_mmap(struct vm_area_struct *vma);
 __poll_t ring_poll(struct file *file, poll_table *wait);
-/* Wake poll() sleepers, e.g. when sampling stops and the rings will not fill. */
+/* Sampling stopped: every non-empty ring is readable from now on; wake poll(). */
 void ring_wake_readers(void);
 
 #endif /* PMIPROF_RING_H */
