@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "host_info.h"
+#include "record.h"
 #include "util.h"
 #include "window_deltas.h"
 #include "workload.h"
@@ -516,7 +517,10 @@ static int choose_events(struct record_session *s, struct perf_state *ps)
 		}
 		ps->trigger = 0;
 		if (!o->period_given || !o->freq_hz) {
+			/* 10 kHz, unless the kernel lowered its rate limit below that */
 			ps->freq = FALLBACK_FREQ_HZ;
+			if (record_max_sample_rate() < ps->freq)
+				ps->freq = record_max_sample_rate();
 			ps->period = 0;
 		}
 		snprintf(note, sizeof(note),

@@ -20,6 +20,8 @@
  * message in err naming the valid range.
  */
 int record_check_rate(const struct record_opts *o, char *err, size_t err_len);
+/* kernel.perf_event_max_sample_rate (the kernel may lower it at run time). */
+uint64_t record_max_sample_rate(void);
 /* Parse "PID[,PID...]" into o->pids.  0 or -EINVAL/-E2BIG (message in err). */
 int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t err_len);
 

@@ -13,7 +13,7 @@
 #define SW_PERIOD_MAX	((1ull << 63) - 1)
 #define CLOCK_PERIOD_MIN 10000ull	/* ns: perf's hrtimer events never fire faster */
 
-static uint64_t max_sample_rate(void)
+uint64_t record_max_sample_rate(void)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
 	unsigned long long v = 100000;
@@ -31,7 +31,7 @@ int record_check_rate(const struct record_opts *o, char *err, size_t err_len)
 	const struct pm_event *t = &o->events.ev[o->events.trigger];
 
 	if (o->freq_hz) {
-		uint64_t max = max_sample_rate();
+		uint64_t max = record_max_sample_rate();
 
 		if (o->freq_hz > max) {
 			snprintf(err, err_len, "frequency %llu Hz is out of range: valid is 1..%llu "
