@@ -93,7 +93,8 @@ $(O)/workloads/pie_libcall: tests/workloads/pie_libcall.c $(O)/workloads/libpmwo
 	$(call msg,CC,$<)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fPIE -pie -o $@ $< \
 		-L$(O)/workloads -lpmwork -Wl,-rpath,'$$ORIGIN'
 
-check: all
+# The VM suite needs pmiprof.ko: build it whenever kernel headers exist.
+check: all $(if $(KDIR),module)
 	$(Q)O=$(abspath $(O)) tests/run
 
 vmtest: all module
