@@ -93,8 +93,7 @@ $(O)/workloads/pie_libcall: tests/workloads/pie_libcall.c $(O)/workloads/libpmwo
 	$(call msg,CC,$<)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fPIE -pie -o $@ $< \
 		-L$(O)/workloads -lpmwork -Wl,-rpath,'$$ORIGIN'
 
-# The VM suite needs pmiprof.ko: build it whenever kernel headers exist.
-check: all $(if $(KDIR),module)
+check: all
 	$(Q)O=$(abspath $(O)) tests/run
 
 vmtest: all module
@@ -107,6 +106,10 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then echo /lib/module
 module:
 	@if [ -z "$(KDIR)" ]; then echo "make module: no kernel headers found; run 'make deps' or set KDIR=" >&2; exit 1; fi
 	$(Q)$(MAKE) -C kernel KDIR=$(KDIR)
+
+# make check runs the VM suite too, which needs pmiprof.ko: build it whenever
+# kernel headers exist (KDIR must be defined above this line).
+check: $(if $(KDIR),module)
 
 modules_clean:
 	$(Q)$(MAKE) -C kernel KDIR=$(KDIR) clean
