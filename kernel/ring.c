@@ -173,7 +173,9 @@ int ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
 	smp_store_release(&hdr->head, head + RING_REC_BYTES);
 	head += RING_REC_BYTES;
 wake:
-	if (head - tail >= RING_WAKE_FILL(r) || rec->time_ns - r->last_wake_ns >= RING_WAKE_NS) {
+	/* Mark and wake once per transition; a marked ring stays readable until CONSUME. */
+	if (!READ_ONCE(r->ready) &&
+	    (head - tail >= RING_WAKE_FILL(r) || rec->time_ns - r->last_wake_ns >= RING_WAKE_NS)) {
 		r->last_wake_ns = rec->time_ns;
 		/* Set before the wake-up; poll() re-checks after poll_wait(). */
 		WRITE_ONCE(r->ready, true);
