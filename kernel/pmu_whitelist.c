@@ -46,6 +46,11 @@ static const struct wl_event amd_events[] = {
 	{ 0xc4, 0x00, -1 },	/* Retired taken branch instructions */
 	{ 0x40, 0x00, -1 },	/* Data cache accesses */
 	{ 0x41, 0x00, -1 },	/* Data cache misses (MAB allocations) */
+	/* perf's cache-references/cache-misses encodings, which the daemon uses */
+	{ 0x60, 0xff, -1 },	/* Zen: L2 cache requests, all */
+	{ 0x64, 0x09, -1 },	/* Zen: L2 cache misses from DC misses */
+	{ 0x7d, 0x07, -1 },	/* pre-Zen: L2 cache requests */
+	{ 0x7e, 0x07, -1 },	/* pre-Zen: L2 cache misses */
 };
 
 int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
