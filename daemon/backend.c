@@ -13,15 +13,12 @@
 #include "pmiprof/abi.h"
 #include "util.h"
 
-/* Overridden by the strong definition in backend_module.c when it is built. */
-__attribute__((weak)) const struct backend_ops backend_module_ops = { .name = NULL };
-
 const struct backend_ops *backend_find(const char *name)
 {
 	if (!strcmp(name, "perf"))
 		return &backend_perf_ops;
 	if (!strcmp(name, "module"))
-		return backend_module_ops.name ? &backend_module_ops : NULL;
+		return &backend_module_ops;
 	return NULL;
 }
 

@@ -114,10 +114,7 @@ struct backend_ops {
 };
 
 extern const struct backend_ops backend_perf_ops;
-/*
- * Defined by daemon/backend_module.c.  daemon/backend.c holds a weak empty
- * definition (name == NULL) so the recorder links and runs without it.
- */
+/* Defined by daemon/backend_module.c. */
 extern const struct backend_ops backend_module_ops;
 
 /*

@@ -30,6 +30,12 @@
 
 #define MAX_POLL		(256 + RECORD_MAX_PIDS + 1)
 #define TICK_MS			250	/* progress and drain at most 4 times a second */
+/*
+ * A chunk reaches the disk when it fills or at least this often, so a
+ * recorder that is killed (or a machine that dies) loses at most about one
+ * second of windows: the reader stops at the last complete chunk.
+ */
+#define FLUSH_NS		1000000000ull
 
 struct loop {
 	const struct record_opts *o;
@@ -49,6 +55,7 @@ struct loop {
 	uint64_t t0;
 	bool progress;			/* TTY progress line shown */
 	uint64_t last_progress;
+	uint64_t last_flush;
 	int err;			/* first error (-errno) */
 };
 
@@ -120,6 +127,10 @@ static void drain(struct loop *l)
 	if (l->write_failed)
 		return;
 	n = l->b->drain(&l->s, l->w);
+	if (n >= 0 && pm_now_ns() - l->last_flush >= FLUSH_NS) {
+		l->last_flush = pm_now_ns();
+		n = trace_writer_flush(l->w);
+	}
 	if (n >= 0)
 		return;
 	/* A writer error: stop the workload, keep what is on disk. */
@@ -353,6 +364,7 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 	if (ret)
 		goto out_writer;
 	l.t0 = pm_now_ns();
+	l.last_flush = l.t0;
 	l.progress = !o->quiet && isatty(STDERR_FILENO);
 	if (o->argv) {
 		ret = workload_go(&l.wl, o->argv[0]);
