@@ -4,7 +4,8 @@
  * open only with CAP_PERFMON or CAP_SYS_ADMIN.  ioctls (include/pmiprof/abi.h,
  * docs/abi.md) check the size every struct starts with and reject reserved
  * fields that are not zero; mmap maps one CPU's ring read-only; poll()
- * reports data in any ring.  Closing the device stops sampling.
+ * reports ready rings.  The rings live from open to release; closing the
+ * device (and unmapping) stops sampling and frees them.
  */
 #include <linux/capability.h>
 #include <linux/fs.h>
@@ -27,14 +28,18 @@ static int pmiprof_open(struct inode *inode, struct file *file)
 	if (atomic_cmpxchg(&pmiprof_open_count, 0, 1))
 		return -EBUSY;
 	ret = nonseekable_open(inode, file);
+	if (!ret)
+		ret = ring_init_all();
 	if (ret)
 		atomic_set(&pmiprof_open_count, 0);
 	return ret;
 }
 
+/* Last reference, mappings included: nothing can reach the rings any more. */
 static int pmiprof_release(struct inode *inode, struct file *file)
 {
 	pmiprof_session_release();
+	ring_free_all();	/* after every CPU stopped; syncs pending irq_work */
 	atomic_set(&pmiprof_open_count, 0);
 	return 0;
 }

@@ -6,8 +6,8 @@
  * what the per-CPU MSR programming and the pinned hrtimer need.  Suspend
  * takes the other CPUs down through hotplug; the boot CPU, which stays up,
  * is stopped and restarted by syscore callbacks, because S3 loses the PMU
- * MSRs.  Rings exist for every possible CPU from load time, so nothing is
- * allocated here.
+ * MSRs.  Rings exist for every possible CPU while the device is open, so
+ * nothing is allocated here.
  */
 #include <linux/cpuhotplug.h>
 #include <linux/smp.h>

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Module load and unload: module parameters, choosing and
- * probing the PMU, and bringing up rings, NMI handler, hotplug and device
- * in an order whose reverse is the unload path.
+ * probing the PMU, and bringing up NMI handler, hotplug and device in an
+ * order whose reverse is the unload path.  Rings belong to the open device
+ * (chardev.c), so an idle module holds no sample memory.
  *
  *   pmu=auto   the CPU's own PMU (Intel arch perfmon v2+ or AMD); refuses to
  *              load, naming the reason, when there is none or it is busy
@@ -139,14 +140,14 @@ static int __init pmiprof_init(void)
 		pr_err("pmiprof: ring_kb=%u must be a power of two from 8 to 65536\n", ring_kb);
 		return -EINVAL;
 	}
-	ret = ring_init_all(ring_kb * 1024);
+	ret = ring_set_size(ring_kb * 1024);
 	if (ret)
 		return ret;
 	pmiprof_init_cpus();
 	pmiprof_timer_init();
 	ret = pmiprof_setup_pmu(&pmiprof_hw);
 	if (ret)
-		goto err_rings;
+		return ret;
 	if (pmiprof_uses_nmi()) {
 		ret = pmiprof_nmi_register();
 		if (ret)
@@ -170,8 +171,6 @@ err_nmi:
 		pmiprof_nmi_unregister();
 err_pmu:
 	pmiprof_teardown_pmu(&pmiprof_hw);
-err_rings:
-	ring_free_all();
 	return ret;
 }
 
@@ -184,7 +183,6 @@ static void __exit pmiprof_exit(void)
 	if (pmiprof_uses_nmi())
 		pmiprof_nmi_unregister();	/* waits out running handlers */
 	pmiprof_teardown_pmu(&pmiprof_hw);
-	ring_free_all();			/* irq_work_sync() per ring */
 }
 
 module_init(pmiprof_init);

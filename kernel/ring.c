@@ -86,18 +86,25 @@ static void ring_destroy(struct pmiprof_ring *r)
 	kfree(r);
 }
 
-int ring_init_all(u32 data_bytes)
+int ring_set_size(u32 data_bytes)
+{
+	if (!is_power_of_2(data_bytes) || data_bytes < PAGE_SIZE)
+		return -EINVAL;
+	ring_bytes = data_bytes;
+	return 0;
+}
+
+int ring_init_all(void)
 {
 	unsigned int cpu;
 
-	if (!is_power_of_2(data_bytes) || data_bytes < PAGE_SIZE)
-		return -EINVAL;
+	if (WARN_ON_ONCE(rings))
+		return -EBUSY;
 	rings = kcalloc(nr_cpu_ids, sizeof(*rings), GFP_KERNEL);
 	if (!rings)
 		return -ENOMEM;
-	ring_bytes = data_bytes;
 	for_each_possible_cpu(cpu) {
-		rings[cpu] = ring_alloc(cpu, data_bytes);
+		rings[cpu] = ring_alloc(cpu, ring_bytes);
 		if (!rings[cpu]) {
 			ring_free_all();
 			return -ENOMEM;

@@ -2,7 +2,8 @@
 /*
  * Per-CPU sample rings shared read-only with user space.
  *
- * One ring per possible CPU, allocated at load time: a header page
+ * One ring per possible CPU, allocated when the device is opened and
+ * freed when it is released (mappings pin the open file): a header page
  * (struct pmiprof_ring_header) followed by a power-of-two data area of
  * fixed-size records.  Only the CPU that owns a ring writes into it, from
  * NMI or hard-irq context; the consumer position moves only through the
@@ -18,7 +19,10 @@
 struct file;
 struct vm_area_struct;
 
-int ring_init_all(u32 data_bytes);
+/* Load time: data bytes per ring (a power of two, at least a page). */
+int ring_set_size(u32 data_bytes);
+/* Open: allocate every possible CPU's ring.  Release (sampling stopped): free them. */
+int ring_init_all(void);
 void ring_free_all(void);
 /* Empty every ring and clear its drop count; sampling must be stopped. */
 void ring_reset_all(void);
