@@ -14,8 +14,8 @@
  *     not exported to modules; apic->write() works on every version.
  *   - hrtimer_init() is gone by 6.18; hrtimer_setup() appeared in 6.13.
  *   - vm_flags became read-only for drivers in 6.3 (vm_flags_clear()).
- *   - syscore callbacks take a context pointer and are registered through
- *     struct syscore from 6.19 (PMIPROF_SYSCORE() hides the difference).
+ *   - syscore callbacks changed signature (struct syscore, 6.19, and
+ *     backported to Debian's 6.12.y): suspend uses PM notifiers instead.
  *   - cpuid_count() moved from <asm/processor.h> to <asm/cpuid/api.h>
  *     (6.16 CPUID header split); picked by __has_include.
  */
@@ -25,7 +25,6 @@
 #include <linux/version.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
-#include <linux/syscore_ops.h>
 #include <asm/apic.h>
 #include <asm/msr.h>
 #if __has_include("asm/cpuid/api.h")
@@ -109,31 +108,6 @@ static inline void pmiprof_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t s
 {
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 }
-#endif
-
-/*
- * PMIPROF_SYSCORE(name, suspend, resume) defines `name` for
- * pmiprof_register_syscore(&name) from plain int (*)(void) / void (*)(void).
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
-#define PMIPROF_SYSCORE(name, suspend_fn, resume_fn)				\
-	static int name##_cb_suspend(void *data) { return suspend_fn(); }		\
-	static void name##_cb_resume(void *data) { resume_fn(); }			\
-	static const struct syscore_ops name##_ops = {				\
-		.suspend = name##_cb_suspend,					\
-		.resume = name##_cb_resume,					\
-	};									\
-	static struct syscore name = { .ops = &name##_ops }
-#define pmiprof_register_syscore(s)	register_syscore(s)
-#define pmiprof_unregister_syscore(s)	unregister_syscore(s)
-#else
-#define PMIPROF_SYSCORE(name, suspend_fn, resume_fn)				\
-	static struct syscore_ops name = {					\
-		.suspend = suspend_fn,						\
-		.resume = resume_fn,						\
-	}
-#define pmiprof_register_syscore(s)	register_syscore_ops(s)
-#define pmiprof_unregister_syscore(s)	unregister_syscore_ops(s)
 #endif
 
 #endif /* PMIPROF_COMPAT_H */

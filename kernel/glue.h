@@ -47,6 +47,8 @@ void pmiprof_session_stop(void);
 void pmiprof_session_release(void);	/* last close: stop and forget the config */
 void pmiprof_session_cpu_online(unsigned int cpu);
 void pmiprof_session_cpu_offline(unsigned int cpu);
+void pmiprof_session_suspend(void);	/* PM notifier: stop every CPU, remember */
+void pmiprof_session_resume(void);	/* PM notifier: restart what suspend stopped */
 void pmiprof_session_get_info(struct pmiprof_info *info);
 int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus);
 

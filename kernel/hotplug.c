@@ -4,15 +4,15 @@
  * session is running, starts sampling; a CPU going offline stops first.
  * The callbacks run on the CPU concerned (CPUHP_AP_ONLINE_DYN), which is
  * what the per-CPU MSR programming and the pinned hrtimer need.  Suspend
- * takes the other CPUs down through hotplug; the boot CPU, which stays up,
- * is stopped and restarted by syscore callbacks, because S3 loses the PMU
- * MSRs.  Rings exist for every possible CPU while the device is open, so
- * nothing is allocated here.
+ * and hibernation lose the PMU MSRs: a PM notifier stops every CPU before
+ * the system goes down and restarts them all once it is back.  Rings exist
+ * for every possible CPU while the device is open, so nothing is allocated
+ * here.
  */
 #include <linux/cpuhotplug.h>
-#include <linux/smp.h>
+#include <linux/notifier.h>
+#include <linux/suspend.h>
 
-#include "compat.h"
 #include "glue.h"
 
 static int pmiprof_cpuhp_state = -1;
@@ -31,19 +31,26 @@ static int pmiprof_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
-/* Syscore: the last CPU up, IRQs off, other CPUs offline, tasks frozen. */
-static int pmiprof_syscore_suspend(void)
+/* Process context, before tasks are frozen / after they are thawed. */
+static int pmiprof_pm_notify(struct notifier_block *nb, unsigned long action, void *data)
 {
-	pmiprof_session_cpu_offline(smp_processor_id());
-	return 0;
+	switch (action) {
+	case PM_SUSPEND_PREPARE:
+	case PM_HIBERNATION_PREPARE:
+		pmiprof_session_suspend();
+		break;
+	case PM_POST_SUSPEND:
+	case PM_POST_HIBERNATION:
+	case PM_POST_RESTORE:
+		pmiprof_session_resume();
+		break;
+	}
+	return NOTIFY_OK;
 }
 
-static void pmiprof_syscore_resume(void)
-{
-	pmiprof_session_cpu_online(smp_processor_id());
-}
-
-PMIPROF_SYSCORE(pmiprof_syscore, pmiprof_syscore_suspend, pmiprof_syscore_resume);
+static struct notifier_block pmiprof_pm_nb = {
+	.notifier_call = pmiprof_pm_notify,
+};
 
 /* Runs pmiprof_cpu_online() on every CPU already online. */
 int pmiprof_hotplug_init(void)
@@ -54,8 +61,12 @@ int pmiprof_hotplug_init(void)
 	if (ret < 0)
 		return ret;
 	pmiprof_cpuhp_state = ret;
-	pmiprof_register_syscore(&pmiprof_syscore);
-	return 0;
+	ret = register_pm_notifier(&pmiprof_pm_nb);
+	if (ret) {
+		cpuhp_remove_state(pmiprof_cpuhp_state);
+		pmiprof_cpuhp_state = -1;
+	}
+	return ret;
 }
 
 /* Runs pmiprof_cpu_offline() on every online CPU. */
@@ -63,7 +74,7 @@ void pmiprof_hotplug_exit(void)
 {
 	if (pmiprof_cpuhp_state < 0)
 		return;
-	pmiprof_unregister_syscore(&pmiprof_syscore);
+	unregister_pm_notifier(&pmiprof_pm_nb);
 	cpuhp_remove_state(pmiprof_cpuhp_state);
 	pmiprof_cpuhp_state = -1;
 }

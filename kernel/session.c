@@ -23,6 +23,7 @@
 
 static DEFINE_MUTEX(session_lock);
 static bool running;
+static bool suspended;	/* running, but stopped across system sleep */
 
 static bool cfg_reserved_zero(const struct pmiprof_config *cfg)
 {
@@ -77,7 +78,7 @@ int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
 		return -EACCES;
 
 	mutex_lock(&session_lock);
-	if (running) {
+	if (running || suspended) {
 		ret = -EBUSY;
 		goto out;
 	}
@@ -146,25 +147,12 @@ static void session_stop_cpus(void)
 	on_each_cpu(session_stop_cpu, NULL, 1);
 }
 
-int pmiprof_session_start(void)
+/* Start every online usable CPU and set running; on failure stop them all. */
+static int session_start_cpus(void)
 {
 	unsigned int cpu, started = 0;
 	int ret = 0;
 
-	mutex_lock(&session_lock);
-	if (running) {
-		ret = -EBUSY;
-		goto out;
-	}
-	if (!pmiprof_hw.configured) {
-		ret = -EINVAL;	/* CONFIGURE first */
-		goto out;
-	}
-	ring_reset_all();
-	/* Stats are per session, also for CPUs that come online later. */
-	for_each_possible_cpu(cpu)
-		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, 0,
-		       sizeof(struct pmiprof_cpu_stats));
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
 		int err = -EIO;
@@ -187,6 +175,29 @@ int pmiprof_session_start(void)
 	else
 		WRITE_ONCE(running, true);
 	cpus_read_unlock();
+	return ret;
+}
+
+int pmiprof_session_start(void)
+{
+	unsigned int cpu;
+	int ret = 0;
+
+	mutex_lock(&session_lock);
+	if (running || suspended) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (!pmiprof_hw.configured) {
+		ret = -EINVAL;	/* CONFIGURE first */
+		goto out;
+	}
+	ring_reset_all();
+	/* Stats are per session, also for CPUs that come online later. */
+	for_each_possible_cpu(cpu)
+		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, 0,
+		       sizeof(struct pmiprof_cpu_stats));
+	ret = session_start_cpus();
 out:
 	mutex_unlock(&session_lock);
 	return ret;
@@ -194,6 +205,11 @@ out:
 
 static void session_stop_locked(void)
 {
+	if (suspended) {
+		suspended = false;	/* STOP while asleep: do not restart at resume */
+		ring_wake_readers();
+		return;
+	}
 	if (!running)
 		return;
 	cpus_read_lock();
@@ -220,10 +236,7 @@ void pmiprof_session_release(void)
 	mutex_unlock(&session_lock);
 }
 
-/*
- * On @cpu: the cpuhp online callback (hotplug lock held for writing), or
- * syscore resume (IRQs already off, so save/restore rather than enable).
- */
+/* On @cpu: the cpuhp online callback (hotplug lock held for writing). */
 void pmiprof_session_cpu_online(unsigned int cpu)
 {
 	unsigned long flags;
@@ -239,7 +252,7 @@ void pmiprof_session_cpu_online(unsigned int cpu)
 			cpu, err);
 }
 
-/* On @cpu: the cpuhp offline callback, or syscore suspend (IRQs off). */
+/* On @cpu: the cpuhp offline callback. */
 void pmiprof_session_cpu_offline(unsigned int cpu)
 {
 	unsigned long flags;
@@ -251,6 +264,38 @@ void pmiprof_session_cpu_offline(unsigned int cpu)
 	local_irq_save(flags);
 	session_stop_cpu(NULL);
 	local_irq_restore(flags);
+}
+
+/*
+ * System sleep loses the PMU MSRs.  Stop every CPU before (the hotplug
+ * callbacks then have nothing to do for the non-boot CPUs) and restart all
+ * of them afterwards; rings and stats carry on, and each CPU's first window
+ * after resume is flagged FIRST.
+ */
+void pmiprof_session_suspend(void)
+{
+	mutex_lock(&session_lock);
+	if (running) {
+		cpus_read_lock();
+		session_stop_cpus();
+		WRITE_ONCE(running, false);
+		cpus_read_unlock();
+		suspended = true;
+	}
+	mutex_unlock(&session_lock);
+}
+
+void pmiprof_session_resume(void)
+{
+	mutex_lock(&session_lock);
+	if (suspended) {
+		suspended = false;
+		if (session_start_cpus()) {
+			pr_warn("pmiprof: sampling could not restart after resume; the recording ends here\n");
+			ring_wake_readers();
+		}
+	}
+	mutex_unlock(&session_lock);
 }
 
 void pmiprof_session_get_info(struct pmiprof_info *info)
