@@ -75,6 +75,7 @@ struct record_opts {
 	const char *backend;		/* --backend: "auto", "perf", "module" */
 	unsigned int mmap_pages;	/* ring data pages per CPU (power of two) */
 	bool quiet;			/* -q */
+	int compression_level;		/* -z: zlib level 0..9, -1 = writer default */
 	bool counting;			/* stat: count only, no samples */
 	/* Debug knob: behave as on a kernel < 6.12 (PMIPROF_FORCE_NO_INHERIT_READ=1). */
 	bool force_no_inherit_read;

@@ -73,6 +73,9 @@ const char cmd_record_help[] =
 "    -m, --mmap-pages PAGES\n"
 "        Ring buffer data pages per CPU, a power of two (default 256 = 1 MiB;\n"
 "        128 for unprivileged users, which kernel.perf_event_mlock_kb allows).\n"
+"    -z, --compression-level N\n"
+"        zlib level of the trace chunks, 0 (stored: fastest to write and to\n"
+"        report, but larger) to 9; default 1.\n"
 "    -q, --quiet\n"
 "        No notices, progress or summary; errors are still printed.\n"
 "    -h, --help\n"
@@ -107,6 +110,7 @@ static const struct option long_opts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "compression-level", required_argument, NULL, 'z' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -137,9 +141,10 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 	memset(o, 0, sizeof(*o));
 	o->output = RECORD_DEFAULT_OUTPUT;
 	o->backend = "auto";
+	o->compression_level = -1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:o:p:am:qh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:c:F:o:p:am:z:qh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
@@ -182,6 +187,15 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 				return pm_usage_error(cmd, "invalid --mmap-pages '%s': a power of two "
 						      "in 1..1048576", optarg);
 			o->mmap_pages = (unsigned int)v;
+			break;
+		}
+		case 'z': {
+			uint64_t v;
+
+			if (pm_parse_u64(optarg, 0, 9, &v))
+				return pm_usage_error(cmd, "invalid --compression-level '%s': valid "
+						      "is 0 (stored) to 9", optarg);
+			o->compression_level = (int)v;
 			break;
 		}
 		case 'q':

@@ -290,6 +290,7 @@ static void summary(struct loop *l, uint64_t bytes)
 
 int record_run(const struct record_opts *o, int argc, char **argv)
 {
+	struct trace_writer_opts wopts = { 0 };
 	struct loop l;
 	struct trace_finish fin;
 	sigset_t oldmask;
@@ -347,7 +348,8 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 		goto out_backend;
 	l.s.hdr.start_time = pm_now_ns();
 	l.s.hdr.start_realtime_ns = pm_realtime_ns();
-	ret = trace_writer_open(&l.w, o->output, &l.s.hdr, NULL);
+	wopts.level = o->compression_level;
+	ret = trace_writer_open(&l.w, o->output, &l.s.hdr, &wopts);
 	if (ret) {
 		pm_err("cannot create %s: %s", o->output, strerror(-ret));
 		l.w = NULL;

@@ -32,18 +32,24 @@ samples_of_pmiprof() { "$PMIPROF" report -i "$1" --format json --limit 1 2>/dev/
 samples_of_perf() { perf report -i "$1" --stdio --sort sym 2>/dev/null | sed -n 's/^# Samples: \([0-9.]*\)\([KM]\{0,1\}\) .*/\1 \2/p' |
 	awk '{ m = $2 == "K" ? 1e3 : $2 == "M" ? 1e6 : 1; printf "%d\n", $1 * m }'; }
 
-# --- recordings
-"$PMIPROF" record -q -F 50000 -o "$T/one.data" -- "$WL" "$SECS" >/dev/null 2>"$T/rec.err" ||
-	{ echo "b30_report: pmiprof record failed: $(tail -1 "$T/rec.err")"; exit 0; }
-one=$(samples_of_pmiprof "$T/one.data")
-[ "${one:-0}" -gt 0 ] || { echo "b30_report: no samples recorded"; exit 0; }
-copies=$(( (MIN_SAMPLES + one - 1) / one ))
-hsize=$(od -An -tu4 -j12 -N4 "$T/one.data" | tr -d ' ')
-{
-	cat "$T/one.data"
-	for _ in $(seq 2 "$copies"); do tail -c +$((32 + hsize + 1)) "$T/one.data"; done
-} >"$T/pmiprof.data"
+# --- recordings: default chunks (deflate, level 1) and stored chunks (-z 0,
+# like perf.data, which perf record writes uncompressed unless given -z)
+record_pmiprof() { # level out
+	"$PMIPROF" record -q -z "$1" -F 50000 -o "$T/one.data" -- "$WL" "$SECS" >/dev/null 2>"$T/rec.err" ||
+		{ echo "b30_report: pmiprof record failed: $(tail -1 "$T/rec.err")"; exit 0; }
+	one=$(samples_of_pmiprof "$T/one.data")
+	[ "${one:-0}" -gt 0 ] || { echo "b30_report: no samples recorded"; exit 0; }
+	copies=$(( (MIN_SAMPLES + one - 1) / one ))
+	hsize=$(od -An -tu4 -j12 -N4 "$T/one.data" | tr -d ' ')
+	{
+		cat "$T/one.data"
+		for _ in $(seq 2 "$copies"); do tail -c +$((32 + hsize + 1)) "$T/one.data"; done
+	} >"$2"
+}
+record_pmiprof 1 "$T/pmiprof.data"
 psamples=$(samples_of_pmiprof "$T/pmiprof.data")
+record_pmiprof 0 "$T/pmiprof0.data"
+zsamples=$(samples_of_pmiprof "$T/pmiprof0.data")
 
 psecs=$SECS
 while :; do
@@ -57,6 +63,7 @@ done
 # --- interleaved timing: wall, user+sys, peak RSS
 for i in $(seq 1 "$RUNS"); do
 	/usr/bin/time -f "%e %U %S %M" -o "$T/p.$i" "$PMIPROF" report -i "$T/pmiprof.data" >"$T/p.out" 2>/dev/null
+	/usr/bin/time -f "%e %U %S %M" -o "$T/z.$i" "$PMIPROF" report -i "$T/pmiprof0.data" >"$T/z.out" 2>/dev/null
 	/usr/bin/time -f "%e %U %S %M" -o "$T/f.$i" perf report -i "$T/perf.data" --stdio --sort sym >"$T/f.out" 2>/dev/null
 done
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -65,18 +72,21 @@ stat_of() { # prefix column -> median
 }
 cpu_of() { for i in $(seq 1 "$RUNS"); do awk '{ print $2 + $3 }' "$T/$1.$i"; done | median; }
 pw=$(stat_of p 1) pc=$(cpu_of p) pm=$(stat_of p 4)
+zw=$(stat_of z 1) zc=$(cpu_of z) zm=$(stat_of z 4)
 fw=$(stat_of f 1) fc=$(cpu_of f) fm=$(stat_of f 4)
 
 ptop=$(awk '$1 ~ /^[0-9]+$/ && NF >= 8 { print $2, $(NF-1); exit }' "$T/p.out")
 ftop=$(awk '$1 ~ /%$/ { print $1, $NF; exit }' "$T/f.out")
 
 echo "workload: threads2 (2 busy threads), cpu-clock at 50 kHz, no call chains; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "pmiprof trace: $copies concatenated recording(s) of ${one} samples; perf: one ${psecs} s recording"
+echo "pmiprof traces: recordings of ${one} samples concatenated to >= $MIN_SAMPLES; perf: one ${psecs} s recording"
 printf '%-40s %10s %8s %8s %12s %10s\n' "tool (median of $RUNS runs)" samples wall_s cpu_s samples/s peak_RSS_KB
-awk -v n="$psamples" -v w="$pw" -v c="$pc" -v m="$pm" 'BEGIN { printf "%-40s %10d %8.3f %8.3f %12.0f %10d\n", "pmiprof report", n, w, c, n / w, m }'
+awk -v n="$psamples" -v w="$pw" -v c="$pc" -v m="$pm" 'BEGIN { printf "%-40s %10d %8.3f %8.3f %12.0f %10d\n", "pmiprof report (default: deflate)", n, w, c, n / w, m }'
+awk -v n="$zsamples" -v w="$zw" -v c="$zc" -v m="$zm" 'BEGIN { printf "%-40s %10d %8.3f %8.3f %12.0f %10d\n", "pmiprof report (record -z 0: stored)", n, w, c, n / w, m }'
 awk -v n="$fsamples" -v w="$fw" -v c="$fc" -v m="$fm" 'BEGIN { printf "%-40s %10d %8.3f %8.3f %12.0f %10d\n", "perf report --stdio --sort sym", n, w, c, n / w, m }'
-awk -v pn="$psamples" -v pw="$pw" -v pc="$pc" -v pm="$pm" -v fn="$fsamples" -v fw="$fw" -v fc="$fc" -v fm="$fm" 'BEGIN {
+awk -v pn="$psamples" -v pw="$pw" -v pc="$pc" -v pm="$pm" -v zn="$zsamples" -v zw="$zw" -v zc="$zc" -v fn="$fsamples" -v fw="$fw" -v fc="$fc" -v fm="$fm" 'BEGIN {
 	printf "ratio samples/s (wall) pmiprof/perf: %.2fx   (per cpu second: %.2fx)   goal >= 5x\n", (pn / pw) / (fn / fw), (pn / pc) / (fn / fc)
+	printf "ratio samples/s (wall) pmiprof -z 0/perf: %.2fx   (per cpu second: %.2fx)\n", (zn / zw) / (fn / fw), (zn / zc) / (fn / fc)
 	printf "ratio peak RSS pmiprof/perf: %.2f   goal <= 1\n", pm / fm
 }'
 echo "top row: pmiprof: ${ptop:-?}   perf: ${ftop:-?}"
