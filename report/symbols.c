@@ -20,6 +20,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "kallsyms_cache.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -622,7 +623,7 @@ static void load_kallsyms(struct symbolizer *sy)
 	sy->kernel_dso = symbolizer_dso(sy, "[kernel.kallsyms]", NULL, 0);
 	if (sy->kernel_dso < 0)
 		return;
-	sy->ktext = read_all(path, &len);
+	sy->ktext = sy->opts.kallsyms ? read_all(path, &len) : kallsyms_read_cached(&len);
 	if (!sy->ktext) {
 		dso_missing(&sy->dsos[sy->kernel_dso], "cannot read %s", path);
 		return;

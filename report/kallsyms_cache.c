@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-user cache of /proc/kallsyms (see kallsyms_cache.h for why and how it is keyed). */
+#include "kallsyms_cache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* The whole file (procfs files have no size: read until EOF), NUL-terminated. */
+static char *read_whole(int fd, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *buf = malloc(cap), *nb;
+	ssize_t r;
+
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (cap - n < 65536) {
+			nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+static char *read_path(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = read_whole(fd, len);
+	close(fd);
+	return buf;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
+{
+	while (n--)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
+	return h;
+}
+
+/* "<dir>/kallsyms-<bootid>-<uid>-<modules hash>", or -ENOENT when no key. */
+static int cache_path(char *out, size_t size, char *dir, size_t dsize)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char boot[64] = "", *mods, *nl;
+	size_t blen = 0, mlen = 0;
+	uint64_t h = 0xcbf29ce484222325ull;
+	char *b = read_path("/proc/sys/kernel/random/boot_id", &blen);
+
+	if (!b)
+		return -ENOENT;
+	pm_strlcpy(boot, b, sizeof(boot));
+	free(b);
+	nl = strchr(boot, '\n');
+	if (nl)
+		*nl = 0;
+	mods = read_path("/proc/modules", &mlen);	/* absent without module support */
+	if (mods) {
+		h = fnv1a(h, mods, mlen);
+		free(mods);
+	}
+	if (xdg && *xdg)
+		snprintf(dir, dsize, "%s/pmiprof", xdg);
+	else if (home && *home)
+		snprintf(dir, dsize, "%s/.cache/pmiprof", home);
+	else
+		return -ENOENT;
+	if ((size_t)snprintf(out, size, "%s/kallsyms-%s-%u-%016llx", dir, boot,
+			     (unsigned int)geteuid(), (unsigned long long)h) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* Only a regular file of ours that nobody else may write is trusted. */
+static char *read_trusted(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct stat st;
+	char *buf = NULL;
+
+	if (fd < 0)
+		return NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    !(st.st_mode & 022))
+		buf = read_whole(fd, len);
+	close(fd);
+	return buf;
+}
+
+/* True when the text shows real addresses (not zeroed by kptr_restrict). */
+static bool has_addresses(const char *text)
+{
+	while (*text == '0')
+		text++;
+	return *text && *text != ' ';
+}
+
+static void store(const char *dir, const char *path, const char *text, size_t len)
+{
+	char tmp[PATH_MAX + 16], parent[PATH_MAX];
+	char *slash;
+	int fd;
+
+	pm_strlcpy(parent, dir, sizeof(parent));
+	slash = strrchr(parent, '/');
+	if (slash) {
+		*slash = 0;
+		mkdir(parent, 0700);		/* ~/.cache may not exist yet */
+	}
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, text, len) != (ssize_t)len || close(fd)) {
+		unlink(tmp);
+		return;
+	}
+	if (rename(tmp, path))
+		unlink(tmp);
+}
+
+char *kallsyms_read_cached(size_t *len)
+{
+	const char *env = getenv("PMIPROF_KALLSYMS_CACHE");
+	char path[PATH_MAX], dir[PATH_MAX];
+	bool use = !(env && !strcmp(env, "0"));
+	char *text;
+
+	if (use && !cache_path(path, sizeof(path), dir, sizeof(dir))) {
+		text = read_trusted(path, len);
+		if (text && has_addresses(text))
+			return text;
+		free(text);
+	} else {
+		use = false;
+	}
+	text = read_path("/proc/kallsyms", len);
+	if (text && use && has_addresses(text))
+		store(dir, path, text, *len);
+	return text;
+}

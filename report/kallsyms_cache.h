@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A per-user cache of /proc/kallsyms.  The kernel formats kallsyms anew on
+ * every read (~60 ms for 200k symbols), which dominated short reports; perf
+ * keeps a copy in its build-id cache for the same reason.  The cache is
+ * keyed by boot id, effective uid and the content of /proc/modules, so a
+ * reboot, another user or a module (un)load never reuses a stale copy.
+ */
+#ifndef PMIPROF_KALLSYMS_CACHE_H
+#define PMIPROF_KALLSYMS_CACHE_H
+
+#include <stddef.h>
+
+/*
+ * The kallsyms text, NUL-terminated, in a malloc'd buffer (*len bytes
+ * before the NUL): from the cache when valid, else read from /proc/kallsyms
+ * and stored for next time when it shows real addresses.  NULL when
+ * /proc/kallsyms cannot be read.  PMIPROF_KALLSYMS_CACHE=0 disables the
+ * cache; its directory is $XDG_CACHE_HOME/pmiprof or ~/.cache/pmiprof.
+ */
+char *kallsyms_read_cached(size_t *len);
+
+#endif /* PMIPROF_KALLSYMS_CACHE_H */
