@@ -237,40 +237,12 @@ int trace_reader_open_mem(struct trace_reader **rp, const void *buf, size_t len,
 /* Read a non-mappable file (pipe, tty) completely. */
 static int slurp(int fd, uint8_t **out, size_t *len)
 {
-	size_t cap = 1 << 16, n = 0;
-	uint8_t *b = malloc(cap);
+	char *buf;
+	int err = pm_read_fd(fd, &buf, len);
 
-	if (!b)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t k;
-
-		if (n == cap) {
-			uint8_t *nb = realloc(b, cap * 2);
-
-			if (!nb) {
-				free(b);
-				return -ENOMEM;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		k = read(fd, b + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			int err = -errno;
-
-			free(b);
-			return err;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-	}
-	*out = b;
-	*len = n;
-	return 0;
+	if (!err)
+		*out = (uint8_t *)buf;
+	return err;
 }
 
 int trace_reader_open(struct trace_reader **rp, const char *path, trace_diag_fn fn, void *arg)

@@ -3,10 +3,12 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 bool pm_quiet;
 
@@ -147,4 +149,51 @@ size_t pm_strlcpy(char *dst, const char *src, size_t size)
 		dst[c] = '\0';
 	}
 	return n;
+}
+
+int pm_read_fd(int fd, char **out, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap), *nb;
+	ssize_t r;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (cap - n < 4096) {
+			nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = -errno;
+
+			free(buf);
+			return err;
+		}
+		if (!r)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = 0;
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int pm_read_file(const char *path, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = pm_read_fd(fd, out, len);
+	close(fd);
+	return err;
 }

@@ -41,6 +41,13 @@ unsigned int pm_edit_distance(const char *a, const char *b);
 uint64_t pm_now_ns(void);		/* CLOCK_MONOTONIC */
 uint64_t pm_realtime_ns(void);		/* CLOCK_REALTIME */
 
+/*
+ * Read fd (or path) until EOF into a malloc'd buffer with a NUL after the
+ * *len bytes read (procfs files and pipes have no size).  0 or -errno.
+ */
+int pm_read_fd(int fd, char **out, size_t *len);
+int pm_read_file(const char *path, char **out, size_t *len);
+
 /* Copy with truncation; always NUL-terminates when size > 0. */
 size_t pm_strlcpy(char *dst, const char *src, size_t size);
 

@@ -14,50 +14,11 @@
 
 #include "util.h"
 
-/* The whole file (procfs files have no size: read until EOF), NUL-terminated. */
-static char *read_whole(int fd, size_t *len)
-{
-	size_t cap = 1 << 20, n = 0;
-	char *buf = malloc(cap), *nb;
-	ssize_t r;
-
-	if (!buf)
-		return NULL;
-	for (;;) {
-		if (cap - n < 65536) {
-			nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				return NULL;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(buf);
-			return NULL;
-		}
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 static char *read_path(const char *path, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	char *buf;
 
-	if (fd < 0)
-		return NULL;
-	buf = read_whole(fd, len);
-	close(fd);
-	return buf;
+	return pm_read_file(path, &buf, len) ? NULL : buf;
 }
 
 static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
@@ -110,8 +71,8 @@ static char *read_trusted(const char *path, size_t *len)
 	if (fd < 0)
 		return NULL;
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	    !(st.st_mode & 022))
-		buf = read_whole(fd, len);
+	    !(st.st_mode & 022) && pm_read_fd(fd, &buf, len))
+		buf = NULL;
 	close(fd);
 	return buf;
 }

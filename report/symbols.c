@@ -565,40 +565,6 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The whole file (procfs files have no size: read until EOF), NUL-terminated. */
-static char *read_all(const char *path, size_t *len)
-{
-	size_t cap = 1 << 20, n = 0;
-	char *buf = malloc(cap), *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
-
-	if (fd < 0 || !buf)
-		goto fail;
-	for (;;) {
-		if (cap - n < 65536) {
-			nb = realloc(buf, cap *= 2);
-			if (!nb)
-				goto fail;
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0)
-			goto fail;
-		if (!r)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return NULL;
-}
 
 static int hexval(int c)
 {
@@ -623,7 +589,10 @@ static void load_kallsyms(struct symbolizer *sy)
 	sy->kernel_dso = symbolizer_dso(sy, "[kernel.kallsyms]", NULL, 0);
 	if (sy->kernel_dso < 0)
 		return;
-	sy->ktext = sy->opts.kallsyms ? read_all(path, &len) : kallsyms_read_cached(&len);
+	if (!sy->opts.kallsyms)
+		sy->ktext = kallsyms_read_cached(&len);
+	else if (pm_read_file(path, &sy->ktext, &len))
+		sy->ktext = NULL;
 	if (!sy->ktext) {
 		dso_missing(&sy->dsos[sy->kernel_dso], "cannot read %s", path);
 		return;
