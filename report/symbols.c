@@ -509,6 +509,22 @@ static const char *inline_name_of(Dwfl_Module *mod, uint64_t addr)
 	return name;
 }
 
+/* True when vaddr lies in a PLT section (.plt, .plt.sec, .plt.got): no symbol covers it. */
+static bool in_plt(Dwfl_Module *mod, uint64_t vaddr)
+{
+	Dwarf_Addr adj = vaddr, bias;
+	Elf_Scn *scn = dwfl_module_address_section(mod, &adj, &bias);
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	GElf_Shdr shdr;
+	size_t shstrndx;
+	const char *name;
+
+	if (!scn || !elf || !gelf_getshdr(scn, &shdr) || elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	name = elf_strptr(elf, shstrndx, shdr.sh_name);
+	return name && !strncmp(name, ".plt", 4);
+}
+
 int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 {
 	struct dso *d = &sy->dsos[dso];
@@ -524,6 +540,11 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
 		return symbolizer_unknown(sy, dso);
 	fn = dwfl_module_addrinfo(d->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
+	if (!fn && in_plt(d->mod, vaddr)) {
+		/* perf names each stub func@plt; one row per DSO is enough here. */
+		snprintf(key, sizeof(key), "d%u:plt", dso);
+		return get_sym(sy, key, "[plt]", NULL, dso, 0);
+	}
 	if (!fn) {
 		if (!d->info.note) {
 			snprintf(d->note, sizeof(d->note), "addresses outside every symbol it has "

@@ -8,6 +8,9 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -307,10 +310,62 @@ static void strtab_and_hashmap_grow_and_keep_ids(void **state)
 	hm_free(&h);
 }
 
+/* A PLT stub has no symbol: it is named [plt], not [unknown] with a "stripped?" note. */
+static void plt_stub_is_named_plt(void **state)
+{
+	struct symbolizer *sy = new_sy(NULL);
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	uint64_t plt_off = 0;
+	const struct sym *s;
+	int64_t dso, id;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = 0;
+	elf_version(EV_CURRENT);
+	fd = open(exe, O_RDONLY);
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	assert_non_null(elf);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strncmp(name, ".plt", 4) && sh.sh_size > 16) {
+			plt_off = sh.sh_offset + 16;
+			break;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	if (!plt_off) {
+		symbolizer_free(sy);
+		skip();
+	}
+	dso = symbolizer_dso(sy, exe, NULL, 0);
+	assert_true(dso >= 0);
+	id = symbolizer_resolve(sy, (uint32_t)dso, plt_off);
+	assert_true(id >= 0);
+	s = symbolizer_sym(sy, (uint32_t)id);
+	assert_string_equal(s->name, "[plt]");
+	assert_null(symbolizer_dso_info(sy, s->dso)->note);
+	symbolizer_free(sy);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(resolves_own_pie_function),
+		cmocka_unit_test(plt_stub_is_named_plt),
 		cmocka_unit_test(resolves_shared_library_function),
 		cmocka_unit_test(srcline_names_file_and_line),
 		cmocka_unit_test(missing_binary_is_unknown_with_note),
