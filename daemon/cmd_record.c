@@ -21,7 +21,7 @@ const char cmd_record_help[] =
 "\n"
 "SYNOPSIS\n"
 "    pmiprof record [-e EVENTS] [-c PERIOD | -F HZ] [-o FILE] [--backend B] [-q]\n"
-"                   [-m PAGES] -- COMMAND [ARGS...]\n"
+"                   [-m PAGES] [-z LEVEL] -- COMMAND [ARGS...]\n"
 "    pmiprof record [options] -p PID[,PID...]\n"
 "    pmiprof record [options] -a [-- COMMAND [ARGS...]]\n"
 "\n"
