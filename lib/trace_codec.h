@@ -21,6 +21,7 @@
 #define TRACE_SAMPLE_SAME_CPU		(1u << 1)
 #define TRACE_SAMPLE_SAME_FLAGS		(1u << 2)
 #define TRACE_SAMPLE_SAME_NR		(1u << 3)
+#define TRACE_SAMPLE_SAME_ALL		0xfu
 /* Bits 4-6: 0 = ip follows as a delta; k = ip equals recent ip k-1 (no bytes). */
 #define TRACE_SAMPLE_IP_SLOT_SHIFT	4
 #define TRACE_SAMPLE_IP_SLOT_MASK	(7u << 4)
@@ -78,14 +79,51 @@ int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, co
 		      uint32_t nr_events, const struct trace_decode_scratch *scratch,
 		      struct trace_record *rec, const char **why);
 
-/* Move ips[k] (or a new ip when k == TRACE_IP_CACHE) to the front. */
+/*
+ * Move ips[k] (or a new ip when k == TRACE_IP_CACHE) to the front.  A jump
+ * into straight-line moves: no loop, and no memmove call (which would make
+ * the inlined reader fast path save registers).
+ */
 static inline void trace_ip_to_front(uint64_t *ips, unsigned int k, uint64_t ip)
 {
-	if (k == TRACE_IP_CACHE)
-		k--;
-	for (; k > 0; k--)	/* at most 6 moves: cheaper than a memmove call */
-		ips[k] = ips[k - 1];
+	_Static_assert(TRACE_IP_CACHE == 7, "trace_ip_to_front moves up to 6 ips");
+	switch (k) {
+	case 7:
+	case 6:
+		ips[6] = ips[5];
+		/* fall through */
+	case 5:
+		ips[5] = ips[4];
+		/* fall through */
+	case 4:
+		ips[4] = ips[3];
+		/* fall through */
+	case 3:
+		ips[3] = ips[2];
+		/* fall through */
+	case 2:
+		ips[2] = ips[1];
+		/* fall through */
+	case 1:
+		ips[1] = ips[0];
+		/* fall through */
+	default:
+		break;
+	}
 	ips[0] = ip;
+}
+
+/*
+ * counts[] = 0 in eight 16-byte stores: a plain memset of the 128 bytes
+ * becomes "rep stos" (32 iterations) at -O2.
+ */
+static inline void trace_zero_counts(uint64_t *counts)
+{
+	typedef uint64_t v2u64 __attribute__((vector_size(16), aligned(8), may_alias));
+	v2u64 *v = (v2u64 *)counts;
+
+	_Static_assert(PMIPROF_MAX_EVENTS == 16, "trace_zero_counts stores 16 counts");
+	v[0] = v[1] = v[2] = v[3] = v[4] = v[5] = v[6] = v[7] = (v2u64){ 0, 0 };
 }
 
 /*
@@ -98,7 +136,8 @@ trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t 
 			 uint32_t nr_events, struct trace_sample *s, const bool fast)
 {
 	unsigned int mask, slot;
-	uint64_t v;
+	uint64_t v, ip;
+	int64_t d;
 	uint32_t i, nr;
 
 #define GET(x) do {								\
@@ -106,41 +145,54 @@ trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t 
 			goto short_body;					\
 	} while (0)
 #define GET32(x) do { GET(v); if (v > UINT32_MAX) goto range; (x) = (uint32_t)v; } while (0)
-	if (p >= end)
+#define GETS(x) do {								\
+		if (fast) {							\
+			if (svarint_get_unchecked(&p, &(x)))			\
+				goto short_body;				\
+		} else {							\
+			GET(v);							\
+			(x) = zigzag_dec(v);					\
+		}								\
+	} while (0)
+	/* fast: the mask byte is readable even in an empty body; "p > end" below catches it */
+	if (!fast && p >= end)
 		goto short_body;
 	mask = *p++;
-	if (!(mask & TRACE_SAMPLE_SAME_FLAGS))
-		GET32(c->flags);
-	if (!(mask & TRACE_SAMPLE_SAME_PID_TID)) {
-		GET32(c->pid);
-		GET32(c->tid);
+	if (__builtin_expect((mask & TRACE_SAMPLE_SAME_ALL) != TRACE_SAMPLE_SAME_ALL, 0)) {
+		if (!(mask & TRACE_SAMPLE_SAME_FLAGS))
+			GET32(c->flags);
+		if (!(mask & TRACE_SAMPLE_SAME_PID_TID)) {
+			GET32(c->pid);
+			GET32(c->tid);
+		}
+		if (!(mask & TRACE_SAMPLE_SAME_CPU))
+			GET32(c->cpu);
+		if (!(mask & TRACE_SAMPLE_SAME_NR)) {
+			GET(v);
+			if (v > nr_events)
+				return "sample has more counts than the header has events";
+			c->nr = (uint32_t)v;
+		}
 	}
-	if (!(mask & TRACE_SAMPLE_SAME_CPU))
-		GET32(c->cpu);
-	if (!(mask & TRACE_SAMPLE_SAME_NR)) {
-		GET(v);
-		if (v > nr_events)
-			return "sample has more counts than the header has events";
-		c->nr = (uint32_t)v;
-	}
-	GET(v);
-	c->sample_dt = (int64_t)((uint64_t)c->sample_dt + (uint64_t)zigzag_dec(v));
+	GETS(d);
+	c->sample_dt = (int64_t)((uint64_t)c->sample_dt + (uint64_t)d);
 	c->time += (uint64_t)c->sample_dt;
 	slot = (mask & TRACE_SAMPLE_IP_SLOT_MASK) >> TRACE_SAMPLE_IP_SLOT_SHIFT;
 	if (slot) {
-		s->ip = c->ips[slot - 1];
-		trace_ip_to_front(c->ips, slot - 1, s->ip);
+		ip = c->ips[slot - 1];
+		trace_ip_to_front(c->ips, slot - 1, ip);
 	} else {
-		GET(v);
-		s->ip = c->ips[0] + (uint64_t)zigzag_dec(v);
-		trace_ip_to_front(c->ips, TRACE_IP_CACHE, s->ip);
+		GETS(d);
+		ip = c->ips[0] + (uint64_t)d;
+		trace_ip_to_front(c->ips, TRACE_IP_CACHE, ip);
 	}
+	s->ip = ip;
 	nr = c->nr;
-	memset(s->counts, 0, sizeof(s->counts));	/* constant size: a few vector stores */
+	s->nr = nr;			/* early: one register less in the loop */
+	trace_zero_counts(s->counts);	/* the contract: counts[i] = 0 for i >= nr */
 	for (i = 0; i < nr; i++) {
-		GET(v);
-		c->counts[i] += (uint64_t)zigzag_dec(v);
-		s->counts[i] = c->counts[i];
+		GETS(d);
+		s->counts[i] = c->counts[i] += (uint64_t)d;
 	}
 	if (fast && p > end)
 		goto short_body;
@@ -149,7 +201,6 @@ trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t 
 	s->pid = c->pid;
 	s->tid = c->tid;
 	s->flags = c->flags;
-	s->nr = nr;
 	return NULL;
 short_body:
 	return "record body ends inside a number";
@@ -157,6 +208,7 @@ range:
 	return "32-bit field out of range";
 #undef GET
 #undef GET32
+#undef GETS
 }
 
 /*
@@ -171,6 +223,14 @@ static inline const char *trace_decode_sample(struct trace_codec *c, const uint8
 	if (limit - p >= TRACE_SAMPLE_READ_MAX)
 		return trace_decode_sample_impl(c, p, end, nr_events, s, true);
 	return trace_decode_sample_impl(c, p, end, nr_events, s, false);
+}
+
+/* Same, for a caller that has checked that TRACE_SAMPLE_READ_MAX bytes are readable at p. */
+static inline const char *trace_decode_sample_fast(struct trace_codec *c, const uint8_t *p,
+						   const uint8_t *end, uint32_t nr_events,
+						   struct trace_sample *s)
+{
+	return trace_decode_sample_impl(c, p, end, nr_events, s, true);
 }
 
 #endif /* PMIPROF_TRACE_CODEC_H */

@@ -26,7 +26,8 @@
 #include "varint.h"
 
 #define HDR sizeof(struct pmiprof_chunk_header)
-#define DECODE_SLACK TRACE_SAMPLE_READ_MAX
+/* readable bytes after an inflated payload: every record can take the fast path */
+#define DECODE_SLACK (TRACE_RECORD_HEAD_MAX + TRACE_SAMPLE_READ_MAX)
 
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 /* The fuzzer turns CRC checks off for half its runs to reach the decoders. */
@@ -57,6 +58,12 @@ struct trace_reader {
 	uint32_t chunk_seq, chunk_nr, chunk_done;
 	const uint8_t *cbase, *cp, *cend;
 	const uint8_t *limit;		/* readable memory after cend (decoder fast path) */
+	/*
+	 * A record starting below fast_end with a one-byte size ends inside the
+	 * chunk, and a worst-case SAMPLE body is readable after its 2-byte head;
+	 * NULL when no chunk is open.
+	 */
+	const uint8_t *fast_end;
 	struct trace_codec codec;
 
 	uint8_t *ubuf;			/* inflate target */
@@ -337,6 +344,7 @@ static int chunk_failed(struct trace_reader *r, struct trace_record *rec, const 
 	     "lost", r->chunk_seq, r->chunk_done, (size_t)(r->cp - r->cbase), what,
 	     (unsigned long long)lost, r->chunk_nr);
 	r->in_chunk = false;
+	r->fast_end = NULL;
 	r->stats.chunks_bad++;
 	r->stats.records_lost += lost;
 	return synth_lost(r, rec, r->chunk_seq, PMIPROF_LOST_UNREADABLE, lost);
@@ -372,6 +380,24 @@ static size_t resync(const struct trace_reader *r, size_t from)
 		off++;
 	}
 	return r->size;
+}
+
+/*
+ * Length of the prefix of a payload of usize bytes (readable bytes from its
+ * start) where records take trace_reader_next()'s fast path: one starting
+ * there with a FAST_HEAD-byte head ends inside the payload, and a worst-case
+ * SAMPLE body after its head is readable.  The last bytes of every chunk and
+ * of the file take the careful path.
+ */
+#define FAST_HEAD 2		/* type, one-byte size */
+#define FAST_REC (FAST_HEAD + 127)
+#define FAST_READ (FAST_HEAD + TRACE_SAMPLE_READ_MAX)
+static size_t fast_len(size_t usize, size_t readable)
+{
+	size_t len = usize > FAST_REC ? usize - FAST_REC : 0;
+	size_t room = readable > FAST_READ ? readable - FAST_READ : 0;
+
+	return len < room ? len : room;
 }
 
 /*
@@ -479,6 +505,7 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 	r->chunk_done = 0;
 	r->cbase = r->cp = payload;
 	r->cend = payload + ch.usize;
+	r->fast_end = payload + fast_len(ch.usize, (size_t)(r->limit - payload));
 	trace_codec_reset(&r->codec);
 	return 0;
 bad:
@@ -502,7 +529,9 @@ static uint64_t record_time(const struct trace_record *rec)
 	}
 }
 
-int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
+/* Everything but trace_reader_next()'s fast path: kept out of line so that it stays small. */
+static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
+						      struct trace_record *rec)
 {
 	const struct trace_decode_scratch sc = { r->str, r->ips, r->limit };
 
@@ -521,6 +550,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 		}
 		if (r->cp >= r->cend) {
 			r->in_chunk = false;
+			r->fast_end = NULL;
 			if (r->chunk_done != r->chunk_nr) {
 				char what[96];
 
@@ -571,4 +601,33 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 			r->last_time = record_time(rec);
 		return 1;
 	}
+}
+
+/*
+ * The hot path: a SAMPLE with a one-byte size (bodies are < 128 bytes) that
+ * starts below fast_end, so it ends inside the chunk and the decoder needs
+ * no per-number bounds checks.  The slow path makes the same checks.
+ */
+int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
+{
+	const uint8_t *cp = r->cp, *body, *end;
+	const char *why;
+
+	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
+	    cp[0] == PMIPROF_REC_SAMPLE && cp[1] < 0x80 && r->chunk_done < r->chunk_nr) {
+		body = cp + FAST_HEAD;
+		end = body + cp[1];	/* < cend: cp < fast_end */
+		why = trace_decode_sample_fast(&r->codec, body, end, r->hdr.nr_events,
+					       &rec->sample);
+		if (why)
+			return chunk_failed(r, rec, why);
+		rec->type = PMIPROF_REC_SAMPLE;
+		rec->chunk_seq = r->chunk_seq;
+		r->cp = end;
+		r->chunk_done++;
+		r->stats.records++;
+		r->last_time = rec->sample.time;
+		return 1;
+	}
+	return reader_next_slow(r, rec);
 }

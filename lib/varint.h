@@ -88,35 +88,63 @@ static inline int varint_get(const uint8_t **pp, const uint8_t *end, uint64_t *o
 static inline int varint_get_unchecked(const uint8_t **pp, uint64_t *out)
 {
 	const uint8_t *p = *pp;
-	uint64_t v, b;
+	uint64_t v = p[0], b;
 	unsigned int shift;
 
-	/* unrolled for the 1..3-byte numbers that make up most records */
-	b = *p++;
-	v = b & 0x7f;
-	if (b < 0x80)
-		goto done;
-	b = *p++;
-	v |= (b & 0x7f) << 7;
-	if (b < 0x80)
-		goto done;
-	b = *p++;
-	v |= (b & 0x7f) << 14;
-	if (b < 0x80)
-		goto done;
-	for (shift = 21; shift < 63; shift += 7) {
+	/* one and two bytes (most numbers in a record) without masking */
+	if (__builtin_expect(v < 0x80, 1)) {
+		*out = v;
+		*pp = p + 1;
+		return 0;
+	}
+	b = p[1];
+	v += (b << 7) - 0x80;		/* drop byte 0's continuation bit */
+	if (b < 0x80) {
+		*out = v;
+		*pp = p + 2;
+		return 0;
+	}
+	v -= 0x80 << 7;			/* and byte 1's */
+	p += 2;
+	for (shift = 14;; shift += 7) {
 		b = *p++;
+		if (shift == 63 && b > 1)	/* 10th byte: only bit 0 left */
+			return -1;
 		v |= (b & 0x7f) << shift;
 		if (b < 0x80)
-			goto done;
+			break;
 	}
-	b = *p++;		/* 10th byte: only bit 0 left */
-	if (b > 1)
-		return -1;
-	v |= b << 63;
-done:
 	*out = v;
 	*pp = p;
+	return 0;
+}
+
+/* zigzag_dec() of the one-byte numbers 0..127 */
+#define VARINT_ZZ(i)	(int8_t)(((i) >> 1) ^ -((i) & 1))
+#define VARINT_ZZ4(i)	VARINT_ZZ(i), VARINT_ZZ(i + 1), VARINT_ZZ(i + 2), VARINT_ZZ(i + 3)
+#define VARINT_ZZ16(i)	VARINT_ZZ4(i), VARINT_ZZ4(i + 4), VARINT_ZZ4(i + 8), VARINT_ZZ4(i + 12)
+static const int8_t varint_zz1[128] = {
+	VARINT_ZZ16(0), VARINT_ZZ16(16), VARINT_ZZ16(32), VARINT_ZZ16(48),
+	VARINT_ZZ16(64), VARINT_ZZ16(80), VARINT_ZZ16(96), VARINT_ZZ16(112),
+};
+#undef VARINT_ZZ16
+#undef VARINT_ZZ4
+#undef VARINT_ZZ
+
+/* zigzag_dec() of varint_get_unchecked(), one-byte numbers by table */
+static inline int svarint_get_unchecked(const uint8_t **pp, int64_t *out)
+{
+	const uint8_t *p = *pp;
+	uint64_t u;
+
+	if (__builtin_expect(p[0] < 0x80, 1)) {
+		*out = varint_zz1[p[0]];
+		*pp = p + 1;
+		return 0;
+	}
+	if (varint_get_unchecked(pp, &u))
+		return -1;
+	*out = zigzag_dec(u);
 	return 0;
 }
 

@@ -620,6 +620,7 @@ static void varints_round_trip_and_reject_overlong_input(void **state)
 	uint8_t buf[VARINT_MAX] = { 0 };
 	const uint8_t *p;
 	uint64_t v;
+	int64_t sv;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
@@ -636,6 +637,10 @@ static void varints_round_trip_and_reject_overlong_input(void **state)
 		assert_int_equal(varint_get_unchecked(&p, &v), 0);
 		assert_int_equal(v, vals[i]);
 		assert_ptr_equal(p, end);
+		p = buf;	/* and its signed form */
+		assert_int_equal(svarint_get_unchecked(&p, &sv), 0);
+		assert_int_equal(sv, zigzag_dec(vals[i]));
+		assert_ptr_equal(p, end);
 		assert_int_equal(zigzag_dec(zigzag_enc((int64_t)vals[i])), (int64_t)vals[i]);
 	}
 	assert_int_equal(zigzag_enc(-1), 1);
@@ -649,6 +654,85 @@ static void varints_round_trip_and_reject_overlong_input(void **state)
 	assert_int_equal(varint_get_unchecked(&p, &v), -1);
 	p = too_big;
 	assert_int_equal(varint_get_unchecked(&p, &v), -1);
+	p = overlong;
+	assert_int_equal(svarint_get_unchecked(&p, &sv), -1);
+	for (v = 0; v < 0x4000; v++) {	/* every one- and two-byte number */
+		memset(buf, 0, sizeof(buf));
+		varint_put(buf, v);
+		p = buf;
+		assert_int_equal(svarint_get_unchecked(&p, &sv), 0);
+		assert_int_equal(sv, zigzag_dec(v));
+		assert_ptr_equal(p, buf + varint_len(v));
+	}
+}
+
+/* Sample i of the stream with nr changing now and then (unused counts 0). */
+static void nr_changing_sample(uint32_t i, uint32_t nr_events, struct trace_sample *s)
+{
+	tgen_stream_sample(3, i, s);
+	s->nr = i % 7 == 3 ? 1 : i % 11 == 5 ? 0 : nr_events;
+	for (uint32_t k = s->nr; k < PMIPROF_MAX_EVENTS; k++)
+		s->counts[k] = 0;
+}
+
+/*
+ * SAMPLE.counts[i] is 0 for i >= nr whatever the caller left in rec, after
+ * any record type, with nr changing, in stored and deflated chunks, small
+ * and large (the fast and careful decode paths).
+ */
+static void counts_beyond_nr_are_zero_in_a_reused_record(void **state)
+{
+	static const int levels[] = { 0, 1 };
+	static const uint32_t chunks[] = { 64, 300, 0 };
+	const uint32_t n = 3000;
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_record rec;
+	struct trace_sample s;
+	struct trace_mmap m = { .pid = 1, .tid = 1, .start = 0x400000, .len = 0x1000,
+				.build_id_len = 20, .path = "/lib/x86_64-linux-gnu/libc.so.6" };
+	uint64_t bad = 0;
+
+	(void)state;
+	memset(m.build_id, 0xee, sizeof(m.build_id));
+	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+		for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++) {
+			struct trace_writer_opts o = { levels[l], chunks[c], 0 };
+
+			tgen_header(&h);
+			assert_true(h.nr_events >= 2);
+			assert_int_equal(trace_writer_open(&w, tmp_path, &h, &o), 0);
+			for (uint32_t i = 0; i < n; i++) {
+				nr_changing_sample(i, h.nr_events, &s);
+				assert_int_equal(trace_write_sample(w, &s), 0);
+				if (i % 13 == 0) {
+					m.time = s.time;
+					assert_int_equal(trace_write_mmap(w, &m), 0);
+				}
+			}
+			assert_int_equal(trace_writer_close(w), 0);
+
+			diags = 0;
+			assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
+			for (uint32_t i = 0; i < n; i++) {
+				memset(&rec, 0xa5, sizeof(rec));	/* the caller's leftovers */
+				assert_int_equal(trace_reader_next(r, &rec), 1);
+				assert_int_equal(rec.type, PMIPROF_REC_SAMPLE);
+				nr_changing_sample(i, h.nr_events, &s);
+				bad += !sample_equal(&s, &rec.sample);
+				if (i % 13 == 0) {
+					assert_int_equal(trace_reader_next(r, &rec), 1);
+					assert_int_equal(rec.type, PMIPROF_REC_MMAP);
+				}
+			}
+			assert_int_equal(bad, 0);
+			assert_int_equal(trace_reader_next(r, &rec), 0);
+			assert_int_equal(trace_reader_stats(r)->chunks_bad, 0);
+			assert_int_equal(diags, 0);
+			trace_reader_close(r);
+		}
+	}
 }
 
 int main(void)
@@ -668,6 +752,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(random_record_sequences_round_trip, make_tmp,
 						drop_tmp),
 		cmocka_unit_test(varints_round_trip_and_reject_overlong_input),
+		cmocka_unit_test_setup_teardown(counts_beyond_nr_are_zero_in_a_reused_record,
+						make_tmp, drop_tmp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
