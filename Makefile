@@ -36,7 +36,7 @@ CFLAGS    += -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-proto
 ifeq ($(WERROR),1)
 CFLAGS    += -Werror
 endif
-LDLIBS    += -lpfm $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz) -lm -lpthread
+LDLIBS    += -lpfm $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz) -lm -lpthread -lstdc++
 
 LIB_SRCS  := $(filter-out lib/main.c,$(wildcard lib/*.c))
 APP_SRCS  := $(wildcard daemon/*.c) $(wildcard report/*.c)

@@ -30,7 +30,7 @@ const char cmd_report_help[] =
 "SYNOPSIS\n"
 "    pmiprof report [-i FILE] [--by symbol|dso|pid|tid|comm] [--sort KEY]\n"
 "                   [--format table|csv|json] [--limit N] [--hist] [--srcline]\n"
-"                   [--inline] [--width N] [FILTERS]\n"
+"                   [--inline] [--no-demangle] [--width N] [FILTERS]\n"
 "    pmiprof report --windows [-i FILE] [--format ...] [--limit N] [FILTERS]\n"
 "\n"
 "DESCRIPTION\n"
@@ -73,6 +73,7 @@ const char cmd_report_help[] =
 "    --hist-metric LIST  what --hist shows: ipc, <event>, <event>-rate, ...\n"
 "    --srcline           one row per source line (file:line)\n"
 "    --inline            name the innermost inlined function\n"
+"    --no-demangle       show C++ names as the symbol table has them (mangled)\n"
 "    --width N           table width budget in columns (default 100)\n"
 "    -q, --quiet         no warnings about symbols\n"
 "\n"
@@ -104,6 +105,7 @@ const char cmd_report_help[] =
 
 enum {
 	OPT_BY = 0x2000, OPT_HIST, OPT_HIST_METRIC, OPT_SRCLINE, OPT_INLINE, OPT_WIDTH,
+	OPT_NO_DEMANGLE,
 };
 
 static const struct option long_opts[] = {
@@ -116,6 +118,7 @@ static const struct option long_opts[] = {
 	{ "hist", no_argument, NULL, OPT_HIST },
 	{ "hist-metric", required_argument, NULL, OPT_HIST_METRIC },
 	{ "srcline", no_argument, NULL, OPT_SRCLINE },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -185,6 +188,9 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			break;
 		case OPT_INLINE:
 			a->so.sym.inline_frames = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			a->so.sym.no_demangle = true;
 			break;
 		case OPT_WIDTH:
 			if (pm_parse_u64(optarg, 40, 10000, &a->width))

@@ -20,6 +20,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "kallsyms_cache.h"
 #include "strtab.h"
 #include "util.h"
@@ -177,6 +178,7 @@ static int64_t get_sym(struct symbolizer *sy, const char *key, const char *name,
 {
 	uint32_t before = sy->ids.n;
 	int64_t id = strtab_intern(&sy->ids, key);
+	char demangled[1024];
 	struct sym *s;
 
 	if (id < 0 || sy->ids.n == before)
@@ -191,6 +193,8 @@ static int64_t get_sym(struct symbolizer *sy, const char *key, const char *name,
 		sy->cap_syms = cap;
 	}
 	s = &sy->syms[id];
+	if (!sy->opts.no_demangle)
+		name = symbol_demangle(name, demangled, sizeof(demangled));
 	s->name = intern_name(sy, name);
 	s->srcline = srcline ? intern_name(sy, srcline) : NULL;
 	s->dso = dso;

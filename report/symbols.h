@@ -37,6 +37,7 @@ struct dso_info {
 struct symbolizer_opts {
 	bool srcline;		/* one row per source line: sym.srcline set */
 	bool inline_frames;	/* name the innermost inlined function */
+	bool no_demangle;	/* keep C++ names mangled (--no-demangle) */
 	bool kernel;		/* resolve kernel IPs through /proc/kallsyms */
 	bool own_vdso;		/* the trace's kernel is ours: [vdso] is our vdso */
 	const char *kallsyms;	/* path, default /proc/kallsyms (tests) */
