@@ -84,6 +84,8 @@ uint32_t module_rec_flags_to_trace(uint32_t f)
 		t |= PMIPROF_SAMPLE_F_TIME_BASED;
 	if (f & PMIPROF_REC_F_FIRST)
 		t |= PMIPROF_SAMPLE_F_FIRST;
+	if (f & PMIPROF_REC_F_THROTTLED)
+		t |= PMIPROF_SAMPLE_F_THROTTLED;
 	return t;
 }
 

@@ -260,7 +260,8 @@ static void emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 status, u32 
 /*
  * Storm throttling: more than max_rate/100 windows in a 10 ms slice
  * stretches the next period 16x (counted in stats.throttles); the window
- * records stay exact, they just cover more events.
+ * records stay exact, they just cover more events.  The record closing a
+ * stretched window carries PMIPROF_REC_F_THROTTLED (see close_window()).
  */
 static u64 throttle(struct pmu_cpu *pc, u64 now, u64 left)
 {
@@ -291,6 +292,8 @@ static void close_window(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt, 
 	const struct pmu_slot *ts = &hw->slots[hw->trigger];
 	u64 counts[PMU_MAX_EVENTS];
 	u64 left, next;
+	/* pc->throttled still describes the window being closed */
+	u32 flags = pc->throttled ? PMIPROF_REC_F_THROTTLED : 0;
 	u32 k;
 
 	for (k = 0; k < hw->nr_events; k++) {
@@ -305,7 +308,7 @@ static void close_window(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt, 
 	hw->ops->wr(pc, ts->ctr_msr, next);
 	pc->prev[hw->trigger] = next;
 	pc->left = left;
-	emit(pc, ctx, status, 0, counts, hw->nr_events);
+	emit(pc, ctx, status, flags, counts, hw->nr_events);
 }
 
 int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struct pmu_gregs *g)

@@ -143,6 +143,7 @@ static const struct flag_name sample_flags[] = {
 	{ PMIPROF_SAMPLE_F_EMULATED, "emulated" },
 	{ PMIPROF_SAMPLE_F_TIME_BASED, "time-based" },
 	{ PMIPROF_SAMPLE_F_FIRST, "first" },
+	{ PMIPROF_SAMPLE_F_THROTTLED, "throttled" },
 };
 
 static const struct flag_name finish_flags[] = {

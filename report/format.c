@@ -66,7 +66,7 @@ void print_meta_text(FILE *f, const struct session *s)
 {
 	const struct trace_header *h = s->h;
 	const struct trace_read_stats *st = trace_reader_stats(s->r);
-	char buf[256], evs[PMIPROF_MAX_EVENTS * 130], lost[256] = "", dmg[128] = "";
+	char buf[256], evs[PMIPROF_MAX_EVENTS * 130], lost[256] = "", dmg[128] = "", thr[96] = "";
 	size_t o = 0;
 	uint32_t i;
 
@@ -101,9 +101,12 @@ void print_meta_text(FILE *f, const struct session *s)
 	if (st->chunks_bad || st->truncated)
 		snprintf(dmg, sizeof(dmg), "; DAMAGED FILE: %" PRIu64 " bad chunk(s)%s",
 			 st->chunks_bad, st->truncated ? ", truncated" : "");
+	if (s->throttled)
+		snprintf(thr, sizeof(thr), "; %" PRIu64 " window(s) stretched by throttling",
+			 s->throttled);
 	meta_line(f, "duration %.3f s, %" PRIu64 " samples (windows), %" PRIu64 " shown after "
-		  "filters, lost %" PRIu64 "%s%s", session_duration_s(s), s->samples, s->kept,
-		  s->lost_total, lost, dmg);
+		  "filters, lost %" PRIu64 "%s%s%s", session_duration_s(s), s->samples, s->kept,
+		  s->lost_total, lost, thr, dmg);
 	if (s->have_finish && (s->finish.flags & PMIPROF_FINISH_F_SIGNALED))
 		meta_line(f, "workload killed by signal %d", s->finish.exit_code);
 	meta_line(f, "attribution: %s", ATTRIBUTION_RULE);
@@ -136,12 +139,12 @@ void print_meta_json(FILE *f, const struct session *s)
 	json_str(f, trace_mode_name(h->mode));
 	fprintf(f, ", \"time_based\": %s, \"emulated\": %s, \"duration_s\": %.6f, "
 		"\"samples\": %" PRIu64 ", \"samples_shown\": %" PRIu64 ", \"lost\": %" PRIu64
-		", \"lost_unreadable\": %" PRIu64 ", \"bad_chunks\": %" PRIu64
-		", \"truncated\": %s, \"attribution\": ",
+		", \"lost_unreadable\": %" PRIu64 ", \"throttled_windows\": %" PRIu64
+		", \"bad_chunks\": %" PRIu64 ", \"truncated\": %s, \"attribution\": ",
 		(h->flags & PMIPROF_TRACE_F_TIME_BASED) ? "true" : "false",
 		(h->flags & PMIPROF_TRACE_F_EMULATED) ? "true" : "false",
 		session_duration_s(s), s->samples, s->kept, s->lost_total,
-		s->lost[PMIPROF_LOST_UNREADABLE] + s->lost[PMIPROF_LOST_TRUNCATED],
+		s->lost[PMIPROF_LOST_UNREADABLE] + s->lost[PMIPROF_LOST_TRUNCATED], s->throttled,
 		st->chunks_bad, st->truncated ? "true" : "false");
 	json_str(f, ATTRIBUTION_RULE);
 	fputc('}', f);

@@ -43,7 +43,7 @@ struct worker {
 	struct trace_record *side;
 	uint32_t nr_side, cap_side;
 	/* statistics of the range */
-	uint64_t samples, kept, first_ns, last_ns;
+	uint64_t samples, kept, first_ns, last_ns, throttled;
 	bool any_sample;
 	struct trace_lost *lost;
 	uint32_t nr_lost, cap_lost;
@@ -219,6 +219,8 @@ static void *worker_main(void *arg)
 			uint64_t ns = session_time_ns(w->s, rec.sample.time);
 
 			w->samples++;
+			if (rec.sample.flags & PMIPROF_SAMPLE_F_THROTTLED)
+				w->throttled++;
 			if (!w->any_sample || ns < w->first_ns)
 				w->first_ns = ns;
 			if (!w->any_sample || ns > w->last_ns)
@@ -426,6 +428,7 @@ static int merge_worker(struct session *s, struct profile *p, struct worker *w)
 			s->last_ns = w->last_ns;
 	}
 	s->samples += w->samples;
+	s->throttled += w->throttled;
 	s->marks += w->marks;
 	s->unknown_records += w->unknown;
 	if (w->have_finish) {

@@ -255,6 +255,8 @@ static int on_sample(struct session *s, const struct trace_sample *smp,
 		s->first_ns = ns;
 	if (ns > s->last_ns)
 		s->last_ns = ns;
+	if (smp->flags & PMIPROF_SAMPLE_F_THROTTLED)
+		s->throttled++;
 	if (f->have_window && (idx < f->win_from || idx > f->win_to))
 		return 0;
 	if (f->have_time && (ns < f->time_from || ns > f->time_to))

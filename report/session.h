@@ -68,6 +68,7 @@ struct session {
 	/* statistics */
 	uint64_t samples;		/* SAMPLE records read */
 	uint64_t kept;			/* passed the filters */
+	uint64_t throttled;		/* of samples: windows stretched by storm throttling */
 	uint64_t first_ns, last_ns;	/* of all samples, since start */
 	uint64_t lost[8];		/* by PMIPROF_LOST_* reason */
 	uint64_t lost_total;

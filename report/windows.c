@@ -25,7 +25,7 @@ void windows_begin(struct windows_out *w)
 			fputc(',', w->f);
 			csv_str(w->f, w->metrics->m[k].name);
 		}
-		fputc('\n', w->f);
+		fputs(",throttled\n", w->f);
 		break;
 	case FMT_JSON:
 		fputs("{", w->f);
@@ -55,6 +55,7 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 	const struct dso_info *d = symbolizer_dso_info(s->sy, y->dso);
 	uint64_t t = smp->time > s->base_time ? smp->time - s->base_time : 0;
 	uint32_t e, k, nev = smp->nr < PMIPROF_MAX_EVENTS ? smp->nr : PMIPROF_MAX_EVENTS;
+	int thr = (smp->flags & PMIPROF_SAMPLE_F_THROTTLED) != 0;
 	char nb[32];
 	double v;
 
@@ -79,7 +80,7 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 			else
 				fputc(',', w->f);
 		}
-		fputc('\n', w->f);
+		fprintf(w->f, ",%d\n", thr);
 		break;
 	case FMT_JSON:
 		fprintf(w->f, "%s\n {\"index\": %" PRIu64 ", \"time_ns\": %" PRIu64 ", \"cpu\": %u, "
@@ -100,7 +101,7 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 			else
 				fprintf(w->f, "%snull", k ? ", " : "");
 		}
-		fputs("]}", w->f);
+		fprintf(w->f, "], \"throttled\": %s}", thr ? "true" : "false");
 		break;
 	default:
 		fprintf(w->f, "%8" PRIu64 " %12.3f %3u %7u %7u", index, (double)t / 1e6, smp->cpu,
@@ -113,7 +114,7 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 			else
 				fprintf(w->f, " %8s", "-");
 		}
-		fprintf(w->f, "  %s [%s]\n", y->name, d->short_name);
+		fprintf(w->f, "  %s [%s]%s\n", y->name, d->short_name, thr ? "  (throttled)" : "");
 		break;
 	}
 	w->rows++;

@@ -190,6 +190,7 @@ PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_ring_header) == 64, "ring header siz
 #define PMIPROF_REC_F_EMULATED		(1u << 3)
 #define PMIPROF_REC_F_TIMER		(1u << 4)	/* timer-closed window */
 #define PMIPROF_REC_F_FIRST		(1u << 5)	/* first window on this CPU */
+#define PMIPROF_REC_F_THROTTLED		(1u << 6)	/* spans a throttled stretch: > 1 period */
 
 struct pmiprof_sample_rec {
 	__u64 time_ns;			/* local_clock() */

@@ -175,6 +175,7 @@ enum {
 #define PMIPROF_SAMPLE_F_EMULATED	(1u << 3)	/* counts from the emulated PMU */
 #define PMIPROF_SAMPLE_F_TIME_BASED	(1u << 4)	/* window closed by a timer */
 #define PMIPROF_SAMPLE_F_FIRST		(1u << 5)	/* first window of its thread/cpu */
+#define PMIPROF_SAMPLE_F_THROTTLED	(1u << 6)	/* window stretched by storm throttling */
 
 /* LOST.cpu of losses that belong to no CPU (e.g. synthesized by the reader) */
 #define PMIPROF_CPU_NONE		0xffffffffu

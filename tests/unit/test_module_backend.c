@@ -208,6 +208,38 @@ static void records_become_samples_with_trace_flags(void **state)
 			 PMIPROF_SAMPLE_F_TIME_BASED);
 }
 
+/* REC_F_THROTTLED (ABI 1.x, additive) becomes SAMPLE_F_THROTTLED; unknown bits drop. */
+static void throttled_record_flag_maps_to_sample_flag(void **state)
+{
+	struct pmiprof_sample_rec rec;
+	struct trace_sample s;
+
+	(void)state;
+	assert_int_equal(module_rec_flags_to_trace(PMIPROF_REC_F_THROTTLED),
+			 PMIPROF_SAMPLE_F_THROTTLED);
+	assert_int_equal(module_rec_flags_to_trace(PMIPROF_REC_F_USER), PMIPROF_SAMPLE_F_USER);
+	assert_int_equal(module_rec_flags_to_trace(PMIPROF_REC_F_THROTTLED | (1u << 7) |
+						   (1u << 31)),
+			 PMIPROF_SAMPLE_F_THROTTLED);
+
+	memset(&rec, 0, sizeof(rec));
+	rec.time_ns = 77;
+	rec.cpu = 1;
+	rec.flags = PMIPROF_REC_F_KERNEL | PMIPROF_REC_F_IP_HIDDEN | PMIPROF_REC_F_THROTTLED;
+	rec.nr = 2;
+	rec.counts[0] = 160000;
+	rec.counts[1] = 240000;
+	module_rec_to_sample(&rec, 0, 2, &s);
+	assert_int_equal(s.flags, PMIPROF_SAMPLE_F_KERNEL | PMIPROF_SAMPLE_F_IP_HIDDEN |
+				  PMIPROF_SAMPLE_F_THROTTLED);
+	assert_int_equal(s.counts[0], 160000);
+	assert_int_equal(s.counts[1], 240000);
+
+	rec.flags &= ~PMIPROF_REC_F_THROTTLED;
+	module_rec_to_sample(&rec, 0, 2, &s);
+	assert_false(s.flags & PMIPROF_SAMPLE_F_THROTTLED);
+}
+
 static void event_names_map_to_vendor_codes(void **state)
 {
 	struct pmiprof_info intel = { .vendor = PMIPROF_VENDOR_INTEL, .cpu_family = 6 };
@@ -323,6 +355,7 @@ int main(void)
 		cmocka_unit_test(ring_sync_starts_at_the_producer_position),
 		cmocka_unit_test(ring_protocol_violations_skip_to_head),
 		cmocka_unit_test(records_become_samples_with_trace_flags),
+		cmocka_unit_test(throttled_record_flag_maps_to_sample_flag),
 		cmocka_unit_test(event_names_map_to_vendor_codes),
 		cmocka_unit_test(pmu_description_says_emulated_and_timer_only),
 		cmocka_unit_test(device_open_errors_say_what_to_do),

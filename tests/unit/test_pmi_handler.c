@@ -385,13 +385,102 @@ static void storm_throttling(void **state)
 	assert_true(k.pc.stats.throttles > 0);
 	assert_true(kcore_nrecs < 100000000 / 10000 / 4);
 	for (i = 0; i < kcore_nrecs; i++) {
+		bool big = kcore_recs[i].counts[0] >= 16 * 10000 - 512;
+
 		sum += kcore_recs[i].counts[0];
-		if (kcore_recs[i].counts[0] >= 16 * 10000 - 512)
+		if (big)
 			stretched++;
+		/* the flag marks exactly the records closing a stretched window */
+		assert_int_equal(!!(kcore_recs[i].flags & PMIPROF_REC_F_THROTTLED), big);
 	}
 	assert_int_equal(stretched, k.pc.stats.throttles - (k.pc.throttled ? 1 : 0));
 	k.hw.drv->read_counters(&k.pc, tail);
 	assert_int_equal(sum + tail[0], 100000000);	/* nothing lost, windows just longer */
+}
+
+/*
+ * One throttle activation, stepped by hand: windows 1..11 fall in one 10 ms
+ * slice (budget 10), so closing window 11 stretches the next period 16x.
+ * That stretched window ends in a new slice (no new throttle), and only its
+ * record, the first after the throttled stretch, carries REC_F_THROTTLED.
+ */
+static void throttled_flag_on_first_record_after_stretch(void **state)
+{
+	const u64 period = 10000;
+	struct pmiprof_event ev[2] = { kcore_ev(0xc0, 0, true, 0), kcore_ev(0x3c, 0, false, 0) };
+	struct pmiprof_config cfg;
+	struct kcore k;
+	size_t i;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.mode = PMIPROF_SAMPLING_PMI;
+	cfg.nr_events = 2;
+	cfg.max_rate = 1000;		/* 10 windows per 10 ms slice */
+	cfg.events[0] = ev[0];
+	cfg.events[0].period = period;
+	cfg.events[1] = ev[1];
+	assert_int_equal(pmu_configure(&k.hw, &cfg), 0);
+	assert_int_equal(kcore_start(&k), 0);
+
+	/* 11 windows in 110 us: the 11th exceeds the budget */
+	for (i = 0; i < 11; i++) {
+		pmu_model_advance(&k.model, period, period);
+		kcore_now_ns += period;
+		assert_int_equal(nmi(&k), 1);
+	}
+	assert_int_equal(k.pc.stats.throttles, 1);
+	assert_true(k.pc.throttled);
+	assert_int_equal(kcore_nrecs, 11);
+	for (i = 0; i < 11; i++)
+		assert_false(kcore_recs[i].flags & PMIPROF_REC_F_THROTTLED);
+
+	/* One ordinary period is not enough to close the stretched window. */
+	pmu_model_advance(&k.model, period, period);
+	kcore_now_ns += period;
+	assert_int_equal(k.model.pmi_pending, 0);
+	assert_int_equal(kcore_nrecs, 11);
+
+	/* The rest of the stretched period, ending in the next slice. */
+	pmu_model_advance(&k.model, 15 * period, 15 * period);
+	kcore_now_ns += PMU_THROTTLE_SLICE_NS;
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(kcore_nrecs, 12);
+	assert_int_equal(kcore_recs[11].counts[0], 16 * period);
+	assert_true(kcore_recs[11].flags & PMIPROF_REC_F_THROTTLED);
+	assert_false(k.pc.throttled);
+	assert_int_equal(k.pc.stats.throttles, 1);
+
+	/* Back to normal windows, unflagged. */
+	for (i = 0; i < 5; i++) {
+		pmu_model_advance(&k.model, period, period);
+		kcore_now_ns += period;
+		assert_int_equal(nmi(&k), 1);
+	}
+	assert_int_equal(kcore_nrecs, 17);
+	for (i = 0; i < kcore_nrecs; i++) {
+		assert_int_equal(!!(kcore_recs[i].flags & PMIPROF_REC_F_THROTTLED), i == 11);
+		assert_int_equal(kcore_recs[i].counts[0], i == 11 ? 16 * period : period);
+	}
+
+	/* A restart forgets a pending stretch: no stale flag on the next record. */
+	kcore_now_ns += PMU_THROTTLE_SLICE_NS;
+	for (i = 0; i < 11; i++) {
+		pmu_model_advance(&k.model, period, period);
+		kcore_now_ns += period;
+		assert_int_equal(nmi(&k), 1);
+	}
+	assert_true(k.pc.throttled);
+	kcore_stop(&k);
+	assert_int_equal(kcore_start(&k), 0);
+	assert_false(k.pc.throttled);
+	kcore_now_ns += PMU_THROTTLE_SLICE_NS;
+	pmu_model_advance(&k.model, period, period);
+	kcore_now_ns += period;
+	assert_int_equal(nmi(&k), 1);
+	assert_false(kcore_recs[kcore_nrecs - 1].flags & PMIPROF_REC_F_THROTTLED);
 }
 
 static void kernel_ips_hidden_unless_allowed(void **state)
@@ -720,6 +809,7 @@ int main(void)
 		cmocka_unit_test(amd_sign_bit_and_nmi_window),
 		cmocka_unit_test(debugctl_freeze_on_pmi),
 		cmocka_unit_test(storm_throttling),
+		cmocka_unit_test(throttled_flag_on_first_record_after_stretch),
 		cmocka_unit_test(kernel_ips_hidden_unless_allowed),
 		cmocka_unit_test(drops_are_counted),
 		cmocka_unit_test(configure_refusals),

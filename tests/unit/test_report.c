@@ -59,6 +59,9 @@ enum { EV_INS, EV_CYC, EV_CM, EV_BR, EV_BRM, NR_EV };
 
 static char trace_path[64];
 static char damaged_path[64];
+/* Set while writing the throttle test's trace: windows 3, 40, 77 are stretched. */
+static bool mark_throttled;
+#define NR_THROTTLED 3
 
 struct mapping {
 	uint64_t start, end, pgoff;
@@ -195,6 +198,8 @@ static int write_trace_remap(const char *path, uint32_t flags, bool hw, bool rem
 	trace_write_comm(w, &c);
 	for (i = 0; i < N_ALL; i++) {
 		sample_of(i, &s);
+		if (mark_throttled && (i == 3 || i == 40 || i == 77))
+			s.flags |= PMIPROF_SAMPLE_F_THROTTLED;
 		trace_write_sample(w, &s);
 		if (i == 60) {
 			l = (struct trace_lost){ s.time, 0, PMIPROF_LOST_RING_FULL, LOST };
@@ -567,8 +572,123 @@ static void windows_rows_carry_every_column(void **state)
 	assert_int_equal(lines, 1 + N_ALL);
 	/* Window 8 (rep_work_c, on the worker thread) closes at 9 ms on cpu 0. */
 	assert_non_null(strstr(out, "\n8,9000000,0,100,101,worker,rep_work_c,"));
-	assert_non_null(strstr(out, ",100000,50000,0,10000,0,2,0,0,0\n"));
+	assert_non_null(strstr(out, ",100000,50000,0,10000,0,2,0,0,0,0\n"));
 	free(out);
+}
+
+static unsigned int count_str(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/* SAMPLE_F_THROTTLED windows: counted in every header, marked in --windows. */
+static void throttled_windows_in_header_and_windows(void **state)
+{
+	char path[64];
+	char *text[] = { "report", "-i", path, NULL };
+	char *json[] = { "report", "-i", path, "--format", "json", NULL };
+	char *wcsv[] = { "report", "-i", path, "--windows", "--format", "csv", NULL };
+	char *wtab[] = { "report", "-i", path, "--windows", NULL };
+	char *wjson[] = { "report", "-i", path, "--windows", "--format", "json", NULL };
+	char *plain[] = { "report", "-i", trace_path, NULL };
+	char *dump[] = { "dump", "-i", path, NULL };
+	struct session_opts o = { 0 };
+	struct prof_run seq, par;
+	char *out, *line, *next, *comma;
+	unsigned int rows = 0, idx[NR_THROTTLED];
+	int rc;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/pmiprof-rep-%d.thr", (int)getpid());
+	mark_throttled = true;
+	rc = write_trace(path, 0, true);
+	mark_throttled = false;
+	assert_int_equal(rc, 0);
+
+	/* Sequential and parallel passes count the same windows. */
+	o.input = path;
+	assert_int_equal(session_open(&seq.s, &o), 0);
+	assert_int_equal(profile_init(&seq.p, &seq.s, BY_SYMBOL, NULL, 0), 0);
+	assert_int_equal(session_run(&seq.s, profile_add_sample, &seq.p), 0);
+	assert_int_equal(seq.s.throttled, NR_THROTTLED);
+	assert_int_equal(seq.s.samples, N_ALL);
+	assert_int_equal(session_open(&par.s, &o), 0);
+	assert_int_equal(profile_init(&par.p, &par.s, BY_SYMBOL, NULL, 0), 0);
+	assert_true(parallel_eligible(&par.s, &par.p));
+	assert_int_equal(parallel_profile(&par.s, &par.p), 0);
+	assert_int_equal(par.s.throttled, NR_THROTTLED);
+	end_profile(&seq);
+	end_profile(&par);
+
+	out = capture(cmd_report, 3, text, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "110 samples (windows)"));
+	assert_non_null(strstr(out, "; 3 window(s) stretched by throttling"));
+	free(out);
+	out = capture(cmd_report, 5, json, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "\"throttled_windows\": 3,"));
+	free(out);
+
+	/* An unthrottled trace says nothing in the table header, 0 in JSON. */
+	out = capture(cmd_report, 3, plain, &rc);
+	assert_int_equal(rc, 0);
+	assert_null(strstr(out, "stretched by throttling"));
+	free(out);
+
+	/* --windows CSV: a trailing 0/1 column, 1 exactly on windows 3, 40, 77. */
+	out = capture(cmd_report, 6, wcsv, &rc);
+	assert_int_equal(rc, 0);
+	line = out;
+	next = strchr(line, '\n');
+	assert_non_null(next);
+	*next = 0;
+	comma = strrchr(line, ',');
+	assert_non_null(comma);
+	assert_string_equal(comma, ",throttled");
+	for (line = next + 1; *line; line = next + 1) {
+		next = strchr(line, '\n');
+		assert_non_null(next);
+		*next = 0;
+		comma = strrchr(line, ',');
+		assert_non_null(comma);
+		if (!strcmp(comma, ",1")) {
+			assert_true(rows < NR_THROTTLED);
+			idx[rows++] = (unsigned int)strtoul(line, NULL, 10);
+		} else {
+			assert_string_equal(comma, ",0");
+		}
+	}
+	assert_int_equal(rows, NR_THROTTLED);
+	assert_int_equal(idx[0], 3);
+	assert_int_equal(idx[1], 40);
+	assert_int_equal(idx[2], 77);
+	free(out);
+
+	/* Table: "(throttled)" after the symbol of those rows; header count at the end. */
+	out = capture(cmd_report, 4, wtab, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(count_str(out, "  (throttled)\n"), NR_THROTTLED);
+	assert_non_null(strstr(out, "3 window(s) stretched by throttling"));
+	free(out);
+	out = capture(cmd_report, 6, wjson, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(count_str(out, "\"throttled\": true}"), NR_THROTTLED);
+	assert_int_equal(count_str(out, "\"throttled\": false}"), N_ALL - NR_THROTTLED);
+	assert_non_null(strstr(out, "\"throttled_windows\": 3,"));
+	free(out);
+	/* pmiprof dump names the flag. */
+	out = capture(cmd_dump, 3, dump, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(count_str(out, "0x41(user,throttled)"), NR_THROTTLED);
+	free(out);
+	unlink(path);
 }
 
 static void histograms_of_ipc_and_top_functions(void **state)
@@ -755,6 +875,7 @@ int main(void)
 		cmocka_unit_test(json_and_sort_by_metric),
 		cmocka_unit_test(table_header_states_rule_flags_and_losses),
 		cmocka_unit_test(windows_rows_carry_every_column),
+		cmocka_unit_test(throttled_windows_in_header_and_windows),
 		cmocka_unit_test(histograms_of_ipc_and_top_functions),
 		cmocka_unit_test(damaged_trace_reports_readable_part),
 		cmocka_unit_test(usage_errors_exit_2),
