@@ -32,6 +32,7 @@
 #include "../../report/parallel.h"
 #include "../../report/profile.h"
 #include "../../report/session.h"
+#include "self_maps.h"
 
 /* Three functions of this program the synthetic samples land in. */
 #define SPIN(name)								\
@@ -62,39 +63,6 @@ static char damaged_path[64];
 /* Set while writing the throttle test's trace: windows 3, 40, 77 are stretched. */
 static bool mark_throttled;
 #define NR_THROTTLED 3
-
-struct mapping {
-	uint64_t start, end, pgoff;
-	char path[4096];
-};
-
-static int find_mapping(const void *addr, struct mapping *m)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4600], perms[8];
-	unsigned long long s, e, off;
-	int found = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		int pos = 0;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &pos) < 4)
-			continue;
-		if ((uintptr_t)addr < s || (uintptr_t)addr >= e || perms[2] != 'x')
-			continue;
-		m->start = s;
-		m->end = e;
-		m->pgoff = off;
-		snprintf(m->path, sizeof(m->path), "%s", line + pos);
-		m->path[strcspn(m->path, "\n")] = 0;
-		found = 0;
-		break;
-	}
-	fclose(f);
-	return found;
-}
 
 static void header(struct trace_header *h, uint32_t flags, bool hw)
 {

@@ -27,45 +27,13 @@
 #include "../../report/maps.h"
 #include "../../report/strtab.h"
 #include "../../report/symbols.h"
+#include "self_maps.h"
 
 /* A function with a known name in this PIE; noinline keeps it a symbol. */
 __attribute__((noinline)) int symtest_target_function(int x);
 __attribute__((noinline)) int symtest_target_function(int x)
 {
 	return x * 3 + 1;
-}
-
-struct mapping {
-	uint64_t start, end, pgoff;
-	char path[4096];
-};
-
-/* The executable mapping of /proc/self/maps that contains addr. */
-static int find_mapping(const void *addr, struct mapping *m)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4600], perms[8];
-	unsigned long long s, e, off;
-	int found = -1;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		int pos = 0;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &pos) < 4)
-			continue;
-		if ((uintptr_t)addr < s || (uintptr_t)addr >= e || perms[2] != 'x')
-			continue;
-		m->start = s;
-		m->end = e;
-		m->pgoff = off;
-		snprintf(m->path, sizeof(m->path), "%s", line + pos);
-		m->path[strcspn(m->path, "\n")] = 0;
-		found = 0;
-		break;
-	}
-	fclose(f);
-	return found;
 }
 
 static struct symbolizer *new_sy(const struct symbolizer_opts *o)
