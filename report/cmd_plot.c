@@ -87,14 +87,12 @@ const char cmd_plot_help[] =
 enum { OPT_KEEP = 0x3000, OPT_TOP, OPT_SIZE, OPT_TITLE };
 
 static const struct option long_opts[] = {
-	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "metric", required_argument, NULL, 'm' },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "keep-script", no_argument, NULL, OPT_KEEP },
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	SESSION_FILTER_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -205,9 +203,6 @@ static int parse_args(struct plot_args *a, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:o:m:qh", long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'i':
-			a->so.input = optarg;
-			break;
 		case 'o':
 			a->output = optarg;
 			break;
@@ -230,9 +225,6 @@ static int parse_args(struct plot_args *a, int argc, char **argv)
 			break;
 		case OPT_TITLE:
 			a->title = optarg;
-			break;
-		case 'q':
-			pm_quiet = true;
 			break;
 		case 'h':
 			return -1;

@@ -109,7 +109,6 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{ "input", required_argument, NULL, 'i' },
 	{ "by", required_argument, NULL, OPT_BY },
 	{ "sort", required_argument, NULL, 's' },
 	{ "format", required_argument, NULL, 'f' },
@@ -121,7 +120,6 @@ static const struct option long_opts[] = {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "width", required_argument, NULL, OPT_WIDTH },
-	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	SESSION_FILTER_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -149,9 +147,6 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:s:f:n:wqh", long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'i':
-			a->so.input = optarg;
-			break;
 		case OPT_BY:
 			for (i = 0; i < ARRAY_SIZE(bys) && strcmp(bys[i], optarg); i++)
 				;
@@ -196,9 +191,6 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			if (pm_parse_u64(optarg, 40, 10000, &a->width))
 				return pm_usage_error("report", "--width '%s': expected 40..10000",
 						      optarg);
-			break;
-		case 'q':
-			pm_quiet = true;
 			break;
 		case 'h':
 			return -1;

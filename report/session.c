@@ -493,6 +493,12 @@ int session_filter_option(struct session_opts *o, int code, const char *arg, con
 	int err = 0;
 
 	switch (code) {
+	case 'i':
+		o->input = arg;
+		return 0;
+	case 'q':
+		pm_quiet = true;
+		return 0;
 	case OPT_FILTER_PID:
 		err = add_u32_list(&f->pids, &f->nr_pids, arg);
 		break;

@@ -119,12 +119,17 @@ static inline const char *session_comm(const struct session *s, uint32_t comm)
 }
 double session_duration_s(const struct session *s);
 
-/* Shared filter options: long options with these codes, parsed below. */
+/*
+ * Options every report-side command shares (-i/--input, -q/--quiet and the
+ * filters): long options with these codes, parsed by session_filter_option().
+ */
 enum {
 	OPT_FILTER_PID = 0x1000, OPT_FILTER_TID, OPT_FILTER_COMM, OPT_FILTER_DSO,
 	OPT_FILTER_SYMBOL, OPT_FILTER_TIME, OPT_FILTER_WINDOW, OPT_KALLSYMS, OPT_JIT_DIR,
 };
 #define SESSION_FILTER_OPTIONS \
+	{ "input", required_argument, NULL, 'i' }, \
+	{ "quiet", no_argument, NULL, 'q' }, \
 	{ "pid", required_argument, NULL, OPT_FILTER_PID }, \
 	{ "tid", required_argument, NULL, OPT_FILTER_TID }, \
 	{ "comm", required_argument, NULL, OPT_FILTER_COMM }, \
@@ -134,7 +139,7 @@ enum {
 	{ "window", required_argument, NULL, OPT_FILTER_WINDOW }, \
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS }, \
 	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR }
-/* Handles one of the codes above: 0, or a usage error's exit status. */
+/* Handles 'i', 'q' or one of the codes above: 0, or a usage error's exit status. */
 int session_filter_option(struct session_opts *o, int code, const char *arg, const char *cmd);
 void session_opts_free(struct session_opts *o);
 
