@@ -127,9 +127,13 @@ static void drain(struct loop *l)
 	if (l->write_failed)
 		return;
 	n = l->b->drain(&l->s, l->w);
-	if (n >= 0 && pm_now_ns() - l->last_flush >= FLUSH_NS) {
-		l->last_flush = pm_now_ns();
-		n = trace_writer_flush(l->w);
+	if (n >= 0) {
+		uint64_t now = pm_now_ns();
+
+		if (now - l->last_flush >= FLUSH_NS) {
+			l->last_flush = now;
+			n = trace_writer_flush(l->w);
+		}
 	}
 	if (n >= 0)
 		return;
