@@ -112,10 +112,19 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 	hw->own_mask = 0;
 	hw->fixed_ctrl = 0;
 	memset(hw->slots, 0, sizeof(hw->slots));
+	/* Every driver takes only whitelisted events; it then picks the counters. */
 	for (i = 0; i < cfg->nr_events; i++) {
-		if (cfg->events[i].flags & PMIPROF_EV_TRIGGER) {
+		const struct pmiprof_event *ev = &cfg->events[i];
+		const char *why = NULL;
+
+		err = pmu_whitelist_check(hw, ev, &why);
+		if (err)
+			return cfg_fail(hw, err, why);
+		hw->slots[i].event = ev->event | (u32)ev->umask << 16;
+		hw->slots[i].flags = ev->flags;
+		if (ev->flags & PMIPROF_EV_TRIGGER) {
 			hw->trigger = i;
-			hw->period = cfg->events[i].period;
+			hw->period = ev->period;
 		}
 	}
 	err = hw->drv->configure(hw, cfg);

@@ -97,9 +97,7 @@ static int amd_probe(struct pmu_hw *hw)
 
 static int amd_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 {
-	const char *why = NULL;
 	u32 k;
-	int err;
 
 	if (cfg->nr_events > hw->nr_gp) {
 		hw->reason = "more events than counters";
@@ -110,15 +108,8 @@ static int amd_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 		struct pmu_slot *s = &hw->slots[k];
 		bool pmi = (int)k == hw->trigger && hw->mode == PMIPROF_SAMPLING_PMI;
 
-		err = pmu_whitelist_check(hw, ev, &why);
-		if (err) {
-			hw->reason = why;
-			return err;
-		}
 		s->kind = PMU_SLOT_GP;
 		s->idx = k;
-		s->event = ev->event | (u32)ev->umask << 16;
-		s->flags = ev->flags;
 		s->ctr_msr = amd_ctr_msr(hw, k);
 		s->ctl_msr = amd_ctl_msr(hw, k);
 		s->ctl = pmu_build_evtsel(hw, ev, pmi);

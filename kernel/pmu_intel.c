@@ -172,7 +172,6 @@ static int intel_place(struct pmu_hw *hw, struct pmu_slot *s, const struct pmipr
 static int intel_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 {
 	u32 k, used_fixed = 0, next_gp = 0;
-	const char *why = NULL;
 	int err;
 
 	for (k = 0; k < cfg->nr_events; k++) {
@@ -180,13 +179,6 @@ static int intel_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 		struct pmu_slot *s = &hw->slots[k];
 		bool pmi = (int)k == hw->trigger && hw->mode == PMIPROF_SAMPLING_PMI;
 
-		err = pmu_whitelist_check(hw, ev, &why);
-		if (err) {
-			hw->reason = why;
-			return err;
-		}
-		s->event = ev->event | (u32)ev->umask << 16;
-		s->flags = ev->flags;
 		err = intel_place(hw, s, ev, pmi, &used_fixed, &next_gp);
 		if (err)
 			return err;
