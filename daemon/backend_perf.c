@@ -58,6 +58,9 @@ struct perf_ring {
 	char *data;
 	uint64_t data_size;
 	uint64_t throttle_time;		/* start of a throttled stretch, or 0 */
+	/* drain cursor: records in [tail, head) are pending, the next one at next_time */
+	uint64_t tail, head;
+	uint64_t next_time;
 };
 
 struct perf_state {
@@ -80,6 +83,7 @@ struct perf_state {
 	pid_t pids[PID_SET_MAX];	/* filter: the workload's processes */
 	unsigned int nr_pids;
 	char *copybuf;			/* records that wrap around the ring */
+	bool *live;			/* per ring: a record is pending (drain merge) */
 	size_t page_size;
 	unsigned int pages;		/* ring data pages per CPU */
 };
@@ -626,8 +630,9 @@ static int perf_open(struct record_session *s)
 	ps->pages = pages;
 	ps->build_id = true;
 	ps->rings = calloc(s->nr_cpus, sizeof(*ps->rings));
+	ps->live = calloc(s->nr_cpus, sizeof(*ps->live));
 	ps->copybuf = malloc(65536);
-	if (!ps->rings || !ps->copybuf)
+	if (!ps->rings || !ps->live || !ps->copybuf)
 		return -ENOMEM;
 	ret = choose_events(s, ps);
 	if (ret)
@@ -1028,39 +1033,61 @@ static int do_record(struct record_session *s, struct perf_state *ps, struct per
 	return ret;
 }
 
-static int drain_ring(struct record_session *s, struct perf_state *ps, struct perf_ring *r,
-		      struct trace_writer *w)
+/* Copy len bytes at ring position pos, across the end of the data area. */
+static void ring_copy(const struct perf_ring *r, uint64_t pos, void *dst, size_t len)
 {
-	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = r->meta->data_tail;
-	uint64_t mask = r->data_size - 1;
-	int n = 0, ret = 0;
+	uint64_t off = pos & (r->data_size - 1);
+	size_t part = len;
 
-	while (tail < head) {
-		const struct perf_event_header *h;
-		uint64_t off = tail & mask;
-		struct perf_event_header hh;
+	if (off + len > r->data_size)
+		part = (size_t)(r->data_size - off);
+	memcpy(dst, r->data + off, part);
+	memcpy((char *)dst + part, r->data, len - part);
+}
 
-		memcpy(&hh, r->data + off, sizeof(hh));	/* 8-aligned: never split */
-		if (hh.size < sizeof(hh) || hh.size > head - tail)
-			break;
-		if (off + hh.size > r->data_size) {
-			size_t part = (size_t)(r->data_size - off);
+/*
+ * Time of the record at the cursor: SAMPLE has it after IP and TID, every
+ * other record in its sample_id_all trailer (TID, TIME, CPU).  Returns false
+ * when no complete record is pending (end of the snapshot, or a torn size).
+ */
+static bool ring_peek(struct perf_ring *r)
+{
+	struct perf_event_header hh;
+	uint64_t t = 0;
 
-			memcpy(ps->copybuf, r->data + off, part);
-			memcpy(ps->copybuf + part, r->data, hh.size - part);
-			h = (const struct perf_event_header *)ps->copybuf;
-		} else {
-			h = (const struct perf_event_header *)(r->data + off);
-		}
-		ret = do_record(s, ps, r, w, h);
-		if (ret)
-			break;
-		tail += hh.size;
-		n++;
+	if (r->tail >= r->head)
+		return false;
+	ring_copy(r, r->tail, &hh, sizeof(hh));
+	if (hh.size < sizeof(hh) || hh.size > r->head - r->tail)
+		return false;
+	if (hh.type == PERF_RECORD_SAMPLE && hh.size >= sizeof(hh) + 24)
+		ring_copy(r, r->tail + sizeof(hh) + 16, &t, sizeof(t));
+	else if (hh.type != PERF_RECORD_SAMPLE && hh.size >= sizeof(hh) + sizeof(struct sample_id))
+		ring_copy(r, r->tail + hh.size - 16, &t, sizeof(t));
+	r->next_time = t;
+	return true;
+}
+
+/* Process the record at the cursor and advance past it. */
+static int ring_take(struct record_session *s, struct perf_state *ps, struct perf_ring *r,
+		     struct trace_writer *w)
+{
+	const struct perf_event_header *h;
+	struct perf_event_header hh;
+	uint64_t off = r->tail & (r->data_size - 1);
+	int ret;
+
+	memcpy(&hh, r->data + off, sizeof(hh));	/* 8-aligned: never split */
+	if (off + hh.size > r->data_size) {
+		ring_copy(r, r->tail, ps->copybuf, hh.size);
+		h = (const struct perf_event_header *)ps->copybuf;
+	} else {
+		h = (const struct perf_event_header *)(r->data + off);
 	}
-	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
-	return ret ? ret : n;
+	ret = do_record(s, ps, r, w, h);
+	if (!ret)
+		r->tail += hh.size;
+	return ret;
 }
 
 /*
@@ -1099,19 +1126,45 @@ static void prescan_forks(struct perf_state *ps)
 static int perf_drain(struct record_session *s, struct trace_writer *w)
 {
 	struct perf_state *ps = s->priv;
+	bool *live = ps->live;
 	unsigned int i;
-	int total = 0;
+	int total = 0, ret = 0;
 
 	if (ps->filter)
 		prescan_forks(ps);
 
+	/*
+	 * Each ring is in time order, but a process's MMAP/COMM can sit in
+	 * another CPU's ring than its first samples: merge the rings by time
+	 * so side-band always precedes the samples it explains.
+	 */
 	for (i = 0; i < ps->nr_rings; i++) {
-		int n = drain_ring(s, ps, &ps->rings[i], w);
+		struct perf_ring *r = &ps->rings[i];
 
-		if (n < 0)
-			return n;
-		total += n;
+		r->head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+		r->tail = r->meta->data_tail;
+		live[i] = ring_peek(r);
 	}
+	for (;;) {
+		struct perf_ring *best = NULL;
+		unsigned int bi = 0;
+
+		for (i = 0; i < ps->nr_rings; i++)
+			if (live[i] && (!best || ps->rings[i].next_time < best->next_time))
+				best = &ps->rings[i], bi = i;
+		if (!best)
+			break;
+		ret = ring_take(s, ps, best, w);
+		if (ret)
+			break;
+		live[bi] = ring_peek(best);
+		total++;
+	}
+	for (i = 0; i < ps->nr_rings; i++)
+		__atomic_store_n(&ps->rings[i].meta->data_tail, ps->rings[i].tail,
+				 __ATOMIC_RELEASE);
+	if (ret)
+		return ret;
 	if (total)
 		s->stats.wakeups++;
 	return total;
@@ -1128,6 +1181,7 @@ static void perf_close(struct record_session *s)
 	free(ps->rings);
 	free(ps->fds);
 	free(ps->copybuf);
+	free(ps->live);
 	free(ps);
 	s->priv = NULL;
 }
