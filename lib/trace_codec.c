@@ -114,7 +114,8 @@ uint8_t *trace_enc_lost(struct trace_codec *c, uint8_t *p, const struct trace_lo
 	p = put_time(c, p, l->time);
 	p = varint_put(p, l->cpu);
 	p = varint_put(p, l->reason);
-	return varint_put(p, l->count);
+	p = varint_put(p, l->count);
+	return varint_put(p, l->duration);
 }
 
 uint8_t *trace_enc_mark(struct trace_codec *c, uint8_t *p, const struct trace_mark *m,
@@ -286,6 +287,8 @@ int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, co
 		rec->lost.cpu = get_u32(&d);
 		rec->lost.reason = get_u32(&d);
 		rec->lost.count = get_u64(&d);
+		/* appended in 1.1: absent in 1.0 traces */
+		rec->lost.duration = d.p < d.end ? get_u64(&d) : 0;
 		break;
 	case PMIPROF_REC_MARK:
 		rec->mark.time = get_time(c, &d);

@@ -144,6 +144,7 @@ static const struct flag_name sample_flags[] = {
 	{ PMIPROF_SAMPLE_F_TIME_BASED, "time-based" },
 	{ PMIPROF_SAMPLE_F_FIRST, "first" },
 	{ PMIPROF_SAMPLE_F_THROTTLED, "throttled" },
+	{ PMIPROF_SAMPLE_F_AFTER_LOSS, "after-loss" },
 };
 
 static const struct flag_name finish_flags[] = {
@@ -292,6 +293,8 @@ static void print_record(const struct dump_ctx *d, const struct trace_record *re
 		print_cpu(rec->lost.cpu);
 		printf(" reason=%u(%s) count=%" PRIu64, rec->lost.reason,
 		       trace_lost_reason_name(rec->lost.reason), rec->lost.count);
+		if (rec->lost.duration)
+			printf(" duration=%" PRIu64 "ns", rec->lost.duration);
 		break;
 	case PMIPROF_REC_MARK:
 		print_time(d, rec->mark.time);

@@ -23,7 +23,7 @@
 
 /* The reader accepts major == CUR and any minor (minors only append). */
 #define PMIPROF_TRACE_VERSION_MAJOR	1
-#define PMIPROF_TRACE_VERSION_MINOR	0
+#define PMIPROF_TRACE_VERSION_MINOR	1
 #define PMIPROF_TRACE_VERSION_MAJOR_MIN	1
 
 #define PMIPROF_MAX_EVENTS		16
@@ -176,6 +176,7 @@ enum {
 #define PMIPROF_SAMPLE_F_TIME_BASED	(1u << 4)	/* window closed by a timer */
 #define PMIPROF_SAMPLE_F_FIRST		(1u << 5)	/* first window of its thread/cpu */
 #define PMIPROF_SAMPLE_F_THROTTLED	(1u << 6)	/* window stretched by storm throttling */
+#define PMIPROF_SAMPLE_F_AFTER_LOSS	(1u << 7)	/* window spans lost/throttled periods */
 
 /* LOST.cpu of losses that belong to no CPU (e.g. synthesized by the reader) */
 #define PMIPROF_CPU_NONE		0xffffffffu
@@ -272,7 +273,8 @@ struct trace_lost {
 	uint64_t time;
 	uint32_t cpu;			/* PMIPROF_CPU_NONE when not per-CPU */
 	uint32_t reason;		/* PMIPROF_LOST_* */
-	uint64_t count;
+	uint64_t count;			/* samples lost; THROTTLE: throttle events */
+	uint64_t duration;		/* ns the loss lasted, 0 = unknown (v1.1) */
 };
 
 struct trace_mark {

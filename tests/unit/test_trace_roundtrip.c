@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "pmiprof/trace.h"
+#include "trace_codec.h"
 #include "trace_gen.h"
 #include "varint.h"
 
@@ -217,7 +218,7 @@ static void build_mixed(struct mixed *m)
 	ADD(PMIPROF_REC_FORK)->task = (struct trace_task){ 9, 2, 1, 3, 2 };
 	ADD(PMIPROF_REC_EXIT)->task = (struct trace_task){ UINT64_MAX, UINT32_MAX, 0, 0, 0 };
 	ADD(PMIPROF_REC_LOST)->lost = (struct trace_lost){ 0, PMIPROF_CPU_NONE,
-							   PMIPROF_LOST_THROTTLE, UINT64_MAX };
+							   PMIPROF_LOST_THROTTLE, UINT64_MAX, 123456789 };
 	ADD(PMIPROF_REC_MARK)->mark = (struct trace_mark){ 1, 0, 0, 0, UINT64_MAX,
 							   "label with \"quotes\"\n" };
 	ADD(PMIPROF_REC_MARK)->mark = (struct trace_mark){ 1, 0, 0, 0, 0, NULL };
@@ -542,7 +543,8 @@ static void rnd_record(struct trace_record *r, uint32_t nr_events, char *str, ui
 					       (uint32_t)rnd(), (uint32_t)rnd() };
 		break;
 	case PMIPROF_REC_LOST:
-		r->lost = (struct trace_lost){ prev, (uint32_t)rnd(), (uint32_t)rnd(), rnd_value(0) };
+		r->lost = (struct trace_lost){ prev, (uint32_t)rnd(), (uint32_t)rnd(), rnd_value(0),
+					       rnd_value(0) };
 		break;
 	case PMIPROF_REC_MARK:
 		r->mark = (struct trace_mark){ prev, (uint32_t)rnd(), (uint32_t)rnd(),
@@ -735,9 +737,36 @@ static void counts_beyond_nr_are_zero_in_a_reused_record(void **state)
 	}
 }
 
+/* 1.1 appended LOST.duration: a 1.0 body (ending after count) still decodes. */
+static void lost_body_of_version_1_0_reads_with_zero_duration(void **state)
+{
+	struct trace_lost l = { 5000, 1, PMIPROF_LOST_RING_FULL, 42, 0 };
+	struct trace_codec enc, dec;
+	struct trace_record rec;
+	static char str[PMIPROF_MAX_STRING + 1];
+	static uint64_t ips[PMIPROF_MAX_CALLCHAIN];
+	struct trace_decode_scratch sc = { .str = str, .ips = ips, .limit = NULL };
+	uint8_t buf[64], *end;
+	const char *why = NULL;
+
+	(void)state;
+	trace_codec_reset(&enc);
+	end = trace_enc_lost(&enc, buf, &l);
+	assert_int_equal(end[-1], 0);	/* duration 0 is one varint byte */
+	trace_codec_reset(&dec);
+	memset(&rec, 0xff, sizeof(rec));
+	assert_int_equal(trace_decode_body(&dec, PMIPROF_REC_LOST, buf, end - 1, 4, &sc, &rec,
+					   &why), 0);
+	assert_null(why);
+	assert_int_equal(rec.lost.count, 42);
+	assert_int_equal(rec.lost.duration, 0);
+	assert_int_equal(rec.lost.time, 5000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(lost_body_of_version_1_0_reads_with_zero_duration),
 		cmocka_unit_test_setup_teardown(million_samples_round_trip_exactly, make_tmp,
 						drop_tmp),
 		cmocka_unit_test_setup_teardown(header_fields_round_trip, make_tmp, drop_tmp),
