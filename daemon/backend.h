@@ -85,6 +85,8 @@ struct record_stats {
 	uint64_t samples;		/* SAMPLE records written */
 	uint64_t lost;			/* samples lost (ring full), as LOST records */
 	uint64_t throttled;		/* THROTTLE events, as LOST records */
+	uint64_t throttled_ns;		/* time spent throttled (perf backend) */
+	uint64_t after_loss;		/* windows flagged AFTER_LOSS */
 	uint64_t filtered;		/* samples of other processes dropped (fallback) */
 	uint64_t side_band;		/* MMAP/COMM/FORK/EXIT records written */
 	uint64_t wakeups;		/* drain() calls that found data */

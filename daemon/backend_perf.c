@@ -33,35 +33,15 @@
 #include <unistd.h>
 
 #include "host_info.h"
+#include "perf_decode.h"
+#include "perf_ring.h"
 #include "record.h"
 #include "util.h"
-#include "window_deltas.h"
 #include "workload.h"
-
-#ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
-#define PERF_RECORD_MISC_MMAP_BUILD_ID	(1 << 14)
-#endif
-#ifndef PERF_RECORD_MISC_COMM_EXEC
-#define PERF_RECORD_MISC_COMM_EXEC	(1 << 13)
-#endif
 
 #define FALLBACK_FREQ_HZ	10000
 #define DEFAULT_MMAP_PAGES	256	/* 1 MiB per CPU */
 #define USER_MMAP_PAGES		128	/* unprivileged: fits perf_event_mlock_kb (516) per CPU */
-#define PID_SET_MAX		4096
-
-struct perf_ring {
-	int cpu;
-	int fd;				/* fd the ring is mmapped on (a leader) */
-	void *base;
-	struct perf_event_mmap_page *meta;
-	char *data;
-	uint64_t data_size;
-	uint64_t throttle_time;		/* start of a throttled stretch, or 0 */
-	/* drain cursor: records in [tail, head) are pending, the next one at next_time */
-	uint64_t tail, head;
-	uint64_t next_time;
-};
 
 struct perf_state {
 	struct perf_ring *rings;
@@ -79,11 +59,9 @@ struct perf_state {
 	bool filter;			/* fallback: keep only the workload's pids */
 	bool exclude_kernel;		/* fell back to user-only */
 	bool build_id;			/* kernel supports attr.build_id */
-	struct window_deltas deltas;
-	pid_t pids[PID_SET_MAX];	/* filter: the workload's processes */
-	unsigned int nr_pids;
+	struct perf_decoder dec;	/* ring records -> trace records */
 	char *copybuf;			/* records that wrap around the ring */
-	bool *live;			/* per ring: a record is pending (drain merge) */
+	bool final;			/* disabled: the next drain takes everything */
 	size_t page_size;
 	unsigned int pages;		/* ring data pages per CPU */
 };
@@ -261,29 +239,6 @@ static void build_side_band_attr(const struct perf_state *ps, bool enable_on_exe
 
 /* ---- rings ---- */
 
-static int ring_map(struct perf_state *ps, struct perf_ring *r, int fd, int cpu,
-		    unsigned int pages)
-{
-	size_t len = (1 + (size_t)pages) * ps->page_size;
-
-	r->base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (r->base == MAP_FAILED) {
-		int e = -errno;
-
-		r->base = NULL;
-		pm_err("cannot map the perf ring of CPU %d (%u KiB): %s%s", cpu,
-		       (unsigned int)(pages * ps->page_size / 1024), strerror(-e),
-		       e == -EPERM ? "; raise kernel.perf_event_mlock_kb or use -m" : "");
-		return e;
-	}
-	r->fd = fd;
-	r->cpu = cpu;
-	r->meta = r->base;
-	r->data = (char *)r->base + ps->page_size;
-	r->data_size = (uint64_t)pages * ps->page_size;
-	return 0;
-}
-
 static struct perf_ring *ring_of_cpu(struct perf_state *ps, int cpu)
 {
 	unsigned int i;
@@ -311,7 +266,7 @@ static int attach_ring(struct perf_state *ps, int fd, int cpu, unsigned int page
 		return 0;
 	}
 	r = &ps->rings[ps->nr_rings];
-	ret = ring_map(ps, r, fd, cpu, pages);
+	ret = perf_ring_map(r, fd, cpu, pages, ps->page_size);
 	if (ret)
 		return ret;
 	ps->nr_rings++;
@@ -354,22 +309,6 @@ static int open_group(struct perf_state *ps, pid_t pid, int cpu, bool inherit,
 			leader = fd;
 	}
 	return leader;
-}
-
-static bool pid_tracked(const struct perf_state *ps, uint32_t pid)
-{
-	unsigned int i;
-
-	for (i = 0; i < ps->nr_pids; i++)
-		if ((uint32_t)ps->pids[i] == pid)
-			return true;
-	return false;
-}
-
-static void pid_track(struct perf_state *ps, uint32_t pid)
-{
-	if (!pid_tracked(ps, pid) && ps->nr_pids < PID_SET_MAX)
-		ps->pids[ps->nr_pids++] = (pid_t)pid;
 }
 
 /*
@@ -479,8 +418,7 @@ static void close_all(struct perf_state *ps)
 	unsigned int i;
 
 	for (i = 0; i < ps->nr_rings; i++)
-		if (ps->rings[i].base)
-			munmap(ps->rings[i].base, ps->page_size + ps->rings[i].data_size);
+		perf_ring_unmap(&ps->rings[i], ps->page_size);
 	ps->nr_rings = 0;
 	for (i = 0; i < ps->nr_fds; i++)
 		close(ps->fds[i]);
@@ -630,14 +568,13 @@ static int perf_open(struct record_session *s)
 	ps->pages = pages;
 	ps->build_id = true;
 	ps->rings = calloc(s->nr_cpus, sizeof(*ps->rings));
-	ps->live = calloc(s->nr_cpus, sizeof(*ps->live));
-	ps->copybuf = malloc(65536);
-	if (!ps->rings || !ps->live || !ps->copybuf)
+	ps->copybuf = malloc(PERF_RING_COPYBUF);
+	if (!ps->rings || !ps->copybuf)
 		return -ENOMEM;
 	ret = choose_events(s, ps);
 	if (ret)
 		return ret;
-	ret = window_deltas_init(&ps->deltas, ps->nr_ev);
+	ret = perf_decoder_init(&ps->dec, ps->nr_ev, s->nr_cpus, &s->stats);
 	if (ret)
 		return ret;
 
@@ -685,14 +622,20 @@ static int perf_open(struct record_session *s)
 			unsigned int p;
 
 			if (s->child > 0)
-				pid_track(ps, (uint32_t)s->child);
-			for (p = 0; p < o->nr_pids; p++)
-				pid_track(ps, (uint32_t)o->pids[p]);
+				ret = pid_set_add_pinned(&ps->dec.pids, (uint32_t)s->child);
+			for (p = 0; p < o->nr_pids && !ret; p++)
+				ret = pid_set_add_pinned(&ps->dec.pids, (uint32_t)o->pids[p]);
+			if (ret)
+				return ret;
 		}
 		ret = open_cpu_wide(s, ps, pages);
 		if (ret)
 			return ret;
 	}
+	ps->dec.per_task = ps->per_task;
+	ps->dec.filter = ps->filter;
+	ps->dec.time_based = ps->time_based;
+	memcpy(ps->dec.group_to_ev, ps->group_to_ev, sizeof(ps->group_to_ev));
 	fill_header(s, ps);
 	return 0;
 }
@@ -729,7 +672,10 @@ static int perf_enable(struct record_session *s)
 
 static int perf_disable(struct record_session *s)
 {
-	return ioctl_leaders(s->priv, PERF_EVENT_IOC_DISABLE);
+	struct perf_state *ps = s->priv;
+
+	ps->final = true;	/* nothing more is coming: the next drain takes all */
+	return ioctl_leaders(ps, PERF_EVENT_IOC_DISABLE);
 }
 
 static int perf_poll_fds(struct record_session *s, struct pollfd *fds, int max)
@@ -830,264 +776,11 @@ static int perf_synthesize(struct record_session *s, struct trace_writer *w)
 
 /* ---- draining ---- */
 
-struct sample_id {			/* sample_id_all trailer: TID, TIME, CPU */
-	uint32_t pid, tid;
-	uint64_t time;
-	uint32_t cpu, res;
-};
-
-static void trailer(const struct perf_event_header *h, struct sample_id *id)
+static int take_record(void *arg, struct perf_ring *r, const struct perf_event_header *h)
 {
-	if (h->size >= sizeof(*h) + sizeof(*id))
-		memcpy(id, (const char *)h + h->size - sizeof(*id), sizeof(*id));
-	else
-		memset(id, 0, sizeof(*id));
-}
+	void **a = arg;
 
-static int do_sample(struct record_session *s, struct perf_state *ps, struct trace_writer *w,
-		     const struct perf_event_header *h)
-{
-	const uint64_t *p = (const uint64_t *)(h + 1);
-	struct trace_sample ts;
-	uint64_t totals[PMIPROF_MAX_EVENTS], deltas[PMIPROF_MAX_EVENTS], nr;
-	uint64_t key;
-	unsigned int g;
-	int first, ret;
-
-	/* IP, (pid,tid), TIME, (cpu,res), READ{nr, values[nr]} */
-	if (h->size < sizeof(*h) + 5 * 8)
-		return 0;
-	memset(&ts, 0, sizeof(ts));
-	ts.ip = p[0];
-	ts.pid = (uint32_t)p[1];
-	ts.tid = (uint32_t)(p[1] >> 32);
-	ts.time = p[2];
-	ts.cpu = (uint32_t)p[3];
-	nr = p[4];
-	if (nr != ps->nr_ev || h->size < sizeof(*h) + (5 + nr) * 8)
-		return 0;
-	for (g = 0; g < nr; g++)
-		totals[ps->group_to_ev[g]] = p[5 + g];
-
-	key = ps->per_task ? window_key_task(ts.tid, ts.cpu) : window_key_cpu(ts.cpu);
-	first = window_deltas_update(&ps->deltas, key, totals, deltas);
-	if (first < 0)
-		return first;
-	if (ps->filter && !pid_tracked(ps, ts.pid)) {
-		s->stats.filtered++;
-		return 0;
-	}
-	ts.nr = ps->nr_ev;
-	memcpy(ts.counts, deltas, ps->nr_ev * sizeof(deltas[0]));
-	switch (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) {
-	case PERF_RECORD_MISC_KERNEL:
-	case PERF_RECORD_MISC_GUEST_KERNEL:
-		ts.flags |= PMIPROF_SAMPLE_F_KERNEL;
-		break;
-	default:
-		ts.flags |= PMIPROF_SAMPLE_F_USER;
-	}
-	if (ps->time_based)
-		ts.flags |= PMIPROF_SAMPLE_F_TIME_BASED;
-	if (first)
-		ts.flags |= PMIPROF_SAMPLE_F_FIRST;
-	ret = trace_write_sample(w, &ts);
-	if (!ret)
-		s->stats.samples++;
-	return ret;
-}
-
-static int do_record(struct record_session *s, struct perf_state *ps, struct perf_ring *r,
-		     struct trace_writer *w, const struct perf_event_header *h)
-{
-	struct sample_id id;
-	const char *body = (const char *)(h + 1);
-	int ret = 0;
-
-	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
-		return do_sample(s, ps, w, h);
-	case PERF_RECORD_MMAP2: {
-		struct trace_mmap m;
-		uint32_t v32[2];
-		uint64_t v64[3];
-
-		if (h->size < sizeof(*h) + 64 + sizeof(id))
-			return 0;
-		trailer(h, &id);
-		memset(&m, 0, sizeof(m));
-		memcpy(v32, body, 8);
-		memcpy(v64, body + 8, 24);
-		m.time = id.time;
-		m.pid = v32[0];
-		m.tid = v32[1];
-		m.start = v64[0];
-		m.len = v64[1];
-		m.pgoff = v64[2];
-		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			uint8_t n = (uint8_t)body[32];
-
-			m.build_id_len = n > 20 ? 20 : n;
-			memcpy(m.build_id, body + 36, m.build_id_len);
-		}
-		memcpy(&m.prot, body + 56, 4);
-		memcpy(&m.flags, body + 60, 4);
-		m.path = body + 64;
-		if (!memchr(m.path, '\0', h->size - sizeof(*h) - 64))
-			return 0;
-		ret = trace_write_mmap(w, &m);
-		break;
-	}
-	case PERF_RECORD_COMM: {
-		struct trace_comm c;
-		uint32_t v32[2];
-
-		trailer(h, &id);
-		memset(&c, 0, sizeof(c));
-		memcpy(v32, body, 8);
-		c.pid = v32[0];
-		c.tid = v32[1];
-		c.time = id.time;
-		c.comm = body + 8;
-		if (h->size < sizeof(*h) + 8 + sizeof(id) ||
-		    !memchr(c.comm, '\0', h->size - sizeof(*h) - 8))
-			return 0;
-		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
-			c.flags |= PMIPROF_COMM_F_EXEC;
-		ret = trace_write_comm(w, &c);
-		break;
-	}
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: {
-		struct trace_task t;
-		uint32_t v32[4];
-
-		if (h->size < sizeof(*h) + 24)
-			return 0;
-		memcpy(v32, body, 16);
-		memset(&t, 0, sizeof(t));
-		t.pid = v32[0];
-		t.ppid = v32[1];
-		t.tid = v32[2];
-		t.ptid = v32[3];
-		memcpy(&t.time, body + 16, 8);
-		if (h->type == PERF_RECORD_FORK) {
-			if (ps->filter && pid_tracked(ps, t.ppid))
-				pid_track(ps, t.pid);
-			/* A fresh thread: a reused tid must not inherit old totals. */
-			for (unsigned int c = 0; ps->per_task && c < s->nr_cpus; c++)
-				window_deltas_forget(&ps->deltas, window_key_task(t.tid, c));
-			ret = trace_write_fork(w, &t);
-		} else {
-			ret = trace_write_exit(w, &t);
-		}
-		break;
-	}
-	case PERF_RECORD_LOST:
-	case PERF_RECORD_LOST_SAMPLES: {
-		struct trace_lost l;
-		uint64_t v[2];
-
-		trailer(h, &id);
-		memset(&l, 0, sizeof(l));
-		if (h->type == PERF_RECORD_LOST) {
-			memcpy(v, body, 16);	/* id, lost */
-			l.count = v[1];
-		} else {
-			memcpy(&l.count, body, 8);
-		}
-		l.time = id.time;
-		l.cpu = (uint32_t)r->cpu;
-		l.reason = PMIPROF_LOST_RING_FULL;
-		s->stats.lost += l.count;
-		return trace_write_lost(w, &l);
-	}
-	case PERF_RECORD_THROTTLE: {
-		memcpy(&r->throttle_time, body, 8);
-		return 0;
-	}
-	case PERF_RECORD_UNTHROTTLE: {
-		struct trace_lost l;
-		uint64_t now, per;
-
-		memcpy(&now, body, 8);
-		memset(&l, 0, sizeof(l));
-		l.time = now;
-		l.cpu = (uint32_t)r->cpu;
-		l.reason = PMIPROF_LOST_THROTTLE;
-		/* Windows the throttled stretch would have closed, at least one. */
-		per = ps->freq ? 1000000000ull / ps->freq : ps->time_based ? ps->period : 0;
-		l.count = 1;
-		if (per && r->throttle_time && now > r->throttle_time &&
-		    (now - r->throttle_time) / per > 1)
-			l.count = (now - r->throttle_time) / per;
-		r->throttle_time = 0;
-		s->stats.throttled += l.count;
-		return trace_write_lost(w, &l);
-	}
-	default:
-		return 0;		/* ITRACE, AUX, KSYMBOL ...: not requested */
-	}
-	if (!ret)
-		s->stats.side_band++;
-	return ret;
-}
-
-/* Copy len bytes at ring position pos, across the end of the data area. */
-static void ring_copy(const struct perf_ring *r, uint64_t pos, void *dst, size_t len)
-{
-	uint64_t off = pos & (r->data_size - 1);
-	size_t part = len;
-
-	if (off + len > r->data_size)
-		part = (size_t)(r->data_size - off);
-	memcpy(dst, r->data + off, part);
-	memcpy((char *)dst + part, r->data, len - part);
-}
-
-/*
- * Time of the record at the cursor: SAMPLE has it after IP and TID, every
- * other record in its sample_id_all trailer (TID, TIME, CPU).  Returns false
- * when no complete record is pending (end of the snapshot, or a torn size).
- */
-static bool ring_peek(struct perf_ring *r)
-{
-	struct perf_event_header hh;
-	uint64_t t = 0;
-
-	if (r->tail >= r->head)
-		return false;
-	ring_copy(r, r->tail, &hh, sizeof(hh));
-	if (hh.size < sizeof(hh) || hh.size > r->head - r->tail)
-		return false;
-	if (hh.type == PERF_RECORD_SAMPLE && hh.size >= sizeof(hh) + 24)
-		ring_copy(r, r->tail + sizeof(hh) + 16, &t, sizeof(t));
-	else if (hh.type != PERF_RECORD_SAMPLE && hh.size >= sizeof(hh) + sizeof(struct sample_id))
-		ring_copy(r, r->tail + hh.size - 16, &t, sizeof(t));
-	r->next_time = t;
-	return true;
-}
-
-/* Process the record at the cursor and advance past it. */
-static int ring_take(struct record_session *s, struct perf_state *ps, struct perf_ring *r,
-		     struct trace_writer *w)
-{
-	const struct perf_event_header *h;
-	struct perf_event_header hh;
-	uint64_t off = r->tail & (r->data_size - 1);
-	int ret;
-
-	memcpy(&hh, r->data + off, sizeof(hh));	/* 8-aligned: never split */
-	if (off + hh.size > r->data_size) {
-		ring_copy(r, r->tail, ps->copybuf, hh.size);
-		h = (const struct perf_event_header *)ps->copybuf;
-	} else {
-		h = (const struct perf_event_header *)(r->data + off);
-	}
-	ret = do_record(s, ps, r, w, h);
-	if (!ret)
-		r->tail += hh.size;
-	return ret;
+	return perf_decode_record(a[0], r->cpu, a[1], h);
 }
 
 /*
@@ -1102,20 +795,21 @@ static void prescan_forks(struct perf_state *ps)
 		for (i = 0; i < ps->nr_rings; i++) {
 			struct perf_ring *r = &ps->rings[i];
 			uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-			uint64_t tail = r->meta->data_tail, mask = r->data_size - 1;
+			uint64_t tail = r->meta->data_tail;
 
 			while (tail < head) {
 				struct perf_event_header hh;
-				uint32_t v32[2];
-				uint64_t off = tail & mask;
+				char rec[sizeof(hh) + 8];
 
-				memcpy(&hh, r->data + off, sizeof(hh));
+				perf_ring_copy(r, tail, &hh, sizeof(hh));
 				if (hh.size < sizeof(hh) || hh.size > head - tail)
 					break;
-				if (hh.type == PERF_RECORD_FORK && off + 16 <= r->data_size) {
-					memcpy(v32, r->data + off + sizeof(hh), 8);
-					if (pid_tracked(ps, v32[1]))
-						pid_track(ps, v32[0]);
+				if (hh.type == PERF_RECORD_FORK && hh.size >= sizeof(rec)) {
+					perf_ring_copy(r, tail, rec, sizeof(rec));
+					memcpy(rec, &hh, sizeof(hh));
+					((struct perf_event_header *)rec)->size = sizeof(rec);
+					perf_decode_learn_fork(&ps->dec,
+							       (struct perf_event_header *)rec);
 				}
 				tail += hh.size;
 			}
@@ -1126,48 +820,26 @@ static void prescan_forks(struct perf_state *ps)
 static int perf_drain(struct record_session *s, struct trace_writer *w)
 {
 	struct perf_state *ps = s->priv;
-	bool *live = ps->live;
-	unsigned int i;
-	int total = 0, ret = 0;
+	void *arg[2] = { &ps->dec, w };
+	struct timespec ts;
+	uint64_t now;
+	int ret;
 
-	if (ps->filter)
+	if (ps->dec.filter)
 		prescan_forks(ps);
-
-	/*
-	 * Each ring is in time order, but a process's MMAP/COMM can sit in
-	 * another CPU's ring than its first samples: merge the rings by time
-	 * so side-band always precedes the samples it explains.
-	 */
-	for (i = 0; i < ps->nr_rings; i++) {
-		struct perf_ring *r = &ps->rings[i];
-
-		r->head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-		r->tail = r->meta->data_tail;
-		live[i] = ring_peek(r);
-	}
-	for (;;) {
-		struct perf_ring *best = NULL;
-		unsigned int bi = 0;
-
-		for (i = 0; i < ps->nr_rings; i++)
-			if (live[i] && (!best || ps->rings[i].next_time < best->next_time))
-				best = &ps->rings[i], bi = i;
-		if (!best)
-			break;
-		ret = ring_take(s, ps, best, w);
-		if (ret)
-			break;
-		live[bi] = ring_peek(best);
-		total++;
-	}
-	for (i = 0; i < ps->nr_rings; i++)
-		__atomic_store_n(&ps->rings[i].meta->data_tail, ps->rings[i].tail,
-				 __ATOMIC_RELEASE);
-	if (ret)
-		return ret;
-	if (total)
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	ret = perf_rings_drain(ps->rings, ps->nr_rings, ps->final ? UINT64_MAX : now,
+			       ps->copybuf, take_record, arg);
+	if (ret > 0)
 		s->stats.wakeups++;
-	return total;
+	if (ret >= 0 && ps->final) {
+		int e = perf_decode_finish(&ps->dec, w, now);
+
+		if (e)
+			return e;
+	}
+	return ret;
 }
 
 static void perf_close(struct record_session *s)
@@ -1177,11 +849,10 @@ static void perf_close(struct record_session *s)
 	if (!ps)
 		return;
 	close_all(ps);
-	window_deltas_free(&ps->deltas);
+	perf_decoder_free(&ps->dec);
 	free(ps->rings);
 	free(ps->fds);
 	free(ps->copybuf);
-	free(ps->live);
 	free(ps);
 	s->priv = NULL;
 }

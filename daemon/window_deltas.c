@@ -29,9 +29,11 @@ static int grow(struct window_deltas *d)
 
 	n.keys = calloc(n.cap, sizeof(*n.keys));
 	n.vals = calloc(n.cap * n.nr, sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
+	n.gens = calloc(n.cap, sizeof(*n.gens));
+	if (!n.keys || !n.vals || !n.gens) {
 		free(n.keys);
 		free(n.vals);
+		free(n.gens);
 		return -ENOMEM;
 	}
 	for (i = 0; i < d->cap; i++) {
@@ -42,10 +44,12 @@ static int grow(struct window_deltas *d)
 		j = find(&n, d->keys[i] - 1);
 		n.keys[j] = d->keys[i];
 		memcpy(&n.vals[j * n.nr], &d->vals[i * d->nr], d->nr * sizeof(*d->vals));
+		n.gens[j] = d->gens[i];
 		n.used++;
 	}
 	free(d->keys);
 	free(d->vals);
+	free(d->gens);
 	*d = n;
 	return 0;
 }
@@ -57,7 +61,8 @@ int window_deltas_init(struct window_deltas *d, unsigned int nr)
 	d->cap = 64;
 	d->keys = calloc(d->cap, sizeof(*d->keys));
 	d->vals = calloc(d->cap * d->nr, sizeof(*d->vals));
-	if (!d->keys || !d->vals) {
+	d->gens = calloc(d->cap, sizeof(*d->gens));
+	if (!d->keys || !d->vals || !d->gens) {
 		window_deltas_free(d);
 		return -ENOMEM;
 	}
@@ -66,6 +71,14 @@ int window_deltas_init(struct window_deltas *d, unsigned int nr)
 
 int window_deltas_update(struct window_deltas *d, uint64_t key, const uint64_t *totals,
 			 uint64_t *out)
+{
+	int r = window_deltas_update_gen(d, key, totals, out, 0);
+
+	return r < 0 ? r : (r & WINDOW_FIRST);
+}
+
+int window_deltas_update_gen(struct window_deltas *d, uint64_t key, const uint64_t *totals,
+			     uint64_t *out, uint64_t gen)
 {
 	size_t i = find(d, key), k;
 	uint64_t *prev;
@@ -80,6 +93,7 @@ int window_deltas_update(struct window_deltas *d, uint64_t key, const uint64_t *
 		d->keys[i] = key + 1;
 		d->used++;
 		memset(&d->vals[i * d->nr], 0, d->nr * sizeof(*d->vals));
+		d->gens[i] = gen;
 		first = 1;
 	}
 	prev = &d->vals[i * d->nr];
@@ -90,7 +104,15 @@ int window_deltas_update(struct window_deltas *d, uint64_t key, const uint64_t *
 		out[k] = first ? totals[k] : totals[k] - prev[k];
 		prev[k] = totals[k];
 	}
-	return first;
+	if (first) {
+		d->gens[i] = gen;
+		return WINDOW_FIRST;
+	}
+	if (d->gens[i] != gen) {
+		d->gens[i] = gen;
+		return WINDOW_AFTER_LOSS;
+	}
+	return 0;
 }
 
 void window_deltas_forget(struct window_deltas *d, uint64_t key)
@@ -111,6 +133,7 @@ void window_deltas_forget(struct window_deltas *d, uint64_t key)
 			d->keys[i] = kk;
 			memcpy(&d->vals[i * d->nr], &d->vals[j * d->nr],
 			       d->nr * sizeof(*d->vals));
+			d->gens[i] = d->gens[j];
 			d->keys[j] = 0;
 			i = j;
 		}
@@ -121,7 +144,9 @@ void window_deltas_free(struct window_deltas *d)
 {
 	free(d->keys);
 	free(d->vals);
+	free(d->gens);
 	d->keys = NULL;
 	d->vals = NULL;
+	d->gens = NULL;
 	d->cap = d->used = 0;
 }

@@ -18,7 +18,12 @@ struct window_deltas {
 	size_t used;
 	uint64_t *keys;			/* key + 1; 0 = empty slot */
 	uint64_t *vals;			/* cap * nr last totals */
+	uint64_t *gens;			/* cap loss generations at the last sample */
 };
+
+/* window_deltas_update_gen() result bits */
+#define WINDOW_FIRST		1	/* first window of the instance: out = totals */
+#define WINDOW_AFTER_LOSS	2	/* the generation changed since its last window */
 
 /* Instance keys: thread on a CPU (per-task), or CPU (system-wide). */
 static inline uint64_t window_key_task(uint32_t tid, uint32_t cpu)
@@ -40,6 +45,13 @@ int window_deltas_init(struct window_deltas *d, unsigned int nr);
  */
 int window_deltas_update(struct window_deltas *d, uint64_t key, const uint64_t *totals,
 			 uint64_t *out);
+/*
+ * Same, and compares gen (the loss generation of the instance's CPU: bumped
+ * at every lost or throttled stretch) with the one stored at the instance's
+ * previous window.  Returns WINDOW_* bits or -ENOMEM.
+ */
+int window_deltas_update_gen(struct window_deltas *d, uint64_t key, const uint64_t *totals,
+			     uint64_t *out, uint64_t gen);
 /* Forget an instance (its next sample is a first window again). */
 void window_deltas_forget(struct window_deltas *d, uint64_t key);
 void window_deltas_free(struct window_deltas *d);

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/* perf ring records -> trace records, with loss generations (perf_decode.h). */
+#include "perf_decode.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmiprof/trace.h"
+
+#ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
+#define PERF_RECORD_MISC_MMAP_BUILD_ID	(1 << 14)
+#endif
+#ifndef PERF_RECORD_MISC_COMM_EXEC
+#define PERF_RECORD_MISC_COMM_EXEC	(1 << 13)
+#endif
+
+struct sample_id {			/* sample_id_all trailer: TID, TIME, CPU */
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu, res;
+};
+
+int perf_decoder_init(struct perf_decoder *d, unsigned int nr_ev, unsigned int nr_cpu_slots,
+		      struct record_stats *stats)
+{
+	int ret;
+
+	d->nr_ev = nr_ev;
+	d->stats = stats;
+	d->nr_cpu_slots = nr_cpu_slots ? nr_cpu_slots : 1;
+	d->cpus = calloc(d->nr_cpu_slots, sizeof(*d->cpus));
+	if (!d->cpus)
+		return -ENOMEM;
+	/* two more per instance: the group's time_enabled and time_running */
+	ret = window_deltas_init(&d->deltas, nr_ev + 2);
+	return ret;
+}
+
+void perf_decoder_free(struct perf_decoder *d)
+{
+	window_deltas_free(&d->deltas);
+	pid_set_free(&d->pids);
+	free(d->cpus);
+	d->cpus = NULL;
+}
+
+static struct perf_cpu_loss *cpu_loss(struct perf_decoder *d, uint32_t cpu)
+{
+	static struct perf_cpu_loss none;
+
+	if (cpu < d->nr_cpu_slots)
+		return &d->cpus[cpu];
+	none.gen++;	/* unknown CPU: every window after it is suspect */
+	return &none;
+}
+
+static void trailer(const struct perf_event_header *h, struct sample_id *id)
+{
+	if (h->size >= sizeof(*h) + sizeof(*id))
+		memcpy(id, (const char *)h + h->size - sizeof(*id), sizeof(*id));
+	else
+		memset(id, 0, sizeof(*id));
+}
+
+static int do_sample(struct perf_decoder *d, struct trace_writer *w,
+		     const struct perf_event_header *h)
+{
+	const uint64_t *p = (const uint64_t *)(h + 1);
+	struct trace_sample ts;
+	uint64_t totals[PMIPROF_MAX_EVENTS + 2], deltas[PMIPROF_MAX_EVENTS + 2], nr;
+	unsigned int g, nt = d->read_times ? 2 : 0;
+	uint64_t key;
+	int win, ret;
+
+	/* IP, (pid,tid), TIME, (cpu,res), READ{nr, [enabled, running], values[nr]} */
+	if (h->size < sizeof(*h) + 5 * 8)
+		return 0;
+	memset(&ts, 0, sizeof(ts));
+	ts.ip = p[0];
+	ts.pid = (uint32_t)p[1];
+	ts.tid = (uint32_t)(p[1] >> 32);
+	ts.time = p[2];
+	ts.cpu = (uint32_t)p[3];
+	nr = p[4];
+	if (nr != d->nr_ev || h->size < sizeof(*h) + (5 + nt + nr) * 8)
+		return 0;
+	for (g = 0; g < nr; g++)
+		totals[d->group_to_ev[g]] = p[5 + nt + g];
+	totals[nr] = nt ? p[5] : 0;
+	totals[nr + 1] = nt ? p[6] : 0;
+
+	key = d->per_task ? window_key_task(ts.tid, ts.cpu) : window_key_cpu(ts.cpu);
+	win = window_deltas_update_gen(&d->deltas, key, totals, deltas, cpu_loss(d, ts.cpu)->gen);
+	if (win < 0)
+		return win;
+	if (d->filter && !pid_set_contains(&d->pids, ts.pid)) {
+		d->stats->filtered++;
+		return 0;
+	}
+	d->time_enabled += deltas[nr];
+	d->time_running += deltas[nr + 1];
+	ts.nr = d->nr_ev;
+	memcpy(ts.counts, deltas, d->nr_ev * sizeof(deltas[0]));
+	switch (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_KERNEL:
+	case PERF_RECORD_MISC_GUEST_KERNEL:
+		ts.flags |= PMIPROF_SAMPLE_F_KERNEL;
+		break;
+	default:
+		ts.flags |= PMIPROF_SAMPLE_F_USER;
+	}
+	if (d->time_based)
+		ts.flags |= PMIPROF_SAMPLE_F_TIME_BASED;
+	if (win & WINDOW_FIRST)
+		ts.flags |= PMIPROF_SAMPLE_F_FIRST;
+	if (win & WINDOW_AFTER_LOSS) {
+		ts.flags |= PMIPROF_SAMPLE_F_AFTER_LOSS;
+		d->stats->after_loss++;
+	}
+	ret = trace_write_sample(w, &ts);
+	if (!ret)
+		d->stats->samples++;
+	return ret;
+}
+
+static int do_mmap2(struct trace_writer *w, const struct perf_event_header *h)
+{
+	const char *body = (const char *)(h + 1);
+	struct trace_mmap m;
+	struct sample_id id;
+	uint32_t v32[2];
+	uint64_t v64[3];
+
+	if (h->size < sizeof(*h) + 64 + sizeof(id))
+		return 1;
+	trailer(h, &id);
+	memset(&m, 0, sizeof(m));
+	memcpy(v32, body, 8);
+	memcpy(v64, body + 8, 24);
+	m.time = id.time;
+	m.pid = v32[0];
+	m.tid = v32[1];
+	m.start = v64[0];
+	m.len = v64[1];
+	m.pgoff = v64[2];
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		uint8_t n = (uint8_t)body[32];
+
+		m.build_id_len = n > 20 ? 20 : n;
+		memcpy(m.build_id, body + 36, m.build_id_len);
+	}
+	memcpy(&m.prot, body + 56, 4);
+	memcpy(&m.flags, body + 60, 4);
+	m.path = body + 64;
+	if (!memchr(m.path, '\0', h->size - sizeof(*h) - 64))
+		return 1;
+	return trace_write_mmap(w, &m);
+}
+
+static int do_comm(struct trace_writer *w, const struct perf_event_header *h)
+{
+	const char *body = (const char *)(h + 1);
+	struct trace_comm c;
+	struct sample_id id;
+	uint32_t v32[2];
+
+	if (h->size < sizeof(*h) + 8 + sizeof(id))
+		return 1;
+	trailer(h, &id);
+	memset(&c, 0, sizeof(c));
+	memcpy(v32, body, 8);
+	c.pid = v32[0];
+	c.tid = v32[1];
+	c.time = id.time;
+	c.comm = body + 8;
+	if (!memchr(c.comm, '\0', h->size - sizeof(*h) - 8))
+		return 1;
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+		c.flags |= PMIPROF_COMM_F_EXEC;
+	return trace_write_comm(w, &c);
+}
+
+/* Every window of tid on any CPU starts afresh (new or gone thread). */
+static void forget_thread(struct perf_decoder *d, uint32_t tid)
+{
+	unsigned int c;
+
+	for (c = 0; d->per_task && c < d->nr_cpu_slots; c++)
+		window_deltas_forget(&d->deltas, window_key_task(tid, c));
+}
+
+static int do_task(struct perf_decoder *d, struct trace_writer *w,
+		   const struct perf_event_header *h)
+{
+	const char *body = (const char *)(h + 1);
+	struct trace_task t;
+	uint32_t v32[4];
+
+	if (h->size < sizeof(*h) + 24)
+		return 1;
+	memcpy(v32, body, 16);
+	memset(&t, 0, sizeof(t));
+	t.pid = v32[0];
+	t.ppid = v32[1];
+	t.tid = v32[2];
+	t.ptid = v32[3];
+	memcpy(&t.time, body + 16, 8);
+	if (h->type == PERF_RECORD_FORK) {
+		if (d->filter && pid_set_contains(&d->pids, t.ppid)) {
+			if (pid_set_add(&d->pids, t.pid))
+				return -ENOMEM;
+			pid_set_thread(&d->pids, t.pid, +1);
+		}
+		/* A fresh thread: a reused tid must not inherit old totals. */
+		forget_thread(d, t.tid);
+		return trace_write_fork(w, &t);
+	}
+	/*
+	 * An exited thread's instances are gone: forget them so the map does
+	 * not grow with every thread ever seen.  A process leaves the filter
+	 * set when its last known thread exits.
+	 */
+	forget_thread(d, t.tid);
+	if (d->filter)
+		pid_set_thread(&d->pids, t.pid, -1);
+	return trace_write_exit(w, &t);
+}
+
+static int write_throttle(struct perf_decoder *d, struct trace_writer *w, uint32_t cpu,
+			  uint64_t start, uint64_t end)
+{
+	struct trace_lost l = {
+		.time = end, .cpu = cpu, .reason = PMIPROF_LOST_THROTTLE, .count = 1,
+		.duration = start && end > start ? end - start : 0,
+	};
+
+	d->stats->throttled++;
+	d->stats->throttled_ns += l.duration;
+	return trace_write_lost(w, &l);
+}
+
+static int do_loss(struct perf_decoder *d, int ring_cpu, struct trace_writer *w,
+		   const struct perf_event_header *h)
+{
+	const char *body = (const char *)(h + 1);
+	struct perf_cpu_loss *cl = cpu_loss(d, (uint32_t)ring_cpu);
+	struct sample_id id;
+	struct trace_lost l;
+	uint64_t v[2], t;
+
+	switch (h->type) {
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		if (h->size < sizeof(*h) + (h->type == PERF_RECORD_LOST ? 16 : 8))
+			return 1;
+		trailer(h, &id);
+		memset(&l, 0, sizeof(l));
+		if (h->type == PERF_RECORD_LOST) {
+			memcpy(v, body, 16);	/* id, lost */
+			l.count = v[1];
+		} else {
+			memcpy(&l.count, body, 8);
+		}
+		l.time = id.time;
+		l.cpu = (uint32_t)ring_cpu;
+		l.reason = PMIPROF_LOST_RING_FULL;
+		d->stats->lost += l.count;
+		cl->gen++;
+		return trace_write_lost(w, &l);
+	case PERF_RECORD_THROTTLE:
+		if (h->size < sizeof(*h) + 8)
+			return 1;
+		memcpy(&t, body, 8);
+		cl->gen++;
+		if (!cl->throttle_start)
+			cl->throttle_start = t ? t : 1;
+		return 0;
+	case PERF_RECORD_UNTHROTTLE:
+		if (h->size < sizeof(*h) + 8)
+			return 1;
+		memcpy(&t, body, 8);
+		cl->gen++;
+		t = cl->throttle_start;
+		memcpy(&v[0], body, 8);
+		cl->throttle_start = 0;
+		return write_throttle(d, w, (uint32_t)ring_cpu, t, v[0]);
+	}
+	return 0;
+}
+
+int perf_decode_record(struct perf_decoder *d, int ring_cpu, struct trace_writer *w,
+		       const struct perf_event_header *h)
+{
+	int ret;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		return do_sample(d, w, h);
+	case PERF_RECORD_MMAP2:
+		ret = do_mmap2(w, h);
+		break;
+	case PERF_RECORD_COMM:
+		ret = do_comm(w, h);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		ret = do_task(d, w, h);
+		break;
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		ret = do_loss(d, ring_cpu, w, h);
+		return ret > 0 ? 0 : ret;
+	default:
+		return 0;		/* ITRACE, AUX, KSYMBOL ...: not requested */
+	}
+	if (ret > 0)
+		return 0;		/* malformed: skipped */
+	if (!ret)
+		d->stats->side_band++;
+	return ret;
+}
+
+void perf_decode_learn_fork(struct perf_decoder *d, const struct perf_event_header *h)
+{
+	uint32_t v32[2];
+
+	if (h->type != PERF_RECORD_FORK || h->size < sizeof(*h) + 8)
+		return;
+	memcpy(v32, h + 1, 8);
+	if (pid_set_contains(&d->pids, v32[1]))
+		pid_set_add(&d->pids, v32[0]);
+}
+
+int perf_decode_finish(struct perf_decoder *d, struct trace_writer *w, uint64_t end_time)
+{
+	unsigned int c;
+	int ret;
+
+	for (c = 0; c < d->nr_cpu_slots; c++) {
+		if (!d->cpus[c].throttle_start)
+			continue;
+		ret = write_throttle(d, w, c, d->cpus[c].throttle_start, end_time);
+		d->cpus[c].throttle_start = 0;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

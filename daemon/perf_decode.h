@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perf ring records -> trace records.  SAMPLE (PERF_SAMPLE_READ group
+ * totals) becomes a window of per-event deltas; MMAP2/COMM/FORK/EXIT become
+ * side-band; LOST, LOST_SAMPLES and THROTTLE/UNTHROTTLE become LOST records
+ * and bump the loss generation of their CPU, so the next window of every
+ * thread/CPU instance on it is flagged AFTER_LOSS (its delta spans periods
+ * whose samples were never recorded).
+ */
+#ifndef PMIPROF_DAEMON_PERF_DECODE_H
+#define PMIPROF_DAEMON_PERF_DECODE_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "pid_set.h"
+#include "window_deltas.h"
+
+struct perf_cpu_loss {
+	uint64_t gen;			/* bumped at every loss or throttle on the CPU */
+	uint64_t throttle_start;	/* time of an open THROTTLE, or 0 */
+};
+
+struct perf_decoder {
+	unsigned int nr_ev;		/* counters per sample (group order) */
+	unsigned int group_to_ev[PMIPROF_MAX_EVENTS];	/* group position -> header index */
+	bool per_task;			/* windows per (tid, cpu); else per cpu */
+	bool filter;			/* keep only samples of pids (fallback) */
+	bool time_based;
+	bool read_times;		/* read_format has TOTAL_TIME_ENABLED|RUNNING */
+	struct window_deltas deltas;
+	struct pid_set pids;		/* filter: the workload's processes */
+	struct perf_cpu_loss *cpus;	/* indexed by CPU number */
+	unsigned int nr_cpu_slots;
+	struct record_stats *stats;
+	/* sums over windows of the group's enabled/running time deltas */
+	uint64_t time_enabled, time_running;
+};
+
+/* nr_cpu_slots = highest possible CPU number + 1.  0 or -ENOMEM. */
+int perf_decoder_init(struct perf_decoder *d, unsigned int nr_ev, unsigned int nr_cpu_slots,
+		      struct record_stats *stats);
+void perf_decoder_free(struct perf_decoder *d);
+
+/*
+ * Decode one record of the ring of ring_cpu and write what it means.
+ * Returns 0 (also for records that are malformed or not ours: skipped) or
+ * the writer's -errno.
+ */
+int perf_decode_record(struct perf_decoder *d, int ring_cpu, struct trace_writer *w,
+		       const struct perf_event_header *h);
+
+/* Learn the FORKs in a record without writing (fallback pre-scan). */
+void perf_decode_learn_fork(struct perf_decoder *d, const struct perf_event_header *h);
+
+/*
+ * End of recording: a CPU still throttled gets its LOST record, its stretch
+ * ending at end_time.
+ */
+int perf_decode_finish(struct perf_decoder *d, struct trace_writer *w, uint64_t end_time);
+
+#endif /* PMIPROF_DAEMON_PERF_DECODE_H */
