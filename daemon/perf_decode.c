@@ -272,7 +272,10 @@ static int do_loss(struct perf_decoder *d, int ring_cpu, struct trace_writer *w,
 		if (h->size < sizeof(*h) + 8)
 			return 1;
 		memcpy(&t, body, 8);
-		cl->gen++;
+		/*
+		 * No gen bump here: the kernel logs THROTTLE before it writes
+		 * the sample that hit the limit, whose window is complete.
+		 */
 		if (!cl->throttle_start)
 			cl->throttle_start = t ? t : 1;
 		return 0;
