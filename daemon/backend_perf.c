@@ -205,7 +205,9 @@ static void build_attr(const struct perf_state *ps, const struct pm_event *ev, b
 	a->disabled = 1;
 	a->enable_on_exec = enable_on_exec;
 	a->sample_type |= PERF_SAMPLE_READ;
-	a->read_format = PERF_FORMAT_GROUP;
+	/* the times tell whether the group was ever scheduled, or multiplexed */
+	a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			 PERF_FORMAT_TOTAL_TIME_RUNNING;
 	if (ps->freq) {
 		a->freq = 1;
 		a->sample_freq = ps->freq;
@@ -635,6 +637,7 @@ static int perf_open(struct record_session *s)
 	ps->dec.per_task = ps->per_task;
 	ps->dec.filter = ps->filter;
 	ps->dec.time_based = ps->time_based;
+	ps->dec.read_times = true;
 	memcpy(ps->dec.group_to_ev, ps->group_to_ev, sizeof(ps->group_to_ev));
 	fill_header(s, ps);
 	return 0;
@@ -670,12 +673,54 @@ static int perf_enable(struct record_session *s)
 	return ioctl_leaders(ps, PERF_EVENT_IOC_ENABLE);
 }
 
+/*
+ * Say when the counters did not count all the time they were enabled: a
+ * group that never ran (its events could not be scheduled) or one that was
+ * multiplexed with other perf users.  Windows hold real counts either way;
+ * they just cover only the time the group ran.
+ */
+static void check_group_times(struct perf_state *ps)
+{
+	uint64_t buf[3 + PMIPROF_MAX_EVENTS], enabled = 0, running = 0;
+	unsigned int i, never = 0, leaders = 0;
+
+	for (i = 0; i < ps->nr_fds; i++) {
+		ssize_t n = read(ps->fds[i], buf, sizeof(buf));
+
+		if (n != (ssize_t)((3 + ps->nr_ev) * sizeof(buf[0])) || buf[0] != ps->nr_ev)
+			continue;	/* a sibling or a side-band dummy */
+		leaders++;
+		enabled += buf[1];
+		running += buf[2];
+		if (buf[1] && !buf[2])
+			never++;
+	}
+	/*
+	 * A per-task group exists once per CPU and accrues enabled time on all
+	 * of them while its task runs on one: compare with one CPU's share.
+	 */
+	if (ps->per_task && ps->nr_rings)
+		enabled /= ps->nr_rings;
+	if (leaders && enabled && !running)
+		pm_warn("the counters never ran (<not counted>): no event group could be "
+			"scheduled on the PMU; is another tool holding it?");
+	else if (never && !ps->per_task)
+		pm_info("notice: the event group did not run on %u of %u CPUs", never, leaders);
+	else if (running && running < enabled - enabled / 100)
+		pm_warn("counters ran %.1f%% of the time they were enabled (multiplexed with "
+			"other perf users): windows cover only the time they ran",
+			100.0 * (double)running / (double)enabled);
+}
+
 static int perf_disable(struct record_session *s)
 {
 	struct perf_state *ps = s->priv;
+	int ret;
 
 	ps->final = true;	/* nothing more is coming: the next drain takes all */
-	return ioctl_leaders(ps, PERF_EVENT_IOC_DISABLE);
+	ret = ioctl_leaders(ps, PERF_EVENT_IOC_DISABLE);
+	check_group_times(ps);
+	return ret;
 }
 
 static int perf_poll_fds(struct record_session *s, struct pollfd *fds, int max)
