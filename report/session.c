@@ -405,8 +405,8 @@ const char *session_unfinished(const struct session *s)
 		return st->chunks_bad || st->truncated ?
 		       "the recording did not finish or its end is damaged (no FINISH record); "
 		       "the trace may end early" :
-		       "the recording did not finish (no FINISH record: recorder killed or "
-		       "crashed?); the trace may end early";
+		       "the recording did not finish (no FINISH record: recorder killed, "
+		       "crashed or out of disk space?); the trace may end early";
 	if (s->finish.flags & PMIPROF_FINISH_F_ERROR)
 		return "the recorder stopped on an error (FINISH flag error); the trace may end "
 		       "early";

@@ -498,7 +498,7 @@ static void unfinished_recording_is_warned_about(void **state)
 	expect_ending("done", &done, NULL,
 		      "\"finished\": true, \"interrupted\": false, \"recorder_error\": false");
 	expect_ending("killed", &killed, "the recording did not finish (no FINISH record: "
-		      "recorder killed or crashed?); the trace may end early",
+		      "recorder killed, crashed or out of disk space?); the trace may end early",
 		      "\"finished\": false, \"interrupted\": false, \"recorder_error\": false");
 	expect_ending("error", &error, "the recorder stopped on an error",
 		      "\"finished\": true, \"interrupted\": false, \"recorder_error\": true");
