@@ -327,14 +327,17 @@ static void after_loss_windows_left_out_of_per_window_statistics(void **state)
 	unlink(path);
 }
 
-/* plot: the series and histograms have no point of the flagged windows. */
+/*
+ * plot: the series and histograms have no point of the flagged windows; a
+ * ring-full loss is a red line, throttling an orange dashed one.
+ */
 static void after_loss_windows_left_out_of_plot_series(void **state)
 {
 	char path[64], png[80], gp[80], series[96], hists[96], line[512];
 	char *argv[] = { "plot", "-i", path, "-o", png, "--metric", "ipc", "--keep-script", NULL };
-	struct spec sp = { .flags = true };
+	struct spec sp = { .flags = true, .throttle = true };
 	char *out, *err;
-	unsigned int points = 0;
+	unsigned int points = 0, red = 0, orange = 0;
 	FILE *f;
 	int rc;
 
@@ -368,11 +371,16 @@ static void after_loss_windows_left_out_of_plot_series(void **state)
 	f = fopen(gp, "r");
 	assert_non_null(f);
 	rc = 0;
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
 		rc |= strstr(line, "36 shown") && strstr(line, "4 after a loss or throttling "
-							  "left out");
+							  "left out") && strstr(line, "7 lost, throttled 3 time(s)");
+		red += strstr(line, "set arrow") && strstr(line, "\"red\"");
+		orange += strstr(line, "set arrow") && strstr(line, "\"dark-orange\" lw 1.5 dt 2");
+	}
 	fclose(f);
 	assert_true(rc);
+	assert_int_equal(red, 1);	/* the ring-full LOST */
+	assert_int_equal(orange, 2);	/* the two THROTTLE LOSTs */
 	unlink(png);
 	unlink(gp);
 	unlink(series);
