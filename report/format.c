@@ -70,7 +70,7 @@ static void throttle_text(const struct session *s, char *buf, size_t size)
 	if (s->throttle_events)
 		snprintf(buf, size, "; throttled %" PRIu64 " time(s) for %.3f s%s",
 			 s->throttle_events, (double)s->throttled_ns / 1e9,
-			 s->throttle_unknown_ns ? " (some of unknown length)" : "");
+			 s->throttle_no_duration ? " (some of unknown length)" : "");
 	else if (s->throttle_est_windows)
 		snprintf(buf, size, "; throttled (about %" PRIu64 " windows, estimated by the "
 			 "recorder)", s->throttle_est_windows);

@@ -282,7 +282,7 @@ int session_lost(struct session *s, const struct trace_lost *l)
 		s->throttle_events += l->count;
 		s->throttled_ns += l->duration;
 		if (!l->duration)
-			s->throttle_unknown_ns += l->count;
+			s->throttle_no_duration += l->count;
 	}
 	if (s->nr_lost_marks < SESSION_LOST_MARKS) {
 		if (!s->lost_marks) {
@@ -440,7 +440,7 @@ void session_print_warnings(const struct session *s, bool quiet)
 		pm_warn("the kernel throttled sampling %" PRIu64 " time(s) for %.3f s%s: fewer "
 			"samples in those stretches", s->throttle_events,
 			(double)s->throttled_ns / 1e9,
-			s->throttle_unknown_ns ? " (some of unknown length)" : "");
+			s->throttle_no_duration ? " (some of unknown length)" : "");
 	if (s->throttle_est_windows)
 		pm_warn("the kernel throttled sampling (about %" PRIu64 " windows, estimated by "
 			"the recorder): fewer samples in those stretches", s->throttle_est_windows);

@@ -77,7 +77,8 @@ struct session {
 	uint64_t lost[8];		/* by PMIPROF_LOST_* reason (THROTTLE: see below) */
 	uint64_t lost_total;		/* samples lost: every reason but THROTTLE */
 	/* THROTTLE LOST records: events and ns (1.1), or 1.0's estimate of windows. */
-	uint64_t throttle_events, throttled_ns, throttle_unknown_ns, throttle_est_windows;
+	uint64_t throttle_events, throttled_ns, throttle_est_windows;
+	uint64_t throttle_no_duration;	/* of throttle_events: duration 0 (unknown) */
 	bool read_all;			/* the pass reached the end of the trace */
 	uint64_t mmaps, comm_records, forks, marks, unknown_records;
 	bool have_finish;
