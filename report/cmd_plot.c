@@ -4,7 +4,9 @@
  * hardware PMU, event rates) with the top functions marked along the time
  * axis, plus the histograms of each metric and of the top functions'
  * windows, rendered by gnuplot into PNG, SVG or PDF.  Lost samples show as
- * red lines, time-based/emulated windows in the title and on every panel.
+ * red lines, throttling as orange dashed ones, time-based/emulated windows
+ * in the title and on every panel.  Windows after a loss or stretched by
+ * throttling are left out of the series and histograms (window_in_stats()).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -41,8 +43,12 @@ const char cmd_plot_help[] =
 "    a strip that marks along the same time axis which of the top functions\n"
 "    closed each window, and one histogram per metric: all windows as boxes,\n"
 "    and the windows closed by each top function as lines (fractions).\n"
-"    Lost samples are red vertical lines; time-based windows (no hardware\n"
-"    PMU) and an EMULATED PMU are written in the title and on every panel.\n"
+"    Lost samples are red vertical lines, throttling orange dashed ones;\n"
+"    time-based windows (no hardware PMU) and an EMULATED PMU are written in\n"
+"    the title and on every panel.  Windows whose counts span unrecorded\n"
+"    periods (after a loss or throttling on their CPU, or stretched by storm\n"
+"    throttling) are left out of the series and histograms; the title says\n"
+"    how many.\n"
 "    The format follows the extension of OUT: .png, .svg or .pdf.\n"
 "\n"
 "    Metrics: ipc, <event>-mpki and branch-miss-pct (see pmiprof report),\n"
@@ -120,6 +126,9 @@ static int plot_add_sample(void *arg, const struct trace_sample *smp, uint64_t i
 	struct plot_data *d = arg;
 	const struct session *s = d->p.s;
 
+	/* Counted in the shares, but no point of the series: the profile skips it too. */
+	if (!window_in_stats(smp->flags))
+		return profile_add_sample(&d->p, smp, index, sym, comm);
 	if (d->n == d->cap) {
 		uint64_t cap = d->cap ? d->cap * 2 : 65536;
 		double *t = realloc(d->t, cap * sizeof(*t));
@@ -530,10 +539,21 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		snprintf(full, sizeof(full), "pmiprof: %.200s", title);
 		gp_str(f, full);
 		fputs(" . \"\\n\" . ", f);
+		char thr[96] = "", lo[96] = "";
+
+		if (s->throttle_events)
+			snprintf(thr, sizeof(thr), ", throttled %" PRIu64 " time(s) for %.3f s",
+				 s->throttle_events, (double)s->throttled_ns / 1e9);
+		else if (s->throttle_est_windows)
+			snprintf(thr, sizeof(thr), ", throttled (about %" PRIu64 " windows)",
+				 s->throttle_est_windows);
+		if (p->win_left_out)
+			snprintf(lo, sizeof(lo), "; %" PRIu64 " after a loss or throttling left out",
+				 p->win_left_out);
 		snprintf(full, sizeof(full), "%s%s; %" PRIu64 " windows (%" PRIu64
-			 " shown), %" PRIu64 " lost%s", kind,
+			 " shown), %" PRIu64 " lost%s%s%s", kind,
 			 (h->flags & PMIPROF_TRACE_F_TIME_BASED) ? " (no hardware PMU)" : "",
-			 s->samples, s->kept, s->lost_total,
+			 s->samples, d->n, s->lost_total, thr, lo,
 			 per_point > 1 ? "; series: mean per time bucket" : "");
 		gp_str(f, full);
 	}
@@ -548,14 +568,24 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 			tmax = d->t[w] > tmax ? d->t[w] : tmax;
 		fprintf(f, "set xrange [0:%.9f]\n", tmax > 0 ? tmax : 1e-3);
 	}
-	/* Lost samples: a red line at each place the trace reported a loss. */
-	for (i = 0; i < s->nr_lost_marks && i < PLOT_MAX_ARROWS; i++)
-		fprintf(f, "set arrow from %.9f, graph 0 to %.9f, graph 1 nohead lc rgb \"red\" "
-			"lw 1.5 front\n", (double)s->lost_marks[i].time / 1e9,
-			(double)s->lost_marks[i].time / 1e9);
+	/*
+	 * Lost samples: a red line at each place the trace reported a loss;
+	 * throttling (no sample lost, sampling paused) an orange dashed one.
+	 */
+	for (i = 0; i < s->nr_lost_marks && i < PLOT_MAX_ARROWS; i++) {
+		bool thr = s->lost_marks[i].reason == PMIPROF_LOST_THROTTLE;
+
+		fprintf(f, "set arrow from %.9f, graph 0 to %.9f, graph 1 nohead lc rgb \"%s\" "
+			"lw 1.5 %sfront\n", (double)s->lost_marks[i].time / 1e9,
+			(double)s->lost_marks[i].time / 1e9, thr ? "dark-orange" : "red",
+			thr ? "dt 2 " : "");
+	}
 	if (s->lost_total)
 		fprintf(f, "set label 2 \"red lines: %" PRIu64 " lost samples\" at graph 0.01, "
 			"graph 0.08 front tc rgb \"red\"\n", s->lost_total);
+	if (s->throttle_events || s->throttle_est_windows)
+		fprintf(f, "set label 3 \"orange dashed lines: throttled\" at graph 0.01, "
+			"graph %s front tc rgb \"dark-orange\"\n", s->lost_total ? "0.16" : "0.08");
 	fprintf(f, "set label 1 ");
 	gp_str(f, kind);
 	fprintf(f, " at graph 1, graph 1.06 right front tc rgb \"%s\"\n",
@@ -570,7 +600,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		gp_str(f, p->hist_metrics[i].name);
 		fputc('\n', f);
 	}
-	fprintf(f, "unset label 2\nunset arrow\n");
+	fprintf(f, "unset label 2\nunset label 3\nunset arrow\n");
 	if (ntop) {
 		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - (nm + 1) * ph);
 		fprintf(f, "set ylabel \"top functions\"\nset yrange [0.5:%u.5]\nset ytics (",
@@ -661,6 +691,7 @@ static int make_plot(struct plot_args *a)
 	session_print_warnings(&s, pm_quiet);
 	if (!d.n) {
 		pm_err("%s: no samples to plot%s", s.opts.input,
+		       d.p.win_left_out ? " (every window follows a loss or throttling)" :
 		       s.samples ? " after the filters" : "");
 		goto out;
 	}
@@ -702,7 +733,8 @@ static int make_plot(struct plot_args *a)
 		       a->keep ? "; the script is " : "", a->keep ? script : "");
 		goto out;
 	}
-	pm_info("wrote %s (%" PRIu64 " windows, %u metric(s): %s%s)%s%s", a->output, d.n, ms.n,
+	pm_info("wrote %s (%" PRIu64 " windows%s, %u metric(s): %s%s)%s%s", a->output, d.n,
+		d.p.win_left_out ? " (others after a loss or throttling left out)" : "", ms.n,
 		ms.m[0].name, ms.n > 1 ? ", ..." : "", a->keep ? "; script: " : "",
 		a->keep ? script : "");
 	status = 0;

@@ -284,7 +284,7 @@ static int print_json(FILE *f, const struct profile *p, const uint32_t *order, u
 				return -ENOMEM;
 			fprintf(f, "%s\n {\"metric\": ", i ? "," : "");
 			json_str(f, o->hist_metrics[i].name);
-			fputs(", \"all\": ", f);
+			fprintf(f, ", \"windows_left_out\": %" PRIu64 ", \"all\": ", p->win_left_out);
 			json_hist(f, &all);
 			fputs(", \"top\": [", f);
 			for (t = 0; t < n && t < o->hist_top; t++) {
@@ -322,6 +322,9 @@ static int print_hist_text(FILE *f, const struct profile *p, const uint32_t *ord
 			o->hist_metrics[i].name, all.n);
 		if (all.nan)
 			fprintf(f, " (+%" PRIu64 " without a value)", all.nan);
+		if (p->win_left_out)
+			fprintf(f, " (%" PRIu64 " after a loss or throttling left out)",
+				p->win_left_out);
 		if (!all.n) {
 			fputc('\n', f);
 			continue;

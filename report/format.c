@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "util.h"
@@ -62,11 +63,25 @@ static void PM_PRINTF(2, 3) meta_line(FILE *f, const char *fmt, ...)
 	} while (*p);
 }
 
+/* "; throttled ..." for the duration line: events and time (1.1), or 1.0's estimate. */
+static void throttle_text(const struct session *s, char *buf, size_t size)
+{
+	buf[0] = 0;
+	if (s->throttle_events)
+		snprintf(buf, size, "; throttled %" PRIu64 " time(s) for %.3f s%s",
+			 s->throttle_events, (double)s->throttled_ns / 1e9,
+			 s->throttle_no_duration ? " (some of unknown length)" : "");
+	else if (s->throttle_est_windows)
+		snprintf(buf, size, "; throttled (about %" PRIu64 " windows, estimated by the "
+			 "recorder)", s->throttle_est_windows);
+}
+
 void print_meta_text(FILE *f, const struct session *s)
 {
 	const struct trace_header *h = s->h;
 	const struct trace_read_stats *st = trace_reader_stats(s->r);
-	char buf[256], evs[PMIPROF_MAX_EVENTS * 130], lost[256] = "", dmg[128] = "", thr[96] = "";
+	const char *unfinished = session_unfinished(s);
+	char buf[256], evs[PMIPROF_MAX_EVENTS * 130], lost[256] = "", dmg[128] = "", thr[128];
 	size_t o = 0;
 	uint32_t i;
 
@@ -94,19 +109,31 @@ void print_meta_text(FILE *f, const struct session *s)
 	if (h->note[0])
 		meta_line(f, "note: %s", h->note);
 	if (s->lost_total)
-		snprintf(lost, sizeof(lost), " (ring %" PRIu64 ", throttle %" PRIu64 ", unreadable %"
+		snprintf(lost, sizeof(lost), " (ring %" PRIu64 ", write %" PRIu64 ", unreadable %"
 			 PRIu64 ", truncated %" PRIu64 ")", s->lost[PMIPROF_LOST_RING_FULL],
-			 s->lost[PMIPROF_LOST_THROTTLE], s->lost[PMIPROF_LOST_UNREADABLE],
+			 s->lost[PMIPROF_LOST_WRITE], s->lost[PMIPROF_LOST_UNREADABLE],
 			 s->lost[PMIPROF_LOST_TRUNCATED]);
+	throttle_text(s, thr, sizeof(thr));
 	if (st->chunks_bad || st->truncated)
 		snprintf(dmg, sizeof(dmg), "; DAMAGED FILE: %" PRIu64 " bad chunk(s)%s",
 			 st->chunks_bad, st->truncated ? ", truncated" : "");
-	if (s->throttled)
-		snprintf(thr, sizeof(thr), "; %" PRIu64 " window(s) stretched by throttling",
-			 s->throttled);
 	meta_line(f, "duration %.3f s, %" PRIu64 " samples (windows), %" PRIu64 " shown after "
 		  "filters, lost %" PRIu64 "%s%s%s", session_duration_s(s), s->samples, s->kept,
 		  s->lost_total, lost, thr, dmg);
+	if (unfinished)
+		meta_line(f, "WARNING: %s", unfinished);
+	if (s->left_out) {
+		char al[64] = "", th[64] = "";
+
+		if (s->after_loss)
+			snprintf(al, sizeof(al), "%" PRIu64 " window(s) after a loss", s->after_loss);
+		if (s->throttled)
+			snprintf(th, sizeof(th), "%" PRIu64 " window(s) stretched by throttling",
+				 s->throttled);
+		meta_line(f, "%s%s%s left out of per-window statistics (their counts span "
+			  "unrecorded periods; the profile counts them)", al,
+			  al[0] && th[0] ? " and " : "", th);
+	}
 	if (s->have_finish && (s->finish.flags & PMIPROF_FINISH_F_SIGNALED))
 		meta_line(f, "workload killed by signal %d", s->finish.exit_code);
 	meta_line(f, "attribution: %s", ATTRIBUTION_RULE);
@@ -116,6 +143,7 @@ void print_meta_json(FILE *f, const struct session *s)
 {
 	const struct trace_header *h = s->h;
 	const struct trace_read_stats *st = trace_reader_stats(s->r);
+	bool v10 = h->version_major == 1 && h->version_minor == 0;
 	uint32_t i;
 
 	fputs("\"meta\": {\"input\": ", f);
@@ -139,29 +167,91 @@ void print_meta_json(FILE *f, const struct session *s)
 	json_str(f, trace_mode_name(h->mode));
 	fprintf(f, ", \"time_based\": %s, \"emulated\": %s, \"duration_s\": %.6f, "
 		"\"samples\": %" PRIu64 ", \"samples_shown\": %" PRIu64 ", \"lost\": %" PRIu64
-		", \"lost_unreadable\": %" PRIu64 ", \"throttled_windows\": %" PRIu64
-		", \"bad_chunks\": %" PRIu64 ", \"truncated\": %s, \"attribution\": ",
+		", \"lost_ring_full\": %" PRIu64 ", \"lost_write\": %" PRIu64
+		", \"lost_unreadable\": %" PRIu64,
 		(h->flags & PMIPROF_TRACE_F_TIME_BASED) ? "true" : "false",
 		(h->flags & PMIPROF_TRACE_F_EMULATED) ? "true" : "false",
 		session_duration_s(s), s->samples, s->kept, s->lost_total,
-		s->lost[PMIPROF_LOST_UNREADABLE] + s->lost[PMIPROF_LOST_TRUNCATED], s->throttled,
-		st->chunks_bad, st->truncated ? "true" : "false");
+		s->lost[PMIPROF_LOST_RING_FULL], s->lost[PMIPROF_LOST_WRITE],
+		s->lost[PMIPROF_LOST_UNREADABLE] + s->lost[PMIPROF_LOST_TRUNCATED]);
+	/* 1.0 traces counted throttling as estimated windows: events and time unknown. */
+	if (v10)
+		fprintf(f, ", \"throttle_events\": null, \"throttled_s\": null, "
+			"\"throttle_windows_estimated\": %" PRIu64, s->throttle_est_windows);
+	else
+		fprintf(f, ", \"throttle_events\": %" PRIu64 ", \"throttled_s\": %.6f, "
+			"\"throttle_windows_estimated\": null", s->throttle_events,
+			(double)s->throttled_ns / 1e9);
+	fprintf(f, ", \"throttled_windows\": %" PRIu64 ", \"after_loss_windows\": %" PRIu64
+		", \"windows_left_out\": %" PRIu64 ", \"bad_chunks\": %" PRIu64
+		", \"truncated\": %s", s->throttled, s->after_loss, s->left_out, st->chunks_bad,
+		st->truncated ? "true" : "false");
+	/* Unknown (null) when the pass stopped before the end of the trace. */
+	if (s->read_all)
+		fprintf(f, ", \"finished\": %s, \"interrupted\": %s, \"recorder_error\": %s",
+			s->have_finish ? "true" : "false",
+			s->have_finish && (s->finish.flags & PMIPROF_FINISH_F_INTERRUPTED) ?
+			"true" : "false",
+			s->have_finish && (s->finish.flags & PMIPROF_FINISH_F_ERROR) ?
+			"true" : "false");
+	else
+		fputs(", \"finished\": null, \"interrupted\": null, \"recorder_error\": null",
+		      f);
+	fputs(", \"attribution\": ", f);
 	json_str(f, ATTRIBUTION_RULE);
 	fputc('}', f);
 }
 
-void json_str(FILE *f, const char *s)
+/* Length of the valid UTF-8 sequence at p, 0 when p does not start one. */
+static size_t utf8_seq(const unsigned char *p)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	/* A NUL never continues a sequence, so reads stop at the terminator. */
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		return (p[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80)
+			return 0;
+		/* No overlong forms, no UTF-16 surrogates. */
+		if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0))
+			return 0;
+		return 3;
+	}
+	if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		if ((p[1] & 0xc0) != 0x80 || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
+			return 0;
+		/* No overlong forms, nothing above U+10FFFF. */
+		if ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+			return 0;
+		return 4;
+	}
+	return 0;
+}
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+/*
+ * Names come from the traced system (comm, paths, symbols) and may hold any
+ * byte: each byte that is not part of valid UTF-8 becomes U+FFFD, so the
+ * output always parses; control characters are escaped.
+ */
+void json_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	size_t n;
+
+	fputc('"', f);
+	while (*s) {
+		if (*s == '"' || *s == '\\') {
+			fprintf(f, "\\%c", *s++);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			fprintf(f, "\\u%04x", *s++);
+		} else if ((n = utf8_seq(s)) == 0) {
+			fputs("\\ufffd", f);
+			s++;
+		} else {
+			fwrite(s, 1, n, f);
+			s += n;
+		}
 	}
 	fputc('"', f);
 }

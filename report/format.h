@@ -27,6 +27,7 @@ const char *window_kind(const struct session *s, char *buf, size_t size);
 
 /* "table", "csv", "json": 0, or -EINVAL. */
 int parse_format(const char *arg, enum out_format *f);
+/* A JSON string: bytes that are not valid UTF-8 become U+FFFD, controls \u00XX. */
 void json_str(FILE *f, const char *s);
 void csv_str(FILE *f, const char *s);
 /* v in at most width characters: exact, else with a k/M/G/T/P suffix. */

@@ -43,7 +43,7 @@ struct worker {
 	struct trace_record *side;
 	uint32_t nr_side, cap_side;
 	/* statistics of the range */
-	uint64_t samples, kept, first_ns, last_ns, throttled;
+	uint64_t samples, kept, first_ns, last_ns;
 	bool any_sample;
 	struct trace_lost *lost;
 	uint32_t nr_lost, cap_lost;
@@ -219,8 +219,6 @@ static void *worker_main(void *arg)
 			uint64_t ns = session_time_ns(w->s, rec.sample.time);
 
 			w->samples++;
-			if (rec.sample.flags & PMIPROF_SAMPLE_F_THROTTLED)
-				w->throttled++;
 			if (!w->any_sample || ns < w->first_ns)
 				w->first_ns = ns;
 			if (!w->any_sample || ns > w->last_ns)
@@ -386,6 +384,7 @@ static int merge_aggs(struct session *s, struct profile *p, struct worker *w, ui
 		if (!rc)
 			continue;
 		s->kept += a->samples;
+		session_count_window(s, a->flags, a->samples);
 		for (e = 0; e < p->nr_events; e++)
 			s->kept_totals[e] += a->counts[e];
 		rc = profile_add_aggregate(p, &smp, a->samples, sym, comm);
@@ -428,7 +427,6 @@ static int merge_worker(struct session *s, struct profile *p, struct worker *w)
 			s->last_ns = w->last_ns;
 	}
 	s->samples += w->samples;
-	s->throttled += w->throttled;
 	s->marks += w->marks;
 	s->unknown_records += w->unknown;
 	if (w->have_finish) {
@@ -518,5 +516,7 @@ int parallel_profile(struct session *s, struct profile *p)
 	for (i = 0; i < nw; i++)
 		free_worker(&ws[i]);
 	munmap(map, size);
+	if (!rc)
+		s->read_all = true;
 	return rc;
 }

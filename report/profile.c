@@ -137,9 +137,13 @@ int profile_add_aggregate(struct profile *p, const struct trace_sample *smp, uin
 	for (i = 0; i < n; i++)
 		row->counts[i] += smp->counts[i];
 	p->samples += nsamples;
-	if (p->nr_hist)
-		return record_window(p, smp, (uint32_t)r);
-	return 0;
+	if (!p->nr_hist)
+		return 0;
+	if (!window_in_stats(smp->flags)) {
+		p->win_left_out += nsamples;
+		return 0;
+	}
+	return record_window(p, smp, (uint32_t)r);
 }
 
 const char *profile_row_name(const struct profile *p, const struct prof_row *r,

@@ -35,12 +35,16 @@ struct profile {
 	uint32_t nr_rows, cap_rows;
 	struct hashmap key2row;
 	uint64_t samples;
-	/* Per-window metric values for histograms (only when wanted). */
+	/*
+	 * Per-window metric values for histograms (only when wanted), of the
+	 * kept windows that window_in_stats() admits; the others are counted.
+	 */
 	const struct metric *hist_metrics;
 	uint32_t nr_hist;
-	float *win_values;	/* nr_hist per kept window */
-	uint32_t *win_rows;	/* row of each kept window */
+	float *win_values;	/* nr_hist per window */
+	uint32_t *win_rows;	/* row of each window */
 	uint64_t nr_win, cap_win;
+	uint64_t win_left_out;	/* kept windows not recorded here */
 };
 
 int profile_init(struct profile *p, struct session *s, enum group_by by,

@@ -255,8 +255,6 @@ static int on_sample(struct session *s, const struct trace_sample *smp,
 		s->first_ns = ns;
 	if (ns > s->last_ns)
 		s->last_ns = ns;
-	if (smp->flags & PMIPROF_SAMPLE_F_THROTTLED)
-		s->throttled++;
 	if (f->have_window && (idx < f->win_from || idx > f->win_to))
 		return 0;
 	if (f->have_time && (ns < f->time_from || ns > f->time_to))
@@ -265,6 +263,7 @@ static int on_sample(struct session *s, const struct trace_sample *smp,
 	if (kept <= 0)
 		return kept;
 	s->kept++;
+	session_count_window(s, smp->flags, 1);
 	for (i = 0; i < smp->nr && i < PMIPROF_MAX_EVENTS; i++)
 		s->kept_totals[i] += smp->counts[i];
 	return fn ? fn(arg, smp, idx, sym, comm) : 0;
@@ -273,7 +272,18 @@ static int on_sample(struct session *s, const struct trace_sample *smp,
 int session_lost(struct session *s, const struct trace_lost *l)
 {
 	s->lost[l->reason < ARRAY_SIZE(s->lost) ? l->reason : 0] += l->count;
-	s->lost_total += l->count;
+	if (l->reason != PMIPROF_LOST_THROTTLE) {
+		s->lost_total += l->count;
+	} else if (s->h->version_minor == 0 && s->h->version_major == 1) {
+		/* 1.0 recorders wrote an estimate of the windows a throttle cost. */
+		s->throttle_est_windows += l->count;
+	} else {
+		/* Throttling loses no recorded sample: the sampler just stops. */
+		s->throttle_events += l->count;
+		s->throttled_ns += l->duration;
+		if (!l->duration)
+			s->throttle_no_duration += l->count;
+	}
 	if (s->nr_lost_marks < SESSION_LOST_MARKS) {
 		if (!s->lost_marks) {
 			s->lost_marks = malloc(SESSION_LOST_MARKS * sizeof(*s->lost_marks));
@@ -281,7 +291,8 @@ int session_lost(struct session *s, const struct trace_lost *l)
 				return -ENOMEM;
 		}
 		s->lost_marks[s->nr_lost_marks++] =
-			(struct lost_mark){ l->time ? to_ns(s, l->time) : s->last_ns, l->count };
+			(struct lost_mark){ l->time ? to_ns(s, l->time) : s->last_ns, l->count,
+					    l->reason };
 	}
 	return 0;
 }
@@ -379,12 +390,36 @@ int session_run(struct session *s, session_sample_fn fn, void *arg)
 		if (rc)
 			return rc;
 	}
+	if (!rc)
+		s->read_all = true;
 	return rc;
+}
+
+const char *session_unfinished(const struct session *s)
+{
+	const struct trace_read_stats *st = trace_reader_stats(s->r);
+
+	if (!s->read_all)
+		return NULL;	/* stopped early (--limit): the FINISH may lie ahead */
+	if (!s->have_finish)
+		return st->chunks_bad || st->truncated ?
+		       "the recording did not finish or its end is damaged (no FINISH record); "
+		       "the trace may end early" :
+		       "the recording did not finish (no FINISH record: recorder killed, "
+		       "crashed or out of disk space?); the trace may end early";
+	if (s->finish.flags & PMIPROF_FINISH_F_ERROR)
+		return "the recorder stopped on an error (FINISH flag error); the trace may end "
+		       "early";
+	if (s->finish.flags & PMIPROF_FINISH_F_INTERRUPTED)
+		return "the recording was interrupted (SIGINT/SIGTERM/SIGHUP); the trace covers "
+		       "the run up to then";
+	return NULL;
 }
 
 void session_print_warnings(const struct session *s, bool quiet)
 {
 	const struct trace_read_stats *st = trace_reader_stats(s->r);
+	const char *unfinished = session_unfinished(s);
 	uint32_t i, n = symbolizer_nr_dsos(s->sy);
 	uint64_t drop = s->lost_total - s->lost[PMIPROF_LOST_UNREADABLE] -
 			s->lost[PMIPROF_LOST_TRUNCATED];
@@ -395,11 +430,20 @@ void session_print_warnings(const struct session *s, bool quiet)
 			"part (%" PRIu64 " samples)", s->opts.input, st->chunks_bad,
 			st->records_lost, st->bytes_skipped,
 			st->truncated ? ", file truncated" : "", s->samples);
+	if (unfinished)
+		pm_warn("%s: %s", s->opts.input, unfinished);
 	if (drop)
 		pm_warn("%" PRIu64 " sample(s) were lost during recording (ring full %" PRIu64
-			", throttled %" PRIu64 ", write errors %" PRIu64 ")", drop,
-			s->lost[PMIPROF_LOST_RING_FULL], s->lost[PMIPROF_LOST_THROTTLE],
+			", write errors %" PRIu64 ")", drop, s->lost[PMIPROF_LOST_RING_FULL],
 			s->lost[PMIPROF_LOST_WRITE]);
+	if (s->throttle_events)
+		pm_warn("the kernel throttled sampling %" PRIu64 " time(s) for %.3f s%s: fewer "
+			"samples in those stretches", s->throttle_events,
+			(double)s->throttled_ns / 1e9,
+			s->throttle_no_duration ? " (some of unknown length)" : "");
+	if (s->throttle_est_windows)
+		pm_warn("the kernel throttled sampling (about %" PRIu64 " windows, estimated by "
+			"the recorder): fewer samples in those stretches", s->throttle_est_windows);
 	for (i = 0; !quiet && i < n; i++) {
 		const struct dso_info *d = symbolizer_dso_info(s->sy, i);
 

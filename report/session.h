@@ -42,11 +42,12 @@ struct session_opts {
 	struct filters filt;
 };
 
-/* Where lost samples were reported, for plots (first LOST_MARKS only). */
+/* Where samples were lost or sampling throttled, for plots (first LOST_MARKS only). */
 #define SESSION_LOST_MARKS 4096
 struct lost_mark {
 	uint64_t time;			/* ns since start */
 	uint64_t count;
+	uint32_t reason;		/* PMIPROF_LOST_* */
 };
 
 struct session {
@@ -68,10 +69,17 @@ struct session {
 	/* statistics */
 	uint64_t samples;		/* SAMPLE records read */
 	uint64_t kept;			/* passed the filters */
-	uint64_t throttled;		/* of samples: windows stretched by storm throttling */
+	/* Of the kept windows: not comparable with the others (see window_in_stats()). */
+	uint64_t throttled;		/* stretched by the module's storm throttling */
+	uint64_t after_loss;		/* spanning lost/throttled periods on their CPU */
+	uint64_t left_out;		/* either: left out of per-window statistics */
 	uint64_t first_ns, last_ns;	/* of all samples, since start */
-	uint64_t lost[8];		/* by PMIPROF_LOST_* reason */
-	uint64_t lost_total;
+	uint64_t lost[8];		/* by PMIPROF_LOST_* reason (THROTTLE: see below) */
+	uint64_t lost_total;		/* samples lost: every reason but THROTTLE */
+	/* THROTTLE LOST records: events and ns (1.1), or 1.0's estimate of windows. */
+	uint64_t throttle_events, throttled_ns, throttle_est_windows;
+	uint64_t throttle_no_duration;	/* of throttle_events: duration 0 (unknown) */
+	bool read_all;			/* the pass reached the end of the trace */
 	uint64_t mmaps, comm_records, forks, marks, unknown_records;
 	bool have_finish;
 	struct trace_finish finish;
@@ -109,8 +117,8 @@ static inline uint64_t session_time_ns(const struct session *s, uint64_t t)
 	return (uint64_t)((double)(t - s->base_time) * s->time_scale);
 }
 
-/* Warnings about losses (lost samples, unreadable chunks), and about missing
- * symbols unless quiet. */
+/* Warnings about losses (lost samples, unreadable chunks, throttling, a
+ * recording that did not finish), and about missing symbols unless quiet. */
 void session_print_warnings(const struct session *s, bool quiet);
 /* "pid 42" style names of what a sample belongs to. */
 static inline const char *session_comm(const struct session *s, uint32_t comm)
@@ -118,6 +126,30 @@ static inline const char *session_comm(const struct session *s, uint32_t comm)
 	return strtab_str(&s->comms, comm);
 }
 double session_duration_s(const struct session *s);
+/*
+ * Windows whose counts span more than their own period (the recorder lost
+ * samples or was throttled on their CPU, or storm throttling stretched
+ * them): their IP is real, so flat profiles count them, but per-window
+ * statistics (histograms, plot series, --windows marks) leave them out.
+ */
+#define WINDOW_F_NOT_IN_STATS (PMIPROF_SAMPLE_F_THROTTLED | PMIPROF_SAMPLE_F_AFTER_LOSS)
+static inline bool window_in_stats(uint32_t sample_flags)
+{
+	return !(sample_flags & WINDOW_F_NOT_IN_STATS);
+}
+/* Counts n kept windows with these flags in throttled/after_loss/left_out. */
+static inline void session_count_window(struct session *s, uint32_t flags, uint64_t n)
+{
+	if (flags & PMIPROF_SAMPLE_F_THROTTLED)
+		s->throttled += n;
+	if (flags & PMIPROF_SAMPLE_F_AFTER_LOSS)
+		s->after_loss += n;
+	if (!window_in_stats(flags))
+		s->left_out += n;
+}
+/* How the recording ended, for headers and warnings: NULL when it finished
+ * normally (or the pass stopped early and cannot tell), else a short reason. */
+const char *session_unfinished(const struct session *s);
 
 /*
  * Options every report-side command shares (-i/--input, -q/--quiet and the

@@ -25,7 +25,7 @@ void windows_begin(struct windows_out *w)
 			fputc(',', w->f);
 			csv_str(w->f, w->metrics->m[k].name);
 		}
-		fputs(",throttled\n", w->f);
+		fputs(",throttled,after_loss\n", w->f);
 		break;
 	case FMT_JSON:
 		fputs("{", w->f);
@@ -56,6 +56,7 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 	uint64_t t = smp->time > s->base_time ? smp->time - s->base_time : 0;
 	uint32_t e, k, nev = smp->nr < PMIPROF_MAX_EVENTS ? smp->nr : PMIPROF_MAX_EVENTS;
 	int thr = (smp->flags & PMIPROF_SAMPLE_F_THROTTLED) != 0;
+	int aft = (smp->flags & PMIPROF_SAMPLE_F_AFTER_LOSS) != 0;
 	char nb[32];
 	double v;
 
@@ -80,7 +81,7 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 			else
 				fputc(',', w->f);
 		}
-		fprintf(w->f, ",%d\n", thr);
+		fprintf(w->f, ",%d,%d\n", thr, aft);
 		break;
 	case FMT_JSON:
 		fprintf(w->f, "%s\n {\"index\": %" PRIu64 ", \"time_ns\": %" PRIu64 ", \"cpu\": %u, "
@@ -101,7 +102,8 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 			else
 				fprintf(w->f, "%snull", k ? ", " : "");
 		}
-		fprintf(w->f, "], \"throttled\": %s}", thr ? "true" : "false");
+		fprintf(w->f, "], \"throttled\": %s, \"after_loss\": %s}", thr ? "true" : "false",
+			aft ? "true" : "false");
 		break;
 	default:
 		fprintf(w->f, "%8" PRIu64 " %12.3f %3u %7u %7u", index, (double)t / 1e6, smp->cpu,
@@ -114,7 +116,10 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 			else
 				fprintf(w->f, " %8s", "-");
 		}
-		fprintf(w->f, "  %s [%s]%s\n", y->name, d->short_name, thr ? "  (throttled)" : "");
+		/* Listed like the others, but marked: per-window statistics leave them out. */
+		fprintf(w->f, "  %s [%s]%s\n", y->name, d->short_name,
+			thr && aft ? "  (after loss, throttled)" : thr ? "  (throttled)" :
+			aft ? "  (after loss)" : "");
 		break;
 	}
 	w->rows++;

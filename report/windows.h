@@ -4,6 +4,8 @@
  * read (nothing is kept in memory): index, time since the start, cpu, pid,
  * tid, comm, the symbol and DSO of the IP that closed the window, every
  * event's count in the window, and the derived metrics of the window.
+ * Windows that per-window statistics leave out (window_in_stats()) are
+ * listed too, marked throttled / after_loss.
  */
 #ifndef PMIPROF_REPORT_WINDOWS_H
 #define PMIPROF_REPORT_WINDOWS_H

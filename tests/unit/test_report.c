@@ -540,7 +540,7 @@ static void windows_rows_carry_every_column(void **state)
 	assert_int_equal(lines, 1 + N_ALL);
 	/* Window 8 (rep_work_c, on the worker thread) closes at 9 ms on cpu 0. */
 	assert_non_null(strstr(out, "\n8,9000000,0,100,101,worker,rep_work_c,"));
-	assert_non_null(strstr(out, ",100000,50000,0,10000,0,2,0,0,0,0\n"));
+	assert_non_null(strstr(out, ",100000,50000,0,10000,0,2,0,0,0,0,0\n"));
 	free(out);
 }
 
@@ -597,7 +597,8 @@ static void throttled_windows_in_header_and_windows(void **state)
 	out = capture(cmd_report, 3, text, &rc);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "110 samples (windows)"));
-	assert_non_null(strstr(out, "; 3 window(s) stretched by throttling"));
+	assert_non_null(strstr(out, "# 3 window(s) stretched by throttling left out of per-window "
+			       "statistics"));
 	free(out);
 	out = capture(cmd_report, 5, json, &rc);
 	assert_int_equal(rc, 0);
@@ -610,7 +611,7 @@ static void throttled_windows_in_header_and_windows(void **state)
 	assert_null(strstr(out, "stretched by throttling"));
 	free(out);
 
-	/* --windows CSV: a trailing 0/1 column, 1 exactly on windows 3, 40, 77. */
+	/* --windows CSV: a 0/1 column before after_loss, 1 exactly on windows 3, 40, 77. */
 	out = capture(cmd_report, 6, wcsv, &rc);
 	assert_int_equal(rc, 0);
 	line = out;
@@ -619,11 +620,19 @@ static void throttled_windows_in_header_and_windows(void **state)
 	*next = 0;
 	comma = strrchr(line, ',');
 	assert_non_null(comma);
+	assert_string_equal(comma, ",after_loss");
+	*comma = 0;
+	comma = strrchr(line, ',');
+	assert_non_null(comma);
 	assert_string_equal(comma, ",throttled");
 	for (line = next + 1; *line; line = next + 1) {
 		next = strchr(line, '\n');
 		assert_non_null(next);
 		*next = 0;
+		comma = strrchr(line, ',');
+		assert_non_null(comma);
+		assert_string_equal(comma, ",0");	/* no window after a loss here */
+		*comma = 0;
 		comma = strrchr(line, ',');
 		assert_non_null(comma);
 		if (!strcmp(comma, ",1")) {
@@ -647,8 +656,8 @@ static void throttled_windows_in_header_and_windows(void **state)
 	free(out);
 	out = capture(cmd_report, 6, wjson, &rc);
 	assert_int_equal(rc, 0);
-	assert_int_equal(count_str(out, "\"throttled\": true}"), NR_THROTTLED);
-	assert_int_equal(count_str(out, "\"throttled\": false}"), N_ALL - NR_THROTTLED);
+	assert_int_equal(count_str(out, "\"throttled\": true,"), NR_THROTTLED);
+	assert_int_equal(count_str(out, "\"throttled\": false,"), N_ALL - NR_THROTTLED);
 	assert_non_null(strstr(out, "\"throttled_windows\": 3,"));
 	free(out);
 	/* pmiprof dump names the flag. */
