@@ -213,7 +213,7 @@ static void maps_overlap_fork_exec_and_versions(void **state)
 {
 	struct maps m;
 	const struct map *x;
-	uint32_t sp, sp2, child;
+	uint32_t sp, sp2, child, tag;
 
 	(void)state;
 	assert_int_equal(maps_init(&m), 0);
@@ -232,22 +232,31 @@ static void maps_overlap_fork_exec_and_versions(void **state)
 	assert_int_equal(x->dso, 1);
 	assert_int_equal(x->pgoff, 0x2000);	/* tail keeps its file offset */
 	assert_null(maps_find(&m, sp, 0x4000));
-	/* Looked up = frozen: a new mmap makes a new version, the old one stays. */
+	/* Looked up: a change gives the space a new cache tag; not looked up, none. */
+	tag = maps_tag(&m, sp);
 	assert_int_equal(maps_add(&m, 10, 0x8000, 0x1000, 0, 3), 0);
 	sp2 = maps_space(&m, 10);
-	assert_int_not_equal(sp, sp2);
-	assert_null(maps_find(&m, sp, 0x8000));
+	assert_int_equal(sp, sp2);
+	assert_int_not_equal(maps_tag(&m, sp2), tag);
+	tag = maps_tag(&m, sp2);
+	assert_int_equal(maps_add(&m, 10, 0x9000, 0x1000, 0, 3), 0);
+	assert_int_equal(maps_tag(&m, sp2), tag);
 	assert_int_equal(maps_find(&m, sp2, 0x8000)->dso, 3);
+	assert_int_equal(m.total, 5);
 	/* A forked child sees the parent's maps; its own mmap does not leak back. */
 	assert_int_equal(maps_fork(&m, 10, 11), 0);
 	child = maps_space(&m, 11);
 	assert_int_equal(maps_find(&m, child, 0x1800)->dso, 1);
 	assert_int_equal(maps_add(&m, 11, 0x1000, 0x1000, 0, 4), 0);
+	assert_int_not_equal(maps_space(&m, 11), child);
 	assert_int_equal(maps_find(&m, maps_space(&m, 11), 0x1800)->dso, 4);
 	assert_int_equal(maps_find(&m, maps_space(&m, 10), 0x1800)->dso, 1);
-	/* exec starts from nothing. */
+	assert_int_equal(m.total, 10);	/* the child's copy: 5 maps, one replaced in place */
+	/* exec starts from nothing, and frees what no process uses any more. */
 	assert_int_equal(maps_exec(&m, 10), 0);
 	assert_null(maps_find(&m, maps_space(&m, 10), 0x1800));
+	assert_int_equal(m.total, 5);
+	assert_int_equal(m.dropped, 0);
 	maps_free(&m);
 }
 
