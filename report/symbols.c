@@ -73,7 +73,7 @@ struct symbolizer {
 	struct sym *syms;
 	uint32_t cap_syms;
 	struct strtab dso_keys;	/* "path\nbuildid" -> dso id */
-	struct dso *dsos;
+	struct dso **dsos;	/* each its own allocation: info.note points into it */
 	uint32_t cap_dsos;
 	struct strtab names;	/* names and srclines, shared storage */
 	uint64_t lookups;
@@ -117,9 +117,11 @@ void symbolizer_free(struct symbolizer *sy)
 
 	if (!sy)
 		return;
-	for (i = 0; i < sy->dso_keys.n; i++) {
-		struct dso *d = &sy->dsos[i];
+	for (i = 0; i < sy->dso_keys.n && i < sy->cap_dsos; i++) {
+		struct dso *d = sy->dsos[i];
 
+		if (!d)
+			continue;
 		if (d->dwfl)
 			dwfl_end(d->dwfl);
 		free(d->segs);
@@ -129,6 +131,7 @@ void symbolizer_free(struct symbolizer *sy)
 			free(d->jit->syms);
 			free(d->jit);
 		}
+		free(d);
 	}
 	free(sy->dsos);
 	free(sy->syms);
@@ -157,7 +160,7 @@ uint32_t symbolizer_nr_dsos(const struct symbolizer *sy)
 
 const struct dso_info *symbolizer_dso_info(const struct symbolizer *sy, uint32_t id)
 {
-	return &sy->dsos[id].info;
+	return &sy->dsos[id]->info;
 }
 
 uint64_t symbolizer_lookups(const struct symbolizer *sy)
@@ -231,15 +234,17 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 		return id;
 	if (sy->dso_keys.n > sy->cap_dsos) {
 		uint32_t cap = sy->cap_dsos ? sy->cap_dsos * 2 : 32;
-		struct dso *n = realloc(sy->dsos, cap * sizeof(*n));
+		struct dso **n = realloc(sy->dsos, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
+		memset(n + sy->cap_dsos, 0, (cap - sy->cap_dsos) * sizeof(*n));
 		sy->dsos = n;
 		sy->cap_dsos = cap;
 	}
-	d = &sy->dsos[id];
-	memset(d, 0, sizeof(*d));
+	d = sy->dsos[id] = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
 	d->unknown_sym = -1;
 	d->path = strdup(path);
 	if (!d->path)
@@ -436,15 +441,15 @@ int64_t symbolizer_unknown(struct symbolizer *sy, int64_t dso)
 		dso = symbolizer_dso(sy, "[unknown]", NULL, 0);
 		if (dso < 0)
 			return dso;
-		sy->dsos[dso].info.note = NULL;
+		sy->dsos[dso]->info.note = NULL;
 	}
-	sy->dsos[dso].info.has_unknown = true;
-	if (sy->dsos[dso].unknown_sym >= 0)
-		return sy->dsos[dso].unknown_sym;
+	sy->dsos[dso]->info.has_unknown = true;
+	if (sy->dsos[dso]->unknown_sym >= 0)
+		return sy->dsos[dso]->unknown_sym;
 	snprintf(key, sizeof(key), "u%" PRId64, dso);
-	sy->dsos[dso].unknown_sym = get_sym(sy, key, "[unknown]", NULL, (uint32_t)dso,
+	sy->dsos[dso]->unknown_sym = get_sym(sy, key, "[unknown]", NULL, (uint32_t)dso,
 					    SYM_F_UNKNOWN);
-	return sy->dsos[dso].unknown_sym;
+	return sy->dsos[dso]->unknown_sym;
 }
 
 /*
@@ -533,7 +538,7 @@ static int64_t jit_resolve(struct symbolizer *sy, uint32_t dso, uint64_t ip);
 
 int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 {
-	struct dso *d = &sy->dsos[dso];
+	struct dso *d = sy->dsos[dso];
 	char key[96], line[512], name[512];
 	const char *fn, *src = NULL, *inl = NULL;
 	uint64_t vaddr;
@@ -623,7 +628,7 @@ static void load_kallsyms(struct symbolizer *sy)
 	else if (pm_read_file(path, &sy->ktext, &len))
 		sy->ktext = NULL;
 	if (!sy->ktext) {
-		dso_missing(&sy->dsos[sy->kernel_dso], "cannot read %s", path);
+		dso_missing(sy->dsos[sy->kernel_dso], "cannot read %s", path);
 		return;
 	}
 	for (p = sy->ktext, end = p + len; p < end; p++) {
@@ -657,7 +662,7 @@ static void load_kallsyms(struct symbolizer *sy)
 			did = symbolizer_dso(sy, mod, NULL, 0);
 			if (did < 0)
 				break;
-			sy->dsos[did].info.note = NULL;
+			sy->dsos[did]->info.note = NULL;
 		}
 		if (sy->nr_ksyms == cap) {
 			struct ksym *k;
@@ -672,11 +677,11 @@ static void load_kallsyms(struct symbolizer *sy)
 							   (uint32_t)did };
 	}
 	if (!sy->nr_ksyms) {
-		dso_missing(&sy->dsos[sy->kernel_dso], "%s shows no addresses (kptr_restrict)",
+		dso_missing(sy->dsos[sy->kernel_dso], "%s shows no addresses (kptr_restrict)",
 			    path);
 		return;
 	}
-	sy->dsos[sy->kernel_dso].info.note = NULL;
+	sy->dsos[sy->kernel_dso]->info.note = NULL;
 	qsort(sy->ksyms, sy->nr_ksyms, sizeof(*sy->ksyms), ksym_cmp);
 }
 
@@ -719,9 +724,9 @@ int64_t symbolizer_hidden_kernel(struct symbolizer *sy)
 
 	if (d < 0)
 		return d;
-	snprintf(sy->dsos[d].note, sizeof(sy->dsos[d].note),
+	snprintf(sy->dsos[d]->note, sizeof(sy->dsos[d]->note),
 		 "kernel addresses withheld by the recorder (not privileged)");
-	sy->dsos[d].info.note = sy->dsos[d].note;
+	sy->dsos[d]->info.note = sy->dsos[d]->note;
 	return symbolizer_unknown(sy, d);
 }
 
@@ -750,8 +755,8 @@ int64_t symbolizer_jit_dso(struct symbolizer *sy, uint32_t pid)
 	snprintf(path, sizeof(path), "%s/perf-%u.map", sy->opts.jit_dir ? sy->opts.jit_dir : "/tmp",
 		 pid);
 	id = symbolizer_dso(sy, path, NULL, 0);
-	if (id >= 0 && !sy->dsos[id].is_jit) {
-		struct dso *d = &sy->dsos[id];
+	if (id >= 0 && !sy->dsos[id]->is_jit) {
+		struct dso *d = sy->dsos[id];
 
 		/* A relative --jit-dir looks like a pseudo file to symbolizer_dso(). */
 		d->is_jit = true;
@@ -822,8 +827,8 @@ static void jit_load(struct dso *d)
 	d->jit = m;
 	err = pm_read_file(d->path, &m->text, &len);
 	if (err) {
-		snprintf(d->note, sizeof(d->note), "cannot read %s (%s): JIT code without a perf map",
-			 d->path, strerror(-err));
+		snprintf(d->note, sizeof(d->note), "%s (anonymous executable memory, and no perf "
+			 "map written by a JIT)", strerror(-err));
 		d->info.note = d->note;
 		return;
 	}
@@ -872,7 +877,7 @@ static void jit_load(struct dso *d)
 /* Symbol of ip in JIT dso d, or -ENOENT. */
 static int64_t jit_lookup(struct symbolizer *sy, uint32_t dso, uint64_t ip)
 {
-	struct dso *d = &sy->dsos[dso];
+	struct dso *d = sy->dsos[dso];
 	const struct jit_map *m;
 	uint32_t lo = 0, hi;
 	char key[64];
@@ -900,7 +905,7 @@ static int64_t jit_lookup(struct symbolizer *sy, uint32_t dso, uint64_t ip)
 
 static int64_t jit_resolve(struct symbolizer *sy, uint32_t dso, uint64_t ip)
 {
-	struct dso *d = &sy->dsos[dso];
+	struct dso *d = sy->dsos[dso];
 	int64_t id = jit_lookup(sy, dso, ip);
 
 	if (id != -ENOENT)
