@@ -96,18 +96,17 @@ static uint32_t first_above(const struct aspace *a, uint64_t addr)
 	return lo;
 }
 
-int maps_add(struct maps *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-	     uint32_t dso)
+static int add(struct maps *m, uint32_t pid, const struct map *nm)
 {
 	uint32_t id = maps_space(m, pid), lo, hi, k, repl;
-	uint64_t end = start + len;
+	uint64_t start = nm->start, end = nm->end;
 	struct map left, right, *out;
 	bool has_left, has_right;
 	struct aspace *a;
 	int64_t nid;
 	int err;
 
-	if (!len || end < start)
+	if (end <= start)
 		return 0;
 	if (id == HM_EMPTY || m->as[id].refs > 1) {
 		/* A first mapping, or a fork's shared space: this process gets its own. */
@@ -167,12 +166,29 @@ int maps_add(struct maps *m, uint32_t pid, uint64_t start, uint64_t len, uint64_
 	out = &a->maps[lo];
 	if (has_left)
 		*out++ = left;
-	*out++ = (struct map){ start, end, pgoff, dso };
+	*out++ = *nm;
 	if (has_right)
 		*out = right;
 	a->n = a->n - k + repl;
 	m->total = m->total - k + repl;
 	return 0;
+}
+
+int maps_add(struct maps *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+	     uint32_t dso)
+{
+	struct map nm = { start, start + len, pgoff, dso, dso };
+
+	return start + len < start ? 0 : add(m, pid, &nm);
+}
+
+int maps_add_jit(struct maps *m, uint32_t pid, uint64_t start, uint64_t len, uint32_t jit_dso,
+		 uint32_t file_dso)
+{
+	/* pgoff = start: start-relative offsets stay IPs through trims and splits. */
+	struct map nm = { start, start + len, start, jit_dso, file_dso };
+
+	return start + len < start ? 0 : add(m, pid, &nm);
 }
 
 int maps_fork(struct maps *m, uint32_t parent_pid, uint32_t child_pid)

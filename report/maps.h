@@ -28,8 +28,10 @@
 
 struct map {
 	uint64_t start, end;	/* [start, end) */
-	uint64_t pgoff;		/* file offset of start */
+	uint64_t pgoff;		/* file offset of start; for JIT maps, start (offsets are IPs) */
 	uint32_t dso;		/* symbolizer dso id */
+	uint32_t file_dso;	/* for JIT maps: the mapped object, to blame when the JIT map
+				 * does not name an address; else dso */
 };
 
 struct aspace {
@@ -54,6 +56,9 @@ void maps_free(struct maps *m);
 /* Returns 0 or -ENOMEM; an MMAP beyond the bounds is counted in dropped. */
 int maps_add(struct maps *m, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 	     uint32_t dso);
+/* Anonymous (JIT) memory: symbols from jit_dso by IP, else [unknown] in file_dso. */
+int maps_add_jit(struct maps *m, uint32_t pid, uint64_t start, uint64_t len, uint32_t jit_dso,
+		 uint32_t file_dso);
 int maps_fork(struct maps *m, uint32_t parent_pid, uint32_t child_pid);
 int maps_exec(struct maps *m, uint32_t pid);
 

@@ -111,9 +111,15 @@ static int64_t resolve_slow(struct session *s, uint32_t pid, uint64_t ip, uint32
 
 	if (tag == TAG_KERNEL)
 		sym = symbolizer_resolve_kernel(s->sy, ip);
-	else if (space != HM_EMPTY && (m = maps_find(&s->maps, space, ip)))
-		sym = symbolizer_resolve(s->sy, m->dso, ip - m->start + m->pgoff);
-	else {
+	else if (space != HM_EMPTY && (m = maps_find(&s->maps, space, ip))) {
+		if (m->dso == m->file_dso) {
+			sym = symbolizer_resolve(s->sy, m->dso, ip - m->start + m->pgoff);
+		} else {
+			sym = symbolizer_jit_lookup(s->sy, m->dso, ip);
+			if (sym == -ENOENT)
+				sym = symbolizer_unknown(s->sy, m->file_dso);
+		}
+	} else {
 		/* JIT code in anonymous memory the trace has no map for (e.g. synthesized). */
 		sym = symbolizer_resolve_jit(s->sy, pid, ip);
 		if (sym == -ENOENT)
@@ -296,27 +302,28 @@ int session_lost(struct session *s, const struct trace_lost *l)
 
 static int on_mmap(struct session *s, const struct trace_mmap *m)
 {
-	int64_t dso;
+	int64_t dso, jit;
 
 	s->mmaps++;
 	/* Only code can hold a sampled IP. */
 	if (m->prot && !(m->prot & PROT_EXEC))
 		return 0;
-	if (m->path && symbolizer_is_anon(m->path)) {
-		/*
-		 * Code in anonymous memory (//anon, [anon:x], /memfd:x...) is JIT
-		 * code: perf-PID.map names it by address, so "offsets" are IPs.
-		 * The mapping process's map, as perf does, also for forked children.
-		 */
-		dso = symbolizer_jit_dso(s->sy, m->pid);
-		if (dso < 0)
-			return (int)dso;
-		return maps_add(&s->maps, m->pid, m->start, m->len, m->start, (uint32_t)dso);
-	}
 	dso = symbolizer_dso(s->sy, m->path ? m->path : "[unknown]", m->build_id,
 			     m->build_id_len);
 	if (dso < 0)
 		return (int)dso;
+	if (m->path && symbolizer_is_anon(m->path)) {
+		/*
+		 * Code in anonymous memory (//anon, [anon:x], /memfd:x...) is JIT
+		 * code: perf-PID.map names it by address.  The mapping process's
+		 * map, as perf does, also for the children that inherit it.
+		 */
+		jit = symbolizer_jit_dso(s->sy, m->pid);
+		if (jit < 0)
+			return (int)jit;
+		return maps_add_jit(&s->maps, m->pid, m->start, m->len, (uint32_t)jit,
+				    (uint32_t)dso);
+	}
 	return maps_add(&s->maps, m->pid, m->start, m->len, m->pgoff, (uint32_t)dso);
 }
 

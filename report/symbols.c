@@ -255,7 +255,13 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 	d->info.name = d->path;
 	d->info.short_name = base && base[1] ? base + 1 : d->path;
 	/* Pseudo files ([heap], anon...) have nothing to load. */
-	if (path[0] != '/' && !(sy->opts.own_vdso && !strcmp(path, "[vdso]"))) {
+	if (symbolizer_is_anon(path)) {
+		d->state = DSO_MISSING;
+		snprintf(d->note, sizeof(d->note), "anonymous executable memory that no %s/perf-PID.map "
+			 "names (JIT code without a perf map?)",
+			 sy->opts.jit_dir ? sy->opts.jit_dir : "/tmp");
+		d->info.note = d->note;
+	} else if (path[0] != '/' && !(sy->opts.own_vdso && !strcmp(path, "[vdso]"))) {
 		d->state = DSO_MISSING;
 		snprintf(d->note, sizeof(d->note), "no file to read symbols from");
 		d->info.note = d->note;
@@ -874,8 +880,7 @@ static void jit_load(struct dso *d)
 	d->state = DSO_LOADED;
 }
 
-/* Symbol of ip in JIT dso d, or -ENOENT. */
-static int64_t jit_lookup(struct symbolizer *sy, uint32_t dso, uint64_t ip)
+int64_t symbolizer_jit_lookup(struct symbolizer *sy, uint32_t dso, uint64_t ip)
 {
 	struct dso *d = sy->dsos[dso];
 	const struct jit_map *m;
@@ -906,7 +911,7 @@ static int64_t jit_lookup(struct symbolizer *sy, uint32_t dso, uint64_t ip)
 static int64_t jit_resolve(struct symbolizer *sy, uint32_t dso, uint64_t ip)
 {
 	struct dso *d = sy->dsos[dso];
-	int64_t id = jit_lookup(sy, dso, ip);
+	int64_t id = symbolizer_jit_lookup(sy, dso, ip);
 
 	if (id != -ENOENT)
 		return id;
@@ -924,5 +929,5 @@ int64_t symbolizer_resolve_jit(struct symbolizer *sy, uint32_t pid, uint64_t ip)
 
 	if (dso < 0)
 		return dso;
-	return jit_lookup(sy, (uint32_t)dso, ip);
+	return symbolizer_jit_lookup(sy, (uint32_t)dso, ip);
 }
