@@ -23,6 +23,12 @@ void maps_free(struct maps *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* Tags are never reused: past 2^32 changes they stay at UINT32_MAX (callers stop caching). */
+static uint32_t new_tag(struct maps *m)
+{
+	return m->next_tag == UINT32_MAX ? UINT32_MAX : m->next_tag++;
+}
+
 /* A new space used by one process, a copy of space from (or empty for HM_EMPTY). */
 static int64_t new_space(struct maps *m, uint32_t from)
 {
@@ -51,7 +57,7 @@ static int64_t new_space(struct maps *m, uint32_t from)
 		m->total += n;
 	}
 	a->refs = 1;
-	a->tag = m->next_tag++;
+	a->tag = new_tag(m);
 	return m->nr_as++;
 }
 
@@ -123,7 +129,7 @@ static int add(struct maps *m, uint32_t pid, const struct map *nm)
 		id = (uint32_t)nid;
 	} else if (m->as[id].used) {
 		/* Symbols cached under the old tag stay right for what they saw. */
-		m->as[id].tag = m->next_tag++;
+		m->as[id].tag = new_tag(m);
 		m->as[id].used = false;
 	}
 	a = &m->as[id];
@@ -208,7 +214,22 @@ int maps_fork(struct maps *m, uint32_t parent_pid, uint32_t child_pid)
 
 int maps_exec(struct maps *m, uint32_t pid)
 {
-	int64_t id = new_space(m, HM_EMPTY);
+	uint32_t cur = maps_space(m, pid);
+	int64_t id;
+
+	if (cur != HM_EMPTY && m->as[cur].refs == 1) {
+		/* Nobody else uses the old image's space: empty it in place. */
+		struct aspace *a = &m->as[cur];
+
+		m->total -= a->n;
+		free(a->maps);
+		a->maps = NULL;
+		a->n = a->cap = 0;
+		a->tag = new_tag(m);
+		a->used = false;
+		return 0;
+	}
+	id = new_space(m, HM_EMPTY);
 
 	if (id < 0)
 		return (int)id;

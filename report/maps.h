@@ -68,7 +68,8 @@ static inline uint32_t maps_space(const struct maps *m, uint32_t pid)
 	return hm_get(&m->pid2as, pid, 0);
 }
 
-/* Cache tag of space's current contents (unique over the whole pass). */
+/* Cache tag of space's current contents (unique over the whole pass; after
+ * 2^32 changes UINT32_MAX, which callers must not cache under). */
 static inline uint32_t maps_tag(const struct maps *m, uint32_t space)
 {
 	return m->as[space].tag;

@@ -327,7 +327,9 @@ static void maps_overlap_fork_exec_and_versions(void **state)
 	assert_int_equal(maps_find(&m, maps_space(&m, 10), 0x1800)->dso, 1);
 	assert_int_equal(m.total, 10);	/* the child's copy: 5 maps, one replaced in place */
 	/* exec starts from nothing, and frees what no process uses any more. */
+	tag = maps_tag(&m, maps_space(&m, 10));
 	assert_int_equal(maps_exec(&m, 10), 0);
+	assert_int_not_equal(maps_tag(&m, maps_space(&m, 10)), tag);
 	assert_null(maps_find(&m, maps_space(&m, 10), 0x1800));
 	assert_int_equal(m.total, 5);
 	assert_int_equal(m.dropped, 0);
