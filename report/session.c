@@ -109,9 +109,9 @@ static int64_t resolve_slow(struct session *s, uint32_t pid, uint64_t ip, uint32
 	const struct map *m = NULL;
 	int64_t sym;
 
-	if (tag == TAG_KERNEL)
+	if (tag == TAG_KERNEL) {
 		sym = symbolizer_resolve_kernel(s->sy, ip);
-	else if (space != HM_EMPTY && (m = maps_find(&s->maps, space, ip))) {
+	} else if (space != HM_EMPTY && (m = maps_find(&s->maps, space, ip))) {
 		if (m->dso == m->file_dso) {
 			sym = symbolizer_resolve(s->sy, m->dso, ip - m->start + m->pgoff);
 		} else {
