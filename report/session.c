@@ -17,6 +17,9 @@
 #define TAG_KERNEL	0xc0000000u
 #define TAG_NOSPACE	0x80000000u	/* | pid: no MMAP seen for the process */
 #define KERNEL_START	0xffff800000000000ULL
+/* Comm ids interned first by session_open(). */
+#define COMM_UNKNOWN	0
+#define COMM_SWAPPER	1
 
 int session_open(struct session *s, const struct session_opts *o)
 {
@@ -54,7 +57,8 @@ int session_open(struct session *s, const struct session_opts *o)
 		err = strtab_init(&s->comms);
 	if (!err)
 		err = hm_init(&s->tid2comm, 64);
-	if (!err && strtab_intern(&s->comms, "[unknown]") < 0)
+	if (!err && (strtab_intern(&s->comms, "[unknown]") != COMM_UNKNOWN ||
+		     strtab_intern(&s->comms, "swapper") != COMM_SWAPPER))
 		err = -ENOMEM;
 	if (err)
 		session_close(s);
@@ -100,29 +104,31 @@ double session_duration_s(const struct session *s)
 
 /* Symbol for an address, slow path: not in the cache yet. */
 static int64_t resolve_slow(struct session *s, uint32_t pid, uint64_t ip, uint32_t space,
-			    uint32_t tag)
+			    uint32_t tag, bool cache)
 {
-	const struct map *m;
+	const struct map *m = NULL;
 	int64_t sym;
 
 	if (tag == TAG_KERNEL) {
 		sym = symbolizer_resolve_kernel(s->sy, ip);
-	} else if (space == HM_EMPTY) {
+	} else if (space != HM_EMPTY && (m = maps_find(&s->maps, space, ip))) {
+		if (m->dso == m->file_dso) {
+			sym = symbolizer_resolve(s->sy, m->dso, ip - m->start + m->pgoff);
+		} else {
+			sym = symbolizer_jit_lookup(s->sy, m->dso, ip);
+			if (sym == -ENOENT)
+				sym = symbolizer_unknown(s->sy, m->file_dso);
+		}
+	} else {
+		/* JIT code in anonymous memory the trace has no map for (e.g. synthesized). */
 		sym = symbolizer_resolve_jit(s->sy, pid, ip);
 		if (sym == -ENOENT)
 			sym = symbolizer_unknown(s->sy, -1);
-	} else {
-		m = maps_find(&s->maps, space, ip);
-		if (!m) {
-			/* JIT code lives in anonymous memory the trace has no map for. */
-			sym = symbolizer_resolve_jit(s->sy, pid, ip);
-			if (sym == -ENOENT)
-				sym = symbolizer_unknown(s->sy, -1);
-		} else {
-			sym = symbolizer_resolve(s->sy, m->dso, ip - m->start + m->pgoff);
-		}
+		/* The perf map is per process: not for the other users of a forked space. */
+		if (space != HM_EMPTY && s->maps.as[space].refs > 1)
+			cache = false;
 	}
-	if (sym >= 0 && hm_put(&s->ipcache, ip, tag, (uint32_t)sym))
+	if (sym >= 0 && cache && hm_put(&s->ipcache, ip, tag, (uint32_t)sym))
 		return -ENOMEM;
 	return sym;
 }
@@ -130,6 +136,7 @@ static int64_t resolve_slow(struct session *s, uint32_t pid, uint64_t ip, uint32
 static inline int64_t resolve(struct session *s, const struct trace_sample *smp)
 {
 	uint32_t space, tag, v;
+	bool cache = true;
 
 	if (smp->flags & PMIPROF_SAMPLE_F_IP_HIDDEN) {
 		if (s->hidden_sym < 0)
@@ -141,12 +148,16 @@ static inline int64_t resolve(struct session *s, const struct trace_sample *smp)
 		tag = TAG_KERNEL;
 	} else {
 		space = maps_space(&s->maps, smp->pid);
-		tag = space != HM_EMPTY ? space : TAG_NOSPACE | smp->pid;
+		tag = space != HM_EMPTY ? maps_tag(&s->maps, space) : TAG_NOSPACE | smp->pid;
+		/* 2^31 address-space changes: correct, only uncached from here on. */
+		cache = space == HM_EMPTY || tag < TAG_NOSPACE;
 	}
-	v = hm_get(&s->ipcache, smp->ip, tag);
-	if (v != HM_EMPTY)
-		return v;
-	return resolve_slow(s, smp->pid, smp->ip, space, tag);
+	if (cache) {
+		v = hm_get(&s->ipcache, smp->ip, tag);
+		if (v != HM_EMPTY)
+			return v;
+	}
+	return resolve_slow(s, smp->pid, smp->ip, space, tag, cache);
 }
 
 static bool match_any(char **pats, uint32_t n, const char *a, const char *b)
@@ -207,7 +218,10 @@ static inline uint32_t comm_of(const struct session *s, uint32_t pid, uint32_t t
 
 	if (c == HM_EMPTY)
 		c = hm_get(&s->tid2comm, pid, 0);
-	return c == HM_EMPTY ? 0 : c;
+	if (c == HM_EMPTY)
+		/* The idle task has no COMM record; perf calls it swapper too. */
+		return pid == 0 && tid == 0 ? COMM_SWAPPER : COMM_UNKNOWN;
+	return c;
 }
 
 int session_classify(struct session *s, const struct trace_sample *smp, uint32_t *sym_out,
@@ -299,7 +313,7 @@ int session_lost(struct session *s, const struct trace_lost *l)
 
 static int on_mmap(struct session *s, const struct trace_mmap *m)
 {
-	int64_t dso;
+	int64_t dso, jit;
 
 	s->mmaps++;
 	/* Only code can hold a sampled IP. */
@@ -309,6 +323,18 @@ static int on_mmap(struct session *s, const struct trace_mmap *m)
 			     m->build_id_len);
 	if (dso < 0)
 		return (int)dso;
+	if (m->path && symbolizer_is_anon(m->path)) {
+		/*
+		 * Code in anonymous memory (//anon, [anon:x], /memfd:x...) is JIT
+		 * code: perf-PID.map names it by address.  The mapping process's
+		 * map, as perf does, also for the children that inherit it.
+		 */
+		jit = symbolizer_jit_dso(s->sy, m->pid);
+		if (jit < 0)
+			return (int)jit;
+		return maps_add_jit(&s->maps, m->pid, m->start, m->len, (uint32_t)jit,
+				    (uint32_t)dso);
+	}
 	return maps_add(&s->maps, m->pid, m->start, m->len, m->pgoff, (uint32_t)dso);
 }
 
@@ -444,6 +470,10 @@ void session_print_warnings(const struct session *s, bool quiet)
 	if (s->throttle_est_windows)
 		pm_warn("the kernel throttled sampling (about %" PRIu64 " windows, estimated by "
 			"the recorder): fewer samples in those stretches", s->throttle_est_windows);
+	if (s->maps.dropped)
+		pm_warn("%" PRIu64 " executable mapping(s) ignored: more than %u per process or %u "
+			"in all (a hostile or broken trace?); samples in them may show as [unknown]",
+			s->maps.dropped, MAPS_MAX_PER_SPACE, MAPS_MAX_TOTAL);
 	for (i = 0; !quiet && i < n; i++) {
 		const struct dso_info *d = symbolizer_dso_info(s->sy, i);
 

@@ -10,6 +10,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -42,6 +43,8 @@ struct dso {
 	struct seg *segs;
 	uint32_t nr_segs;
 	int64_t unknown_sym;
+	bool is_jit;		/* a perf-PID.map: "offsets" are IPs */
+	struct jit_map *jit;
 	char note[160];
 };
 
@@ -53,14 +56,15 @@ struct ksym {
 
 struct jit_sym {
 	uint64_t start, end;
-	char *name;
+	const char *name;	/* in jit_map.text */
 };
 
+/* A perf-PID.map file, parsed on first use. */
 struct jit_map {
-	uint32_t pid;
-	int64_t dso;		/* -1: no map file */
-	struct jit_sym *syms;
+	char *text;		/* the file, names NUL-terminated in place */
+	struct jit_sym *syms;	/* sorted by start, unique starts */
 	uint32_t n;
+	uint64_t malformed;	/* lines ignored */
 };
 
 struct symbolizer {
@@ -69,7 +73,7 @@ struct symbolizer {
 	struct sym *syms;
 	uint32_t cap_syms;
 	struct strtab dso_keys;	/* "path\nbuildid" -> dso id */
-	struct dso *dsos;
+	struct dso **dsos;	/* each its own allocation: info.note points into it */
 	uint32_t cap_dsos;
 	struct strtab names;	/* names and srclines, shared storage */
 	uint64_t lookups;
@@ -79,9 +83,6 @@ struct symbolizer {
 	uint32_t nr_ksyms;
 	char *ktext;		/* the kallsyms file, names NUL-terminated in place */
 	int64_t kernel_dso;
-	/* JIT maps, one per pid seen */
-	struct jit_map *jits;
-	uint32_t nr_jits;
 };
 
 static char *debuginfo_path;
@@ -112,24 +113,26 @@ int symbolizer_new(struct symbolizer **out, const struct symbolizer_opts *opts)
 
 void symbolizer_free(struct symbolizer *sy)
 {
-	uint32_t i, j;
+	uint32_t i;
 
 	if (!sy)
 		return;
-	for (i = 0; i < sy->dso_keys.n; i++) {
-		struct dso *d = &sy->dsos[i];
+	for (i = 0; i < sy->dso_keys.n && i < sy->cap_dsos; i++) {
+		struct dso *d = sy->dsos[i];
 
+		if (!d)
+			continue;
 		if (d->dwfl)
 			dwfl_end(d->dwfl);
 		free(d->segs);
 		free(d->path);
+		if (d->jit) {
+			free(d->jit->text);
+			free(d->jit->syms);
+			free(d->jit);
+		}
+		free(d);
 	}
-	for (i = 0; i < sy->nr_jits; i++) {
-		for (j = 0; j < sy->jits[i].n; j++)
-			free(sy->jits[i].syms[j].name);
-		free(sy->jits[i].syms);
-	}
-	free(sy->jits);
 	free(sy->dsos);
 	free(sy->syms);
 	free(sy->ksyms);
@@ -157,7 +160,7 @@ uint32_t symbolizer_nr_dsos(const struct symbolizer *sy)
 
 const struct dso_info *symbolizer_dso_info(const struct symbolizer *sy, uint32_t id)
 {
-	return &sy->dsos[id].info;
+	return &sy->dsos[id]->info;
 }
 
 uint64_t symbolizer_lookups(const struct symbolizer *sy)
@@ -231,15 +234,17 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 		return id;
 	if (sy->dso_keys.n > sy->cap_dsos) {
 		uint32_t cap = sy->cap_dsos ? sy->cap_dsos * 2 : 32;
-		struct dso *n = realloc(sy->dsos, cap * sizeof(*n));
+		struct dso **n = realloc(sy->dsos, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
+		memset(n + sy->cap_dsos, 0, (cap - sy->cap_dsos) * sizeof(*n));
 		sy->dsos = n;
 		sy->cap_dsos = cap;
 	}
-	d = &sy->dsos[id];
-	memset(d, 0, sizeof(*d));
+	d = sy->dsos[id] = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
 	d->unknown_sym = -1;
 	d->path = strdup(path);
 	if (!d->path)
@@ -250,7 +255,13 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 	d->info.name = d->path;
 	d->info.short_name = base && base[1] ? base + 1 : d->path;
 	/* Pseudo files ([heap], anon...) have nothing to load. */
-	if (path[0] != '/' && !(sy->opts.own_vdso && !strcmp(path, "[vdso]"))) {
+	if (symbolizer_is_anon(path)) {
+		d->state = DSO_MISSING;
+		snprintf(d->note, sizeof(d->note), "anonymous executable memory that no %s/perf-PID.map "
+			 "names (JIT code without a perf map?)",
+			 sy->opts.jit_dir ? sy->opts.jit_dir : "/tmp");
+		d->info.note = d->note;
+	} else if (path[0] != '/' && !(sy->opts.own_vdso && !strcmp(path, "[vdso]"))) {
 		d->state = DSO_MISSING;
 		snprintf(d->note, sizeof(d->note), "no file to read symbols from");
 		d->info.note = d->note;
@@ -436,15 +447,15 @@ int64_t symbolizer_unknown(struct symbolizer *sy, int64_t dso)
 		dso = symbolizer_dso(sy, "[unknown]", NULL, 0);
 		if (dso < 0)
 			return dso;
-		sy->dsos[dso].info.note = NULL;
+		sy->dsos[dso]->info.note = NULL;
 	}
-	sy->dsos[dso].info.has_unknown = true;
-	if (sy->dsos[dso].unknown_sym >= 0)
-		return sy->dsos[dso].unknown_sym;
+	sy->dsos[dso]->info.has_unknown = true;
+	if (sy->dsos[dso]->unknown_sym >= 0)
+		return sy->dsos[dso]->unknown_sym;
 	snprintf(key, sizeof(key), "u%" PRId64, dso);
-	sy->dsos[dso].unknown_sym = get_sym(sy, key, "[unknown]", NULL, (uint32_t)dso,
+	sy->dsos[dso]->unknown_sym = get_sym(sy, key, "[unknown]", NULL, (uint32_t)dso,
 					    SYM_F_UNKNOWN);
-	return sy->dsos[dso].unknown_sym;
+	return sy->dsos[dso]->unknown_sym;
 }
 
 /*
@@ -529,15 +540,19 @@ static bool in_plt(Dwfl_Module *mod, uint64_t vaddr)
 	return name && !strncmp(name, ".plt", 4);
 }
 
+static int64_t jit_resolve(struct symbolizer *sy, uint32_t dso, uint64_t ip);
+
 int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 {
-	struct dso *d = &sy->dsos[dso];
+	struct dso *d = sy->dsos[dso];
 	char key[96], line[512], name[512];
 	const char *fn, *src = NULL, *inl = NULL;
 	uint64_t vaddr;
 	GElf_Off symoff;
 	GElf_Sym sym;
 
+	if (d->is_jit)
+		return jit_resolve(sy, dso, off);
 	if (d->state == DSO_NEW)
 		dso_load(d);
 	sy->lookups++;
@@ -619,7 +634,7 @@ static void load_kallsyms(struct symbolizer *sy)
 	else if (pm_read_file(path, &sy->ktext, &len))
 		sy->ktext = NULL;
 	if (!sy->ktext) {
-		dso_missing(&sy->dsos[sy->kernel_dso], "cannot read %s", path);
+		dso_missing(sy->dsos[sy->kernel_dso], "cannot read %s", path);
 		return;
 	}
 	for (p = sy->ktext, end = p + len; p < end; p++) {
@@ -653,7 +668,7 @@ static void load_kallsyms(struct symbolizer *sy)
 			did = symbolizer_dso(sy, mod, NULL, 0);
 			if (did < 0)
 				break;
-			sy->dsos[did].info.note = NULL;
+			sy->dsos[did]->info.note = NULL;
 		}
 		if (sy->nr_ksyms == cap) {
 			struct ksym *k;
@@ -668,11 +683,11 @@ static void load_kallsyms(struct symbolizer *sy)
 							   (uint32_t)did };
 	}
 	if (!sy->nr_ksyms) {
-		dso_missing(&sy->dsos[sy->kernel_dso], "%s shows no addresses (kptr_restrict)",
+		dso_missing(sy->dsos[sy->kernel_dso], "%s shows no addresses (kptr_restrict)",
 			    path);
 		return;
 	}
-	sy->dsos[sy->kernel_dso].info.note = NULL;
+	sy->dsos[sy->kernel_dso]->info.note = NULL;
 	qsort(sy->ksyms, sy->nr_ksyms, sizeof(*sy->ksyms), ksym_cmp);
 }
 
@@ -715,89 +730,169 @@ int64_t symbolizer_hidden_kernel(struct symbolizer *sy)
 
 	if (d < 0)
 		return d;
-	snprintf(sy->dsos[d].note, sizeof(sy->dsos[d].note),
+	snprintf(sy->dsos[d]->note, sizeof(sy->dsos[d]->note),
 		 "kernel addresses withheld by the recorder (not privileged)");
-	sy->dsos[d].info.note = sy->dsos[d].note;
+	sy->dsos[d]->info.note = sy->dsos[d]->note;
 	return symbolizer_unknown(sy, d);
 }
 
 /* ---- JIT: perf's /tmp/perf-PID.map ("START SIZE name", hex) ---- */
 
+bool symbolizer_is_anon(const char *path)
+{
+	/* What perf's map__new sends to the perf map: anonymous and fileless memory. */
+	static const char *const prefixes[] = { "/dev/zero", "/anon_hugepage", "[anon:",
+						"[anon_shmem:", "/memfd:", "[stack", "/SYSV" };
+	size_t i;
+
+	if (!strcmp(path, "//anon") || !strcmp(path, "[heap]"))
+		return true;
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(path, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+int64_t symbolizer_jit_dso(struct symbolizer *sy, uint32_t pid)
+{
+	char path[4096];
+	int64_t id;
+
+	snprintf(path, sizeof(path), "%s/perf-%u.map", sy->opts.jit_dir ? sy->opts.jit_dir : "/tmp",
+		 pid);
+	id = symbolizer_dso(sy, path, NULL, 0);
+	if (id >= 0 && !sy->dsos[id]->is_jit) {
+		struct dso *d = sy->dsos[id];
+
+		/* A relative --jit-dir looks like a pseudo file to symbolizer_dso(). */
+		d->is_jit = true;
+		if (!d->dwfl) {
+			d->state = DSO_NEW;
+			d->info.note = NULL;
+		}
+	}
+	return id;
+}
+
 static int jit_cmp(const void *a, const void *b)
 {
 	const struct jit_sym *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/* Same start: file order (names lie in file order in text), last one wins. */
+	return x->name < y->name ? -1 : x->name > y->name;
 }
 
-static struct jit_map *load_jit(struct symbolizer *sy, uint32_t pid)
+/* One "START SIZE NAME" line, hex numbers without or with 0x: false when malformed. */
+static bool parse_jit_line(char *line, struct jit_sym *out)
 {
-	char path[256], line[1024];
-	struct jit_map *m, *n;
-	uint32_t cap = 0;
-	FILE *f;
+	char *p = line, *e;
+	uint64_t size;
+	size_t len;
 
-	n = realloc(sy->jits, (sy->nr_jits + 1) * sizeof(*n));
-	if (!n)
-		return NULL;
-	sy->jits = n;
-	m = &sy->jits[sy->nr_jits++];
-	memset(m, 0, sizeof(*m));
-	m->pid = pid;
-	m->dso = -1;
-	snprintf(path, sizeof(path), "%s/perf-%u.map",
-		 sy->opts.jit_dir ? sy->opts.jit_dir : "/tmp", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return m;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, size;
-		int pos = 0;
-		char *name;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!isxdigit((unsigned char)*p))
+		return false;
+	errno = 0;
+	out->start = strtoull(p, &e, 16);
+	if (e == p || errno || (*e != ' ' && *e != '\t'))
+		return false;
+	p = e + strspn(e, " \t");
+	if (!isxdigit((unsigned char)*p))
+		return false;
+	size = strtoull(p, &e, 16);
+	if (e == p || errno || (*e != ' ' && *e != '\t') || !size || out->start + size < out->start)
+		return false;
+	p = e + strspn(e, " \t");
+	len = strlen(p);
+	while (len && (p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t'))
+		p[--len] = 0;
+	if (!len)
+		return false;
+	out->end = out->start + size;
+	out->name = p;
+	return true;
+}
 
-		if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2 || !pos)
+/* Parse d's map file once; a file that cannot be read leaves d missing. */
+static void jit_load(struct dso *d)
+{
+	struct jit_map *m = calloc(1, sizeof(*m));
+	uint32_t cap = 0, i, o;
+	size_t len = 0;
+	char *p, *end;
+	int err;
+
+	d->state = DSO_MISSING;
+	if (!m) {
+		dso_missing(d, "out of memory reading %s", d->path);
+		return;
+	}
+	d->jit = m;
+	err = pm_read_file(d->path, &m->text, &len);
+	if (err) {
+		snprintf(d->note, sizeof(d->note), "%s (anonymous executable memory, and no perf "
+			 "map written by a JIT)", strerror(-err));
+		d->info.note = d->note;
+		return;
+	}
+	for (p = m->text, end = p + len; p < end; p++) {
+		char *line = p;
+		struct jit_sym js;
+
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (!p)
+			p = end;
+		*p = 0;
+		if (line == p)
 			continue;
-		name = line + pos;
-		name[strcspn(name, "\n")] = 0;
+		/* A NUL inside the line ends it early: the rest is ignored with it. */
+		if (!parse_jit_line(line, &js)) {
+			m->malformed++;
+			continue;
+		}
 		if (m->n == cap) {
-			struct jit_sym *s;
+			struct jit_sym *ns;
 
 			cap = cap ? cap * 2 : 64;
-			s = realloc(m->syms, cap * sizeof(*s));
-			if (!s)
-				break;
-			m->syms = s;
+			ns = realloc(m->syms, cap * sizeof(*ns));
+			if (!ns) {
+				dso_missing(d, "out of memory reading %s", d->path);
+				return;
+			}
+			m->syms = ns;
 		}
-		m->syms[m->n].start = start;
-		m->syms[m->n].end = start + size;
-		m->syms[m->n].name = strdup(name);
-		if (!m->syms[m->n].name)
-			break;
-		m->n++;
+		m->syms[m->n++] = js;
 	}
-	fclose(f);
 	qsort(m->syms, m->n, sizeof(*m->syms), jit_cmp);
-	m->dso = symbolizer_dso(sy, path, NULL, 0);
-	return m;
+	/* A start written again (code replaced at the same place): the later line wins. */
+	for (i = 0, o = 0; i < m->n; i++) {
+		if (o && m->syms[o - 1].start == m->syms[i].start)
+			o--;
+		m->syms[o++] = m->syms[i];
+	}
+	m->n = o;
+	if (m->malformed)
+		pm_warn("%s: %" PRIu64 " malformed line(s) ignored (expected 'START SIZE NAME', hex)",
+			d->path, m->malformed);
+	d->state = DSO_LOADED;
 }
 
-int64_t symbolizer_resolve_jit(struct symbolizer *sy, uint32_t pid, uint64_t ip)
+int64_t symbolizer_jit_lookup(struct symbolizer *sy, uint32_t dso, uint64_t ip)
 {
-	struct jit_map *m = NULL;
-	uint32_t i, lo, hi;
+	struct dso *d = sy->dsos[dso];
+	const struct jit_map *m;
+	uint32_t lo = 0, hi;
 	char key[64];
 
-	for (i = 0; i < sy->nr_jits; i++)
-		if (sy->jits[i].pid == pid)
-			m = &sy->jits[i];
-	if (!m)
-		m = load_jit(sy, pid);
-	if (!m)
-		return -ENOMEM;
-	if (m->dso < 0 || !m->n)
+	if (d->state == DSO_NEW)
+		jit_load(d);
+	m = d->jit;
+	if (d->state != DSO_LOADED || !m->n)
 		return -ENOENT;
 	sy->lookups++;
-	lo = 0;
 	hi = m->n;
 	while (hi - lo > 1) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -809,6 +904,30 @@ int64_t symbolizer_resolve_jit(struct symbolizer *sy, uint32_t pid, uint64_t ip)
 	}
 	if (ip < m->syms[lo].start || ip >= m->syms[lo].end)
 		return -ENOENT;
-	snprintf(key, sizeof(key), "j%" PRId64 ":%" PRIx64, m->dso, m->syms[lo].start);
-	return get_sym(sy, key, m->syms[lo].name, NULL, (uint32_t)m->dso, 0);
+	snprintf(key, sizeof(key), "j%u:%" PRIx64, dso, m->syms[lo].start);
+	return get_sym(sy, key, m->syms[lo].name, NULL, dso, 0);
+}
+
+static int64_t jit_resolve(struct symbolizer *sy, uint32_t dso, uint64_t ip)
+{
+	struct dso *d = sy->dsos[dso];
+	int64_t id = symbolizer_jit_lookup(sy, dso, ip);
+
+	if (id != -ENOENT)
+		return id;
+	if (!d->info.note) {
+		snprintf(d->note, sizeof(d->note), "addresses the map does not name (code generated "
+			 "after it was written, or not by a JIT)");
+		d->info.note = d->note;
+	}
+	return symbolizer_unknown(sy, dso);
+}
+
+int64_t symbolizer_resolve_jit(struct symbolizer *sy, uint32_t pid, uint64_t ip)
+{
+	int64_t dso = symbolizer_jit_dso(sy, pid);
+
+	if (dso < 0)
+		return dso;
+	return symbolizer_jit_lookup(sy, (uint32_t)dso, ip);
 }

@@ -58,6 +58,18 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off);
 void symbolizer_load_kernel(struct symbolizer *sy);
 /* Symbol id of a kernel address (kallsyms), or -ENOMEM. */
 int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip);
+/*
+ * JIT code: perf's map files, JIT_DIR/perf-PID.map (default /tmp), one
+ * "START SIZE NAME" line (hex) per function, parsed once per file, sorted.
+ * Malformed lines are counted and ignored (one warning per file).
+ */
+/* Whether an MMAP path is memory perf looks up in perf-PID.map when executable:
+ * //anon, [anon:*], /memfd:*, [heap], [stack], /dev/zero, ... */
+bool symbolizer_is_anon(const char *path);
+/* The DSO of pid's perf-PID.map: symbolizer_resolve() takes IPs for it, not offsets. */
+int64_t symbolizer_jit_dso(struct symbolizer *sy, uint32_t pid);
+/* Symbol id of ip in JIT DSO dso, or -ENOENT when its map lacks it. */
+int64_t symbolizer_jit_lookup(struct symbolizer *sy, uint32_t dso, uint64_t ip);
 /* Symbol id of ip in pid's perf-PID.map, or -ENOENT when the map lacks it. */
 int64_t symbolizer_resolve_jit(struct symbolizer *sy, uint32_t pid, uint64_t ip);
 /* The "[unknown]" symbol of a DSO, or of "[unknown]" itself for dso < 0. */

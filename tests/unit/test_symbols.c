@@ -3,8 +3,8 @@
  * Symbolizer and address-space tests against real binaries: this test
  * program's own functions (a PIE), a shared library's exported function
  * (checked against dladdr), a missing file, a build-id mismatch, perf's JIT
- * map convention, a kallsyms file, and the address-space bookkeeping
- * (overlapping mmaps, fork sharing, exec, versioning).
+ * map convention (and malformed map files), a kallsyms file, and the
+ * address-space bookkeeping (overlapping mmaps, fork sharing, exec, tags).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -179,6 +179,80 @@ static void jit_map_resolves_perf_convention(void **state)
 	rmdir(dir);
 }
 
+static void jit_map_parsing_survives_malformed_lines(void **state)
+{
+	char dir[] = "/tmp/pmiprof-jit.XXXXXX", path[256], longname[5000];
+	struct symbolizer_opts o = { 0 };
+	struct symbolizer *sy;
+	int64_t id;
+	FILE *f;
+
+	(void)state;
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf-77.map", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "garbage\n\n-1 10 negative\n7f0000004000 10 first\n0x7f0000003000 0x10 "
+		"with_prefix\r\n7f0000004000 10 replaced\nffffffffffffff00 1000 wraps\n"
+		"7f0000006000 20 %s\n7f0000007000 10\n7f0000005000 8 last_no_newline", longname);
+	fclose(f);
+	o.jit_dir = dir;
+	sy = new_sy(&o);
+	id = symbolizer_resolve_jit(sy, 77, 0x7f0000003008);
+	assert_true(id >= 0);
+	assert_string_equal(symbolizer_sym(sy, (uint32_t)id)->name, "with_prefix");
+	/* The same start written twice: the later line describes the code now there. */
+	id = symbolizer_resolve_jit(sy, 77, 0x7f0000004000);
+	assert_string_equal(symbolizer_sym(sy, (uint32_t)id)->name, "replaced");
+	id = symbolizer_resolve_jit(sy, 77, 0x7f0000006010);
+	assert_int_equal(strlen(symbolizer_sym(sy, (uint32_t)id)->name), strlen(longname));
+	id = symbolizer_resolve_jit(sy, 77, 0x7f0000005007);
+	assert_string_equal(symbolizer_sym(sy, (uint32_t)id)->name, "last_no_newline");
+	assert_int_equal(symbolizer_resolve_jit(sy, 77, 0x7f0000005008), -ENOENT);
+	assert_int_equal(symbolizer_resolve_jit(sy, 77, 0x7f0000007004), -ENOENT);
+	assert_int_equal(symbolizer_resolve_jit(sy, 77, 0xffffffffffffff10), -ENOENT);
+	symbolizer_free(sy);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void anon_paths_are_jit_memory(void **state)
+{
+	(void)state;
+	assert_true(symbolizer_is_anon("//anon"));
+	assert_true(symbolizer_is_anon("[anon:v8 code]"));
+	assert_true(symbolizer_is_anon("/memfd:jit (deleted)"));
+	assert_true(symbolizer_is_anon("[heap]"));
+	assert_true(symbolizer_is_anon("/anon_hugepage (deleted)"));
+	assert_false(symbolizer_is_anon("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+	assert_false(symbolizer_is_anon("[vdso]"));
+	assert_false(symbolizer_is_anon("/tmp/memfd:not-really"));
+}
+
+static void dso_notes_survive_table_growth(void **state)
+{
+	struct symbolizer *sy = new_sy(NULL);
+	char path[64];
+	int64_t dso;
+	uint32_t i;
+
+	(void)state;
+	dso = symbolizer_dso(sy, "/nonexistent/first.so", NULL, 0);
+	assert_true(dso >= 0);
+	assert_true(symbolizer_resolve(sy, (uint32_t)dso, 0x1000) >= 0);
+	/* Many more DSOs: the notes of the first must stay readable. */
+	for (i = 0; i < 1000; i++) {
+		snprintf(path, sizeof(path), "/nonexistent/more%u.so", i);
+		assert_true(symbolizer_dso(sy, path, NULL, 0) >= 0);
+	}
+	assert_non_null(symbolizer_dso_info(sy, (uint32_t)dso)->note);
+	assert_non_null(strstr(symbolizer_dso_info(sy, (uint32_t)dso)->note,
+			       "cannot read /nonexistent/first.so"));
+	symbolizer_free(sy);
+}
+
 static void kallsyms_file_resolves_kernel_addresses(void **state)
 {
 	char path[] = "/tmp/pmiprof-kallsyms.XXXXXX";
@@ -213,7 +287,7 @@ static void maps_overlap_fork_exec_and_versions(void **state)
 {
 	struct maps m;
 	const struct map *x;
-	uint32_t sp, sp2, child;
+	uint32_t sp, sp2, child, tag;
 
 	(void)state;
 	assert_int_equal(maps_init(&m), 0);
@@ -232,22 +306,33 @@ static void maps_overlap_fork_exec_and_versions(void **state)
 	assert_int_equal(x->dso, 1);
 	assert_int_equal(x->pgoff, 0x2000);	/* tail keeps its file offset */
 	assert_null(maps_find(&m, sp, 0x4000));
-	/* Looked up = frozen: a new mmap makes a new version, the old one stays. */
+	/* Looked up: a change gives the space a new cache tag; not looked up, none. */
+	tag = maps_tag(&m, sp);
 	assert_int_equal(maps_add(&m, 10, 0x8000, 0x1000, 0, 3), 0);
 	sp2 = maps_space(&m, 10);
-	assert_int_not_equal(sp, sp2);
-	assert_null(maps_find(&m, sp, 0x8000));
+	assert_int_equal(sp, sp2);
+	assert_int_not_equal(maps_tag(&m, sp2), tag);
+	tag = maps_tag(&m, sp2);
+	assert_int_equal(maps_add(&m, 10, 0x9000, 0x1000, 0, 3), 0);
+	assert_int_equal(maps_tag(&m, sp2), tag);
 	assert_int_equal(maps_find(&m, sp2, 0x8000)->dso, 3);
+	assert_int_equal(m.total, 5);
 	/* A forked child sees the parent's maps; its own mmap does not leak back. */
 	assert_int_equal(maps_fork(&m, 10, 11), 0);
 	child = maps_space(&m, 11);
 	assert_int_equal(maps_find(&m, child, 0x1800)->dso, 1);
 	assert_int_equal(maps_add(&m, 11, 0x1000, 0x1000, 0, 4), 0);
+	assert_int_not_equal(maps_space(&m, 11), child);
 	assert_int_equal(maps_find(&m, maps_space(&m, 11), 0x1800)->dso, 4);
 	assert_int_equal(maps_find(&m, maps_space(&m, 10), 0x1800)->dso, 1);
-	/* exec starts from nothing. */
+	assert_int_equal(m.total, 10);	/* the child's copy: 5 maps, one replaced in place */
+	/* exec starts from nothing, and frees what no process uses any more. */
+	tag = maps_tag(&m, maps_space(&m, 10));
 	assert_int_equal(maps_exec(&m, 10), 0);
+	assert_int_not_equal(maps_tag(&m, maps_space(&m, 10)), tag);
 	assert_null(maps_find(&m, maps_space(&m, 10), 0x1800));
+	assert_int_equal(m.total, 5);
+	assert_int_equal(m.dropped, 0);
 	maps_free(&m);
 }
 
@@ -339,6 +424,9 @@ int main(void)
 		cmocka_unit_test(missing_binary_is_unknown_with_note),
 		cmocka_unit_test(build_id_mismatch_is_noted),
 		cmocka_unit_test(jit_map_resolves_perf_convention),
+		cmocka_unit_test(jit_map_parsing_survives_malformed_lines),
+		cmocka_unit_test(anon_paths_are_jit_memory),
+		cmocka_unit_test(dso_notes_survive_table_growth),
 		cmocka_unit_test(kallsyms_file_resolves_kernel_addresses),
 		cmocka_unit_test(maps_overlap_fork_exec_and_versions),
 		cmocka_unit_test(strtab_and_hashmap_grow_and_keep_ids),
