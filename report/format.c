@@ -131,8 +131,9 @@ void print_meta_text(FILE *f, const struct session *s)
 			snprintf(th, sizeof(th), "%" PRIu64 " window(s) stretched by throttling",
 				 s->throttled);
 		meta_line(f, "%s%s%s left out of per-window statistics (their counts span "
-			  "unrecorded periods; the profile counts them)", al,
-			  al[0] && th[0] ? " and " : "", th);
+			  "more than one period; the profile counts them as samples%s)", al,
+			  al[0] && th[0] ? " and " : "", th,
+			  s->after_loss ? ", without the event counts of windows after a loss" : "");
 	}
 	if (s->have_finish && (s->finish.flags & PMIPROF_FINISH_F_SIGNALED))
 		meta_line(f, "workload killed by signal %d", s->finish.exit_code);

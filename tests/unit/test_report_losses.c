@@ -232,7 +232,11 @@ static void after_loss_windows_left_out_of_per_window_statistics(void **state)
 	trace_name(path, sizeof(path), "flags");
 	assert_int_equal(write_trace(path, &sp), 0);
 
-	/* Every window counts in the profile; the histogram values leave 4 out. */
+	/*
+	 * Every window counts as a sample in the profile; the event sums leave
+	 * out the counts of windows after a loss (they absorbed the lost
+	 * periods), not those of throttled ones; the histogram leaves 4 out.
+	 */
 	o.input = path;
 	assert_int_equal(session_open(&s, &o), 0);
 	metrics_derived(s.h, &ms);
@@ -242,7 +246,7 @@ static void after_loss_windows_left_out_of_per_window_statistics(void **state)
 	assert_int_equal(p.samples, N_WIN);
 	assert_int_equal(p.rows[0].samples, N_WIN);
 	assert_int_equal(p.rows[0].counts[EV_CYC], (N_WIN - N_LEFT_OUT) * 100000ULL +
-			 N_LEFT_OUT * 1000000ULL);
+			 N_THROTTLED * 1000000ULL);
 	assert_int_equal(p.nr_win, N_WIN - N_LEFT_OUT);
 	assert_int_equal(p.win_left_out, N_LEFT_OUT);
 	assert_int_equal(s.after_loss, N_AFTER_LOSS);
