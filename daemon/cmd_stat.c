@@ -215,7 +215,7 @@ static void wait_run(struct workload *wl, bool has_child, int sfd, const struct 
 		}
 		if (!has_child)
 			break;
-		workload_kill(wl, (int)si.ssi_signo);
+		workload_forward(wl, (int)si.ssi_signo, si.ssi_code);
 	}
 	for (i = 0; i < n; i++)
 		if (pfd[i].fd >= 0)

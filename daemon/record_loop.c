@@ -4,7 +4,8 @@
  * (blocked before exec), open the backend's counters, write the header, let
  * the workload exec, then sleep in poll() on the backend's rings, signals
  * (signalfd) and -p targets (pidfd) and drain whatever arrives.  SIGINT and
- * SIGTERM are forwarded to the workload; recording ends when it exits (or,
+ * SIGTERM reach the workload once (workload_forward() knows when the
+ * terminal already sent them); recording ends when it exits (or,
  * for -p/-a without a command, on the signal), the trace gets a FINISH
  * record with the exit reason, and pmiprof exits with the workload's status.
  */
@@ -234,11 +235,12 @@ static void handle_signals(struct loop *l)
 				l->stop = true;
 			continue;
 		}
-		/* SIGINT, SIGTERM, SIGHUP: forward; a second one kills. */
+		/* SIGINT, SIGTERM, SIGHUP: forward unless it got it too; a second one kills. */
 		l->interrupted = true;
 		l->signals_seen++;
 		if (l->wl.pid > 0)
-			workload_kill(&l->wl, l->signals_seen > 1 ? SIGKILL : (int)si.ssi_signo);
+			workload_forward(&l->wl, l->signals_seen > 1 ? SIGKILL : (int)si.ssi_signo,
+					 si.ssi_code);
 		else
 			l->stop = true;
 	}
