@@ -34,8 +34,18 @@ const char cmd_record_help[] =
 "    (also ones loaded later with dlopen, or after exec) can be symbolized by\n"
 "    'pmiprof report'.  Threads and child processes are followed.\n"
 "\n"
-"    COMMAND is started only once the counters are ready.  SIGINT and SIGTERM are\n"
-"    forwarded to it (a second one kills it); recording ends when it exits.\n"
+"    COMMAND is started only once the counters are ready.  SIGINT, SIGTERM and\n"
+"    SIGHUP reach it exactly once: Ctrl-C on the terminal reaches it directly (it\n"
+"    shares pmiprof's process group, as under perf), a signal sent to pmiprof\n"
+"    alone is forwarded; without a terminal (setsid, background jobs) COMMAND\n"
+"    runs in a process group of its own and every signal is forwarded to that\n"
+"    group.  A second signal kills it.  Recording ends when it exits.\n"
+"\n"
+"    The trace is written in chunks and synced to disk (fdatasync) at least once\n"
+"    a second and at the end, so a crash or power loss costs at most about a\n"
+"    second of samples.  If writing fails (disk full, I/O error) pmiprof says\n"
+"    where the trace ends, stops COMMAND and exits 1; the trace stays readable\n"
+"    and, when there is room, ends with a record of the error.\n"
 "\n"
 "    Without a hardware PMU (most VMs) the default events are replaced by\n"
 "    cpu-clock as trigger at 10 kHz with task-clock, page-faults and\n"
@@ -96,8 +106,9 @@ const char cmd_record_help[] =
 "\n"
 "EXIT STATUS\n"
 "    The workload's exit status; 128+N when it was killed by signal N (also\n"
-"    reported).  1 when recording failed (the trace keeps every complete chunk),\n"
-"    2 for usage errors.  With -p or -a and no command: 0 on success.\n";
+"    reported).  1 when recording failed, e.g. the disk filled up (the trace\n"
+"    keeps every complete chunk), 2 for usage errors.  With -p or -a and no\n"
+"    command: 0 on success.\n";
 
 enum { OPT_BACKEND = 256 };
 

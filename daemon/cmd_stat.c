@@ -3,8 +3,9 @@
  * pmiprof stat: count events over a whole run (no samples), as perf stat
  * does: one counter per event so an unsupported one does not hide the
  * others, inherited by threads and children, started at the workload's exec,
- * scaled when the kernel had to multiplex.  A quick check of which events
- * work and what a run costs before recording it.
+ * scaled when the kernel had to multiplex, <not counted> when it never ran
+ * (stat_format.c).  A quick check of which events work and what a run costs
+ * before recording it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,6 +24,7 @@
 #include "commands.h"
 #include "events.h"
 #include "record.h"
+#include "stat_format.h"
 #include "util.h"
 #include "workload.h"
 
@@ -44,10 +46,14 @@ const char cmd_stat_help[] =
 "DESCRIPTION\n"
 "    Counts each event over the run: from COMMAND's exec to its exit (threads and\n"
 "    children included), or for -p/-a until Ctrl-C.  Events the machine does not\n"
-"    have are shown as <not supported> instead of failing the run.  When the\n"
-"    kernel multiplexed a counter, its value is scaled and the share of time it\n"
-"    ran is shown.  Output goes to standard error, as perf stat does, so the\n"
-"    command's own output stays clean.\n"
+"    have are shown as <not supported> instead of failing the run, and events\n"
+"    that never ran (a -p target that stayed asleep) as <not counted>.  When\n"
+"    the kernel multiplexed a counter (more events than hardware counters),\n"
+"    its value is scaled to the whole run (count x enabled / running time) and\n"
+"    followed by the share of time it was counted, as perf stat does: (50.00%).\n"
+"    SIGINT and SIGTERM reach COMMAND once (see 'pmiprof help record').\n"
+"    Output goes to standard error, as perf stat does, so the command's own\n"
+"    output stays clean.\n"
 "\n"
 "OPTIONS\n"
 "    -e, --event EVENTS\n"
@@ -58,7 +64,8 @@ const char cmd_stat_help[] =
 "    -a, --all-cpus\n"
 "        Count every CPU until Ctrl-C (or until COMMAND exits).\n"
 "    -x, --field-separator SEP\n"
-"        Machine-readable output: value SEP event SEP running% per line.\n"
+"        Machine-readable output: value SEP event SEP running% per line; value is\n"
+"        <not counted> or <not supported> when there is none.\n"
 "    -q, --quiet\n"
 "        Print nothing but errors (the exit status still reports the workload's).\n"
 "    -h, --help\n"
@@ -114,64 +121,52 @@ static int open_one(struct stat_ctr *c, pid_t pid, int cpu, bool inherit, bool o
 
 static void print_counts(struct stat_ctr *ctr, unsigned int n, double secs, const char *sep)
 {
-	double cycles = 0, instr = 0, branches = 0;
+	double cycles = 0, branches = 0;
 	unsigned int i, k;
 
 	for (i = 0; i < n; i++) {
 		struct stat_ctr *c = &ctr[i];
-		uint64_t sum = 0, en = 0, run = 0;
+		struct stat_reading r = { 0 };
+		const struct pm_event *e = &c->ev;
+		bool hw = e->type == PERF_TYPE_HARDWARE;
+		char extra[64] = "", line[256];
 		double v, pct;
-		char extra[64] = "";
 
 		for (k = 0; k < c->nr_fds; k++) {
 			uint64_t buf[3];
 
 			if (read(c->fds[k], buf, sizeof(buf)) == (ssize_t)sizeof(buf)) {
-				sum += buf[0];
-				en += buf[1];
-				run += buf[2];
+				r.value += buf[0];
+				r.enabled += buf[1];
+				r.running += buf[2];
 			}
 		}
 		if (!c->nr_fds) {
 			if (sep)
-				fprintf(stderr, "<not supported>%s%s%s\n", sep, c->ev.name, sep);
+				fprintf(stderr, "<not supported>%s%s%s\n", sep, e->name, sep);
 			else
 				fprintf(stderr, "  %18s      %-28s (%s)\n",
 					c->err == -EACCES || c->err == -EPERM ? "<not permitted>" :
-					"<not supported>", c->ev.name, strerror(-c->err));
+					"<not supported>", e->name, strerror(-c->err));
 			continue;
 		}
-		pct = en ? 100.0 * (double)run / (double)en : 0;
-		v = run && run < en ? (double)sum * (double)en / (double)run : (double)sum;
-		if (c->ev.type == PERF_TYPE_HARDWARE && c->ev.config == PERF_COUNT_HW_CPU_CYCLES)
-			cycles = v;
-		if (c->ev.type == PERF_TYPE_HARDWARE && c->ev.config == PERF_COUNT_HW_INSTRUCTIONS)
-			instr = v;
-		if (c->ev.type == PERF_TYPE_HARDWARE &&
-		    c->ev.config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS)
-			branches = v;
-		if (sep) {
-			fprintf(stderr, "%.0f%s%s%s%.2f\n", v, sep, c->ev.name, sep, pct);
-			continue;
+		if (stat_scale(&r, &v, &pct)) {
+			if (hw && e->config == PERF_COUNT_HW_CPU_CYCLES)
+				cycles = v;
+			if (hw && e->config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS)
+				branches = v;
+			if (e->time_based)
+				snprintf(extra, sizeof(extra), "# %.3f CPUs utilized",
+					 secs > 0 ? v / 1e9 / secs : 0);
+			else if (hw && e->config == PERF_COUNT_HW_INSTRUCTIONS && cycles > 0)
+				snprintf(extra, sizeof(extra), "# %.2f insn per cycle", v / cycles);
+			else if (hw && e->config == PERF_COUNT_HW_BRANCH_MISSES && branches > 0)
+				snprintf(extra, sizeof(extra), "# %.2f%% of branches",
+					 100 * v / branches);
 		}
-		if (c->ev.time_based)
-			snprintf(extra, sizeof(extra), "# %.3f CPUs utilized",
-				 secs > 0 ? v / 1e9 / secs : 0);
-		else if (c->ev.type == PERF_TYPE_HARDWARE &&
-			 c->ev.config == PERF_COUNT_HW_INSTRUCTIONS && cycles > 0)
-			snprintf(extra, sizeof(extra), "# %.2f insn per cycle", v / cycles);
-		else if (c->ev.type == PERF_TYPE_HARDWARE &&
-			 c->ev.config == PERF_COUNT_HW_BRANCH_MISSES && branches > 0)
-			snprintf(extra, sizeof(extra), "# %.2f%% of branches", 100 * v / branches);
-		if (c->ev.time_based)
-			fprintf(stderr, "  %18.2f msec %-28s ", v / 1e6, c->ev.name);
-		else
-			fprintf(stderr, "  %18.0f      %-28s ", v, c->ev.name);
-		fprintf(stderr, "%s%s", extra, pct < 99.99 && en ? "" : "\n");
-		if (pct < 99.99 && en)
-			fprintf(stderr, " (%.1f%% counted, scaled)\n", pct);
+		stat_format_line(line, sizeof(line), e->name, e->time_based, &r, sep, extra);
+		fprintf(stderr, "%s\n", line);
 	}
-	(void)instr;
 	if (!sep)
 		fprintf(stderr, "\n  %18.6f  seconds time elapsed\n\n", secs);
 }
@@ -215,7 +210,7 @@ static void wait_run(struct workload *wl, bool has_child, int sfd, const struct 
 		}
 		if (!has_child)
 			break;
-		workload_kill(wl, (int)si.ssi_signo);
+		workload_forward(wl, (int)si.ssi_signo, si.ssi_code);
 	}
 	for (i = 0; i < n; i++)
 		if (pfd[i].fd >= 0)

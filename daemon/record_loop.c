@@ -4,7 +4,8 @@
  * (blocked before exec), open the backend's counters, write the header, let
  * the workload exec, then sleep in poll() on the backend's rings, signals
  * (signalfd) and -p targets (pidfd) and drain whatever arrives.  SIGINT and
- * SIGTERM are forwarded to the workload; recording ends when it exits (or,
+ * SIGTERM reach the workload once (workload_forward() knows when the
+ * terminal already sent them); recording ends when it exits (or,
  * for -p/-a without a command, on the signal), the trace gets a FINISH
  * record with the exit reason, and pmiprof exits with the workload's status.
  */
@@ -31,9 +32,10 @@
 #define MAX_POLL		(256 + RECORD_MAX_PIDS + 1)
 #define TICK_MS			250	/* progress and drain at most 4 times a second */
 /*
- * A chunk reaches the disk when it fills or at least this often, so a
- * recorder that is killed (or a machine that dies) loses at most about one
- * second of windows: the reader stops at the last complete chunk.
+ * A chunk is written when it fills, and at least this often the open chunk
+ * is written and the file fdatasync()ed, so a recorder that is killed (or a
+ * machine that loses power) loses at most about one second of windows: the
+ * reader stops at the last complete chunk.
  */
 #define FLUSH_NS		1000000000ull
 
@@ -43,6 +45,7 @@ struct loop {
 	struct record_session s;
 	struct workload wl;
 	struct trace_writer *w;
+	int out_fd;			/* w's file, borrowed for fdatasync */
 	int sfd;			/* signalfd */
 	int pidfds[RECORD_MAX_PIDS];	/* -p targets still alive */
 	unsigned int nr_pidfds;
@@ -120,6 +123,53 @@ static int rotate_output(const char *path)
 	return 0;
 }
 
+/*
+ * Write the open chunk and make everything written so far durable.  Files
+ * that cannot be synced (a pipe, /dev/null) are still flushed.
+ */
+static int sync_trace(struct loop *l)
+{
+	int ret = trace_writer_flush(l->w);
+
+	if (ret)
+		return ret;
+	if (fdatasync(l->out_fd) && errno != EINVAL && errno != EROFS)
+		return -errno;
+	return 0;
+}
+
+/* Seconds of recording the file holds: its last complete chunk's last sample. */
+static double trace_end_secs(const struct loop *l, const struct trace_writer_stats *st)
+{
+	if (!st->samples || st->last_time < l->s.hdr.start_time)
+		return 0;
+	return (double)(st->last_time - l->s.hdr.start_time) / 1e9;
+}
+
+/* The one message for a failed write; stops the workload if it still runs. */
+static void write_error(struct loop *l, int err)
+{
+	struct trace_writer_stats st;
+	bool running = l->wl.pid > 0 && !l->wl.reaped;
+
+	l->write_failed = true;
+	if (!l->err)
+		l->err = err;
+	l->stop = true;
+	clear_progress(l);
+	trace_writer_stats(l->w, &st);
+	if (st.samples)
+		pm_err("writing %s: %s; the trace ends at %.2f s (%llu samples in %llu complete "
+		       "chunks)%s", l->o->output, strerror(-err), trace_end_secs(l, &st),
+		       (unsigned long long)st.samples, (unsigned long long)st.chunks,
+		       running ? "; stopping the workload" : "");
+	else
+		pm_err("writing %s: %s; the trace ends after its header (no samples)%s",
+		       l->o->output, strerror(-err), running ? "; stopping the workload" : "");
+	if (running)
+		workload_kill(&l->wl, SIGTERM);
+}
+
 static void drain(struct loop *l)
 {
 	int n;
@@ -132,19 +182,47 @@ static void drain(struct loop *l)
 
 		if (now - l->last_flush >= FLUSH_NS) {
 			l->last_flush = now;
-			n = trace_writer_flush(l->w);
+			n = sync_trace(l);
 		}
 	}
-	if (n >= 0)
-		return;
-	/* A writer error: stop the workload, keep what is on disk. */
-	l->write_failed = true;
-	l->err = n;
-	l->stop = true;
-	clear_progress(l);
-	pm_err("writing %s: %s; stopping the workload (the trace keeps every complete chunk)",
-	       l->o->output, strerror(-n));
-	workload_kill(&l->wl, SIGTERM);
+	if (n < 0)
+		write_error(l, n);
+}
+
+/*
+ * Write FINISH and sync.  After a write error, what did not reach the file
+ * is dropped and a small last chunk says so (LOST reason WRITE, FINISH flag
+ * ERROR); it usually fits in the room the truncated partial chunk gave back.
+ * If even that fails the file just ends at its last complete chunk, which
+ * the report flags as an unfinished recording.
+ */
+static void end_trace(struct loop *l, struct trace_finish *fin)
+{
+	struct trace_writer_stats st;
+	struct trace_lost lost;
+	int ret;
+
+	if (!l->write_failed) {
+		ret = trace_write_finish(l->w, fin);
+		if (!ret)
+			ret = sync_trace(l);
+		if (!ret)
+			return;
+		write_error(l, ret);
+	}
+	trace_writer_recover(l->w);
+	trace_writer_stats(l->w, &st);
+	memset(&lost, 0, sizeof(lost));
+	lost.time = fin->time;
+	lost.cpu = PMIPROF_CPU_NONE;
+	lost.reason = PMIPROF_LOST_WRITE;
+	lost.count = l->s.stats.samples > st.samples ? l->s.stats.samples - st.samples : 0;
+	fin->flags |= PMIPROF_FINISH_F_ERROR;
+	fin->samples = st.samples;
+	fin->lost += lost.count;
+	if (!trace_write_lost(l->w, &lost) && !trace_write_finish(l->w, fin) && !sync_trace(l))
+		pm_info("the trace's last chunk records the error and %llu samples not written",
+			(unsigned long long)lost.count);
 }
 
 static void handle_signals(struct loop *l)
@@ -157,11 +235,12 @@ static void handle_signals(struct loop *l)
 				l->stop = true;
 			continue;
 		}
-		/* SIGINT, SIGTERM, SIGHUP: forward; a second one kills. */
+		/* SIGINT, SIGTERM, SIGHUP: forward unless it got it too; a second one kills. */
 		l->interrupted = true;
 		l->signals_seen++;
 		if (l->wl.pid > 0)
-			workload_kill(&l->wl, l->signals_seen > 1 ? SIGKILL : (int)si.ssi_signo);
+			workload_forward(&l->wl, l->signals_seen > 1 ? SIGKILL : (int)si.ssi_signo,
+					 si.ssi_code);
 		else
 			l->stop = true;
 	}
@@ -353,7 +432,8 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 	l.s.hdr.start_time = pm_now_ns();
 	l.s.hdr.start_realtime_ns = pm_realtime_ns();
 	wopts.level = o->compression_level;
-	ret = trace_writer_open(&l.w, o->output, &l.s.hdr, &wopts);
+	l.out_fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ret = l.out_fd < 0 ? -errno : trace_writer_fdopen(&l.w, l.out_fd, &l.s.hdr, &wopts);
 	if (ret) {
 		pm_err("cannot create %s: %s", o->output, strerror(-ret));
 		l.w = NULL;
@@ -409,21 +489,14 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 	} else if (l.wl.reaped && WIFEXITED(l.wl.status)) {
 		fin.exit_code = WEXITSTATUS(l.wl.status);
 	}
-	if (!l.write_failed) {
-		ret = trace_write_finish(l.w, &fin);
-		if (ret && !l.err) {
-			l.err = ret;
-			pm_err("writing %s: %s", o->output, strerror(-ret));
-		}
-	}
+	end_trace(&l, &fin);
 	{
-		uint64_t bytes;
+		uint64_t bytes = trace_writer_bytes(l.w);
 
-		ret = trace_writer_flush(l.w);
-		bytes = trace_writer_bytes(l.w);
+		/* close() reports the first write error, already printed */
 		ret = trace_writer_close(l.w);
 		l.w = NULL;
-		if (ret && !l.write_failed && !l.err) {
+		if (ret && !l.err) {
 			l.err = ret;
 			pm_err("writing %s: %s", o->output, strerror(-ret));
 		}

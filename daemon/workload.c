@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Fork/exec handshake for the profiled command (see workload.h). */
+/* Fork/exec handshake and signal forwarding for the profiled command (see workload.h). */
 #include "workload.h"
 
 #include <dirent.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -67,6 +68,19 @@ int workload_resolve(const char *cmd)
 	return first_err;
 }
 
+/* Is this process in the foreground process group of its controlling terminal? */
+static bool in_terminal_foreground(void)
+{
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	bool fg;
+
+	if (fd < 0)
+		return false;	/* no controlling terminal (setsid, daemons, CI) */
+	fg = tcgetpgrp(fd) == getpgrp();
+	close(fd);
+	return fg;
+}
+
 int workload_fork(struct workload *wl, char **argv, const sigset_t *unblock)
 {
 	int go[2], err[2];
@@ -82,6 +96,7 @@ int workload_fork(struct workload *wl, char **argv, const sigset_t *unblock)
 		close(go[1]);
 		return e;
 	}
+	wl->own_group = !in_terminal_foreground();
 	fflush(NULL);
 	wl->pid = fork();
 	if (wl->pid < 0) {
@@ -97,6 +112,8 @@ int workload_fork(struct workload *wl, char **argv, const sigset_t *unblock)
 
 		close(go[1]);
 		close(err[0]);
+		if (wl->own_group)
+			setpgid(0, 0);
 		sigprocmask(SIG_SETMASK, unblock, NULL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -111,6 +128,9 @@ int workload_fork(struct workload *wl, char **argv, const sigset_t *unblock)
 			_exit(127);
 		_exit(127);
 	}
+	/* Both sides set it, so it holds whichever runs first (as shells do). */
+	if (wl->own_group)
+		setpgid(wl->pid, wl->pid);
 	close(go[0]);
 	close(err[1]);
 	wl->go_fd = go[1];
@@ -142,6 +162,27 @@ void workload_kill(struct workload *wl, int sig)
 {
 	if (wl->pid > 0 && !wl->reaped)
 		kill(wl->pid, sig);
+}
+
+bool workload_forward(struct workload *wl, int sig, int si_code)
+{
+	pid_t pgid;
+
+	if (wl->pid <= 0 || wl->reaped)
+		return false;
+	pgid = getpgid(wl->pid);
+	/*
+	 * The terminal signals its whole foreground process group: a workload
+	 * still in ours got this one itself.  (A kill() aimed at our group by
+	 * another process cannot be told apart from one aimed at us alone, so
+	 * those are forwarded: see docs/record.md.)
+	 */
+	if (sig != SIGKILL && si_code == SI_KERNEL && pgid == getpgrp())
+		return false;
+	/* In a group of its own it stands for everything the terminal would reach. */
+	if (pgid == wl->pid)
+		return kill(-wl->pid, sig) == 0;
+	return kill(wl->pid, sig) == 0;
 }
 
 int workload_reap(struct workload *wl, bool block)

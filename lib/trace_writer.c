@@ -4,7 +4,9 @@
  * chunk and writes it with its header in one write().  A file cut at any
  * moment is therefore valid up to its last complete chunk.  I/O errors are
  * sticky; on a failed chunk write the file is truncated back to the last
- * complete chunk when it is a regular file.
+ * complete chunk when it is a regular file, which also gives back the room
+ * the partial write took, so trace_writer_recover() can still end a trace
+ * on a full disk with a small chunk saying why it ends there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,7 @@
 struct trace_writer {
 	int fd;
 	int err;			/* sticky -errno */
+	int first_err;			/* kept across trace_writer_recover() for close() */
 	int level;			/* zlib level; 0 = store */
 	uint32_t nr_events;
 	uint32_t chunk_size;
@@ -36,6 +39,10 @@ struct trace_writer {
 	uint8_t *out;			/* HDR + deflated payload */
 	size_t out_cap;
 	uint64_t bytes;			/* file bytes written, all complete */
+	uint32_t chunk_samples;		/* SAMPLE records in the open chunk */
+	uint64_t chunk_last_time;	/* their latest time */
+	uint64_t samples;		/* SAMPLE records in complete chunks */
+	uint64_t last_time;		/* their latest time */
 	struct trace_codec codec;
 	z_stream zs;
 	bool zs_ready;
@@ -69,6 +76,8 @@ static int emit(struct trace_writer *w, const uint8_t *p, size_t len)
 		if (ftruncate(w->fd, (off_t)w->bytes) == 0)
 			lseek(w->fd, (off_t)w->bytes, SEEK_SET);
 		w->err = err;
+		if (!w->first_err)
+			w->first_err = err;
 		return err;
 	}
 	w->bytes += len;
@@ -174,6 +183,15 @@ int trace_writer_open(struct trace_writer **wp, const char *path, const struct t
 	return trace_writer_fdopen(wp, fd, h, opts);
 }
 
+static void drop_open_chunk(struct trace_writer *w)
+{
+	w->nr_records = 0;
+	w->used = 0;
+	w->chunk_samples = 0;
+	w->chunk_last_time = 0;
+	trace_codec_reset(&w->codec);
+}
+
 int trace_writer_flush(struct trace_writer *w)
 {
 	struct pmiprof_chunk_header ch = {
@@ -199,6 +217,8 @@ int trace_writer_flush(struct trace_writer *w)
 		w->zs.avail_out = (uInt)(w->out_cap - HDR);
 		if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END) {
 			deflateReset(&w->zs);
+			if (!w->first_err)
+				w->first_err = -EIO;
 			return w->err = -EIO;
 		}
 		/* keep the deflated form only when it is smaller */
@@ -219,9 +239,10 @@ int trace_writer_flush(struct trace_writer *w)
 	if (err)
 		return err;
 	w->seq++;
-	w->nr_records = 0;
-	w->used = 0;
-	trace_codec_reset(&w->codec);
+	w->samples += w->chunk_samples;
+	if (w->chunk_last_time > w->last_time)
+		w->last_time = w->chunk_last_time;
+	drop_open_chunk(w);
 	return 0;
 }
 
@@ -261,6 +282,9 @@ int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
 		return w->err;
 	if (s->nr > w->nr_events)
 		return -EINVAL;
+	w->chunk_samples++;
+	if (s->time > w->chunk_last_time)
+		w->chunk_last_time = s->time;
 	return rec_end(w, trace_enc_sample(&w->codec, rec_begin(w, PMIPROF_REC_SAMPLE), s));
 }
 
@@ -363,6 +387,25 @@ uint64_t trace_writer_bytes(const struct trace_writer *w)
 	return w->bytes;
 }
 
+void trace_writer_stats(const struct trace_writer *w, struct trace_writer_stats *st)
+{
+	st->bytes = w->bytes;
+	st->chunks = w->seq;
+	st->samples = w->samples;
+	st->last_time = w->last_time;
+	st->pending_samples = w->chunk_samples;
+}
+
+int trace_writer_recover(struct trace_writer *w)
+{
+	if (!w->err)
+		return 0;
+	/* The open chunk is what failed to reach the file: it is gone. */
+	drop_open_chunk(w);
+	w->err = 0;
+	return w->first_err;
+}
+
 int trace_writer_close(struct trace_writer *w)
 {
 	int err;
@@ -370,6 +413,8 @@ int trace_writer_close(struct trace_writer *w)
 	if (!w)
 		return 0;
 	err = trace_writer_flush(w);
+	if (w->first_err)
+		err = w->first_err;
 	if (close(w->fd) && !err)
 		err = -errno;
 	free_writer(w);

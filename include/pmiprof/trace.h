@@ -359,6 +359,24 @@ int trace_write_raw(struct trace_writer *w, uint8_t type, const void *body, size
 int trace_writer_flush(struct trace_writer *w);
 /* Bytes written to the file so far (prologue, header and flushed chunks). */
 uint64_t trace_writer_bytes(const struct trace_writer *w);
+/* What a reader of the file would get now: complete chunks only. */
+struct trace_writer_stats {
+	uint64_t bytes;			/* = trace_writer_bytes() */
+	uint64_t chunks;		/* complete record chunks */
+	uint64_t samples;		/* SAMPLE records in them */
+	uint64_t last_time;		/* latest SAMPLE time in them, 0 if none */
+	uint64_t pending_samples;	/* SAMPLE records in the open chunk */
+};
+void trace_writer_stats(const struct trace_writer *w, struct trace_writer_stats *st);
+/*
+ * After an I/O error: drop the records of the open chunk (they never reached
+ * the file, the file ends at its last complete chunk) and accept records
+ * again, so a recorder can try to end the trace with a small chunk (LOST
+ * reason WRITE, FINISH flag ERROR) in the room the truncation gave back.
+ * Returns the first error (0: there was none, nothing done); close() still
+ * returns it.
+ */
+int trace_writer_recover(struct trace_writer *w);
 /* Flush, close the file, free.  Returns the sticky error, if any. */
 int trace_writer_close(struct trace_writer *w);
 
