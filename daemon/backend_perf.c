@@ -638,6 +638,10 @@ static int perf_open(struct record_session *s)
 	ps->dec.filter = ps->filter;
 	ps->dec.time_based = ps->time_based;
 	ps->dec.read_times = true;
+	ps->dec.trigger = ps->trigger;
+	/* cpu-clock at F Hz is an hrtimer with a fixed period of 1e9/F ns */
+	ps->dec.trigger_period = !ps->freq ? ps->period :
+				 ps->time_based ? 1000000000ull / ps->freq : 0;
 	memcpy(ps->dec.group_to_ev, ps->group_to_ev, sizeof(ps->group_to_ev));
 	fill_header(s, ps);
 	return 0;

@@ -114,6 +114,15 @@ static int do_sample(struct perf_decoder *d, struct trace_writer *w,
 		ts.flags |= PMIPROF_SAMPLE_F_TIME_BASED;
 	if (win & WINDOW_FIRST)
 		ts.flags |= PMIPROF_SAMPLE_F_FIRST;
+	/*
+	 * A first window counts from zero, so no generation tells whether its
+	 * thread ran here while samples were lost: with a fixed period, a
+	 * trigger count of several periods says it; else any earlier loss on
+	 * this CPU makes it suspect.
+	 */
+	if ((win & WINDOW_FIRST) && cpu_loss(d, ts.cpu)->gen &&
+	    (!d->trigger_period || deltas[d->trigger] > d->trigger_period * 3 / 2))
+		win |= WINDOW_AFTER_LOSS;
 	if (win & WINDOW_AFTER_LOSS) {
 		ts.flags |= PMIPROF_SAMPLE_F_AFTER_LOSS;
 		d->stats->after_loss++;

@@ -30,6 +30,8 @@ struct perf_decoder {
 	bool filter;			/* keep only samples of pids (fallback) */
 	bool time_based;
 	bool read_times;		/* read_format has TOTAL_TIME_ENABLED|RUNNING */
+	unsigned int trigger;		/* header index of the sampling event */
+	uint64_t trigger_period;	/* its events per window when fixed, else 0 */
 	struct window_deltas deltas;
 	struct pid_set pids;		/* filter: the workload's processes */
 	struct perf_cpu_loss *cpus;	/* indexed by CPU number */

@@ -95,7 +95,7 @@ static void show_progress(struct loop *l, bool force)
 	fmt_bytes(bytes, sizeof(bytes), trace_writer_bytes(l->w));
 	fprintf(stderr, "\rpmiprof: recording %.1f s, %llu samples, %s, %llu lost\033[K",
 		(double)(now - l->t0) / 1e9, (unsigned long long)l->s.stats.samples, bytes,
-		(unsigned long long)(l->s.stats.lost + l->s.stats.throttled));
+		(unsigned long long)l->s.stats.lost);
 }
 
 static void clear_progress(struct loop *l)
@@ -235,8 +235,12 @@ static void handle_signals(struct loop *l)
 				l->stop = true;
 			continue;
 		}
-		/* SIGINT, SIGTERM, SIGHUP: forward unless it got it too; a second one kills. */
-		l->interrupted = true;
+		/*
+		 * SIGINT, SIGTERM, SIGHUP: forward unless it got it too; a second
+		 * one kills.  Without a command (-a, -p) it is the normal way to
+		 * stop, so only a workload cut short marks the trace interrupted.
+		 */
+		l->interrupted = l->wl.pid > 0;
 		l->signals_seen++;
 		if (l->wl.pid > 0)
 			workload_forward(&l->wl, l->signals_seen > 1 ? SIGKILL : (int)si.ssi_signo,
@@ -351,7 +355,7 @@ static void summary(struct loop *l, uint64_t bytes)
 {
 	const struct trace_header *h = &l->s.hdr;
 	const char *trig = h->nr_events ? h->events[h->trigger_index].name : "?";
-	char size[32], rate[64];
+	char size[32], rate[64], thr[48];
 
 	if (l->o->quiet)
 		return;
@@ -363,12 +367,19 @@ static void summary(struct loop *l, uint64_t bytes)
 	if (l->s.stats.filtered)
 		pm_info("kept only the workload's samples: %llu samples of other processes "
 			"were not recorded", (unsigned long long)l->s.stats.filtered);
-	pm_info("recorded %llu samples (%llu lost, %llu throttled) in %.2f s to %s (%s); "
-		"backend %s, trigger %s %s%s",
+	thr[0] = '\0';
+	if (l->s.stats.throttled_ns)
+		snprintf(thr, sizeof(thr), " for %.3f s", (double)l->s.stats.throttled_ns / 1e9);
+	pm_info("recorded %llu samples (%llu lost, throttled %llu time(s)%s) in %.2f s to %s "
+		"(%s); backend %s, trigger %s %s%s",
 		(unsigned long long)l->s.stats.samples, (unsigned long long)l->s.stats.lost,
-		(unsigned long long)l->s.stats.throttled,
+		(unsigned long long)l->s.stats.throttled, thr,
 		(double)(pm_now_ns() - l->t0) / 1e9, l->o->output, size, l->b->name, trig, rate,
 		h->flags & PMIPROF_TRACE_F_TIME_BASED ? " (time-based windows)" : "");
+	if (l->s.stats.after_loss)
+		pm_info("%llu window(s) follow a loss or throttling: flagged after-loss, their "
+			"counts span unrecorded periods (reports leave them out of per-window "
+			"statistics)", (unsigned long long)l->s.stats.after_loss);
 }
 
 int record_run(const struct record_opts *o, int argc, char **argv)
@@ -478,7 +489,7 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 	memset(&fin, 0, sizeof(fin));
 	fin.time = pm_now_ns();
 	fin.samples = l.s.stats.samples;
-	fin.lost = l.s.stats.lost + l.s.stats.throttled;
+	fin.lost = l.s.stats.lost;	/* samples; throttling is not a sample count */
 	if (l.interrupted)
 		fin.flags |= PMIPROF_FINISH_F_INTERRUPTED;
 	if (l.err)

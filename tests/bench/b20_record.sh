@@ -64,8 +64,7 @@ run_case() {	# name, perf event spec, pmiprof events, workload command...
 		self_ms "$d/out" >>"$d/pm"; cpu_ms "$d/out" >>"$d/pm.wcpu"; echo $(((t1 - t0) / 1000000)) >>"$d/pm.cmd"
 		awk -F, '/task-clock/ { printf "%d\n", $1 }' "$d/pm.cpu" >>"$d/pm.own"
 		sed -n 's/.*recorded \([0-9]*\) samples.*/\1/p' "$d/pm.err" >>"$d/pm.samples"
-		sed -n 's/.*samples (\([0-9]*\) lost, \([0-9]*\) throttled).*/\1 \2/p' "$d/pm.err" |
-			awk '{ print $1 + $2 }' >>"$d/pm.lost"
+		sed -n 's/.*samples (\([0-9]*\) lost,.*/\1/p' "$d/pm.err" >>"$d/pm.lost"
 		stat -c %s "$d/pm.data" >>"$d/pm.bytes"
 	done
 	local p a b

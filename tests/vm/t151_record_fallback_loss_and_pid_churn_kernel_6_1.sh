@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The kernel < 6.12 fallback on Debian's 6.1 in the guest, on the paths that
 # used to give wrong numbers: (1) a shell that runs 4200 short commands
-# before the real work (the followed-process set once stopped at 4096 pids
-# and the work's samples vanished into "other processes"); (2) a recorder
-# stopped while its one-page rings overflow: the first window after each
-# loss is flagged after-loss instead of charging every lost period to one ip.
+# before the real work in a new child (the followed-process set once
+# stopped at 4096 pids and the work's samples vanished into "other
+# processes"); (2) a recorder stopped while its one-page rings overflow: the
+# window after each loss is flagged after-loss instead of charging every
+# lost period to one ip.  Windows are per CPU here, so the window that
+# absorbs a loss may be another process's (not recorded); what must hold is
+# that no recorded, unflagged window spans the lost periods.
 . "$(dirname "$0")/lib.sh"
 vm_require
 vm_run --timeout 600 -- sh -c '
 	uname -r > /export/uname.txt
-	pmiprof record -q -o /export/churn.data -- sh -c "i=0; while [ \$i -lt 4200 ]; do /bin/true; i=\$((i+1)); done; exec shares 1" \
+	pmiprof record -q -o /export/churn.data -- sh -c "i=0; while [ \$i -lt 4200 ]; do /bin/true; i=\$((i+1)); done; shares 1; true" \
 		2>/export/churn.err; echo "churn=$?"
 	pmiprof report -i /export/churn.data --format csv >/export/churn.csv 2>/export/churn-report.err
 	pmiprof record -m 1 -o /export/loss.data -- shares 3 2>/export/loss.err &
@@ -29,14 +32,12 @@ perl -e 'exit($ARGV[1] > 0 && abs(100 * $ARGV[0] / $ARGV[1] - 50) <= 6 ? 0 : 1)'
 [ "$(sed -n 's/^loss=//p' "$VM_STDOUT")" = 0 ] && ok "stopped recorder completes" || not_ok "stopped recorder completes" "$(cat "$VM_OUT/loss.err")"
 d=$VM_OUT/loss.dump
 nlost=$(awk '$2=="lost" && /ring-full/' "$d" | wc -l)
-awk '$2=="lost" && /ring-full/ { split($3, c, "="); pend[c[2]] = 1; next }
-     $2=="sample" { split($3, c, "="); if (pend[c[2]]) { pend[c[2]] = 0; n++; if ($0 !~ /after-loss/) bad++ } }
-     END { printf "%d %d\n", n, bad + 0 }' "$d" >"$TMPD/chk"
-read -r nafter bad <"$TMPD/chk"
+big=$(awk '$2=="sample" && $0 !~ /after-loss/ && $0 !~ /first/ {
+	for (i = 1; i <= NF; i++) if ($i ~ /^cpu-clock=/) { split($i, v, "="); if (v[2] > 50000000) print } }' "$d" | head -3)
 if [ "$nlost" -eq 0 ]; then
-	skip "first window after a loss flagged" "no ring overflow happened in the guest"
+	skip "no unflagged window spans a loss" "no ring overflow happened in the guest"
 else
-	[ "$nafter" -gt 0 ] && [ "$bad" -eq 0 ] && ok "the first window after each of $nlost losses is flagged after-loss" ||
-		not_ok "first window after each loss flagged" "after=$nafter unflagged=$bad"
+	[ -z "$big" ] && ok "no unflagged window spans any of the $nlost losses ($(grep -c after-loss "$d") flagged)" ||
+		not_ok "no unflagged window spans a loss" "$big"
 fi
 done_testing
