@@ -12,9 +12,13 @@
  *   fallback   (command or -p, kernel < 6.12, which rejects inherit together
  *              with PERF_SAMPLE_READ): the system-wide groups, samples kept
  *              only for the workload's processes (tracked from FORK records of
- *              an inherited side-band dummy event), windows per CPU.  Marked
- *              NO_INHERIT_READ in the header, explained in its note, and said
- *              at run time.  PMIPROF_FORCE_NO_INHERIT_READ=1 forces it.
+ *              an inherited side-band dummy event on the command or on every
+ *              thread of the -p processes), windows per CPU, so their counts
+ *              include whatever else ran on the CPU.  Marked NO_INHERIT_READ
+ *              in the header, explained in its note, and said at run time.
+ *              PMIPROF_FORCE_NO_INHERIT_READ=1 forces it.
+ * "CPU N" is every online CPU at open (daemon/cpu_set.c); tables indexed by
+ * CPU id are sized for every possible CPU.
  * No hardware PMU (ours): default events fall back to cpu-clock as trigger
  * at 10 kHz with task-clock, page-faults and context-switches.
  */

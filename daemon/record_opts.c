@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Validation of record/stat options that do not need the kernel (see record.h). */
+/*
+ * Validation of record/stat options that do not need the kernel, and -p
+ * targets resolved to processes through /proc (see record.h).
+ */
 #include "record.h"
 
 #include <errno.h>
