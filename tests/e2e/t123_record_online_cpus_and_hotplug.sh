@@ -14,13 +14,19 @@ ncpu=$(getconf _NPROCESSORS_ONLN)
 dumpf() { "$PMIPROF" dump -i "$1" 2>/dev/null; }
 cpus_of() { dumpf "$1" | grep ' sample ' | grep -o ' cpu=[0-9]*' | sort -u | sed 's/ cpu=//' | tr '\n' ' '; }
 
-# 1. Override: only CPU 1 (then only CPU 0), per-task, fallback and -a.
+# 1. Override: only CPU 1 (then only CPU 0), per-task, fallback and -a.  The
+# workload runs one spinner pinned on each of CPUs 0 and 1, so both CPUs have
+# work to sample whatever else loads the machine; the shell forking them is
+# pinned on the listed CPU, as the fallback learns its children from FORK
+# records, which only the listed CPU's side-band event sees.
+command -v taskset >/dev/null || skip_all "taskset not installed"
 for one in 1 0; do
 	echo "$one" >"$TMPD/online"
+	wl=(taskset -c $one sh -c "taskset -c 0 '$WORKLOADS/shares' 0.4 & taskset -c 1 '$WORKLOADS/shares' 0.4; wait")
 	for mode in per-task fallback system-wide; do
-		env=() args=(-- "$WORKLOADS/threads2" 0.4)
+		env=() args=(-- "${wl[@]}")
 		[ $mode = fallback ] && env=(PMIPROF_FORCE_NO_INHERIT_READ=1)
-		[ $mode = system-wide ] && args=(-a -- "$WORKLOADS/threads2" 0.4)
+		[ $mode = system-wide ] && args=(-a -- "${wl[@]}")
 		f="$TMPD/o$one$mode.data"
 		env "${env[@]}" PMIPROF_SYSFS_CPU_ONLINE="$TMPD/online" "$PMIPROF" record -q -o "$f" "${args[@]}" >/dev/null 2>"$TMPD/err" \
 			|| { not_ok "online=$one $mode: record" "$(cat "$TMPD/err")"; continue; }
