@@ -39,6 +39,9 @@ for c in "P,P:$wp,$wp" "P,TID:$wp,$tid" "TID,P:$tid,$wp" "TID:$tid"; do
 done
 grep -q "notice: -p $tid is a thread of process $wp" "$TMPD/xP,TID.err" \
 	&& ok "says a thread id stands for its process" || not_ok "says a thread id stands for its process" "$(cat "$TMPD/xP,TID.err")"
+grep -q 'all target processes exited' "$TMPD/xTID.err" \
+	&& not_ok "-p TID does not stop while the process runs" "$(cat "$TMPD/xTID.err")" \
+	|| ok "-p TID does not stop while the process runs"
 n=$("$PMIPROF" dump -i "$TMPD/xTID.data" 2>/dev/null | grep -c " sample .*pid=$wp .*tid=$tid ")
 [ "$n" -gt 100 ] && ok "-p TID records the process's spinning thread ($n samples)" || not_ok "-p TID records the thread" "$n"
 done_testing
