@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# -p attached to a process whose worker thread, started after the attach,
-# dlopen()s a library and spins in it: the worker's MMAP must be recorded
-# (side-band of every thread, not only of the main one), so the report puts
-# the library function on top, not [unknown].  Both the per-task path and
-# the kernel < 6.12 fallback (PMIPROF_FORCE_NO_INHERIT_READ=1).
+# -p attached to a process whose worker thread, already running at the
+# attach, later dlopen()s a library and spins in it: the worker's MMAP must
+# be recorded (side-band of every thread, not only of the main one), so the
+# report puts the library function on top (>= 80 %), not [unknown].  Both
+# the per-task path and the kernel < 6.12 fallback
+# (PMIPROF_FORCE_NO_INHERIT_READ=1).
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
 [ -x "$WORKLOADS/thread_dlopen" ] && [ -f "$WORKLOADS/libpmwork.so" ] || skip_all "workload thread_dlopen not built"
