@@ -96,7 +96,6 @@ struct record_session {
 	const struct record_opts *opts;
 	struct trace_header hdr;	/* completed by backend open() */
 	pid_t child;			/* forked workload (blocked before exec), or 0 */
-	unsigned int nr_cpus;		/* online CPUs at start */
 	struct record_stats stats;
 	void *priv;			/* backend state */
 };

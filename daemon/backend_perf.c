@@ -12,9 +12,13 @@
  *   fallback   (command or -p, kernel < 6.12, which rejects inherit together
  *              with PERF_SAMPLE_READ): the system-wide groups, samples kept
  *              only for the workload's processes (tracked from FORK records of
- *              an inherited side-band dummy event), windows per CPU.  Marked
- *              NO_INHERIT_READ in the header, explained in its note, and said
- *              at run time.  PMIPROF_FORCE_NO_INHERIT_READ=1 forces it.
+ *              an inherited side-band dummy event on the command or on every
+ *              thread of the -p processes), windows per CPU, so their counts
+ *              include whatever else ran on the CPU.  Marked NO_INHERIT_READ
+ *              in the header, explained in its note, and said at run time.
+ *              PMIPROF_FORCE_NO_INHERIT_READ=1 forces it.
+ * "CPU N" is every online CPU at open (daemon/cpu_set.c); tables indexed by
+ * CPU id are sized for every possible CPU.
  * No hardware PMU (ours): default events fall back to cpu-clock as trigger
  * at 10 kHz with task-clock, page-faults and context-switches.
  */
@@ -32,20 +36,32 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_set.h"
 #include "host_info.h"
 #include "perf_decode.h"
 #include "perf_ring.h"
+#include "proc_tasks.h"
 #include "record.h"
 #include "util.h"
-#include "workload.h"
 
 #define FALLBACK_FREQ_HZ	10000
 #define DEFAULT_MMAP_PAGES	256	/* 1 MiB per CPU */
 #define USER_MMAP_PAGES		128	/* unprivileged: fits perf_event_mlock_kb (516) per CPU */
+/*
+ * The fallback's windows are per CPU: a window's deltas include the other
+ * tasks and the idle time that ran on the CPU between two of the
+ * workload's samples, unlike the per-task windows the report defines.
+ */
+#define FALLBACK_COUNTS_NOTE	"event columns count everything that ran on the CPU during " \
+				"each window, not only the workload"
 
 struct perf_state {
-	struct perf_ring *rings;
+	struct perf_ring *rings;	/* [nr_slots]: at most one per CPU */
 	unsigned int nr_rings;
+	struct cpu_set cpus;		/* CPUs with groups (online at open, or added) */
+	unsigned int nr_slots;		/* highest possible CPU id + 1 */
+	struct cpu_set late;		/* CPUs that came online later, not counted */
+	uint64_t hotplug_checked;	/* CLOCK_MONOTONIC ns of the last online check */
 	int *fds;			/* every fd opened, for enable/disable/close */
 	unsigned int nr_fds, cap_fds;
 	unsigned int nr_ev;
@@ -313,106 +329,252 @@ static int open_group(struct perf_state *ps, pid_t pid, int cpu, bool inherit,
 	return leader;
 }
 
+/* ---- targets ---- */
+
 /*
- * Per-task groups: the workload (blocked before exec) or each thread of the
- * -p processes, on every CPU, inherited.  Returns -EINVAL when the kernel
- * refuses inherit with PERF_SAMPLE_READ (< 6.12) before anything is mapped.
+ * The tasks to open per-task events on: the forked workload (blocked before
+ * exec, so it has one thread), else every thread of the -p processes, as
+ * listed now.  -ESRCH when a -p process is gone.
  */
-static int open_per_task(struct record_session *s, struct perf_state *ps, unsigned int pages)
+static int list_targets(struct record_session *s, pid_t **tids, unsigned int *nr,
+			unsigned int *cap)
 {
 	const struct record_opts *o = s->opts;
-	pid_t tids[1024];
-	unsigned int t, p, nr_targets = 0;
-	pid_t *targets;
-	int cpu, ret = 0;
+	unsigned int p;
 
-	targets = calloc(o->nr_pids ? o->nr_pids * 1024 : 1, sizeof(*targets));
-	if (!targets)
-		return -ENOMEM;
+	*nr = 0;
 	if (s->child > 0) {
-		targets[nr_targets++] = s->child;
-	} else {
-		for (p = 0; p < o->nr_pids; p++) {
-			int n = workload_list_threads(o->pids[p], tids, 1024);
+		if (!*cap) {
+			*tids = malloc(sizeof(**tids));
+			if (!*tids)
+				return -ENOMEM;
+			*cap = 1;
+		}
+		(*tids)[(*nr)++] = s->child;
+		return 0;
+	}
+	for (p = 0; p < o->nr_pids; p++) {
+		int n = proc_task_threads(o->pids[p], tids, nr, cap);
 
-			if (n < 0) {
-				pm_err("no such process: %d", (int)o->pids[p]);
-				free(targets);
-				return -ESRCH;
-			}
-			for (t = 0; t < (unsigned int)n; t++)
-				targets[nr_targets++] = tids[t];
+		if (n == -ENOMEM)
+			return n;
+		if (n < 0) {
+			pm_err("no such process: %d", (int)o->pids[p]);
+			return -ESRCH;
 		}
 	}
-	for (cpu = 0; cpu < (int)s->nr_cpus && !ret; cpu++) {
-		for (t = 0; t < nr_targets; t++) {
-			int leader = open_group(ps, targets[t], cpu, true, s->child > 0, true);
+	return 0;
+}
 
-			if (leader < 0) {
-				ret = leader;
-				if (ret == -ESRCH && s->child <= 0) {
-					ret = 0;	/* a thread exited meanwhile */
-					continue;
-				}
-				if (ret != -EINVAL || cpu || t)
-					explain_open_error(ret, &ps->ev[ps->failed], false);
-				break;
-			}
-			ret = attach_ring(ps, leader, cpu, pages);
-			if (ret)
-				break;
+/*
+ * Call open_fn for every target thread not opened yet, until a listing finds
+ * no new thread: a thread started by one that had no inherited event yet
+ * would otherwise be missed.  A forked child is listed once (it cannot start
+ * threads before its exec).
+ */
+typedef int (*open_task_fn)(struct record_session *s, struct perf_state *ps, pid_t tid,
+			    unsigned int pages, bool retry_perm);
+
+static int open_each_thread(struct record_session *s, struct perf_state *ps, unsigned int pages,
+			    bool retry_perm, open_task_fn open_fn)
+{
+	struct pid_set opened = { 0 };
+	pid_t *tids = NULL;
+	unsigned int nr = 0, cap = 0, t, round;
+	int ret = 0;
+
+	for (round = 0; round < 100 && !ret; round++) {
+		unsigned int fresh = 0;
+
+		ret = list_targets(s, &tids, &nr, &cap);
+		for (t = 0; t < nr && !ret; t++) {
+			if (pid_set_contains(&opened, (uint32_t)tids[t]))
+				continue;
+			ret = pid_set_add(&opened, (uint32_t)tids[t]);
+			if (!ret)
+				ret = open_fn(s, ps, tids[t], pages, retry_perm);
+			fresh++;
 		}
+		if (!fresh || s->child > 0)
+			break;
 	}
-	free(targets);
+	pid_set_free(&opened);
+	free(tids);
 	return ret;
 }
 
-/* System-wide groups (-a, and the fallback), plus the fallback's side-band dummies. */
-static int open_cpu_wide(struct record_session *s, struct perf_state *ps, unsigned int pages)
+/* ---- opening groups ---- */
+
+/*
+ * Per-task groups of one thread (or the blocked workload), on every CPU,
+ * inherited.  A first open refused with -EINVAL is left unexplained: the
+ * caller takes it for a kernel < 6.12 refusing inherit with
+ * PERF_SAMPLE_READ.  With retry_perm, -EACCES/-EPERM are left unexplained
+ * too: the caller retries without the kernel.
+ */
+static int open_task_groups(struct record_session *s, struct perf_state *ps, pid_t tid,
+			    unsigned int pages, bool retry_perm)
 {
-	const struct record_opts *o = s->opts;
-	struct perf_event_attr a;
-	unsigned int p;
-	int cpu, ret;
+	unsigned int i;
+	int ret;
 
-	for (cpu = 0; cpu < (int)s->nr_cpus; cpu++) {
-		int leader = open_group(ps, -1, cpu, false, false, o->system_wide);
+	for (i = 0; i < ps->cpus.nr; i++) {
+		int cpu = ps->cpus.cpus[i];
+		bool first = ps->nr_fds == 0;
+		int leader = open_group(ps, tid, cpu, true, s->child > 0, true);
 
+		if (leader == -ESRCH && s->child <= 0)
+			return 0;	/* the thread exited meanwhile */
 		if (leader < 0) {
-			explain_open_error(leader, &ps->ev[ps->failed], true);
+			bool perm = leader == -EACCES || leader == -EPERM;
+
+			if (!(leader == -EINVAL && first) && !(perm && retry_perm))
+				explain_open_error(leader, &ps->ev[ps->failed], false);
 			return leader;
 		}
 		ret = attach_ring(ps, leader, cpu, pages);
 		if (ret)
 			return ret;
-		if (o->system_wide)
-			continue;
-		/* Side-band of the workload only: an inherited dummy per target and CPU. */
-		build_side_band_attr(ps, s->child > 0, &a);
-		for (p = 0; p < (s->child > 0 ? 1 : o->nr_pids); p++) {
-			pid_t pid = s->child > 0 ? s->child : o->pids[p];
-			int fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-			if (fd == -EINVAL && a.build_id) {
-				ps->build_id = false;
-				a.build_id = 0;
-				fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-			}
-			if (fd < 0) {
-				explain_open_error(fd, &ps->ev[ps->trigger], false);
-				return fd;
-			}
-			ret = add_fd(ps, fd);
-			if (ret) {
-				close(fd);
-				return ret;
-			}
-			ret = attach_ring(ps, fd, cpu, pages);
-			if (ret)
-				return ret;
-		}
 	}
 	return 0;
+}
+
+static int open_per_task(struct record_session *s, struct perf_state *ps, unsigned int pages,
+			 bool retry_perm)
+{
+	return open_each_thread(s, ps, pages, retry_perm, open_task_groups);
+}
+
+/* The fallback's side-band of one thread: an inherited dummy on every CPU. */
+static int open_side_band(struct record_session *s, struct perf_state *ps, pid_t tid,
+			  unsigned int pages, bool retry_perm)
+{
+	struct perf_event_attr a;
+	unsigned int i;
+	int ret;
+
+	(void)retry_perm;
+	build_side_band_attr(ps, s->child > 0, &a);
+	for (i = 0; i < ps->cpus.nr; i++) {
+		int cpu = ps->cpus.cpus[i];
+		int fd = sys_perf_event_open(&a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd == -EINVAL && a.build_id) {
+			ps->build_id = false;
+			a.build_id = 0;
+			fd = sys_perf_event_open(&a, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		}
+		if (fd == -ESRCH && s->child <= 0)
+			return 0;	/* the thread exited meanwhile */
+		if (fd < 0) {
+			explain_open_error(fd, &ps->ev[ps->trigger], false);
+			return fd;
+		}
+		ret = add_fd(ps, fd);
+		if (ret) {
+			close(fd);
+			return ret;
+		}
+		ret = attach_ring(ps, fd, cpu, pages);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The system-wide group of one CPU (-a, and the fallback). */
+static int open_cpu_group(struct record_session *s, struct perf_state *ps, int cpu,
+			  unsigned int pages)
+{
+	int leader = open_group(ps, -1, cpu, false, false, s->opts->system_wide);
+
+	if (leader < 0) {
+		explain_open_error(leader, &ps->ev[ps->failed], true);
+		return leader;
+	}
+	return attach_ring(ps, leader, cpu, pages);
+}
+
+/*
+ * System-wide groups (-a, and the fallback), plus the fallback's side-band:
+ * an inherited dummy on every thread of the workload.  One on the -p
+ * process's main thread alone would miss what its other threads map (and
+ * the processes they fork): side-band follows the task it was opened on
+ * and its descendants only.
+ */
+static int open_cpu_wide(struct record_session *s, struct perf_state *ps, unsigned int pages)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ps->cpus.nr; i++) {
+		ret = open_cpu_group(s, ps, ps->cpus.cpus[i], pages);
+		if (ret)
+			return ret;
+	}
+	if (s->opts->system_wide)
+		return 0;
+	return open_each_thread(s, ps, pages, false, open_side_band);
+}
+
+/*
+ * CPU hotplug.  Groups exist only on the CPUs online at open.  A CPU that
+ * comes online later gets a system-wide group when recording -a (that group
+ * sees everything that runs there from now on).  The per-task groups cannot
+ * follow it: inherited events are copied into a task when it forks, so no
+ * event can be added to the workload's already running threads and
+ * children, and the fallback's side-band has the same limit.  Those CPUs
+ * are remembered and reported as not counted.
+ */
+static void check_hotplug(struct record_session *s, struct perf_state *ps, bool final)
+{
+	struct cpu_set now = { 0 };
+	struct timespec ts;
+	uint64_t t;
+	unsigned int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (!final && t - ps->hotplug_checked < 1000000000ull)
+		return;
+	ps->hotplug_checked = t;
+	if (cpu_set_online(&now))
+		goto out;
+	for (i = 0; i < now.nr; i++) {
+		int cpu = now.cpus[i];
+
+		if (cpu_set_has(&ps->cpus, cpu) || cpu_set_has(&ps->late, cpu))
+			continue;
+		if (s->opts->system_wide && !final && (unsigned int)cpu < ps->nr_slots &&
+		    !cpu_set_add(&ps->cpus, cpu)) {
+			unsigned int r = ps->nr_rings;
+
+			if (!open_cpu_group(s, ps, cpu, ps->pages)) {
+				ioctl(ps->rings[r].fd, PERF_EVENT_IOC_ENABLE, 0);
+				pm_info("notice: CPU %d came online: recording it from now on", cpu);
+				continue;
+			}
+			cpu_set_remove(&ps->cpus, cpu);
+		}
+		if (cpu_set_add(&ps->late, cpu))
+			break;
+		pm_info("notice: CPU %d came online during the recording: not counted", cpu);
+	}
+out:
+	cpu_set_free(&now);
+	if (final && ps->late.nr) {
+		char list[256] = "";
+		size_t n = 0;
+
+		for (i = 0; i < ps->late.nr && n + 12 < sizeof(list); i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", i ? "," : "",
+					      ps->late.cpus[i]);
+		pm_warn("CPU%s %s came online during the recording and %s not counted: the "
+			"recording covers only the %u CPUs online at its start%s",
+			ps->late.nr > 1 ? "s" : "", list, ps->late.nr > 1 ? "were" : "was",
+			s->hdr.nr_cpus, s->opts->system_wide ? "" :
+			" (a running task's inherited events cannot be added on a new CPU)");
+	}
 }
 
 static void close_all(struct perf_state *ps)
@@ -520,6 +682,7 @@ static void fill_header(struct record_session *s, struct perf_state *ps)
 		hw |= !ps->ev[i].software;
 	}
 	h->nr_events = ps->nr_ev;
+	h->nr_cpus = ps->cpus.nr;	/* the CPUs with groups: online at open */
 	h->trigger_index = ps->trigger;
 	h->period = ps->freq ? 0 : ps->period;
 	h->freq_hz = ps->freq;
@@ -553,6 +716,27 @@ static void fill_header(struct record_session *s, struct perf_state *ps)
 	}
 }
 
+/*
+ * The CPUs to open groups on (online now) and the size of the tables
+ * indexed by CPU id (every possible CPU, so one coming online fits).
+ */
+static int open_cpus(struct perf_state *ps)
+{
+	struct cpu_set possible = { 0 };
+	int ret = cpu_set_online(&ps->cpus);
+
+	if (ret) {
+		pm_err("cannot list the online CPUs (/sys/devices/system/cpu/online): %s",
+		       strerror(-ret));
+		return ret;
+	}
+	ps->nr_slots = cpu_set_slots(&ps->cpus);
+	if (!cpu_set_possible(&possible) && cpu_set_slots(&possible) > ps->nr_slots)
+		ps->nr_slots = cpu_set_slots(&possible);
+	cpu_set_free(&possible);
+	return 0;
+}
+
 static int perf_open(struct record_session *s)
 {
 	const struct record_opts *o = s->opts;
@@ -569,25 +753,31 @@ static int perf_open(struct record_session *s)
 	ps->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	ps->pages = pages;
 	ps->build_id = true;
-	ps->rings = calloc(s->nr_cpus, sizeof(*ps->rings));
+	ret = open_cpus(ps);
+	if (ret)
+		return ret;
+	ps->rings = calloc(ps->nr_slots, sizeof(*ps->rings));
 	ps->copybuf = malloc(PERF_RING_COPYBUF);
 	if (!ps->rings || !ps->copybuf)
 		return -ENOMEM;
 	ret = choose_events(s, ps);
 	if (ret)
 		return ret;
-	ret = perf_decoder_init(&ps->dec, ps->nr_ev, s->nr_cpus, &s->stats);
+	ret = perf_decoder_init(&ps->dec, ps->nr_ev, ps->nr_slots, &s->stats);
 	if (ret)
 		return ret;
 
 	ps->per_task = !o->system_wide && !o->force_no_inherit_read;
 	if (ps->per_task) {
-		ret = open_per_task(s, ps, pages);
+		ret = open_per_task(s, ps, pages, true);
 		if ((ret == -EACCES || ret == -EPERM) && !ps->exclude_kernel) {
-			/* Unprivileged: record user space only, as perf does. */
+			/*
+			 * Unprivileged: record user space only, as perf does.  The
+			 * first refusal was not explained: only the retry's is.
+			 */
 			close_all(ps);
 			ps->exclude_kernel = true;
-			ret = open_per_task(s, ps, pages);
+			ret = open_per_task(s, ps, pages, false);
 			if (!ret) {
 				host_note_append(&s->hdr, "kernel excluded (not permitted)");
 				pm_info("notice: kernel not permitted, recording user space only");
@@ -608,6 +798,7 @@ static int perf_open(struct record_session *s)
 				 "per-CPU groups filtered to the workload, windows per CPU",
 				 kver / 1000, kver % 1000);
 			host_note_append(&s->hdr, note);
+			host_note_append(&s->hdr, FALLBACK_COUNTS_NOTE);
 			pm_info("notice: %s", note);
 		} else if (ret) {
 			return ret;
@@ -615,6 +806,7 @@ static int perf_open(struct record_session *s)
 	} else if (o->force_no_inherit_read && !o->system_wide) {
 		host_note_append(&s->hdr, "PMIPROF_FORCE_NO_INHERIT_READ: per-CPU groups "
 				 "filtered to the workload, windows per CPU (kernel < 6.12 mode)");
+		host_note_append(&s->hdr, FALLBACK_COUNTS_NOTE);
 		pm_info("notice: forced kernel < 6.12 mode: per-CPU groups filtered to the "
 			"workload, windows per CPU");
 	}
@@ -721,6 +913,7 @@ static int perf_disable(struct record_session *s)
 	struct perf_state *ps = s->priv;
 	int ret;
 
+	check_hotplug(s, ps, true);
 	ps->final = true;	/* nothing more is coming: the next drain takes all */
 	ret = ioctl_leaders(ps, PERF_EVENT_IOC_DISABLE);
 	check_group_times(ps);
@@ -732,6 +925,7 @@ static int perf_poll_fds(struct record_session *s, struct pollfd *fds, int max)
 	struct perf_state *ps = s->priv;
 	int i;
 
+	check_hotplug(s, ps, false);
 	for (i = 0; i < (int)ps->nr_rings && i < max; i++) {
 		fds[i].fd = ps->rings[i].fd;
 		fds[i].events = POLLIN;
@@ -899,6 +1093,8 @@ static void perf_close(struct record_session *s)
 		return;
 	close_all(ps);
 	perf_decoder_free(&ps->dec);
+	cpu_set_free(&ps->cpus);
+	cpu_set_free(&ps->late);
 	free(ps->rings);
 	free(ps->fds);
 	free(ps->copybuf);

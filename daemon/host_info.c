@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_set.h"
 #include "util.h"
 
 static void cpuinfo_fill(struct trace_header *h)
@@ -67,6 +68,7 @@ void host_note_append(struct trace_header *h, const char *text)
 
 void host_info_fill(struct trace_header *h, int argc, char **argv)
 {
+	struct cpu_set cpus = { 0 };
 	struct utsname u;
 	size_t off = 0;
 	long n;
@@ -79,8 +81,12 @@ void host_info_fill(struct trace_header *h, int argc, char **argv)
 	if (!uname(&u))
 		pm_strlcpy(h->kernel_release, u.release, sizeof(h->kernel_release));
 	cpuinfo_fill(h);
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	h->nr_cpus = n > 0 ? (uint32_t)n : 1;
+	/* Online, not configured: an offline CPU records nothing (backends may refine). */
+	if (!cpu_set_online(&cpus))
+		h->nr_cpus = cpus.nr;
+	else
+		h->nr_cpus = (n = sysconf(_SC_NPROCESSORS_ONLN)) > 0 ? (uint32_t)n : 1;
+	cpu_set_free(&cpus);
 	h->clock_id = CLOCK_MONOTONIC;
 	h->clock_freq_hz = 1000000000ull;
 	pm_strlcpy(h->clock_name, "monotonic", sizeof(h->clock_name));

@@ -22,7 +22,11 @@
 int record_check_rate(const struct record_opts *o, char *err, size_t err_len);
 /* kernel.perf_event_max_sample_rate (the kernel may lower it at run time). */
 uint64_t record_max_sample_rate(void);
-/* Parse "PID[,PID...]" into o->pids.  0 or -EINVAL/-E2BIG (message in err). */
+/*
+ * Parse "PID[,PID...]" into o->pids: processes, each once; a thread id is
+ * replaced by its process's id (a notice says so).  0 or -EINVAL/-E2BIG
+ * (message in err).
+ */
 int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t err_len);
 
 /*

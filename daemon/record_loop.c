@@ -390,16 +390,11 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 	sigset_t oldmask;
 	unsigned int i;
 	int ret, status = 1;
-	long ncpu;
 
 	memset(&l, 0, sizeof(l));
 	l.o = o;
 	l.s.opts = o;
 	l.sfd = -1;
-	ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	l.s.nr_cpus = ncpu > 0 ? (unsigned int)ncpu : 1;
-	if (l.s.nr_cpus > 256)
-		l.s.nr_cpus = 256;
 
 	if (o->argv && workload_resolve(o->argv[0]))
 		return 1;

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Validation of record/stat options that do not need the kernel (see record.h). */
+/*
+ * Validation of record/stat options that do not need the kernel, and -p
+ * targets resolved to processes through /proc (see record.h).
+ */
 #include "record.h"
 
 #include <errno.h>
@@ -7,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc_tasks.h"
 #include "util.h"
 
 #define HW_PERIOD_MAX	((1ull << 47) - 1)
@@ -54,6 +58,34 @@ int record_check_rate(const struct record_opts *o, char *err, size_t err_len)
 	return 0;
 }
 
+/*
+ * -p takes processes, as perf's -p does: a thread id stands for its whole
+ * process (its Tgid), and a target named twice, directly or through one of
+ * its threads, is recorded once -- every thread of a process is opened, so
+ * a second copy would count each sample twice.
+ */
+static int add_pid(struct record_opts *o, pid_t pid, char *err, size_t err_len)
+{
+	pid_t tgid = proc_task_tgid(pid);
+	unsigned int i;
+
+	/* Not there (yet, or any more): the recorder reports "no such process". */
+	if (tgid > 0 && tgid != pid) {
+		pm_info("notice: -p %d is a thread of process %d: recording the whole process",
+			(int)pid, (int)tgid);
+		pid = tgid;
+	}
+	for (i = 0; i < o->nr_pids; i++)
+		if (o->pids[i] == pid)
+			return 0;
+	if (o->nr_pids == RECORD_MAX_PIDS) {
+		snprintf(err, err_len, "too many pids: at most %d", RECORD_MAX_PIDS);
+		return -E2BIG;
+	}
+	o->pids[o->nr_pids++] = pid;
+	return 0;
+}
+
 int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t err_len)
 {
 	const char *p = list;
@@ -65,6 +97,7 @@ int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t
 	while (*p) {
 		char *end;
 		long v;
+		int ret;
 
 		errno = 0;
 		v = strtol(p, &end, 10);
@@ -72,11 +105,9 @@ int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t
 			snprintf(err, err_len, "invalid pid list '%s' (expected PID[,PID...])", list);
 			return -EINVAL;
 		}
-		if (o->nr_pids == RECORD_MAX_PIDS) {
-			snprintf(err, err_len, "too many pids: at most %d", RECORD_MAX_PIDS);
-			return -E2BIG;
-		}
-		o->pids[o->nr_pids++] = (pid_t)v;
+		ret = add_pid(o, (pid_t)v, err, err_len);
+		if (ret)
+			return ret;
 		p = *end ? end + 1 : end;
 	}
 	return 0;

@@ -2,7 +2,8 @@
 # Without privileges (run as nobody): a CPU-wide recording (-a) is refused
 # with a message naming kernel.perf_event_paranoid's current value and the
 # fixes (root, CAP_PERFMON, the sysctl value); a per-task recording falls back
-# to user space only and says so when kernel mode is not permitted.
+# to user space only and says so when kernel mode is not permitted, with a
+# notice only: no "error:" line for the refusal the retry got around.
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root to switch to an unprivileged user"
@@ -23,6 +24,17 @@ if [ "$par" -ge 2 ]; then
 	asnobody "$PMIPROF" record -o "$TMPD/out/u.data" -- "$WORKLOADS/shares" 0.2 >/dev/null 2>"$TMPD/err"; rc=$?
 	[ $rc -eq 0 ] && ok "per-task unprivileged recording works" || not_ok "per-task unprivileged recording" "rc=$rc" "$(cat "$TMPD/err")"
 	grep -q 'user space only' "$TMPD/err" && ok "says kernel mode is excluded" || not_ok "says kernel mode is excluded" "$(cat "$TMPD/err")"
+	grep -q 'error:' "$TMPD/err" && not_ok "no error line when the user-only retry succeeds" "$(cat "$TMPD/err")" \
+		|| ok "no error line when the user-only retry succeeds"
+	# -p: the same retry, on a process of the same (unprivileged) user
+	# (setpriv itself, not the asnobody function: $! must be the target, not a root subshell)
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all -- "$WORKLOADS/shares" 3 >/dev/null & sp=$!
+	sleep 0.2
+	asnobody timeout --preserve-status -s INT 0.7 "$PMIPROF" record -o "$TMPD/out/p.data" -p $sp >/dev/null 2>"$TMPD/err"; rc=$?
+	kill $sp 2>/dev/null; wait $sp 2>/dev/null
+	[ $rc -eq 0 ] && grep -q 'user space only' "$TMPD/err" && ! grep -q 'error:' "$TMPD/err" \
+		&& ok "-p unprivileged: user space only, no error line" \
+		|| not_ok "-p unprivileged: user space only, no error line" "rc=$rc" "$(cat "$TMPD/err")"
 	"$PMIPROF" dump -i "$TMPD/out/u.data" 2>&1 | grep -q ' sample .*flags=[^ ]*kernel' \
 		&& not_ok "no kernel-mode samples" || ok "no kernel-mode samples"
 fi
