@@ -12,7 +12,7 @@
 vm_require
 vm_run --timeout 600 -- sh -c '
 	uname -r > /export/uname.txt
-	pmiprof record -q -o /export/churn.data -- sh -c "i=0; while [ \$i -lt 4200 ]; do /bin/true; i=\$((i+1)); done; shares 1; true" \
+	pmiprof record -q -o /export/churn.data -- sh -c "i=0; while [ \$i -lt 4200 ]; do /bin/true; i=\$((i+1)); done; shares 2; true" \
 		2>/export/churn.err; echo "churn=$?"
 	pmiprof report -i /export/churn.data --format csv >/export/churn.csv 2>/export/churn-report.err
 	pmiprof record -m 1 -o /export/loss.data -- shares 3 2>/export/loss.err &
