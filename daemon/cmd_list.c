@@ -148,6 +148,7 @@ int cmd_list(int argc, char **argv)
 		       !r ? "" : r == -EACCES || r == -EPERM ? " [not permitted]" :
 		       " [not supported]");
 	}
+	pl.pat = pat;
 	if (pm_pfm_for_each_event(print_pfm, &pl))
 		printf("\n(libpfm4 could not be initialised: no microarchitecture events)\n");
 	else if (!pl.n && !pat)

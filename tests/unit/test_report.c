@@ -27,6 +27,7 @@
 #include "commands.h"
 #include "util.h"
 #include "pmiprof/trace.h"
+#include "cmd_capture.h"
 #include "../../report/histogram.h"
 #include "../../report/metrics.h"
 #include "../../report/parallel.h"
@@ -232,31 +233,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Runs a command with stdout going to a buffer (returned, caller frees). */
-static char *capture(int (*fn)(int, char **), int argc, char **argv, int *rc)
-{
-	char path[] = "/tmp/pmiprof-out.XXXXXX";
-	int fd = mkstemp(path), saved;
-	struct stat st;
-	char *buf;
-
-	assert_true(fd >= 0);
-	fflush(stdout);
-	saved = dup(1);
-	dup2(fd, 1);
-	*rc = fn(argc, argv);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
-	assert_int_equal(fstat(fd, &st), 0);
-	buf = calloc(1, (size_t)st.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(pread(fd, buf, (size_t)st.st_size, 0), st.st_size);
-	close(fd);
-	unlink(path);
-	return buf;
-}
-
 struct prof_run {
 	struct session s;
 	struct profile p;
@@ -456,7 +432,7 @@ static void csv_has_fixed_columns_then_events_and_metrics(void **state)
 	int rc;
 
 	(void)state;
-	out = capture(cmd_report, 5, argv, &rc);
+	out = cmd_capture(cmd_report, argv, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_true(!strncmp(out, "samples,percent,symbol,dso,instructions,cycles,cache-misses,"
 			     "branches,branch-misses,ipc,cache-misses-mpki,branch-misses-mpki,"
@@ -475,7 +451,7 @@ static void json_and_sort_by_metric(void **state)
 	int rc;
 
 	(void)state;
-	out = capture(cmd_report, 7, argv, &rc);
+	out = cmd_capture(cmd_report, argv, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"meta\": {"));
 	assert_non_null(strstr(out, "\"lost\": 7"));
@@ -500,7 +476,7 @@ static void table_header_states_rule_flags_and_losses(void **state)
 	snprintf(path, sizeof(path), "/tmp/pmiprof-rep-%d.tb", (int)getpid());
 	assert_int_equal(write_trace(path, PMIPROF_TRACE_F_TIME_BASED | PMIPROF_TRACE_F_EMULATED,
 				     true), 0);
-	out = capture(cmd_report, 5, argv, &rc);
+	out = cmd_capture(cmd_report, argv, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "# attribution: each window's counts go to the function whose "
 			       "sample closes the window"));
@@ -531,7 +507,7 @@ static void windows_rows_carry_every_column(void **state)
 	int rc, lines = 0;
 
 	(void)state;
-	out = capture(cmd_report, 6, argv, &rc);
+	out = cmd_capture(cmd_report, argv, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_true(!strncmp(out, "index,time_ns,cpu,pid,tid,comm,symbol,dso,instructions,cycles,"
 			     "cache-misses,branches,branch-misses,ipc,", 100));
@@ -542,17 +518,6 @@ static void windows_rows_carry_every_column(void **state)
 	assert_non_null(strstr(out, "\n8,9000000,0,100,101,worker,rep_work_c,"));
 	assert_non_null(strstr(out, ",100000,50000,0,10000,0,2,0,0,0,0,0\n"));
 	free(out);
-}
-
-static unsigned int count_str(const char *hay, const char *needle)
-{
-	unsigned int n = 0;
-
-	while ((hay = strstr(hay, needle))) {
-		n++;
-		hay += strlen(needle);
-	}
-	return n;
 }
 
 /* SAMPLE_F_THROTTLED windows: counted in every header, marked in --windows. */
@@ -594,25 +559,25 @@ static void throttled_windows_in_header_and_windows(void **state)
 	end_profile(&seq);
 	end_profile(&par);
 
-	out = capture(cmd_report, 3, text, &rc);
+	out = cmd_capture(cmd_report, text, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "110 samples (windows)"));
 	assert_non_null(strstr(out, "# 3 window(s) stretched by throttling left out of per-window "
 			       "statistics"));
 	free(out);
-	out = capture(cmd_report, 5, json, &rc);
+	out = cmd_capture(cmd_report, json, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"throttled_windows\": 3,"));
 	free(out);
 
 	/* An unthrottled trace says nothing in the table header, 0 in JSON. */
-	out = capture(cmd_report, 3, plain, &rc);
+	out = cmd_capture(cmd_report, plain, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_null(strstr(out, "stretched by throttling"));
 	free(out);
 
 	/* --windows CSV: a 0/1 column before after_loss, 1 exactly on windows 3, 40, 77. */
-	out = capture(cmd_report, 6, wcsv, &rc);
+	out = cmd_capture(cmd_report, wcsv, &rc, NULL);
 	assert_int_equal(rc, 0);
 	line = out;
 	next = strchr(line, '\n');
@@ -649,19 +614,19 @@ static void throttled_windows_in_header_and_windows(void **state)
 	free(out);
 
 	/* Table: "(throttled)" after the symbol of those rows; header count at the end. */
-	out = capture(cmd_report, 4, wtab, &rc);
+	out = cmd_capture(cmd_report, wtab, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_int_equal(count_str(out, "  (throttled)\n"), NR_THROTTLED);
 	assert_non_null(strstr(out, "3 window(s) stretched by throttling"));
 	free(out);
-	out = capture(cmd_report, 6, wjson, &rc);
+	out = cmd_capture(cmd_report, wjson, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_int_equal(count_str(out, "\"throttled\": true,"), NR_THROTTLED);
 	assert_int_equal(count_str(out, "\"throttled\": false,"), N_ALL - NR_THROTTLED);
 	assert_non_null(strstr(out, "\"throttled_windows\": 3,"));
 	free(out);
 	/* pmiprof dump names the flag. */
-	out = capture(cmd_dump, 3, dump, &rc);
+	out = cmd_capture(cmd_dump, dump, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_int_equal(count_str(out, "0x41(user,throttled)"), NR_THROTTLED);
 	free(out);
@@ -694,7 +659,7 @@ static void histograms_of_ipc_and_top_functions(void **state)
 	profile_free(&p);
 	session_close(&s);
 
-	out = capture(cmd_report, 4, argv, &rc);
+	out = cmd_capture(cmd_report, argv, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "# distribution of per-window ipc: 110 windows"));
 	assert_non_null(strstr(out, "# ipc over the windows each top function closes"));
@@ -716,7 +681,7 @@ static void damaged_trace_reports_readable_part(void **state)
 	assert_true(s.samples > 0 && s.samples < N_ALL);
 	assert_true(trace_reader_stats(s.r)->truncated);
 	session_close(&s);
-	out = capture(cmd_report, 5, argv, &rc);
+	out = cmd_capture(cmd_report, argv, &rc, NULL);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "rep_work_a"));
 	free(out);
@@ -736,21 +701,21 @@ static void usage_errors_exit_2(void **state)
 	int rc;
 
 	(void)state;
-	free(capture(cmd_report, 4, a1, &rc));
+	free(cmd_capture(cmd_report, a1, &rc, NULL));
 	assert_int_equal(rc, EXIT_USAGE);
-	free(capture(cmd_report, 5, a2, &rc));
+	free(cmd_capture(cmd_report, a2, &rc, NULL));
 	assert_int_equal(rc, EXIT_USAGE);
-	free(capture(cmd_report, 5, a3, &rc));
+	free(cmd_capture(cmd_report, a3, &rc, NULL));
 	assert_int_equal(rc, EXIT_USAGE);
-	free(capture(cmd_report, 5, a4, &rc));
+	free(cmd_capture(cmd_report, a4, &rc, NULL));
 	assert_int_equal(rc, EXIT_USAGE);
-	free(capture(cmd_report, 5, a5, &rc));
+	free(cmd_capture(cmd_report, a5, &rc, NULL));
 	assert_int_equal(rc, EXIT_USAGE);
-	free(capture(cmd_report, 5, a6, &rc));
+	free(cmd_capture(cmd_report, a6, &rc, NULL));
 	assert_int_equal(rc, EXIT_USAGE);
-	free(capture(cmd_plot, 3, a7, &rc));
+	free(cmd_capture(cmd_plot, a7, &rc, NULL));
 	assert_int_equal(rc, EXIT_USAGE);
-	out = capture(cmd_plot, 5, a8, &rc);
+	out = cmd_capture(cmd_plot, a8, &rc, NULL);
 	assert_int_equal(rc, EXIT_USAGE);
 	free(out);
 }
@@ -761,7 +726,7 @@ static void unreadable_trace_fails_with_status_1(void **state)
 	int rc;
 
 	(void)state;
-	free(capture(cmd_report, 3, argv, &rc));
+	free(cmd_capture(cmd_report, argv, &rc, NULL));
 	assert_int_equal(rc, 1);
 }
 

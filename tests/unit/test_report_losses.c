@@ -26,6 +26,7 @@
 #include "commands.h"
 #include "util.h"
 #include "pmiprof/trace.h"
+#include "cmd_capture.h"
 #include "../../report/histogram.h"
 #include "../../report/metrics.h"
 #include "../../report/parallel.h"
@@ -132,50 +133,6 @@ static int write_trace(const char *path, const struct spec *sp)
 	return err;
 }
 
-static char *slurp(int fd)
-{
-	struct stat st;
-	char *buf;
-
-	assert_int_equal(fstat(fd, &st), 0);
-	buf = calloc(1, (size_t)st.st_size + 1);
-	assert_non_null(buf);
-	assert_int_equal(pread(fd, buf, (size_t)st.st_size, 0), st.st_size);
-	return buf;
-}
-
-/* Runs a command with stdout and stderr going to buffers (caller frees both). */
-static char *capture(int (*fn)(int, char **), char **argv, int *rc, char **err)
-{
-	char op[] = "/tmp/pmiprof-out.XXXXXX", ep[] = "/tmp/pmiprof-err.XXXXXX";
-	int ofd = mkstemp(op), efd = mkstemp(ep), so, se, argc = 0;
-	char *out;
-
-	assert_true(ofd >= 0 && efd >= 0);
-	while (argv[argc])
-		argc++;
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(1);
-	se = dup(2);
-	dup2(ofd, 1);
-	dup2(efd, 2);
-	*rc = fn(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	out = slurp(ofd);
-	*err = slurp(efd);
-	close(ofd);
-	close(efd);
-	unlink(op);
-	unlink(ep);
-	return out;
-}
-
 /* Header lines wrapped at 100 columns ("\n#   " continues) joined again, in place. */
 static char *unwrap(char *s)
 {
@@ -191,17 +148,6 @@ static char *unwrap(char *s)
 	}
 	*w = 0;
 	return s;
-}
-
-static unsigned int count_str(const char *hay, const char *needle)
-{
-	unsigned int n = 0;
-
-	while ((hay = strstr(hay, needle))) {
-		n++;
-		hay += strlen(needle);
-	}
-	return n;
 }
 
 static void trace_name(char *buf, size_t size, const char *tag)
@@ -271,7 +217,7 @@ static void after_loss_windows_left_out_of_per_window_statistics(void **state)
 	session_close(&par);
 
 	/* Text: the header says how many and why; the histogram says it left them out. */
-	out = unwrap(capture(cmd_report, hist, &rc, &err));
+	out = unwrap(cmd_capture(cmd_report, hist, &rc, &err));
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "# 3 window(s) after a loss and 1 window(s) stretched by "
 			       "throttling left out of per-window statistics"));
@@ -280,7 +226,7 @@ static void after_loss_windows_left_out_of_per_window_statistics(void **state)
 	assert_non_null(strstr(out, "40 samples (windows), 40 shown"));
 	free(out);
 	free(err);
-	out = capture(cmd_report, hjson, &rc, &err);
+	out = cmd_capture(cmd_report, hjson, &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"after_loss_windows\": 3, \"windows_left_out\": 4,"));
 	assert_non_null(strstr(out, "\"windows_left_out\": 4, \"all\": {\"n\": 36,"));
@@ -288,7 +234,7 @@ static void after_loss_windows_left_out_of_per_window_statistics(void **state)
 	free(err);
 
 	/* --windows lists every window, marked. */
-	out = capture(cmd_report, wcsv, &rc, &err);
+	out = cmd_capture(cmd_report, wcsv, &rc, &err);
 	assert_int_equal(rc, 0);
 	line = out;
 	next = strchr(line, '\n');
@@ -315,14 +261,14 @@ static void after_loss_windows_left_out_of_per_window_statistics(void **state)
 	assert_int_equal(marked, N_WIN);
 	free(out);
 	free(err);
-	out = unwrap(capture(cmd_report, wtab, &rc, &err));
+	out = unwrap(cmd_capture(cmd_report, wtab, &rc, &err));
 	assert_int_equal(rc, 0);
 	assert_int_equal(count_str(out, "  (after loss)\n"), N_AFTER_LOSS);
 	assert_int_equal(count_str(out, "  (throttled)\n"), N_THROTTLED);
 	assert_non_null(strstr(out, "left out of per-window statistics"));
 	free(out);
 	free(err);
-	out = capture(cmd_report, wjson, &rc, &err);
+	out = cmd_capture(cmd_report, wjson, &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_int_equal(count_str(out, "\"after_loss\": true}"), N_AFTER_LOSS);
 	assert_int_equal(count_str(out, "\"after_loss\": false}"), N_WIN - N_AFTER_LOSS);
@@ -354,7 +300,7 @@ static void after_loss_windows_left_out_of_plot_series(void **state)
 	snprintf(series, sizeof(series), "%s.series.dat", path);
 	snprintf(hists, sizeof(hists), "%s.hist.dat", path);
 	assert_int_equal(write_trace(path, &sp), 0);
-	out = capture(cmd_plot, argv, &rc, &err);
+	out = cmd_capture(cmd_plot, argv, &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(err, "(36 windows (others after a loss or throttling left out)"));
 	free(out);
@@ -411,7 +357,7 @@ static void throttling_reported_as_throttling_not_lost_samples(void **state)
 	assert_int_equal(write_trace(path, &sp), 0);
 	assert_int_equal(write_trace(old, &sp10), 0);
 
-	out = unwrap(capture(cmd_report, text, &rc, &err));
+	out = unwrap(cmd_capture(cmd_report, text, &rc, &err));
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "lost 7 (ring 7, write 0, unreadable 0, truncated 0); "
 			       "throttled 3 time(s) for 0.002 s"));
@@ -422,7 +368,7 @@ static void throttling_reported_as_throttling_not_lost_samples(void **state)
 			       "0.002 s"));
 	free(out);
 	free(err);
-	out = capture(cmd_report, json, &rc, &err);
+	out = cmd_capture(cmd_report, json, &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"lost\": 7, \"lost_ring_full\": 7,"));
 	assert_non_null(strstr(out, "\"throttle_events\": 3, \"throttled_s\": 0.002000, "
@@ -431,7 +377,7 @@ static void throttling_reported_as_throttling_not_lost_samples(void **state)
 	free(err);
 
 	/* 1.0: the count was the recorder's estimate of windows. */
-	out = unwrap(capture(cmd_report, text10, &rc, &err));
+	out = unwrap(cmd_capture(cmd_report, text10, &rc, &err));
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "lost 7 (ring 7, write 0, unreadable 0, truncated 0); "
 			       "throttled (about 3 windows, estimated by the recorder)"));
@@ -439,7 +385,7 @@ static void throttling_reported_as_throttling_not_lost_samples(void **state)
 			       "recorder)"));
 	free(out);
 	free(err);
-	out = capture(cmd_report, json10, &rc, &err);
+	out = cmd_capture(cmd_report, json10, &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"lost\": 7,"));
 	assert_non_null(strstr(out, "\"throttle_events\": null, \"throttled_s\": null, "
@@ -462,7 +408,7 @@ static void expect_ending(const char *tag, const struct spec *sp, const char *wh
 
 	trace_name(path, sizeof(path), tag);
 	assert_int_equal(write_trace(path, sp), 0);
-	out = unwrap(capture(cmd_report, text, &rc, &err));
+	out = unwrap(cmd_capture(cmd_report, text, &rc, &err));
 	assert_int_equal(rc, 0);
 	if (what) {
 		char hdr[256];
@@ -479,13 +425,13 @@ static void expect_ending(const char *tag, const struct spec *sp, const char *wh
 	}
 	free(out);
 	free(err);
-	out = capture(cmd_report, js, &rc, &err);
+	out = cmd_capture(cmd_report, js, &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, json));
 	free(out);
 	free(err);
 	/* CSV has no header: stderr says it. */
-	out = capture(cmd_report, csv, &rc, &err);
+	out = cmd_capture(cmd_report, csv, &rc, &err);
 	assert_int_equal(rc, 0);
 	if (what)
 		assert_non_null(strstr(err, what));
@@ -520,7 +466,7 @@ static void unfinished_recording_is_warned_about(void **state)
 	/* --limit stops before the end: unknown, and no false alarm. */
 	trace_name(path, sizeof(path), "lim");
 	assert_int_equal(write_trace(path, &done), 0);
-	out = capture(cmd_report, lim, &rc, &err);
+	out = cmd_capture(cmd_report, lim, &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_non_null(strstr(out, "\"finished\": null"));
 	assert_null(strstr(err, "did not finish"));
@@ -559,14 +505,14 @@ static void json_strings_are_valid_utf8(void **state)
 	(void)state;
 	trace_name(path, sizeof(path), "utf8");
 	assert_int_equal(write_trace(path, &sp), 0);
-	out = capture(cmd_report, by_comm, &rc, &err);
+	out = cmd_capture(cmd_report, by_comm, &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_true(valid_utf8((const unsigned char *)out));
 	assert_non_null(strstr(out, "\"comm\": \"a\\ufffdb\\ufffd\\ufffdc\\ufffd\\ufffdd\\u0001"
 			       "\xc3\xa9\xe2\x82\xac\""));
 	free(out);
 	free(err);
-	out = capture(cmd_report, win, &rc, &err);
+	out = cmd_capture(cmd_report, win, &rc, &err);
 	assert_int_equal(rc, 0);
 	assert_true(valid_utf8((const unsigned char *)out));
 	assert_int_equal(count_str(out, "\"comm\": \"a\\ufffdb"), N_WIN);
