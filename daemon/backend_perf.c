@@ -815,6 +815,7 @@ static int perf_open(struct record_session *s)
 		if (ps->filter) {
 			unsigned int p;
 
+			ret = 0;	/* not the per-task attempt's -EINVAL */
 			if (s->child > 0)
 				ret = pid_set_add_pinned(&ps->dec.pids, (uint32_t)s->child);
 			for (p = 0; p < o->nr_pids && !ret; p++)
