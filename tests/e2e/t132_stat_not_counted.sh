@@ -7,6 +7,14 @@
 have_perf_sw || skip_all "perf_event_open not usable here"
 sleep 60 & sp=$!
 trap 'kill $sp 2>/dev/null; rm -rf "$TMPD"' EXIT
+# Attach only once it sleeps: a target still starting up (exec, page faults)
+# runs for a moment and its counters count.
+for i in $(seq 50); do
+	[ "$(readlink /proc/$sp/exe 2>/dev/null)" = "$(command -v sleep)" ] &&
+		[ "$(awk '{ print $3 }' /proc/$sp/stat 2>/dev/null)" = S ] && break
+	sleep 0.1
+done
+sleep 0.2
 for sep in "" ","; do
 	"$PMIPROF" stat ${sep:+-x "$sep"} -e task-clock,page-faults -p $sp 2>"$TMPD/out" & rp=$!
 	sleep 1
