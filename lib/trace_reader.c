@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "pmiprof/trace.h"
 #include "trace_codec.h"
@@ -68,8 +68,7 @@ struct trace_reader {
 
 	uint8_t *ubuf;			/* inflate target */
 	size_t ucap;
-	z_stream zs;
-	bool zs_ready;
+	struct libdeflate_decompressor *inflater;
 	char *str;			/* decoded strings */
 	uint64_t *ips;			/* decoded callchains */
 };
@@ -164,7 +163,7 @@ static int check_prologue(struct trace_reader *r)
 		     r->size - sizeof(pro), pro.header_size);
 		return -EBADMSG;
 	}
-	crc = (uint32_t)crc32(0, r->buf + sizeof(pro), pro.header_size);
+	crc = (uint32_t)libdeflate_crc32(0, r->buf + sizeof(pro), pro.header_size);
 	if (CRC_BAD(crc, pro.header_crc)) {
 		diag(r, sizeof(pro), "header section CRC mismatch (stored %08x, computed %08x)",
 		     pro.header_crc, crc);
@@ -192,9 +191,14 @@ static int setup(struct trace_reader *r, const char *name, trace_diag_fn fn, voi
 	r->ips = malloc(PMIPROF_MAX_CALLCHAIN * sizeof(*r->ips));
 	if (!r->name || !r->str || !r->ips)
 		return -ENOMEM;
-	if (inflateInit2(&r->zs, -15) != Z_OK)	/* raw deflate: chunks have their own CRC */
+	/*
+	 * Raw deflate (chunks carry their own CRC), inflated in one call into a
+	 * buffer of the known size: libdeflate does that about twice as fast
+	 * as zlib's streaming inflate (docs/report.md), same bytes on disk.
+	 */
+	r->inflater = libdeflate_alloc_decompressor();
+	if (!r->inflater)
 		return -ENOMEM;
-	r->zs_ready = true;
 	return 0;
 }
 
@@ -202,8 +206,8 @@ void trace_reader_close(struct trace_reader *r)
 {
 	if (!r)
 		return;
-	if (r->zs_ready)
-		inflateEnd(&r->zs);
+	if (r->inflater)
+		libdeflate_free_decompressor(r->inflater);
 	if (r->map)
 		munmap(r->map, r->size);
 	free(r->owned);
@@ -353,7 +357,7 @@ static int chunk_failed(struct trace_reader *r, struct trace_record *rec, const 
 static bool header_valid(const struct pmiprof_chunk_header *ch)
 {
 	return ch->magic == PMIPROF_CHUNK_MAGIC &&
-	       !CRC_BAD((uint32_t)crc32(0, (const uint8_t *)ch,
+	       !CRC_BAD((uint32_t)libdeflate_crc32(0, (const uint8_t *)ch,
 					offsetof(struct pmiprof_chunk_header, header_crc)),
 			ch->header_crc) &&
 	       ch->usize <= PMIPROF_MAX_CHUNK_SIZE && ch->csize <= PMIPROF_MAX_CHUNK_SIZE;
@@ -455,14 +459,15 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 		return 0;
 	}
 	payload = r->buf + off + HDR;
-	crc = (uint32_t)crc32(0, payload, ch.csize);
+	crc = (uint32_t)libdeflate_crc32(0, payload, ch.csize);
 	if (CRC_BAD(crc, ch.payload_crc)) {
 		diag(r, off, "chunk %u: payload CRC mismatch (stored %08x, computed %08x); %u "
 		     "records lost", ch.seq, ch.payload_crc, crc, ch.nr_records);
 		goto bad;
 	}
 	if (ch.flags & PMIPROF_CHUNK_F_DEFLATE) {
-		int zr;
+		enum libdeflate_result zr;
+		size_t in_used = 0, out_len = 0;
 
 		if (r->ucap < ch.usize) {
 			/* slack after the payload lets the decoder skip bounds checks */
@@ -477,16 +482,14 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 			r->ucap = ch.usize;
 			memset(n + ch.usize, 0, DECODE_SLACK);
 		}
-		inflateReset(&r->zs);
-		r->zs.next_in = (uint8_t *)payload;
-		r->zs.avail_in = ch.csize;
-		r->zs.next_out = r->ubuf;
-		r->zs.avail_out = ch.usize;
-		zr = inflate(&r->zs, Z_FINISH);
-		if (zr != Z_STREAM_END || r->zs.total_out != ch.usize || r->zs.avail_in) {
+		zr = libdeflate_deflate_decompress_ex(r->inflater, payload, ch.csize, r->ubuf,
+						      ch.usize, &in_used, &out_len);
+		if (zr != LIBDEFLATE_SUCCESS || out_len != ch.usize || in_used != ch.csize) {
 			diag(r, off, "chunk %u: corrupt deflate payload (%s); %u records lost",
-			     ch.seq, zr == Z_STREAM_END ? "size differs from the header" :
-			     r->zs.msg ? r->zs.msg : "stream incomplete", ch.nr_records);
+			     ch.seq, zr == LIBDEFLATE_SUCCESS ? "size differs from the header" :
+			     zr == LIBDEFLATE_INSUFFICIENT_SPACE ?
+			     "inflates to more than the header says" : "invalid deflate data",
+			     ch.nr_records);
 			goto bad;
 		}
 		payload = r->ubuf;

@@ -85,7 +85,7 @@ int tgen_write_basic(const char *path)
 			.path = "/usr/bin/workload",
 		};
 		struct trace_task f = { 999000200, 100, 100, 101, 100 };
-		struct trace_lost l = { 1000500000, 1, PMIPROF_LOST_RING_FULL, 7 };
+		struct trace_lost l = { 1000500000, 1, PMIPROF_LOST_RING_FULL, 7, 0 };
 		struct trace_mark mk = { 1000600000, 0, 100, 100, 42, "phase 2" };
 		struct trace_callchain cc = { 3, chain };
 		struct trace_task x = { 1100000000, 100, 100, 101, 100 };
