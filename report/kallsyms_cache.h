@@ -20,4 +20,11 @@
  */
 char *kallsyms_read_cached(size_t *len);
 
+/*
+ * The newest trusted cache file of an earlier boot of this machine (boot
+ * id boot_id, our uid, any /proc/modules): a trace recorded then names that
+ * boot's addresses.  NULL when there is none.
+ */
+char *kallsyms_read_boot(const char *boot_id, size_t *len);
+
 #endif /* PMIPROF_KALLSYMS_CACHE_H */
