@@ -149,7 +149,7 @@ static int lookup_setup(struct session *s)
 		}
 		so->kallsyms_boot = h->boot_id;
 	}
-	if (asprintf(&s->kernel_note, "recorded by another kernel (%s%s%s, boot %s) whose "
+	if (asprintf(&s->kernel_note, "recorded by another kernel or boot (%s%s%s, boot %s) whose "
 		     "kallsyms was not found; kernel addresses are not named with this "
 		     "machine's (pass --kallsyms FILE, or --archive/--buildid-dir with an archive "
 		     "made by 'pmiprof archive' on the recording machine)",

@@ -289,7 +289,9 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 		d->info.note = d->note;
 	} else if (path[0] != '/' && !(sy->opts.own_vdso && !strcmp(path, "[vdso]"))) {
 		d->state = DSO_MISSING;
-		snprintf(d->note, sizeof(d->note), "no file to read symbols from");
+		snprintf(d->note, sizeof(d->note), "%s", strcmp(path, "[vdso]") ?
+			 "no file to read symbols from" : "the recording kernel's vDSO is in no "
+			 "file, and this is another kernel");
 		d->info.note = d->note;
 	}
 	return id;
@@ -696,17 +698,20 @@ static void load_kallsyms(struct symbolizer *sy)
 	sy->kernel_dso = symbolizer_dso(sy, "[kernel.kallsyms]", NULL, 0);
 	if (sy->kernel_dso < 0)
 		return;
-	if (!sy->opts.kallsyms && sy->opts.kallsyms_boot) {
-		path = "the kallsyms cached during that boot";
-		sy->ktext = kallsyms_read_boot(sy->opts.kallsyms_boot, &len);
-	} else if (!sy->opts.kallsyms && sy->opts.kernel_note) {
-		/* Another kernel's trace: this kernel's names would be wrong ones. */
-		dso_missing(sy->dsos[sy->kernel_dso], "%s", sy->opts.kernel_note);
-		return;
-	} else if (!sy->opts.kallsyms) {
+	if (sy->opts.kallsyms) {
+		if (pm_read_file(path, &sy->ktext, &len))
+			sy->ktext = NULL;
+	} else if (sy->opts.kallsyms_boot || sy->opts.kernel_note) {
+		/* Another boot's trace: its cached kallsyms, never this kernel's names. */
+		path = "the kallsyms cached during the recording boot";
+		if (sy->opts.kallsyms_boot)
+			sy->ktext = kallsyms_read_boot(sy->opts.kallsyms_boot, &len);
+		if (!sy->ktext && sy->opts.kernel_note) {
+			dso_missing(sy->dsos[sy->kernel_dso], "%s", sy->opts.kernel_note);
+			return;
+		}
+	} else {
 		sy->ktext = kallsyms_read_cached(&len);
-	} else if (pm_read_file(path, &sy->ktext, &len)) {
-		sy->ktext = NULL;
 	}
 	if (!sy->ktext) {
 		dso_missing(sy->dsos[sy->kernel_dso], "cannot read %s", path);
