@@ -189,8 +189,8 @@ enum {
  * indent, for commands that share them).
  */
 #define SESSION_LOOKUP_HELP \
-"    --kallsyms FILE               kernel symbols (default: /proc/kallsyms when the\n" \
-"                                  trace is from the running kernel's boot)\n" \
+"    --kallsyms FILE               kernel symbols (default /proc/kallsyms, when\n" \
+"                                  the trace is from this boot)\n" \
 "    --jit-dir DIR                 where perf-PID.map files are (default /tmp)\n" \
 "    --symfs DIR                   look binaries and debug files up as DIR + the\n" \
 "                                  recorded path (a copy of the recording root)\n" \
