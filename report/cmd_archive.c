@@ -258,14 +258,6 @@ out:
 	return err;
 }
 
-/* False when kptr_restrict zeroed the addresses. */
-static bool shows_addresses(const char *text)
-{
-	while (*text == '0')
-		text++;
-	return *text && *text != ' ';
-}
-
 /* The recording boot's kallsyms: 1 packed, 0 not (warned), or -errno. */
 static int pack_kallsyms(struct packer *p, const struct trace_header *h, bool quiet)
 {
@@ -284,7 +276,7 @@ static int pack_kallsyms(struct packer *p, const struct trace_header *h, bool qu
 		text = kallsyms_read_cached(&len);
 	else
 		text = kallsyms_read_boot(h->boot_id, &len);
-	if (text && !shows_addresses(text)) {
+	if (text && !kallsyms_has_addresses(text)) {
 		free(text);
 		if (!quiet)
 			pm_warn("/proc/kallsyms shows no addresses (kernel.kptr_restrict; run as "

@@ -86,12 +86,27 @@ static char *read_trusted(const char *path, size_t *len)
 	return buf;
 }
 
-/* True when the text shows real addresses (not zeroed by kptr_restrict). */
-static bool has_addresses(const char *text)
+/*
+ * True when the text shows real addresses (not zeroed by kptr_restrict).
+ * The first lines can be per-CPU symbols at 0 (fixed_percpu_data): look on.
+ */
+bool kallsyms_has_addresses(const char *text)
 {
-	while (*text == '0')
+	unsigned int lines;
+
+	for (lines = 0; *text && lines < 4096; lines++) {
+		const char *p = text;
+
+		while (*p == '0')
+			p++;
+		if (*p && *p != ' ' && *p != '\n')
+			return true;
+		text = strchr(p, '\n');
+		if (!text)
+			break;
 		text++;
-	return *text && *text != ' ';
+	}
+	return false;
 }
 
 static void store(const char *dir, const char *path, const char *text, size_t len)
@@ -129,14 +144,14 @@ char *kallsyms_read_cached(size_t *len)
 
 	if (use && !cache_path(path, sizeof(path), dir, sizeof(dir))) {
 		text = read_trusted(path, len);
-		if (text && has_addresses(text))
+		if (text && kallsyms_has_addresses(text))
 			return text;
 		free(text);
 	} else {
 		use = false;
 	}
 	text = read_path("/proc/kallsyms", len);
-	if (text && use && has_addresses(text))
+	if (text && use && kallsyms_has_addresses(text))
 		store(dir, path, text, *len);
 	return text;
 }
@@ -172,7 +187,7 @@ char *kallsyms_read_boot(const char *boot_id, size_t *len)
 	if (!best[0])
 		return NULL;
 	text = read_trusted(best, len);
-	if (text && !has_addresses(text)) {
+	if (text && !kallsyms_has_addresses(text)) {
 		free(text);
 		text = NULL;
 	}
