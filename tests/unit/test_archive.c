@@ -7,6 +7,9 @@
  * parser used on /sys/kernel/notes, and the 1.2 header items.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +26,17 @@
 #include "../../lib/util.h"
 #include "../../report/archive.h"
 #include "../../report/kallsyms_cache.h"
+#include "../../report/session.h"
 #include "pmiprof/trace.h"
+#include "self_maps.h"
+#include "trace_gen.h"
+
+/* A function of this program, to be named from the archived copy. */
+__attribute__((noinline)) int archive_target_fn(int x);
+__attribute__((noinline)) int archive_target_fn(int x)
+{
+	return x * 7 + 3;
+}
 
 static char dir[64];
 
@@ -230,6 +243,116 @@ static void header_boot_id_and_kernel_build_id_round_trip(void **state)
 	trace_reader_close(r);
 }
 
+/* This program's build-id, from its SHT_NOTE sections. */
+static int self_build_id(uint8_t *id, size_t size)
+{
+	int fd = open("/proc/self/exe", O_RDONLY), n = -ENOENT;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && n < 0 && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE && (d = elf_getdata(scn, NULL)))
+			n = elf_notes_build_id(d->d_buf, d->d_size, id, size);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return n;
+}
+
+struct first_sym {
+	struct session *s;
+	const char *name;
+};
+
+static int take_sym(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
+		    uint32_t comm)
+{
+	struct first_sym *f = arg;
+
+	(void)smp;
+	(void)index;
+	(void)comm;
+	f->name = symbolizer_sym(f->s->sy, sym)->name;
+	return 0;
+}
+
+static const char *report_one(const char *trace, const char *archive)
+{
+	static char name[128];
+	struct session_opts o = { .input = trace, .archive = archive };
+	struct session s;
+	struct first_sym f = { &s, NULL };
+
+	assert_int_equal(session_open(&s, &o), 0);
+	assert_int_equal(session_run(&s, take_sym, &f), 0);
+	assert_non_null(f.name);
+	pm_strlcpy(name, f.name, sizeof(name));
+	session_close(&s);
+	return name;
+}
+
+/*
+ * An MMAP without build-id (module backend) of a path missing here: the
+ * archive's manifest gives the build-id read from the file at archive time,
+ * and the archived copy names the function.
+ */
+static void mmap_without_build_id_named_through_the_archive_manifest(void **state)
+{
+	static const char gone[] = "/nonexistent/pmiprof-ut/self";
+	char trace[128], tar[128], member[96], manifest[256], hex[41];
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_mmap mm;
+	struct trace_sample smp;
+	struct mapping m;
+	struct tar_out *t;
+	uint8_t id[20];
+	int n;
+
+	(void)state;
+	assert_int_equal(find_mapping((const void *)archive_target_fn, &m), 0);
+	n = self_build_id(id, sizeof(id));
+	if (n <= 0)
+		skip();		/* built without --build-id: nothing to key the archive by */
+	build_id_hex(hex, id, (size_t)n);
+	snprintf(trace, sizeof(trace), "%s/t.data", dir);
+	snprintf(tar, sizeof(tar), "%s/a.tar.gz", dir);
+	tgen_header(&h);
+	h.flags = 0;
+	memset(&mm, 0, sizeof(mm));
+	mm.pid = mm.tid = 7;
+	mm.start = m.start;
+	mm.len = m.end - m.start;
+	mm.pgoff = m.pgoff;
+	mm.prot = 5;
+	mm.path = gone;
+	memset(&smp, 0, sizeof(smp));
+	smp.time = h.start_time + 1000;
+	smp.ip = (uint64_t)(uintptr_t)archive_target_fn + 2;
+	smp.pid = smp.tid = 7;
+	smp.flags = PMIPROF_SAMPLE_F_USER;
+	smp.nr = h.nr_events;
+	assert_int_equal(trace_writer_open(&w, trace, &h, NULL), 0);
+	assert_int_equal(trace_write_mmap(w, &mm), 0);
+	assert_int_equal(trace_write_sample(w, &smp), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_string_equal(report_one(trace, NULL), "[unknown]");
+
+	snprintf(member, sizeof(member), ".build-id/%.2s/%s", hex, hex + 2);
+	snprintf(manifest, sizeof(manifest), "elf %s file %s\n", hex, gone);
+	assert_int_equal(tar_out_open(&t, tar, true), 0);
+	assert_int_equal(tar_out_file(t, member, "/proc/self/exe"), 0);
+	assert_int_equal(tar_out_mem(t, ARCHIVE_MANIFEST, manifest, strlen(manifest)), 0);
+	assert_int_equal(tar_out_close(t), 0);
+	assert_string_equal(report_one(trace, tar), "archive_target_fn");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +365,8 @@ int main(void)
 		cmocka_unit_test(boot_id_validated),
 		cmocka_unit_test_setup_teardown(header_boot_id_and_kernel_build_id_round_trip,
 						make_dir, drop_dir),
+		cmocka_unit_test_setup_teardown(
+			mmap_without_build_id_named_through_the_archive_manifest, make_dir, drop_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
