@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cpu_set.h"
+#include "kernel_id.h"
 #include "util.h"
 
 static void cpuinfo_fill(struct trace_header *h)
@@ -81,6 +82,11 @@ void host_info_fill(struct trace_header *h, int argc, char **argv)
 	if (!uname(&u))
 		pm_strlcpy(h->kernel_release, u.release, sizeof(h->kernel_release));
 	cpuinfo_fill(h);
+	/* Best effort: a trace without them is reported as from an unknown boot. */
+	if (kernel_boot_id(h->boot_id, sizeof(h->boot_id)))
+		h->boot_id[0] = 0;
+	n = kernel_build_id(h->kernel_build_id, sizeof(h->kernel_build_id));
+	h->kernel_build_id_len = n > 0 ? (uint32_t)n : 0;
 	/* Online, not configured: an offline CPU records nothing (backends may refine). */
 	if (!cpu_set_online(&cpus))
 		h->nr_cpus = cpus.nr;

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	CMD(list),
 	CMD(stat),
 	CMD(dump),
+	CMD(archive),
 	CMD(doctor),
 #undef CMD
 };

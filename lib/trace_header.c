@@ -103,6 +103,12 @@ int trace_header_encode(const struct trace_header *h, uint8_t **buf, size_t *len
 	tlv_str(&b, PMIPROF_TAG_RECORDER, h->recorder, sizeof(h->recorder));
 	if (h->note[0])
 		tlv_str(&b, PMIPROF_TAG_NOTE, h->note, sizeof(h->note));
+	if (h->boot_id[0])
+		tlv_str(&b, PMIPROF_TAG_BOOT_ID, h->boot_id, sizeof(h->boot_id));
+	if (h->kernel_build_id_len)
+		tlv_put2(&b, PMIPROF_TAG_KERNEL_BUILD_ID, h->kernel_build_id,
+			 h->kernel_build_id_len > sizeof(h->kernel_build_id) ?
+			 sizeof(h->kernel_build_id) : h->kernel_build_id_len, NULL, 0);
 	if (b.err) {
 		free(b.p);
 		return b.err;
@@ -142,6 +148,8 @@ static const char *tag_name(uint32_t tag)
 		[PMIPROF_TAG_NR_CPUS] = "nr_cpus",
 		[PMIPROF_TAG_RECORDER] = "recorder",
 		[PMIPROF_TAG_NOTE] = "note",
+		[PMIPROF_TAG_BOOT_ID] = "boot id",
+		[PMIPROF_TAG_KERNEL_BUILD_ID] = "kernel build-id",
 	};
 
 	return tag < ARRAY_SIZE(names) && names[tag] ? names[tag] : "unknown";
@@ -279,6 +287,15 @@ int trace_header_decode(const uint8_t *p, size_t len, struct trace_header *h,
 			break;
 		case PMIPROF_TAG_NOTE:
 			get_str(h->note, sizeof(h->note), v, t.len);
+			break;
+		case PMIPROF_TAG_BOOT_ID:
+			get_str(h->boot_id, sizeof(h->boot_id), v, t.len);
+			break;
+		case PMIPROF_TAG_KERNEL_BUILD_ID:
+			/* Longer than any build-id we know: keep the first 20 bytes. */
+			h->kernel_build_id_len = t.len > sizeof(h->kernel_build_id) ?
+						 (uint32_t)sizeof(h->kernel_build_id) : t.len;
+			memcpy(h->kernel_build_id, v, h->kernel_build_id_len);
 			break;
 		default:
 			break;	/* a later minor version's item: skip it */

@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "pmiprof/trace.h"
+#include "kernel_id.h"
 #include "util.h"
 
 const char cmd_dump_summary[] = "Print the header and every record of a trace file";
@@ -169,6 +170,16 @@ static void print_header(const char *path, const struct trace_header *h, bool ra
 	put_escaped(h->hostname);
 	printf("\nkernel:         ");
 	put_escaped(h->kernel_release);
+	if (h->boot_id[0]) {
+		printf("\nboot id:        ");
+		put_escaped(h->boot_id);
+	}
+	if (h->kernel_build_id_len) {
+		char hex[2 * sizeof(h->kernel_build_id) + 1];
+
+		build_id_hex(hex, h->kernel_build_id, h->kernel_build_id_len);
+		printf("\nkernel build-id: %s", hex);
+	}
 	printf("\ncpu vendor:     ");
 	put_escaped(h->cpu_vendor);
 	printf("\ncpu:            family %u model %u stepping %u\n", h->cpu_family, h->cpu_model,

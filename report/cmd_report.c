@@ -59,8 +59,13 @@ const char cmd_report_help[] =
 "    (elfutils libdwfl): .symtab, .dynsym, or separate debug info found by\n"
 "    build-id under /usr/lib/debug/.build-id; a build-id that differs from\n"
 "    the recorded one is warned about.  Addresses that cannot be resolved are\n"
-"    counted as [unknown] in their DSO, with a note saying why.  Kernel\n"
-"    addresses use /proc/kallsyms when the trace has kernel IPs; JIT code in\n"
+"    counted as [unknown] in their DSO, with a note saying why.  A trace from\n"
+"    another machine finds its files by build-id in an archive made there by\n"
+"    'pmiprof archive' (--archive, or extracted into ~/.pmiprof/debug), or\n"
+"    under a copy of its root (--symfs).  Kernel addresses use /proc/kallsyms\n"
+"    when the trace has kernel IPs and was recorded during this boot, else\n"
+"    the recording boot's kallsyms (archive, --kallsyms): never another\n"
+"    kernel's names, [unknown] with a note instead.  JIT code in\n"
 "    anonymous memory (//anon, [anon:*], /memfd:*) uses /tmp/perf-PID.map\n"
 "    (perf's convention, 'START SIZE NAME' in hex).  The idle task (pid 0)\n"
 "    is shown as swapper.\n"
@@ -99,8 +104,9 @@ const char cmd_report_help[] =
 "    --time START,END              seconds since the start of the recording\n"
 "                                  (units s, ms, us, ns; either side may be empty)\n"
 "    --window A-B                  window indexes A to B inclusive (A-, -B, A)\n"
-"    --kallsyms FILE               kernel symbols (default /proc/kallsyms)\n"
-"    --jit-dir DIR                 where perf-PID.map files are (default /tmp)\n"
+"\n"
+"SYMBOL LOOKUP\n"
+SESSION_LOOKUP_HELP
 "\n"
 "EXAMPLES\n"
 "    pmiprof report\n"
@@ -108,6 +114,8 @@ const char cmd_report_help[] =
 "    pmiprof report --by dso --format csv > dsos.csv\n"
 "    pmiprof report --windows --symbol 'work_*' --time 1,2 --format csv\n"
 "    pmiprof report --hist\n"
+"    pmiprof report -i guest.data --archive guest.data.tar.gz\n"
+"    pmiprof report -i target.data --symfs /srv/target-rootfs\n"
 "\n"
 "EXIT STATUS\n"
 "    0 success (damaged traces, and recordings that did not finish, were\n"
@@ -116,7 +124,7 @@ const char cmd_report_help[] =
 "    other error, 2 usage error.\n"
 "\n"
 "SEE ALSO\n"
-"    pmiprof plot, pmiprof dump, docs/report.md\n";
+"    pmiprof plot, pmiprof dump, pmiprof archive, docs/report.md\n";
 
 enum {
 	OPT_BY = 0x2000, OPT_HIST, OPT_HIST_METRIC, OPT_SRCLINE, OPT_INLINE, OPT_WIDTH,

@@ -2,6 +2,7 @@
 /* Per-user cache of /proc/kallsyms (see kallsyms_cache.h for why and how it is keyed). */
 #include "kallsyms_cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,10 +29,22 @@ static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
 	return h;
 }
 
+static int cache_dir(char *dir, size_t dsize)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		snprintf(dir, dsize, "%s/pmiprof", xdg);
+	else if (home && *home)
+		snprintf(dir, dsize, "%s/.cache/pmiprof", home);
+	else
+		return -ENOENT;
+	return 0;
+}
+
 /* "<dir>/kallsyms-<bootid>-<uid>-<modules hash>", or -ENOENT when no key. */
 static int cache_path(char *out, size_t size, char *dir, size_t dsize)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	char boot[64] = "", *mods, *nl;
 	size_t blen = 0, mlen = 0;
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -49,11 +62,7 @@ static int cache_path(char *out, size_t size, char *dir, size_t dsize)
 		h = fnv1a(h, mods, mlen);
 		free(mods);
 	}
-	if (xdg && *xdg)
-		snprintf(dir, dsize, "%s/pmiprof", xdg);
-	else if (home && *home)
-		snprintf(dir, dsize, "%s/.cache/pmiprof", home);
-	else
+	if (cache_dir(dir, dsize))
 		return -ENOENT;
 	if ((size_t)snprintf(out, size, "%s/kallsyms-%s-%u-%016llx", dir, boot,
 			     (unsigned int)geteuid(), (unsigned long long)h) >= size)
@@ -77,12 +86,27 @@ static char *read_trusted(const char *path, size_t *len)
 	return buf;
 }
 
-/* True when the text shows real addresses (not zeroed by kptr_restrict). */
-static bool has_addresses(const char *text)
+/*
+ * True when the text shows real addresses (not zeroed by kptr_restrict).
+ * The first lines can be per-CPU symbols at 0 (fixed_percpu_data): look on.
+ */
+bool kallsyms_has_addresses(const char *text)
 {
-	while (*text == '0')
+	unsigned int lines;
+
+	for (lines = 0; *text && lines < 4096; lines++) {
+		const char *p = text;
+
+		while (*p == '0')
+			p++;
+		if (*p && *p != ' ' && *p != '\n')
+			return true;
+		text = strchr(p, '\n');
+		if (!text)
+			break;
 		text++;
-	return *text && *text != ' ';
+	}
+	return false;
 }
 
 static void store(const char *dir, const char *path, const char *text, size_t len)
@@ -120,14 +144,52 @@ char *kallsyms_read_cached(size_t *len)
 
 	if (use && !cache_path(path, sizeof(path), dir, sizeof(dir))) {
 		text = read_trusted(path, len);
-		if (text && has_addresses(text))
+		if (text && kallsyms_has_addresses(text))
 			return text;
 		free(text);
 	} else {
 		use = false;
 	}
 	text = read_path("/proc/kallsyms", len);
-	if (text && use && has_addresses(text))
+	if (text && use && kallsyms_has_addresses(text))
 		store(dir, path, text, *len);
+	return text;
+}
+
+char *kallsyms_read_boot(const char *boot_id, size_t *len)
+{
+	char dir[PATH_MAX], prefix[128], best[PATH_MAX + 256] = "", path[PATH_MAX + 256];
+	const char *env = getenv("PMIPROF_KALLSYMS_CACHE");
+	struct timespec newest = { 0, 0 };
+	struct dirent *e;
+	struct stat st;
+	char *text;
+	DIR *d;
+
+	if ((env && !strcmp(env, "0")) || cache_dir(dir, sizeof(dir)))
+		return NULL;
+	snprintf(prefix, sizeof(prefix), "kallsyms-%s-%u-", boot_id, (unsigned int)geteuid());
+	d = opendir(dir);
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)) || strstr(e->d_name, ".tmp"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (stat(path, &st) || (st.st_mtim.tv_sec < newest.tv_sec ||
+					(st.st_mtim.tv_sec == newest.tv_sec &&
+					 st.st_mtim.tv_nsec <= newest.tv_nsec)))
+			continue;
+		newest = st.st_mtim;
+		pm_strlcpy(best, path, sizeof(best));
+	}
+	closedir(d);
+	if (!best[0])
+		return NULL;
+	text = read_trusted(best, len);
+	if (text && !kallsyms_has_addresses(text)) {
+		free(text);
+		text = NULL;
+	}
 	return text;
 }

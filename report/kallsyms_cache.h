@@ -9,6 +9,7 @@
 #ifndef PMIPROF_KALLSYMS_CACHE_H
 #define PMIPROF_KALLSYMS_CACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -19,5 +20,15 @@
  * cache; its directory is $XDG_CACHE_HOME/pmiprof or ~/.cache/pmiprof.
  */
 char *kallsyms_read_cached(size_t *len);
+
+/* Whether a kallsyms text shows real addresses (kptr_restrict zeroes them). */
+bool kallsyms_has_addresses(const char *text);
+
+/*
+ * The newest trusted cache file of an earlier boot of this machine (boot
+ * id boot_id, our uid, any /proc/modules): a trace recorded then names that
+ * boot's addresses.  NULL when there is none.
+ */
+char *kallsyms_read_boot(const char *boot_id, size_t *len);
 
 #endif /* PMIPROF_KALLSYMS_CACHE_H */

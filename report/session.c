@@ -8,9 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
+#include "kallsyms_cache.h"
+#include "kernel_id.h"
 #include "util.h"
 
 /* Cache tags for addresses that are not in a recorded address space. */
@@ -20,6 +25,143 @@
 /* Comm ids interned first by session_open(). */
 #define COMM_UNKNOWN	0
 #define COMM_SWAPPER	1
+
+/*
+ * Whether the trace was recorded by the running kernel during this boot, so
+ * /proc/kallsyms and our vDSO are its own.  1.2 traces name their boot;
+ * older ones only their release and host name, which a reboot (KASLR) keeps.
+ */
+static bool same_kernel(const struct trace_header *h)
+{
+	char boot[64], host[256] = "";
+	struct utsname u;
+
+	if (h->boot_id[0])
+		return !kernel_boot_id(boot, sizeof(boot)) && !strcmp(boot, h->boot_id);
+	gethostname(host, sizeof(host) - 1);
+	return !uname(&u) && !strcmp(u.release, h->kernel_release) &&
+	       !strcmp(host, h->hostname);
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* --archive FILE: extracted into a private directory that session_close() removes. */
+static int open_archive(struct session *s, const char *file)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	int err;
+
+	snprintf(dir, sizeof(dir), "%s/pmiprof-archive.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		err = -errno;
+		pm_err("--archive %s: cannot create a directory to extract it in %s: %s", file,
+		       tmp && *tmp ? tmp : "/tmp", strerror(-err));
+		return err;
+	}
+	s->archive_dir = strdup(dir);
+	if (!s->archive_dir) {
+		rmdir(dir);
+		return -ENOMEM;
+	}
+	err = tar_extract(file, dir);
+	if (err) {
+		pm_err("--archive %s: %s", file, err == -EBADMSG ?
+		       "not a tar archive (or a damaged one); make it with 'pmiprof archive'" :
+		       strerror(-err));
+		return err;
+	}
+	return archive_ids_load(&s->arch_ids, dir);
+}
+
+/* DIR/kallsyms/BOOT of the first build-id cache that has it, or NULL. */
+static char *archived_kallsyms(const struct session *s, const char *boot)
+{
+	const char *dirs[] = { s->archive_dir, s->buildid_dir };
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+		if (!dirs[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/kallsyms/%s", dirs[i], boot);
+		if (!access(path, R_OK))
+			return strdup(path);
+	}
+	return NULL;
+}
+
+/*
+ * Where binaries, debug files and kernel symbols come from: the build-id
+ * caches (--archive, --buildid-dir or ~/.pmiprof/debug), --symfs, and for
+ * the kernel either this boot's kallsyms or the trace's own boot's, never
+ * another kernel's.
+ */
+static int lookup_setup(struct session *s)
+{
+	struct symbolizer_opts *so = &s->opts.sym;
+	const struct trace_header *h = s->h;
+	const char *home = getenv("HOME");
+	bool ours = same_kernel(h);
+	char dflt[PATH_MAX];
+	int err;
+
+	if (s->opts.archive) {
+		err = open_archive(s, s->opts.archive);
+		if (err)
+			return err;
+	}
+	dflt[0] = 0;
+	if (s->opts.buildid_dir) {
+		if (!is_dir(s->opts.buildid_dir)) {
+			pm_err("--buildid-dir %s: not a directory", s->opts.buildid_dir);
+			return -ENOTDIR;
+		}
+		pm_strlcpy(dflt, s->opts.buildid_dir, sizeof(dflt));
+	} else if (home && *home) {
+		/* The default cache only when it exists: most reports have none. */
+		if ((size_t)snprintf(dflt, sizeof(dflt), "%s/.pmiprof/debug", home) >= sizeof(dflt) ||
+		    !is_dir(dflt))
+			dflt[0] = 0;
+	}
+	if (dflt[0] && !(s->buildid_dir = strdup(dflt)))
+		return -ENOMEM;
+	if (so->symfs && !is_dir(so->symfs)) {
+		pm_err("--symfs %s: not a directory", so->symfs);
+		return -ENOTDIR;
+	}
+	so->buildid_dirs[0] = s->archive_dir;
+	so->buildid_dirs[1] = s->buildid_dir;
+	so->own_vdso = ours;
+	if (!so->kernel || so->kallsyms || ours)
+		return 0;
+	/* Another kernel's trace: its own kallsyms, or no kernel names at all. */
+	if (h->boot_id[0] && kernel_boot_id_valid(h->boot_id)) {
+		s->kallsyms_path = archived_kallsyms(s, h->boot_id);
+		if (s->kallsyms_path) {
+			so->kallsyms = s->kallsyms_path;
+			return 0;
+		}
+		so->kallsyms_boot = h->boot_id;
+	}
+	if (asprintf(&s->kernel_note, "recorded by another kernel or boot (%s%s%s, boot %s) whose "
+		     "kallsyms was not found; kernel addresses are not named with this "
+		     "machine's (pass --kallsyms FILE, or --archive/--buildid-dir with an archive "
+		     "made by 'pmiprof archive' on the recording machine)",
+		     h->kernel_release[0] ? h->kernel_release : "release unknown",
+		     h->hostname[0] ? " on " : "", h->hostname,
+		     h->boot_id[0] ? h->boot_id : "unknown: trace format < 1.2") < 0) {
+		s->kernel_note = NULL;
+		return -ENOMEM;
+	}
+	so->kernel_note = s->kernel_note;
+	return 0;
+}
 
 int session_open(struct session *s, const struct session_opts *o)
 {
@@ -36,10 +178,10 @@ int session_open(struct session *s, const struct session_opts *o)
 	s->h = trace_reader_header(s->r);
 	/* Kernel symbols only when the trace has kernel IPs. */
 	s->opts.sym.kernel = (s->h->flags & PMIPROF_TRACE_F_KERNEL_IPS) != 0;
-	{
-		struct utsname u;
-
-		s->opts.sym.own_vdso = !uname(&u) && !strcmp(u.release, s->h->kernel_release);
+	err = lookup_setup(s);
+	if (err) {
+		session_close(s);
+		return err;
 	}
 	s->time_scale = 1.0;
 	if (s->h->clock_freq_hz && s->h->clock_freq_hz != 1000000000ULL)
@@ -78,6 +220,16 @@ void session_close(struct session *s)
 	hm_free(&s->tid2comm);
 	free(s->sym_pass);
 	free(s->lost_marks);
+	if (s->archive_dir) {
+		rm_tree(s->archive_dir);
+		free(s->archive_dir);
+		s->archive_dir = NULL;
+	}
+	free(s->buildid_dir);
+	free(s->kallsyms_path);
+	free(s->kernel_note);
+	s->buildid_dir = s->kallsyms_path = s->kernel_note = NULL;
+	archive_ids_free(&s->arch_ids);
 	s->r = NULL;
 	s->sy = NULL;
 	s->sym_pass = NULL;
@@ -314,14 +466,18 @@ int session_lost(struct session *s, const struct trace_lost *l)
 
 static int on_mmap(struct session *s, const struct trace_mmap *m)
 {
+	const uint8_t *bid = m->build_id;
+	uint32_t bid_len = m->build_id_len;
 	int64_t dso, jit;
 
 	s->mmaps++;
 	/* Only code can hold a sampled IP. */
 	if (m->prot && !(m->prot & PROT_EXEC))
 		return 0;
-	dso = symbolizer_dso(s->sy, m->path ? m->path : "[unknown]", m->build_id,
-			     m->build_id_len);
+	/* No build-id recorded: the archive read it from the file when it packed it. */
+	if (!bid_len && m->path)
+		bid_len = archive_ids_find(&s->arch_ids, m->path, &bid);
+	dso = symbolizer_dso(s->sy, m->path ? m->path : "[unknown]", bid, bid_len);
 	if (dso < 0)
 		return (int)dso;
 	if (m->path && symbolizer_is_anon(m->path)) {
@@ -626,6 +782,15 @@ int session_filter_option(struct session_opts *o, int code, const char *arg, con
 		return 0;
 	case OPT_JIT_DIR:
 		o->sym.jit_dir = arg;
+		return 0;
+	case OPT_SYMFS:
+		o->sym.symfs = arg;
+		return 0;
+	case OPT_BUILDID_DIR:
+		o->buildid_dir = arg;
+		return 0;
+	case OPT_ARCHIVE:
+		o->archive = arg;
 		return 0;
 	default:
 		return pm_usage_error(cmd, "internal: unknown filter option");

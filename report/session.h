@@ -16,6 +16,7 @@
 
 #include <pmiprof/trace.h>
 
+#include "archive.h"
 #include "hashmap.h"
 #include "maps.h"
 #include "strtab.h"
@@ -38,6 +39,8 @@ struct filters {
 
 struct session_opts {
 	const char *input;		/* default "pmiprof.data" */
+	const char *archive;		/* --archive: a `pmiprof archive` tar to read files from */
+	const char *buildid_dir;	/* --buildid-dir: default ~/.pmiprof/debug */
 	struct symbolizer_opts sym;
 	struct filters filt;
 };
@@ -65,6 +68,12 @@ struct session {
 	double time_scale;		/* trace clock ticks -> ns */
 	bool have_base;
 	uint64_t base_time;		/* trace clock value of t = 0 */
+	/* Reporting on another machine */
+	char *archive_dir;		/* --archive extracted here, removed at close */
+	char *buildid_dir;		/* the build-id cache in use, or NULL */
+	char *kallsyms_path;		/* the kernel symbols chosen (archive, cache) */
+	char *kernel_note;		/* why kernel addresses stay unresolved */
+	struct archive_ids arch_ids;	/* path -> build-id of MMAPs that had none */
 
 	/* statistics */
 	uint64_t samples;		/* SAMPLE records read */
@@ -158,6 +167,7 @@ const char *session_unfinished(const struct session *s);
 enum {
 	OPT_FILTER_PID = 0x1000, OPT_FILTER_TID, OPT_FILTER_COMM, OPT_FILTER_DSO,
 	OPT_FILTER_SYMBOL, OPT_FILTER_TIME, OPT_FILTER_WINDOW, OPT_KALLSYMS, OPT_JIT_DIR,
+	OPT_SYMFS, OPT_BUILDID_DIR, OPT_ARCHIVE,
 };
 #define SESSION_FILTER_OPTIONS \
 	{ "input", required_argument, NULL, 'i' }, \
@@ -170,7 +180,24 @@ enum {
 	{ "time", required_argument, NULL, OPT_FILTER_TIME }, \
 	{ "window", required_argument, NULL, OPT_FILTER_WINDOW }, \
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS }, \
-	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR }
+	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR }, \
+	{ "symfs", required_argument, NULL, OPT_SYMFS }, \
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR }, \
+	{ "archive", required_argument, NULL, OPT_ARCHIVE }
+/*
+ * What the options above say, for --help texts (one line each, 4-space
+ * indent, for commands that share them).
+ */
+#define SESSION_LOOKUP_HELP \
+"    --kallsyms FILE               kernel symbols (default /proc/kallsyms, when\n" \
+"                                  the trace is from this boot)\n" \
+"    --jit-dir DIR                 where perf-PID.map files are (default /tmp)\n" \
+"    --symfs DIR                   look binaries and debug files up as DIR + the\n" \
+"                                  recorded path (a copy of the recording root)\n" \
+"    --archive FILE                read binaries, debug files and kallsyms by\n" \
+"                                  build-id from a 'pmiprof archive' tar(.gz)\n" \
+"    --buildid-dir DIR             build-id cache: an extracted archive (default\n" \
+"                                  ~/.pmiprof/debug)\n"
 /* Handles 'i', 'q' or one of the codes above: 0, or a usage error's exit status. */
 int session_filter_option(struct session_opts *o, int code, const char *arg, const char *cmd);
 void session_opts_free(struct session_opts *o);

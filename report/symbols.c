@@ -45,7 +45,7 @@ struct dso {
 	int64_t unknown_sym;
 	bool is_jit;		/* a perf-PID.map: "offsets" are IPs */
 	struct jit_map *jit;
-	char note[160];
+	char note[320];
 };
 
 struct ksym {
@@ -85,6 +85,13 @@ struct symbolizer {
 	int64_t kernel_dso;
 };
 
+/*
+ * libdwfl looks separate debug files up by build-id in every absolute
+ * directory of this path (DIR/.build-id/xx/rest.debug), and by
+ * .gnu_debuglink next to the file and under /usr/lib/debug: the build-id
+ * caches and the symfs root join the default ":.debug:/usr/lib/debug".
+ */
+static char debuginfo_buf[3 * 4096 + 64];
 static char *debuginfo_path;
 
 static const Dwfl_Callbacks dwfl_callbacks = {
@@ -93,6 +100,24 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
+
+static void set_debuginfo_path(const struct symbolizer_opts *o)
+{
+	size_t i, n;
+
+	if (!o->symfs && !o->buildid_dirs[0] && !o->buildid_dirs[1]) {
+		debuginfo_path = NULL;	/* libdwfl's default */
+		return;
+	}
+	n = (size_t)snprintf(debuginfo_buf, sizeof(debuginfo_buf), ":.debug:/usr/lib/debug");
+	for (i = 0; i < ARRAY_SIZE(o->buildid_dirs); i++)
+		if (o->buildid_dirs[i] && o->buildid_dirs[i][0] == '/' && n < sizeof(debuginfo_buf))
+			n += (size_t)snprintf(debuginfo_buf + n, sizeof(debuginfo_buf) - n, ":%s",
+					      o->buildid_dirs[i]);
+	if (o->symfs && o->symfs[0] == '/' && n < sizeof(debuginfo_buf))
+		snprintf(debuginfo_buf + n, sizeof(debuginfo_buf) - n, ":%s/usr/lib/debug", o->symfs);
+	debuginfo_path = debuginfo_buf;
+}
 
 int symbolizer_new(struct symbolizer **out, const struct symbolizer_opts *opts)
 {
@@ -103,6 +128,7 @@ int symbolizer_new(struct symbolizer **out, const struct symbolizer_opts *opts)
 	if (opts)
 		sy->opts = *opts;
 	sy->kernel_dso = -1;
+	set_debuginfo_path(&sy->opts);
 	if (strtab_init(&sy->ids) || strtab_init(&sy->dso_keys) || strtab_init(&sy->names)) {
 		symbolizer_free(sy);
 		return -ENOMEM;
@@ -263,7 +289,9 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 		d->info.note = d->note;
 	} else if (path[0] != '/' && !(sy->opts.own_vdso && !strcmp(path, "[vdso]"))) {
 		d->state = DSO_MISSING;
-		snprintf(d->note, sizeof(d->note), "no file to read symbols from");
+		snprintf(d->note, sizeof(d->note), "%s", strcmp(path, "[vdso]") ?
+			 "no file to read symbols from" : "the recording kernel's vDSO is in no "
+			 "file, and this is another kernel");
 		d->info.note = d->note;
 	}
 	return id;
@@ -293,7 +321,9 @@ static int load_segments(struct dso *d, Elf *elf)
 static void dso_missing(struct dso *d, const char *fmt, const char *arg)
 {
 	d->state = DSO_MISSING;
-	snprintf(d->note, sizeof(d->note), fmt, arg);
+	/* A long path is cut: the note stays a one-line hint. */
+	if (snprintf(d->note, sizeof(d->note), fmt, arg) >= (int)sizeof(d->note))
+		memcpy(d->note + sizeof(d->note) - 4, "...", 4);
 	d->info.note = d->note;
 }
 
@@ -353,17 +383,49 @@ out:
 	return ok;
 }
 
-/* /usr/lib/debug/.build-id/xx/rest.debug of the recorded build-id, or "". */
-static const char *debug_file_of(const struct dso *d, char *buf, size_t size)
+/*
+ * The files that hold d's recorded build-id, in the order they are tried:
+ * "" (the ELF) or ".debug" (its separate debug file) under each build-id
+ * cache, then the debug file under SYMFS/usr/lib/debug and /usr/lib/debug.
+ * Returns false when there is no candidate i.
+ */
+static bool by_build_id(const struct symbolizer *sy, const struct dso *d, bool debug, unsigned i,
+			char *buf, size_t size)
 {
+	const char *dirs[ARRAY_SIZE(sy->opts.buildid_dirs) + 2];
+	char sysdbg[4096 + 16];
+	unsigned n = 0, k;
 	char hex[48];
 
-	buf[0] = 0;
 	if (d->build_id_len < 2)
-		return buf;
+		return false;
+	for (k = 0; k < ARRAY_SIZE(sy->opts.buildid_dirs); k++)
+		if (sy->opts.buildid_dirs[k])
+			dirs[n++] = sy->opts.buildid_dirs[k];
+	if (debug) {
+		if (sy->opts.symfs) {
+			snprintf(sysdbg, sizeof(sysdbg), "%s/usr/lib/debug", sy->opts.symfs);
+			dirs[n++] = sysdbg;
+		}
+		dirs[n++] = "/usr/lib/debug";
+	}
+	if (i >= n)
+		return false;
 	hex_build_id(hex, d->build_id, d->build_id_len);
-	snprintf(buf, size, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-	return buf;
+	snprintf(buf, size, "%s/.build-id/%.2s/%s%s", dirs[i], hex, hex + 2, debug ? ".debug" : "");
+	return true;
+}
+
+/* Report the first existing file of the recorded build-id: true when one was. */
+static bool report_by_build_id(const struct symbolizer *sy, struct dso *d, bool debug)
+{
+	char file[4096 + 128];
+	unsigned i;
+
+	for (i = 0; by_build_id(sy, d, debug, i, file, sizeof(file)); i++)
+		if (report_file(d, file))
+			return true;
+	return false;
 }
 
 static bool build_id_differs(const struct dso *d)
@@ -376,28 +438,35 @@ static bool build_id_differs(const struct dso *d)
 	       ((uint32_t)len != d->build_id_len || memcmp(bits, d->build_id, (size_t)len));
 }
 
-static void dso_load(struct dso *d)
+static void dso_load(struct symbolizer *sy, struct dso *d)
 {
-	char dbg[160];
+	char where[4096 + 8];
 	GElf_Addr bias;
 	Elf *elf;
 
 	d->state = DSO_MISSING;
-	debug_file_of(d, dbg, sizeof(dbg));
+	snprintf(where, sizeof(where), "%s%s", sy->opts.symfs ? sy->opts.symfs : "", d->path);
 	if (!strcmp(d->path, "[vdso]")) {
 		if (!report_own_vdso(d)) {
 			dso_missing(d, "cannot copy this process's vDSO (%s)", "no AT_SYSINFO_EHDR");
 			return;
 		}
-	} else if (!report_file(d, d->path)) {
+	} else if (report_by_build_id(sy, d, false)) {
+		/* The build-id cache holds the very file that was mapped. */
+	} else if (!report_file(d, where)) {
 		/* The binary is gone: its separate debug file has the symbols. */
-		if (!dbg[0]) {
-			dso_missing(d, "cannot read %s (and no build-id to find debug info)",
-				    d->path);
+		if (d->build_id_len < 2) {
+			dso_missing(d, "cannot read %s (and no build-id to find debug info)", where);
 			return;
 		}
-		if (!report_file(d, dbg)) {
-			dso_missing(d, "cannot read %s, nor its debug info by build-id", d->path);
+		if (!report_by_build_id(sy, d, true)) {
+			if (sy->opts.buildid_dirs[0] || sy->opts.buildid_dirs[1])
+				dso_missing(d, "cannot read %s, nor a file of its build-id in the "
+					    "build-id cache or debug info", where);
+			else
+				dso_missing(d, "cannot read %s, nor its debug info by build-id "
+					    "(recorded on another machine? see --symfs, --archive)",
+					    where);
 			return;
 		}
 	}
@@ -406,19 +475,19 @@ static void dso_load(struct dso *d)
 		Dwfl *old = d->dwfl;
 		Dwfl_Module *old_mod = d->mod;
 
-		if (dbg[0] && report_file(d, dbg)) {
+		if (report_by_build_id(sy, d, true)) {
 			dwfl_end(old);
 		} else {
 			d->dwfl = old;
 			d->mod = old_mod;
 			pm_warn("%s: build-id differs from the recorded one: the file changed since "
-				"recording, its symbols may be wrong", d->path);
+				"recording, its symbols may be wrong", where);
 			d->info.build_id_mismatch = true;
 		}
 	}
 	elf = dwfl_module_getelf(d->mod, &bias);
 	if (!elf || load_segments(d, elf)) {
-		dso_missing(d, "%s is not an ELF file with loadable segments", d->path);
+		dso_missing(d, "%s is not an ELF file with loadable segments", where);
 		return;
 	}
 	d->state = DSO_LOADED;
@@ -554,7 +623,7 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 	if (d->is_jit)
 		return jit_resolve(sy, dso, off);
 	if (d->state == DSO_NEW)
-		dso_load(d);
+		dso_load(sy, d);
 	sy->lookups++;
 	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
 		return symbolizer_unknown(sy, dso);
@@ -629,10 +698,21 @@ static void load_kallsyms(struct symbolizer *sy)
 	sy->kernel_dso = symbolizer_dso(sy, "[kernel.kallsyms]", NULL, 0);
 	if (sy->kernel_dso < 0)
 		return;
-	if (!sy->opts.kallsyms)
+	if (sy->opts.kallsyms) {
+		if (pm_read_file(path, &sy->ktext, &len))
+			sy->ktext = NULL;
+	} else if (sy->opts.kallsyms_boot || sy->opts.kernel_note) {
+		/* Another boot's trace: its cached kallsyms, never this kernel's names. */
+		path = "the kallsyms cached during the recording boot";
+		if (sy->opts.kallsyms_boot)
+			sy->ktext = kallsyms_read_boot(sy->opts.kallsyms_boot, &len);
+		if (!sy->ktext && sy->opts.kernel_note) {
+			dso_missing(sy->dsos[sy->kernel_dso], "%s", sy->opts.kernel_note);
+			return;
+		}
+	} else {
 		sy->ktext = kallsyms_read_cached(&len);
-	else if (pm_read_file(path, &sy->ktext, &len))
-		sy->ktext = NULL;
+	}
 	if (!sy->ktext) {
 		dso_missing(sy->dsos[sy->kernel_dso], "cannot read %s", path);
 		return;

@@ -7,7 +7,10 @@
  * cache the symbol id themselves (session.c); this module does the slow
  * part with elfutils libdwfl: .symtab, else .dynsym, else separate debug
  * info found by build-id under /usr/lib/debug/.build-id/; build-ids from
- * the trace's MMAP records are checked against the file's.  Addresses that
+ * the trace's MMAP records are checked against the file's.  A trace from
+ * another machine finds its files in a build-id cache (an extracted
+ * `pmiprof archive`: DIR/.build-id/xx/rest and rest.debug) or under a
+ * --symfs root (DIR + the recorded path), as perf does.  Addresses that
  * cannot be resolved become one "[unknown]" symbol per DSO, so they are
  * still counted, and the DSO carries a note that says why.
  */
@@ -42,6 +45,17 @@ struct symbolizer_opts {
 	bool own_vdso;		/* the trace's kernel is ours: [vdso] is our vdso */
 	const char *kallsyms;	/* path, default /proc/kallsyms (tests) */
 	const char *jit_dir;	/* where perf-PID.map lives, default /tmp */
+	const char *symfs;	/* look files up as SYMFS + recorded path (--symfs) */
+	/* Build-id caches, searched in order before the recorded path: the
+	 * extracted --archive, then --buildid-dir (default ~/.pmiprof/debug). */
+	const char *buildid_dirs[2];
+	/* Without kallsyms: an earlier boot of this machine whose cached copy
+	 * (kallsyms_cache.c) serves, or NULL. */
+	const char *kallsyms_boot;
+	/* Without kallsyms nor kallsyms_boot: why kernel addresses must not be
+	 * resolved with this machine's /proc/kallsyms (the trace's kernel is
+	 * another one), NULL when they may. */
+	const char *kernel_note;
 };
 
 struct symbolizer;

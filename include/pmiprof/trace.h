@@ -23,7 +23,7 @@
 
 /* The reader accepts major == CUR and any minor (minors only append). */
 #define PMIPROF_TRACE_VERSION_MAJOR	1
-#define PMIPROF_TRACE_VERSION_MINOR	1
+#define PMIPROF_TRACE_VERSION_MINOR	2
 #define PMIPROF_TRACE_VERSION_MAJOR_MIN	1
 
 #define PMIPROF_MAX_EVENTS		16
@@ -76,6 +76,9 @@ enum {
 	PMIPROF_TAG_NR_CPUS = 12,	/* uint32_t */
 	PMIPROF_TAG_RECORDER = 13,	/* string: "pmiprof X.Y.Z" */
 	PMIPROF_TAG_NOTE = 14,		/* string: free text (fallback explanations) */
+	/* 1.2: which kernel ran, so a report elsewhere never uses another's symbols */
+	PMIPROF_TAG_BOOT_ID = 15,	/* string: /proc/sys/kernel/random/boot_id */
+	PMIPROF_TAG_KERNEL_BUILD_ID = 16, /* bytes: GNU build-id note of /sys/kernel/notes */
 };
 
 struct pmiprof_tlv_cpu_sig {
@@ -232,6 +235,9 @@ struct trace_header {
 	uint32_t nr_cpus;
 	char recorder[64];
 	char note[512];
+	char boot_id[40];		/* "" when unknown (files before 1.2) */
+	uint8_t kernel_build_id[20];
+	uint32_t kernel_build_id_len;	/* 0 when unknown */
 	uint32_t cmdline_argc;
 	char cmdline[4096];		/* argv joined with single spaces */
 };
