@@ -6,11 +6,15 @@
  * its own.  Profilers name these aliases differently unless they choose
  * them the same way, so reports of it are compared with perf's by name.
  *
- *   random_sort [SECONDS]   run whole rounds for about SECONDS (default 1.0)
+ *   random_sort [SECONDS [PAGES]]   run whole rounds for about SECONDS (default
+ *                                   1.0); with PAGES, each round also maps and
+ *                                   touches PAGES fresh pages (page faults in
+ *                                   some windows, none in most)
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define NODES 4096
@@ -49,6 +53,20 @@ __attribute__((noinline)) static void fill_and_sort(void)
 		sink += (uint64_t)random();
 }
 
+/* Fresh anonymous pages fault on first touch: one fault per page. */
+__attribute__((noinline)) static void touch_pages(long pages)
+{
+	size_t len = (size_t)pages * 4096;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long i;
+
+	if (p == MAP_FAILED)
+		return;
+	for (i = 0; i < pages; i++)
+		p[i * 4096] = (char)i;
+	munmap(p, len);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -60,11 +78,11 @@ static double now(void)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1.0, t0;
-	long rounds = 0;
+	long rounds = 0, pages = argc > 2 ? atol(argv[2]) : 0;
 	int i;
 
-	if (secs <= 0) {
-		fprintf(stderr, "usage: random_sort [SECONDS]\n");
+	if (secs <= 0 || pages < 0) {
+		fprintf(stderr, "usage: random_sort [SECONDS [PAGES]]\n");
 		return 2;
 	}
 	/* One random cycle through all nodes: the chase defeats prefetching. */
@@ -81,6 +99,8 @@ int main(int argc, char **argv)
 	while (now() - t0 < secs) {
 		chase(100000);
 		fill_and_sort();
+		if (pages)
+			touch_pages(pages);
 		rounds++;
 	}
 	printf("random_sort: %ld rounds\n", rounds);
