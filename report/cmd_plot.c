@@ -41,8 +41,12 @@ const char cmd_plot_help[] =
 "    Draws, from a trace, one time-series panel per metric (one point per\n"
 "    window; the mean of consecutive windows when there are more than 4000),\n"
 "    a strip that marks along the same time axis which of the top functions\n"
-"    closed each window, and one histogram per metric: all windows as boxes,\n"
-"    and the windows closed by each top function as lines (fractions).\n"
+"    closed each window (its labels give their shares), and one histogram per\n"
+"    metric: all windows as boxes, and the windows closed by each top\n"
+"    function as lines (fractions), over the bins of 'report --hist' (a bin\n"
+"    of zeros for mostly-zero metrics, log-spaced bins for heavy tails).\n"
+"    Legends stay outside the data: right of the time panels, under the\n"
+"    histograms.\n"
 "    Lost samples are red vertical lines, throttling orange dashed ones;\n"
 "    time-based windows (no hardware PMU) and an EMULATED PMU are written in\n"
 "    the title and on every panel.  Windows whose counts span unrecorded\n"
@@ -463,7 +467,11 @@ static int write_series(const char *path, const struct plot_data *d, const uint3
 	return 0;
 }
 
-/* Histogram file: one gnuplot index per metric: center, all, top fractions. */
+/*
+ * Histogram file: one gnuplot index per metric, one line per bin: its
+ * index (the x of the plot, so bins of any spacing get equal room), edges,
+ * and the fraction of all windows and of each top function's.
+ */
 static int write_hists(const char *path, const struct plot_data *d, const uint32_t *order,
 		       uint32_t ntop, struct hist *all)
 {
@@ -471,12 +479,12 @@ static int write_hists(const char *path, const struct plot_data *d, const uint32
 	FILE *f = fopen(path, "w");
 	uint32_t i, k;
 	int b, err = 0;
+	char bb[128];
 
 	if (!f)
 		return -errno;
 	for (i = 0; i < p->nr_hist && !err; i++) {
 		struct hist fn[PLOT_MAX_TOP];
-		double w;
 
 		err = hist_build(&all[i], p->win_values + i, p->nr_hist, d->n, NULL, 0, NULL);
 		for (k = 0; k < ntop && !err; k++)
@@ -484,13 +492,16 @@ static int write_hists(const char *path, const struct plot_data *d, const uint32
 					 order[k], &all[i]);
 		if (err)
 			break;
-		w = (all[i].hi - all[i].lo) / HIST_BINS;
-		fprintf(f, "# metric %s: bin_center all_fraction", p->hist_metrics[i].name);
+		fprintf(f, "# metric %s, %s; bins are [lo, hi), a zero bin 0 0\n"
+			"# bin lo hi all_fraction", p->hist_metrics[i].name,
+			hist_binning(&all[i], bb, sizeof(bb)));
 		for (k = 0; k < ntop; k++)
 			fprintf(f, " top%u_fraction", k);
 		fputc('\n', f);
-		for (b = 0; b < HIST_BINS; b++) {
-			fprintf(f, "%.6g %.6g", all[i].lo + (b + 0.5) * w,
+		for (b = 0; b < all[i].nbins; b++) {
+			bool zero = all[i].zero_bin && !b;
+
+			fprintf(f, "%d %.6g %.6g %.6g", b, all[i].edge[b], zero ? 0 : all[i].edge[b + 1],
 				all[i].n ? (double)all[i].bins[b] / (double)all[i].n : 0.0);
 			for (k = 0; k < ntop; k++)
 				fprintf(f, " %.6g", fn[k].n ? (double)fn[k].bins[b] /
@@ -558,7 +569,25 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		gp_str(f, full);
 	}
 	fprintf(f, " font \",12\"\n");
-	fprintf(f, "set lmargin at screen 0.16\nset rmargin at screen 0.80\n");
+	/*
+	 * The time panels share one left margin, wide enough for the strip's
+	 * labels ("name 12.3%", about 7 px a character at font 10), and keep
+	 * their keys right of the data.
+	 */
+	{
+		double lm = 0.16;
+
+		for (k = 0; k < ntop; k++) {
+			char nb[64], fb[32];
+			size_t len = strlen(fit(fb, sizeof(fb), profile_row_name(p,
+					    &p->rows[order[k]], nb, sizeof(nb)), 24)) + 6;
+			double need = (7.0 * (double)len + 60) / width;
+
+			lm = need > lm ? need : lm;
+		}
+		fprintf(f, "set lmargin at screen %.4f\nset rmargin at screen 0.80\n",
+			lm > 0.4 ? 0.4 : lm);
+	}
 	/* One time axis for every series panel and the function strip. */
 	{
 		double tmax = 0;
@@ -603,55 +632,91 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	fprintf(f, "unset label 2\nunset label 3\nunset arrow\n");
 	if (ntop) {
 		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - (nm + 1) * ph);
-		fprintf(f, "set ylabel \"top functions\"\nset yrange [0.5:%u.5]\nset ytics (",
-			ntop);
+		/* Each function's share is in its label: no key to cover the strip. */
+		fprintf(f, "unset key\nset ylabel \"top functions (share)\"\nset yrange [0.5:%u.5]\n"
+			"set ytics (", ntop);
 		for (k = 0; k < ntop; k++) {
-			char nb[64];
+			char nb[64], fb[32], t[64];
 
-			char fb[32];
-
+			/* A tic label is a format for the tic's value: %% for a %. */
+			snprintf(t, sizeof(t), "%s %.1f%%%%", fit(fb, sizeof(fb),
+				 profile_row_name(p, &p->rows[order[k]], nb, sizeof(nb)), 24),
+				 100.0 * (double)p->rows[order[k]].samples / (double)p->samples);
 			fprintf(f, "%s", k ? ", " : "");
-			gp_str(f, fit(fb, sizeof(fb), profile_row_name(p, &p->rows[order[k]], nb,
-								     sizeof(nb)), 24));
+			gp_str(f, t);
 			fprintf(f, " %u", k + 1);
 		}
 		fprintf(f, ")\nplot ");
-		for (k = 0; k < ntop; k++) {
-			char nb[64], t[200];
-
-			snprintf(t, sizeof(t), "%s (%.1f%%)",
-				 profile_row_name(p, &p->rows[order[k]], nb, sizeof(nb)),
-				 100.0 * (double)p->rows[order[k]].samples / (double)p->samples);
+		for (k = 0; k < ntop; k++)
 			fprintf(f, "%s\"%s\" using 1:($%u>0 ? %u : NaN) with points pt 7 ps 0.5 "
-				"lc %u title ", k ? ", " : "", series, nm + 2 + k, k + 1, k + 1);
-			gp_str(f, t);
-		}
-		fprintf(f, "\nset ytics auto\nset yrange [*:*]\n");
+				"lc %u notitle", k ? ", " : "", series, nm + 2 + k, k + 1, k + 1);
+		fprintf(f, "\nset ytics auto\nset yrange [*:*]\nset key\n");
 	}
 	fprintf(f, "unset label 1\nset xrange [*:*]\n");
-	/* Histograms: side by side along the bottom. */
+	/*
+	 * Histograms: side by side along the bottom, one box per bin at its
+	 * index (labelled with its range), so a zero bin and log-spaced bins
+	 * read as easily as equal-width ones.  Keys go under the x label.
+	 */
 	for (i = 0; i < nm; i++) {
-		double w = (all[i].hi - all[i].lo) / HIST_BINS;
+		int b, first = all[i].zero_bin ? 1 : 0, nbo = all[i].nbins - first;
+		/* About one edge label per 60 px of panel, rotated when there are many. */
+		int fit_labels = (int)(width / nm / 60), every;
+		char bb[128];
+		double ymin = 1;
 
+		if (fit_labels < 2)
+			fit_labels = 2;
+		every = nbo > fit_labels ? (nbo + fit_labels - 1) / fit_labels : 1;
 		fprintf(f, "set size %.4f, %.4f\nset origin %.4f, 0\n", 1.0 / nm, ph,
 			(double)i / nm);
-		fprintf(f, "set lmargin 8\nset rmargin 2\nset key inside right top font \",8\"\n");
-		if (all[i].hi > all[i].lo)
-			fprintf(f, "set xrange [%.6g:%.6g]\n", all[i].lo - w, all[i].hi + w);
-		fprintf(f, "set xlabel ");
+		fprintf(f, "set lmargin 11\nset rmargin 5\nset key outside below center horizontal "
+			"maxcols 2 font \",8\" noopaque nobox\n");
+		/* Tics at the bins' edges; a zero bin's at its middle. */
+		fprintf(f, "set xrange [-0.5:%d.5]\nset xtics %sfont \",8\" (",
+			all[i].nbins - 1, nbo > 6 ? "rotate by -30 " : "");
+		if (first)
+			fprintf(f, "\"0\" 0%s", nbo ? ", " : "");
+		for (b = first; b <= all[i].nbins && nbo; b++)
+			if ((b - first) % every == 0 || b == all[i].nbins)
+				fprintf(f, "%s\"%.*g\" %.1f", b > first ? ", " : "",
+					all[i].integer ? 12 : 3, all[i].edge[b], b - 0.5);
+		fprintf(f, ")\nset xlabel ");
 		gp_str(f, p->hist_metrics[i].name);
-		fprintf(f, "\nset ylabel \"fraction of windows\"\nset style fill solid 0.4\n"
-			"set boxwidth %.6g\n", w > 0 ? w * 0.9 : 1);
-		fprintf(f, "plot \"%s\" index %u using 1:2 with boxes lc rgb \"#1f77b4\" title "
+		/* The bins in short (docs/report.md explains the choice). */
+		if (all[i].zero_bin && !nbo)
+			snprintf(bb, sizeof(bb), "all windows 0");
+		else
+			snprintf(bb, sizeof(bb), "%s%d %s bins%s", first ? "zero bin + " : "", nbo,
+				 all[i].scale == HIST_LOG ? "log-spaced" : "equal-width",
+				 first ? " of the rest" : "");
+		fprintf(f, "\nset title ");
+		gp_str(f, bb);
+		fprintf(f, " font \",8\"\nset ylabel \"fraction of windows\"\n"
+			"set style fill solid 0.4\nset boxwidth 0.9\n");
+		/*
+		 * A zero bin holding most windows would flatten the others: then the
+		 * fractions go on a log axis down to the smallest one shown.
+		 */
+		for (b = 0; b < all[i].nbins; b++)
+			if (all[i].bins[b] && (double)all[i].bins[b] / (double)all[i].n < ymin)
+				ymin = (double)all[i].bins[b] / (double)all[i].n;
+		if (all[i].zero_bin && all[i].zeros * 2 > all[i].n && ymin < 0.05)
+			fprintf(f, "set logscale y\nset format y \"%%g\"\nset yrange [%.3g:1.5]\n"
+				"set ylabel \"fraction of windows (log)\"\n", ymin / 2);
+		fprintf(f, "plot \"%s\" index %u using 1:4 with boxes lc rgb \"#1f77b4\" title "
 			"\"all windows\"", hists, i);
 		for (k = 0; k < ntop && k < 3; k++) {
 			char nb[64];
 
+			char fb[24];
+
 			fprintf(f, ", \"%s\" index %u using 1:%u with histeps lw 2 lc %u title ",
-				hists, i, k + 3, k + 1);
-			gp_str(f, profile_row_name(p, &p->rows[order[k]], nb, sizeof(nb)));
+				hists, i, k + 5, k + 1);
+			gp_str(f, fit(fb, sizeof(fb), profile_row_name(p, &p->rows[order[k]], nb,
+								     sizeof(nb)), 18));
 		}
-		fputc('\n', f);
+		fprintf(f, "\nunset logscale y\nset format y\nset yrange [*:*]\nunset title\n");
 	}
 	fprintf(f, "unset multiplot\n");
 	if (fclose(f))

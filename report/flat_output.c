@@ -210,17 +210,79 @@ static void print_csv(FILE *f, const struct profile *p, const uint32_t *order, u
 
 static void json_hist(FILE *f, const struct hist *h)
 {
+	char bb[128];
 	int i;
 
-	fprintf(f, "{\"n\": %" PRIu64 ", \"no_value\": %" PRIu64, h->n, h->nan);
+	fprintf(f, "{\"n\": %" PRIu64 ", \"no_value\": %" PRIu64 ", \"zeros\": %" PRIu64, h->n,
+		h->nan, h->zeros);
 	if (h->n)
 		fprintf(f, ", \"min\": %.6g, \"p10\": %.6g, \"p50\": %.6g, \"p90\": %.6g, "
 			"\"max\": %.6g, \"mean\": %.6g, \"lo\": %.6g, \"hi\": %.6g",
 			h->min, h->p10, h->p50, h->p90, h->max, h->mean, h->lo, h->hi);
-	fputs(", \"bins\": [", f);
-	for (i = 0; i < HIST_BINS; i++)
+	if (h->n && h->zero_bin && h->zeros < h->n)
+		fprintf(f, ", \"nonzero\": {\"min\": %.6g, \"p10\": %.6g, \"p50\": %.6g, "
+			"\"p90\": %.6g}", h->nz_min, h->nz_p10, h->nz_p50, h->nz_p90);
+	fprintf(f, ", \"zero_bin\": %s, \"scale\": \"%s\", \"integer\": %s, "
+		"\"clipped_low\": %s, \"clipped_high\": %s, \"binning\": ",
+		h->zero_bin ? "true" : "false", h->scale == HIST_LOG ? "log" : "linear",
+		h->integer ? "true" : "false", h->clip_lo ? "true" : "false",
+		h->clip_hi ? "true" : "false");
+	json_str(f, hist_binning(h, bb, sizeof(bb)));
+	fputs(", \"edges\": [", f);
+	for (i = 0; h->nbins && i <= h->nbins; i++)
+		fprintf(f, "%s%.6g", i ? ", " : "", h->edge[i]);
+	fputs("], \"bins\": [", f);
+	for (i = 0; i < h->nbins; i++)
 		fprintf(f, "%s%" PRIu64, i ? ", " : "", h->bins[i]);
 	fputs("]}", f);
+}
+
+/* One CSV line per bin: metric,rows,name,bin,kind,lo,hi,clipped,windows,fraction. */
+static void csv_hist(FILE *f, const char *metric, const char *rows, const char *name,
+		     const struct hist *h)
+{
+	int i, first = h->zero_bin ? 1 : 0;
+
+	for (i = 0; i < h->nbins; i++) {
+		bool zero = h->zero_bin && i == 0;
+
+		csv_str(f, metric);
+		fprintf(f, ",%s,", rows);
+		csv_str(f, name);
+		fprintf(f, ",%d,%s,%.6g,%.6g,%d,%" PRIu64 ",%.6g\n", i,
+			zero ? "zero" : h->scale == HIST_LOG ? "log" : "linear",
+			h->edge[i], zero ? 0.0 : h->edge[i + 1],
+			(i == first && h->clip_lo) || (i == h->nbins - 1 && h->clip_hi),
+			h->bins[i], h->n ? (double)h->bins[i] / (double)h->n : 0.0);
+	}
+}
+
+/*
+ * --hist --format csv: the histograms alone, one line per bin (the flat
+ * profile's CSV is the same command without --hist).
+ */
+static int print_hist_csv(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,
+			  const struct flat_opts *o)
+{
+	char lb[1024];
+	uint32_t i, t;
+
+	fputs("metric,rows,name,bin,kind,lo,hi,clipped,windows,fraction\n", f);
+	for (i = 0; i < o->nr_hist; i++) {
+		struct hist all, fn;
+
+		if (hist_build(&all, p->win_values + i, p->nr_hist, p->nr_win, NULL, 0, NULL))
+			return -ENOMEM;
+		csv_hist(f, o->hist_metrics[i].name, "all", "", &all);
+		for (t = 0; t < n && t < o->hist_top; t++) {
+			if (hist_build(&fn, p->win_values + i, p->nr_hist, p->nr_win, p->win_rows,
+				       order[t], &all))
+				return -ENOMEM;
+			csv_hist(f, o->hist_metrics[i].name, by_names[p->by],
+				 row_label(p, &p->rows[order[t]], lb, sizeof(lb)), &fn);
+		}
+	}
+	return 0;
 }
 
 static int print_json(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,
@@ -310,7 +372,7 @@ static int print_json(FILE *f, const struct profile *p, const uint32_t *order, u
 static int print_hist_text(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,
 			   const struct flat_opts *o)
 {
-	char lb[1024], fb[64], sb[HIST_BINS + 1];
+	char lb[1024], fb[64], sb[HIST_BINS + 1], bb[128];
 	uint32_t i, t;
 
 	for (i = 0; i < o->nr_hist; i++) {
@@ -331,7 +393,15 @@ static int print_hist_text(FILE *f, const struct profile *p, const uint32_t *ord
 		}
 		fprintf(f, ", min %.4g p10 %.4g median %.4g p90 %.4g max %.4g\n", all.min, all.p10,
 			all.p50, all.p90, all.max);
-		fprintf(f, "# (end bins also hold the values beyond them: clipped at p0.5/p99.5)\n");
+		if (all.zero_bin && all.zeros < all.n)
+			fprintf(f, "# 0 in %.1f%% of the windows; the other %" PRIu64 ": min %.4g "
+				"p10 %.4g median %.4g p90 %.4g max %.4g\n",
+				100.0 * (double)all.zeros / (double)all.n, all.n - all.zeros,
+				all.nz_min, all.nz_p10, all.nz_p50, all.nz_p90, all.max);
+		fprintf(f, "# bins: %s%s%s\n", hist_binning(&all, bb, sizeof(bb)),
+			all.clip_lo || all.clip_hi ? "; <= and >= mark end bins that also hold the "
+			"values beyond p0.5/p99.5" : "", all.zero_bin && all.zeros < all.n ?
+			"; bars of the non-zero bins are scaled to the largest of them" : "");
 		hist_print_bars(f, &all, 40);
 		fprintf(f, "# %s over the windows each top %s closes (same bins, low -> high)\n",
 			o->hist_metrics[i].name, p->by == BY_SYMBOL ? "function" : "row");
@@ -355,6 +425,8 @@ int print_flat(FILE *f, const struct profile *p, const uint32_t *order, uint32_t
 
 	switch (o->format) {
 	case FMT_CSV:
+		if (o->hist)
+			return print_hist_csv(f, p, order, n, o);
 		print_csv(f, p, order, shown, o);
 		return 0;
 	case FMT_JSON:

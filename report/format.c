@@ -76,12 +76,10 @@ static void throttle_text(const struct session *s, char *buf, size_t size)
 			 "recorder)", s->throttle_est_windows);
 }
 
-void print_meta_text(FILE *f, const struct session *s)
+void print_meta_trace(FILE *f, const struct session *s)
 {
 	const struct trace_header *h = s->h;
-	const struct trace_read_stats *st = trace_reader_stats(s->r);
-	const char *unfinished = session_unfinished(s);
-	char buf[256], evs[PMIPROF_MAX_EVENTS * 130], lost[256] = "", dmg[128] = "", thr[128];
+	char buf[256], evs[PMIPROF_MAX_EVENTS * 130];
 	size_t o = 0;
 	uint32_t i;
 
@@ -108,6 +106,14 @@ void print_meta_text(FILE *f, const struct session *s)
 		meta_line(f, "EMULATED PMU: counts come from the module's PMU model, not hardware");
 	if (h->note[0])
 		meta_line(f, "note: %s", h->note);
+}
+
+void print_meta_counts(FILE *f, const struct session *s)
+{
+	const struct trace_read_stats *st = trace_reader_stats(s->r);
+	const char *unfinished = session_unfinished(s);
+	char lost[256] = "", dmg[128] = "", thr[128];
+
 	if (s->lost_total)
 		snprintf(lost, sizeof(lost), " (ring %" PRIu64 ", write %" PRIu64 ", unreadable %"
 			 PRIu64 ", truncated %" PRIu64 ")", s->lost[PMIPROF_LOST_RING_FULL],
@@ -137,7 +143,24 @@ void print_meta_text(FILE *f, const struct session *s)
 	}
 	if (s->have_finish && (s->finish.flags & PMIPROF_FINISH_F_SIGNALED))
 		meta_line(f, "workload killed by signal %d", s->finish.exit_code);
+}
+
+void print_meta_text(FILE *f, const struct session *s)
+{
+	print_meta_trace(f, s);
+	print_meta_counts(f, s);
 	meta_line(f, "attribution: %s", ATTRIBUTION_RULE);
+}
+
+void PM_PRINTF(2, 3) print_meta_line(FILE *f, const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	meta_line(f, "%s", buf);
 }
 
 void print_meta_json(FILE *f, const struct session *s)

@@ -20,6 +20,12 @@ enum out_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 
 /* "# "-prefixed description of the trace and what was kept. */
 void print_meta_text(FILE *f, const struct session *s);
+/* Its parts: what the trace is (known from its header, before reading)... */
+void print_meta_trace(FILE *f, const struct session *s);
+/* ...and what reading it found: duration, samples, losses, warnings. */
+void print_meta_counts(FILE *f, const struct session *s);
+/* One more "# " line, wrapped like the others. */
+void print_meta_line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "\"meta\": {...}" (no trailing comma). */
 void print_meta_json(FILE *f, const struct session *s);
 /* One-line summary of the windows' nature, e.g. "time-based windows (cpu-clock)". */

@@ -40,12 +40,29 @@ struct dso {
 	enum dso_state state;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	struct alias *aliases;	/* the name chosen per shared address, sorted */
+	uint32_t nr_aliases;
 	struct seg *segs;
 	uint32_t nr_segs;
 	int64_t unknown_sym;
 	bool is_jit;		/* a perf-PID.map: "offsets" are IPs */
 	struct jit_map *jit;
 	char note[320];
+};
+
+/* The name perf would show for an address several function symbols share. */
+struct alias {
+	uint64_t addr;
+	const char *name;	/* in the module's string table */
+};
+
+/* A function symbol as perf's choose_best_symbol() weighs it. */
+struct alias_cand {
+	uint64_t addr, size;
+	const char *name;	/* demangled when the report demangles, as perf compares */
+	const char *raw;
+	uint32_t order;		/* position in the symbol table: a tie keeps the first */
+	uint8_t bind, type;
 };
 
 struct ksym {
@@ -151,6 +168,7 @@ void symbolizer_free(struct symbolizer *sy)
 		if (d->dwfl)
 			dwfl_end(d->dwfl);
 		free(d->segs);
+		free(d->aliases);
 		free(d->path);
 		if (d->jit) {
 			free(d->jit->text);
@@ -438,6 +456,149 @@ static bool build_id_differs(const struct dso *d)
 	       ((uint32_t)len != d->build_id_len || memcmp(bits, d->build_id, (size_t)len));
 }
 
+/* ---- aliases: one address, several symbols, named as perf names them ---- */
+
+static unsigned int leading_underscores(const char *s)
+{
+	unsigned int n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/*
+ * perf's choose_best_symbol() and arch__choose_best_symbol()
+ * (tools/perf/util/symbol.c), rule for rule: true when b wins over a, the
+ * one kept so far.  a comes first in the symbol table (or won earlier
+ * rounds), so on a full tie a stays, as perf keeps the first.
+ */
+static bool alias_prefers(const struct alias_cand *a, const struct alias_cand *b)
+{
+	unsigned int ua, ub;
+	size_t la, lb;
+
+	if (!a->size != !b->size)
+		return !a->size;
+	if (a->type != b->type && (a->type == STT_NOTYPE || b->type == STT_NOTYPE))
+		return a->type == STT_NOTYPE;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return a->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return b->bind == STB_GLOBAL;
+	ua = leading_underscores(a->name);
+	ub = leading_underscores(b->name);
+	if (ua != ub)
+		return ub < ua;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return lb > la;
+	return !strncmp(a->name, "SyS", 3) || !strncmp(a->name, "compat_SyS", 10);
+}
+
+static int alias_cand_cmp(const void *x, const void *y)
+{
+	const struct alias_cand *a = x, *b = y;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/*
+ * The winner among cands[0..n) (sorted by table order).  perf compares
+ * demangled names when it demangles, so do we.
+ */
+static const struct alias_cand *alias_choose(const struct symbolizer *sy,
+					     struct alias_cand *cands, uint32_t n)
+{
+	char buf[2][1024];
+	uint32_t best = 0, i;
+	int b = 0;
+
+	cands[0].name = sy->opts.no_demangle ? cands[0].raw :
+			symbol_demangle(cands[0].raw, buf[b], sizeof(buf[b]));
+	for (i = 1; i < n; i++) {
+		cands[i].name = sy->opts.no_demangle ? cands[i].raw :
+				symbol_demangle(cands[i].raw, buf[!b], sizeof(buf[!b]));
+		if (alias_prefers(&cands[best], &cands[i])) {
+			best = i;
+			b = !b;
+		}
+	}
+	return &cands[best];
+}
+
+/*
+ * libdwfl names an address after its own pick among the symbols there (it
+ * prefers a weak "random" to the global "__random"): record perf's pick for
+ * every address that several function symbols (or labels) share.  Memory
+ * and time are one pass over the symbol table, once per DSO.
+ */
+static int load_aliases(const struct symbolizer *sy, struct dso *d)
+{
+	int n = dwfl_module_getsymtab(d->mod), i;
+	struct alias_cand *c;
+	uint32_t nc = 0, j, k;
+
+	if (n <= 1)
+		return 0;
+	c = malloc((size_t)n * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (i = 1; i < n; i++) {
+		GElf_Word shndx;
+		GElf_Addr addr;
+		GElf_Sym sym;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx,
+							   NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		/* What perf's dso__load_sym() keeps: defined functions and labels. */
+		if (!name || !name[0] || shndx == SHN_UNDEF || shndx == SHN_ABS ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE))
+			continue;
+		c[nc++] = (struct alias_cand){ .addr = addr, .size = sym.st_size, .raw = name,
+					       .order = (uint32_t)i,
+					       .bind = (uint8_t)GELF_ST_BIND(sym.st_info),
+					       .type = (uint8_t)type };
+	}
+	qsort(c, nc, sizeof(*c), alias_cand_cmp);
+	/* At most one alias per two candidates. */
+	d->aliases = malloc((nc / 2 + 1) * sizeof(*d->aliases));
+	if (!d->aliases) {
+		free(c);
+		return -ENOMEM;
+	}
+	for (j = 0; j < nc; j = k) {
+		for (k = j + 1; k < nc && c[k].addr == c[j].addr; k++)
+			;
+		if (k - j < 2)
+			continue;
+		d->aliases[d->nr_aliases++] = (struct alias){ c[j].addr,
+							      alias_choose(sy, c + j, k - j)->raw };
+	}
+	free(c);
+	return 0;
+}
+
+/* perf's name for the symbol starting at addr, or NULL when it has no alias. */
+static const char *alias_of(const struct dso *d, uint64_t addr)
+{
+	uint32_t lo = 0, hi = d->nr_aliases;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->aliases[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nr_aliases && d->aliases[lo].addr == addr ? d->aliases[lo].name : NULL;
+}
+
 static void dso_load(struct symbolizer *sy, struct dso *d)
 {
 	char where[4096 + 8];
@@ -622,12 +783,21 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 
 	if (d->is_jit)
 		return jit_resolve(sy, dso, off);
-	if (d->state == DSO_NEW)
+	if (d->state == DSO_NEW) {
 		dso_load(sy, d);
+		if (d->state == DSO_LOADED && load_aliases(sy, d))
+			return -ENOMEM;
+	}
 	sy->lookups++;
 	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
 		return symbolizer_unknown(sy, dso);
 	fn = dwfl_module_addrinfo(d->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
+	if (fn) {
+		const char *alias = alias_of(d, vaddr - symoff);
+
+		if (alias)
+			fn = alias;
+	}
 	if (!fn && in_plt(d->mod, vaddr)) {
 		/* perf names each stub func@plt; one row per DSO is enough here. */
 		snprintf(key, sizeof(key), "d%u:plt", dso);
@@ -671,7 +841,45 @@ static int ksym_cmp(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* Names lie in file order in ktext: perf keeps the first on a tie. */
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+/*
+ * Keep one symbol per address, chosen as perf's symbols__fixup_duplicate()
+ * does for kallsyms: every symbol sized 0 and a function, bound weak for
+ * 'W', global for the other capital letters, local for the rest.
+ */
+static void dedup_kallsyms(struct symbolizer *sy)
+{
+	uint32_t i, o = 0;
+
+	for (i = 0; i < sy->nr_ksyms; i++) {
+		const struct ksym *k = &sy->ksyms[i];
+
+		if (o && sy->ksyms[o - 1].addr == k->addr) {
+			const struct ksym *kept = &sy->ksyms[o - 1];
+			char ta = sy->ktext[kept->name - 2], tb = sy->ktext[k->name - 2];
+			struct alias_cand a = {
+				.addr = kept->addr, .name = sy->ktext + kept->name, .type = STT_FUNC,
+				.bind = ta == 'W' ? STB_WEAK : isupper((unsigned char)ta) ? STB_GLOBAL :
+										      STB_LOCAL,
+			};
+			struct alias_cand b = {
+				.addr = k->addr, .name = sy->ktext + k->name, .type = STT_FUNC,
+				.bind = tb == 'W' ? STB_WEAK : isupper((unsigned char)tb) ? STB_GLOBAL :
+										      STB_LOCAL,
+			};
+
+			if (alias_prefers(&a, &b))
+				sy->ksyms[o - 1] = *k;
+			continue;
+		}
+		sy->ksyms[o++] = *k;
+	}
+	sy->nr_ksyms = o;
 }
 
 
@@ -769,6 +977,7 @@ static void load_kallsyms(struct symbolizer *sy)
 	}
 	sy->dsos[sy->kernel_dso]->info.note = NULL;
 	qsort(sy->ksyms, sy->nr_ksyms, sizeof(*sy->ksyms), ksym_cmp);
+	dedup_kallsyms(sy);
 }
 
 void symbolizer_load_kernel(struct symbolizer *sy)

@@ -33,7 +33,20 @@ void windows_begin(struct windows_out *w)
 		fputs("\"windows\": [", w->f);
 		break;
 	default:
-		fprintf(w->f, "# one row per window; %s\n", ATTRIBUTION_RULE);
+		/*
+		 * Rows stream as the trace is read: what the trace is comes first,
+		 * what reading it found (duration, samples, losses) after the rows.
+		 */
+		print_meta_trace(w->f, w->s);
+		if (w->limit)
+			print_meta_line(w->f, "windows: one row per window in trace order, at most "
+					"the first %" PRIu64 " after filters (--limit %" PRIu64 "); "
+					"what reading found follows the rows", w->limit, w->limit);
+		else
+			print_meta_line(w->f, "windows: one row per window in trace order; the "
+					"trace's counts (duration, samples, losses) follow the "
+					"rows");
+		print_meta_line(w->f, "attribution: %s", ATTRIBUTION_RULE);
 		fprintf(w->f, "%8s %12s %3s %7s %7s", "index", "time_ms", "cpu", "pid", "tid");
 		for (e = 0; e < nev; e++)
 			fprintf(w->f, " %10s", fit(fb, sizeof(fb), column_name(h->events[e].name, cb,
@@ -56,14 +69,12 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 	uint64_t t = smp->time > s->base_time ? smp->time - s->base_time : 0;
 	uint32_t e, k, nev = smp->nr < PMIPROF_MAX_EVENTS ? smp->nr : PMIPROF_MAX_EVENTS;
 	int thr = (smp->flags & PMIPROF_SAMPLE_F_THROTTLED) != 0;
-	int aft = (smp->flags & PMIPROF_SAMPLE_F_AFTER_LOSS) != 0;
+	int aft = (smp->flags & PMIPROF_SAMPLE_F_AFTER_LOSS) != 0, br;
 	char nb[32];
 	double v;
 
 	if (s->time_scale != 1.0)
 		t = (uint64_t)((double)t * s->time_scale);
-	if (w->limit && w->rows >= w->limit)
-		return WINDOWS_LIMIT_REACHED;
 	switch (w->format) {
 	case FMT_CSV:
 		fprintf(w->f, "%" PRIu64 ",%" PRIu64 ",%u,%u,%u,", index, t, smp->cpu, smp->pid,
@@ -116,14 +127,19 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 			else
 				fprintf(w->f, " %8s", "-");
 		}
-		/* Listed like the others, but marked: per-window statistics leave them out. */
-		fprintf(w->f, "  %s [%s]%s\n", y->name, d->short_name,
+		/*
+		 * Listed like the others, but marked: per-window statistics leave
+		 * them out.  Pseudo DSOs ([kernel.kallsyms], [vdso]) have brackets.
+		 */
+		br = d->short_name[0] != '[';
+		fprintf(w->f, "  %s %s%s%s%s\n", y->name, br ? "[" : "", d->short_name, br ? "]" : "",
 			thr && aft ? "  (after loss, throttled)" : thr ? "  (throttled)" :
 			aft ? "  (after loss)" : "");
 		break;
 	}
 	w->rows++;
-	return 0;
+	/* Stop reading at once: the counts then cover exactly what was shown. */
+	return w->limit && w->rows >= w->limit ? WINDOWS_LIMIT_REACHED : 0;
 }
 
 void windows_end(struct windows_out *w)
@@ -145,14 +161,24 @@ void windows_end(struct windows_out *w)
 			fputs(k ? ", " : "", w->f);
 			json_str(w->f, w->metrics->m[k].name);
 		}
-		fputs("]},\n", w->f);
+		fprintf(w->f, "]},\n\"rows\": %" PRIu64 ", \"limit_reached\": %s,\n", w->rows,
+			w->s->read_all ? "false" : "true");
 		print_meta_json(w->f, w->s);
 		fputs("}\n", w->f);
 		break;
 	default:
-		fprintf(w->f, "# %" PRIu64 " window(s) shown%s\n", w->rows,
-			w->limit && w->rows >= w->limit ? " (--limit reached)" : "");
-		print_meta_text(w->f, w->s);
+		if (w->s->read_all) {
+			print_meta_line(w->f, "%" PRIu64 " window(s) shown; the whole trace was read:",
+					w->rows);
+			print_meta_counts(w->f, w->s);
+			break;
+		}
+		/* Stopped by --limit: only the start of the trace was read. */
+		print_meta_line(w->f, "%" PRIu64 " window(s) shown (--limit %" PRIu64 "): reading "
+				"stopped %.3f ms into the recording, after %" PRIu64 " of its "
+				"samples; the trace's totals were not counted (the flat profile, "
+				"without --windows, has them)", w->rows, w->limit,
+				session_duration_s(w->s) * 1e3, w->s->samples);
 		break;
 	}
 }

@@ -667,6 +667,45 @@ static void histograms_of_ipc_and_top_functions(void **state)
 	free(out);
 }
 
+/* Bins that show the mass: a zero bin, log-spaced for heavy tails, else equal-width. */
+static void hist_bins_show_the_mass(void **state)
+{
+	enum { N = 4000 };
+	static float v[N];
+	struct hist h;
+	uint64_t sum = 0;
+	int i;
+
+	(void)state;
+	/* 90 % zeros, the rest spread over four decades (1 .. 10^4, log-uniform). */
+	for (i = 0; i < N; i++)
+		v[i] = i % 10 ? 0.0f : (float)pow(10.0, 4.0 * (double)(i / 10) / (N / 10));
+	assert_int_equal(hist_build(&h, v, 1, N, NULL, 0, NULL), 0);
+	assert_true(h.zero_bin);
+	assert_int_equal(h.bins[0], N - N / 10);
+	assert_int_equal(h.scale, HIST_LOG);
+	assert_true(h.edge[1] > 0);
+	for (i = 1; i < h.nbins; i++) {
+		/* log-uniform values: every log-spaced bin holds some */
+		assert_true(h.bins[i] > 0);
+		sum += h.bins[i];
+	}
+	assert_int_equal(sum, N / 10);
+	/* Every value 0: one bin. */
+	memset(v, 0, sizeof(v));
+	assert_int_equal(hist_build(&h, v, 1, N, NULL, 0, NULL), 0);
+	assert_int_equal(h.nbins, 1);
+	assert_true(h.zero_bin);
+	assert_int_equal(h.bins[0], N);
+	/* A narrow bell: equal-width bins between p0.5 and p99.5, no zero bin. */
+	for (i = 0; i < N; i++)
+		v[i] = (float)(1.0 + 0.1 * sin(i) * sin(i * 0.37));
+	assert_int_equal(hist_build(&h, v, 1, N, NULL, 0, NULL), 0);
+	assert_false(h.zero_bin);
+	assert_int_equal(h.scale, HIST_LINEAR);
+	assert_true(h.nbins >= 5 && h.nbins <= HIST_BINS);
+}
+
 static void damaged_trace_reports_readable_part(void **state)
 {
 	char *argv[] = { "report", "-i", damaged_path, "--format", "csv", NULL };
@@ -819,6 +858,7 @@ int main(void)
 		cmocka_unit_test(windows_rows_carry_every_column),
 		cmocka_unit_test(throttled_windows_in_header_and_windows),
 		cmocka_unit_test(histograms_of_ipc_and_top_functions),
+		cmocka_unit_test(hist_bins_show_the_mass),
 		cmocka_unit_test(damaged_trace_reports_readable_part),
 		cmocka_unit_test(usage_errors_exit_2),
 		cmocka_unit_test(unreadable_trace_fails_with_status_1),

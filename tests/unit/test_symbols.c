@@ -5,6 +5,8 @@
  * (checked against dladdr), a missing file, a build-id mismatch, perf's JIT
  * map convention (and malformed map files), a kallsyms file, and the
  * address-space bookkeeping (overlapping mmaps, fork sharing, exec, tags).
+ * Functions with aliases (below) check that a shared address is named as
+ * perf names it.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -35,6 +37,28 @@ __attribute__((noinline)) int symtest_target_function(int x)
 {
 	return x * 3 + 1;
 }
+
+/*
+ * Aliases, one address each, named by perf's choose_best_symbol(): a local
+ * over a weak alias even with more underscores (glibc's .symtab has a local
+ * __random and a weak random: libdwfl alone says random), a global over a
+ * weak one, a global over a local, fewer leading underscores, then the
+ * longer name.
+ */
+#define ALIAS_BODY(k) { return x * (k) + 7; }
+__attribute__((noinline, used)) static int __alias_hidden(int x) ALIAS_BODY(3)
+__attribute__((weak, alias("__alias_hidden"))) int alias_weak_of_local(int x);
+__attribute__((noinline, used)) int __alias_strong(int x);
+__attribute__((noinline, used)) int __alias_strong(int x) ALIAS_BODY(5)
+__attribute__((weak, alias("__alias_strong"))) int alias_weak(int x);
+__attribute__((noinline, used)) static int alias_local(int x) ALIAS_BODY(11)
+__attribute__((alias("alias_local"))) int __alias_global(int x);
+__attribute__((noinline, used)) int __alias_two(int x);
+__attribute__((noinline, used)) int __alias_two(int x) ALIAS_BODY(13)
+__attribute__((alias("__alias_two"))) int _alias_one_underscore(int x);
+__attribute__((noinline, used)) int alias_short(int x);
+__attribute__((noinline, used)) int alias_short(int x) ALIAS_BODY(17)
+__attribute__((alias("alias_short"))) int alias_short_longer(int x);
 
 static struct symbolizer *new_sy(const struct symbolizer_opts *o)
 {
@@ -283,6 +307,39 @@ static void kallsyms_file_resolves_kernel_addresses(void **state)
 	unlink(path);
 }
 
+static void kallsyms_aliases_named_as_perf_chooses(void **state)
+{
+	char path[] = "/tmp/pmiprof-kallsyms.XXXXXX";
+	struct symbolizer_opts o = { .kernel = true };
+	struct symbolizer *sy;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	/* Each group shares an address; the winner is never first nor last in the file. */
+	fprintf(f, "ffffffff81000000 W weak_fn\nffffffff81000000 T __strong_fn\n"
+		"ffffffff81000000 W weak_other\n"
+		"ffffffff81001000 t local_fn\nffffffff81001000 T __global_fn\n"
+		"ffffffff81001000 t local_fn2\n"
+		"ffffffff81002000 T __two\nffffffff81002000 T _one\nffffffff81002000 T __three\n"
+		"ffffffff81003000 T short\nffffffff81003000 T longer\nffffffff81003000 T long\n"
+		"ffffffff81004000 T SyS_read\nffffffff81004000 T sys_read\n");
+	fclose(f);
+	o.kallsyms = path;
+	sy = new_sy(&o);
+#define KNAME(ip) symbolizer_sym(sy, (uint32_t)symbolizer_resolve_kernel(sy, ip))->name
+	assert_string_equal(KNAME(0xffffffff81000010), "__strong_fn");
+	assert_string_equal(KNAME(0xffffffff81001010), "__global_fn");
+	assert_string_equal(KNAME(0xffffffff81002010), "_one");
+	assert_string_equal(KNAME(0xffffffff81003010), "longer");
+	assert_string_equal(KNAME(0xffffffff81004010), "sys_read");
+#undef KNAME
+	symbolizer_free(sy);
+	unlink(path);
+}
+
 static void maps_overlap_fork_exec_and_versions(void **state)
 {
 	struct maps m;
@@ -364,6 +421,34 @@ static void strtab_and_hashmap_grow_and_keep_ids(void **state)
 }
 
 /* A PLT stub has no symbol: it is named [plt], not [unknown] with a "stripped?" note. */
+/* The name of this program's function at fn, found through the symbolizer. */
+static const char *own_name(struct symbolizer *sy, int (*fn)(int))
+{
+	uintptr_t ip = (uintptr_t)fn + 1;
+	struct mapping m;
+	int64_t dso, id;
+
+	assert_int_equal(find_mapping((void *)ip, &m), 0);
+	dso = symbolizer_dso(sy, m.path, NULL, 0);
+	assert_true(dso >= 0);
+	id = symbolizer_resolve(sy, (uint32_t)dso, ip - m.start + m.pgoff);
+	assert_true(id >= 0);
+	return symbolizer_sym(sy, (uint32_t)id)->name;
+}
+
+static void aliases_named_as_perf_chooses(void **state)
+{
+	struct symbolizer *sy = new_sy(NULL);
+
+	(void)state;
+	assert_string_equal(own_name(sy, alias_weak_of_local), "__alias_hidden");
+	assert_string_equal(own_name(sy, alias_weak), "__alias_strong");
+	assert_string_equal(own_name(sy, alias_local), "__alias_global");
+	assert_string_equal(own_name(sy, __alias_two), "_alias_one_underscore");
+	assert_string_equal(own_name(sy, alias_short), "alias_short_longer");
+	symbolizer_free(sy);
+}
+
 static void plt_stub_is_named_plt(void **state)
 {
 	struct symbolizer *sy = new_sy(NULL);
@@ -428,6 +513,8 @@ int main(void)
 		cmocka_unit_test(anon_paths_are_jit_memory),
 		cmocka_unit_test(dso_notes_survive_table_growth),
 		cmocka_unit_test(kallsyms_file_resolves_kernel_addresses),
+		cmocka_unit_test(kallsyms_aliases_named_as_perf_chooses),
+		cmocka_unit_test(aliases_named_as_perf_chooses),
 		cmocka_unit_test(maps_overlap_fork_exec_and_versions),
 		cmocka_unit_test(strtab_and_hashmap_grow_and_keep_ids),
 	};
