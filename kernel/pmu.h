@@ -68,6 +68,7 @@ static inline void pmu_udelay(unsigned long us)
 #define PMU_MIN_TIMER_NS	100000ull	/* timer mode: at most 10 kHz */
 #define PMU_MAX_TIMER_NS	10000000000ull
 #define PMU_AMD_OVERFLOW_WAIT	50	/* us: amd_pmu_wait_on_overflow() */
+#define PMU_STOP_OVERFLOW_WAIT	PMU_AMD_OVERFLOW_WAIT	/* us: stop waits for an in-flight PMI */
 
 /*
  * Architectural MSR numbers and bits (kernel-pmu.md appendix).  Own names so
