@@ -20,7 +20,8 @@
  *   drv->start_cpu(pc)                   per CPU, IRQs off (on_each_cpu / cpuhp online)
  *   drv->handle_pmi(pc, &ctx)            NMI: returns how many PMIs it handled (0: not ours)
  *   pmu_sample_timer(pc, &ctx)           timer mode tick (hard irq)
- *   drv->stop_cpu(pc)                    per CPU, IRQs off (STOP / cpuhp offline / unload)
+ *   drv->stop_cpu(pc)                    per CPU, IRQs off (STOP / cpuhp offline / unload);
+ *                                        a no-op on a CPU start_cpu() did not program
  *
  * The core never executes RDPMC: counters are read with RDMSR through ops->rd.
  */
@@ -218,6 +219,13 @@ struct pmu_cpu {
 	struct pmiprof_cpu_stats stats;
 
 	u32 lvtpc_when;			/* PMU_LVTPC_*: when the handler unmasks LVTPC */
+	/*
+	 * start_cpu() programmed this CPU and stop_cpu() has not undone it yet.
+	 * stop_cpu() touches nothing without it: a CPU refused by check_free()
+	 * or never started keeps another agent's counters.  Not reset by
+	 * pmu_cpu_reset_state(); only start_cpu/stop_cpu change it.
+	 */
+	bool started;
 };
 
 /*

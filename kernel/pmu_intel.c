@@ -289,6 +289,7 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 		ops->wr(pc, PMU_MSR_IA32_FIXED_CTR_CTRL, fctl);
 	}
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_OVF_CTRL, hw->own_mask | pc->ack_extra);
+	pc->started = true;
 	pc->armed = true;
 	ops->lvtpc(pc);
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_CTRL, pc->gctrl);
@@ -308,6 +309,8 @@ static void intel_stop_cpu(struct pmu_cpu *pc)
 	const struct pmu_msr_ops *ops = hw->ops;
 	u32 k;
 
+	if (!pc->started)
+		return;		/* refused or never started: the counters are not ours */
 	/* A handler running from here on must not re-enable what we disable. */
 	WRITE_ONCE(pc->gctrl, pc->gctrl & ~hw->own_mask);
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_CTRL,
@@ -331,6 +334,7 @@ static void intel_stop_cpu(struct pmu_cpu *pc)
 	}
 	WRITE_ONCE(pc->armed, false);
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_OVF_CTRL, hw->own_mask | pc->ack_extra);
+	pc->started = false;
 	/* LVTPC stays APIC_DM_NMI, as perf expects it. */
 }
 

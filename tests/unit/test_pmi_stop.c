@@ -189,12 +189,77 @@ static void stop_without_the_pmi_is_bounded(void **state)
 	assert_stopped_clean(&k);
 }
 
+/*
+ * Another agent (the NMI watchdog, BIOS) runs fixed counter 1 and GP0 with
+ * an overflow pending: START is refused there, and the stop that follows a
+ * failed START (or a CPU going offline) must leave all of it alone.
+ */
+static void refused_start_then_stop_keeps_foreign_counters(void **state)
+{
+	struct pmiprof_event ev[3] = {
+		kcore_ev(0xc0, 0, true, N), kcore_ev(0x3c, 0, false, 0), kcore_ev(0xc4, 0, false, 0)
+	};
+	const u64 gctrl = BIT_ULL(33) | BIT_ULL(0), status = BIT_ULL(33) | BIT_ULL(0);
+	struct kcore k;
+
+	(void)state;
+	setup(&k, PMIPROF_VENDOR_INTEL, 4, true);
+	assert_int_equal(kcore_configure(&k, ev, 3, 0, N), 0);
+	k.model.fixed_ctrl = 0xb0;			/* fixed 1: OS+USR+PMI */
+	k.model.ctl[0] = PMU_EVTSEL_EN | PMU_EVTSEL_INT | 0x3c;
+	k.model.global_ctrl = gctrl;
+	pmu_model_set_status(&k.model, status);
+	assert_int_equal(kcore_start(&k), -EBUSY);
+	pmu_model_reset_acc(&k.model);
+	kcore_stop(&k);
+	assert_int_equal(k.model.fixed_ctrl, 0xb0);
+	assert_int_equal(k.model.ctl[0], PMU_EVTSEL_EN | PMU_EVTSEL_INT | 0x3c);
+	assert_int_equal(k.model.global_ctrl, gctrl);
+	assert_int_equal(k.model.global_status, status);
+	assert_int_equal(pmu_model_acc_total(&k.model), 0);
+
+	/* AMD: the same for a CPU whose PerfCtl0 is someone else's. */
+	setup(&k, PMIPROF_VENDOR_AMD, 2, false);
+	ev[1] = kcore_ev(0x76, 0, false, 0);
+	assert_int_equal(kcore_configure(&k, ev, 2, 0, N), 0);
+	k.model.ctl[1] = PMU_EVTSEL_EN | 0x76;
+	k.model.global_ctrl = BIT_ULL(1);
+	assert_int_equal(kcore_start(&k), -EBUSY);
+	pmu_model_reset_acc(&k.model);
+	kcore_stop(&k);
+	assert_int_equal(k.model.ctl[1], PMU_EVTSEL_EN | 0x76);
+	assert_int_equal(k.model.global_ctrl, BIT_ULL(1));
+	assert_int_equal(pmu_model_acc_total(&k.model), 0);
+}
+
+/* A CPU stopped twice (failed START, then release) is cleaned once; a restart works. */
+static void stop_is_idempotent_and_restartable(void **state)
+{
+	struct kcore k;
+
+	(void)state;
+	setup(&k, PMIPROF_VENDOR_INTEL, 4, true);
+	start_two(&k, 0xc0);
+	kcore_stop(&k);
+	assert_stopped_clean(&k);
+	pmu_model_reset_acc(&k.model);
+	kcore_stop(&k);
+	assert_int_equal(pmu_model_acc_total(&k.model), 0);
+	assert_int_equal(kcore_start(&k), 0);
+	kcore_run(&k, 2 * N, 1000, 5);
+	assert_int_equal(kcore_nrecs, 2);
+	kcore_stop(&k);
+	assert_stopped_clean(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stop_claims_pmi_in_flight_intel_fixed_trigger),
 		cmocka_unit_test(stop_claims_pmi_in_flight_intel_gp_trigger_legacy),
 		cmocka_unit_test(stop_without_the_pmi_is_bounded),
+		cmocka_unit_test(refused_start_then_stop_keeps_foreign_counters),
+		cmocka_unit_test(stop_is_idempotent_and_restartable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
