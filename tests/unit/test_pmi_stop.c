@@ -252,6 +252,48 @@ static void stop_is_idempotent_and_restartable(void **state)
 	assert_stopped_clean(&k);
 }
 
+/*
+ * At load (nothing configured yet) every counter is checked, as perf's
+ * check_hw_exists(): a GP EVENTSEL or fixed counter that firmware left
+ * enabled refuses the CPU, naming the counter and the MSR.
+ */
+static void load_check_refuses_any_enabled_counter(void **state)
+{
+	struct pmu_busy b;
+	struct kcore k;
+
+	(void)state;
+	setup(&k, PMIPROF_VENDOR_INTEL, 4, true);
+	assert_false(k.hw.configured);
+	assert_int_equal(pmu_check_idle(&k.pc, &b), 0);
+	k.model.ctl[3] = PMU_EVTSEL_EN | PMU_EVTSEL_OS | 0x3c;	/* BIOS on GP3 */
+	assert_int_equal(pmu_check_idle(&k.pc, &b), -EBUSY);
+	assert_false(b.fixed);
+	assert_int_equal(b.idx, 3);
+	assert_int_equal(b.msr, PMU_MSR_IA32_PERFEVTSEL0 + 3);
+	assert_int_equal(b.val, k.model.ctl[3]);
+
+	k.model.ctl[3] = PMU_EVTSEL_OS | 0x3c;			/* programmed, not enabled */
+	k.model.fixed_ctrl = 0x8;				/* PMI bit alone counts nothing */
+	assert_int_equal(pmu_check_idle(&k.pc, &b), 0);
+	k.model.fixed_ctrl = 0xb0;				/* fixed 1: OS+USR+PMI */
+	assert_int_equal(pmu_check_idle(&k.pc, &b), -EBUSY);
+	assert_true(b.fixed);
+	assert_int_equal(b.idx, 1);
+	assert_int_equal(b.msr, PMU_MSR_IA32_FIXED_CTR_CTRL);
+	assert_int_equal(b.val, 0xb0);
+	assert_non_null(strstr(k.hw.reason, "already enabled"));
+	/* checking never writes */
+	assert_int_equal(k.model.acc[PMU_ACC_CTL_WR] + k.model.acc[PMU_ACC_GCTRL_WR], 0);
+
+	setup(&k, PMIPROF_VENDOR_AMD, 2, false);
+	assert_int_equal(pmu_check_idle(&k.pc, &b), 0);
+	k.model.ctl[5] = PMU_EVTSEL_EN | 0x76;
+	assert_int_equal(pmu_check_idle(&k.pc, &b), -EBUSY);
+	assert_int_equal(b.idx, 5);
+	assert_int_equal(b.msr, PMU_MSR_F15H_PERF_CTL0 + 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +302,7 @@ int main(void)
 		cmocka_unit_test(stop_without_the_pmi_is_bounded),
 		cmocka_unit_test(refused_start_then_stop_keeps_foreign_counters),
 		cmocka_unit_test(stop_is_idempotent_and_restartable),
+		cmocka_unit_test(load_check_refuses_any_enabled_counter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
