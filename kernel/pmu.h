@@ -63,7 +63,7 @@ static inline void pmu_udelay(unsigned long us)
 #define PMU_MAX_LOOPS		8	/* status re-reads per PMI before "stuck" */
 #define PMU_MIN_PERIOD		10000ull	/* floor against NMI storms */
 #define PMU_DEFAULT_MAX_RATE	100000u	/* samples per second per CPU */
-#define PMU_THROTTLE_SLICE_NS	10000000ull	/* rate is enforced per 10 ms slice */
+#define PMU_THROTTLE_SLICE_NS	10000000ull	/* rate is measured per slice of <= 10 ms */
 #define PMU_AMD_NMI_WINDOW_NS	100000000ull	/* perf's perf_nmi_window: 100 ms */
 #define PMU_BUSY_REASON		"a PMU counter is already enabled by another user (NMI watchdog?)"
 #define PMU_MIN_TIMER_NS	100000ull	/* timer mode: at most 10 kHz */
@@ -226,6 +226,7 @@ struct pmu_cpu {
 	 * pmu_cpu_reset_state(); only start_cpu/stop_cpu change it.
 	 */
 	bool started;
+	u64 stretch;			/* throttle: period multiplier, carried across slices */
 };
 
 /*
@@ -299,6 +300,22 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx);
 void pmu_read_deltas(struct pmu_cpu *pc, u64 *out);
 void pmu_arm_counters(struct pmu_cpu *pc);	/* write initial counter values, set prev[] */
+
+/*
+ * Load time and CPU online (perf's check_hw_exists()): every counter of the
+ * PMU, not only the configured ones, must have its enable bits clear (GP
+ * EVENTSEL.EN, Intel FIXED_CTR_CTRL OS/USR bits).  perf's own counters are
+ * excluded by the reservation before this runs, so a set bit belongs to
+ * firmware, a hypervisor or a raw MSR user.  -EBUSY with @busy filled.
+ */
+struct pmu_busy {
+	bool fixed;		/* fixed counter @idx, else GP counter @idx */
+	u32 idx;
+	u32 msr;		/* the control MSR found enabled */
+	u64 val;		/* its value */
+};
+
+int pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *busy);
 
 /* pmu_whitelist.c: kernel-pmu.md section 6.  @why gets a message on failure. */
 int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
