@@ -11,7 +11,7 @@
  * enabled counter, 1 re-arm write, 1 ack, 1 GLOBAL_CTRL write (re-enable),
  * 1 LVTPC write.  The status is re-read only when the counters contradict it
  * (an armed counter wrapped but its bit is not yet visible), at most
- * PMU_MAX_LOOPS times: our counters are frozen while we run, so no new
+ * PMU_MAX_LOOPS times (then the sign bit is trusted): our counters are frozen while we run, so no new
  * overflow of ours can appear behind our back and no blind re-read is needed.
  */
 #include "pmu.h"
@@ -401,12 +401,18 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 
 	if (pc->lvtpc_when == PMU_LVTPC_EARLY)
 		ops->lvtpc(pc);
-	ops->wr(pc, g->ctrl, pc->gctrl & ~hw->own_mask);	/* freeze own counters */
+	ops->wr(pc, g->ctrl, READ_ONCE(pc->gctrl) & ~hw->own_mask);	/* freeze own counters */
 	mine = ops->rd(pc, g->status) & own;			/* foreign bits stay untouched */
 	vt = ops->rd(pc, ts->ctr_msr);
 	wrapped = !(vt & ts->top);
 
-	/* The counter wrapped but its status bit is not visible yet: bounded re-read. */
+	/*
+	 * The counter wrapped but its status bit is not visible yet: bounded
+	 * re-read.  When it never shows (another agent acked our bit), the sign
+	 * bit is trusted: the window is closed and the trigger re-armed as usual.
+	 * Disarming here would end sampling on this CPU for good over a bit
+	 * someone else ate.
+	 */
 	while (wrapped && !(mine & tbit)) {
 		if (++loops > PMU_MAX_LOOPS) {
 			stuck = true;
@@ -428,14 +434,10 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	if (pc->lvtpc_when == PMU_LVTPC_MID)
 		ops->lvtpc(pc);
 
-	if (stuck) {
-		/* perf's "irq loop stuck": leave our counters disabled, latch it */
+	if (stuck)
 		pc->stats.stuck++;
-		pc->failed = true;
-		pc->armed = false;
-	} else {
-		ops->wr(pc, g->ctrl, pc->gctrl);		/* re-enable */
-	}
+	/* pc->gctrl: stop_cpu() clears our bits there first, so we never re-enable after it. */
+	ops->wr(pc, g->ctrl, READ_ONCE(pc->gctrl));		/* re-enable */
 	/* LVTPC unmasked on every path: Intel masked it when it delivered the PMI. */
 	if (pc->lvtpc_when == PMU_LVTPC_LATE)
 		ops->lvtpc(pc);

@@ -203,7 +203,7 @@ struct pmu_cpu {
 	void *emul;			/* pmu_emul.c per-CPU state */
 
 	bool armed;			/* counters programmed, PMIs expected */
-	bool failed;			/* stuck loop: own counters left disabled */
+	bool failed;			/* unused since the stuck path re-arms (kept: layout) */
 	bool first;			/* next record is the first on this CPU */
 	bool throttled;			/* the current window was stretched */
 	u64 gctrl;			/* GLOBAL_CTRL value while running */

@@ -171,6 +171,8 @@ static void amd_stop_cpu(struct pmu_cpu *pc)
 
 	if (!pc->started)
 		return;		/* refused or never started: the counters are not ours */
+	/* A handler running during the wait below must not re-enable what we disable. */
+	WRITE_ONCE(pc->gctrl, pc->gctrl & ~hw->own_mask);
 	if (hw->global_regs)
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_CTL,
 			ops->rd(pc, PMU_MSR_AMD_GLOBAL_CTL) & ~hw->own_mask);

@@ -173,6 +173,13 @@ static void stop_claims_pmi_in_flight_intel_gp_trigger_legacy(void **state)
 	check_pmi_in_flight_claimed(PMIPROF_VENDOR_INTEL, 2, false, 0xc4);
 }
 
+/* Zen 4: a handler running during the stop's wait must not re-enable GLOBAL_CTL bits. */
+static void stop_claims_pmi_in_flight_amd_v2(void **state)
+{
+	(void)state;
+	check_pmi_in_flight_claimed(PMIPROF_VENDOR_AMD, 2, false, 0xc0);
+}
+
 /* A PMI that never comes (lost while LVTPC was masked): stop still ends, bounded, clean. */
 static void stop_without_the_pmi_is_bounded(void **state)
 {
@@ -299,6 +306,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stop_claims_pmi_in_flight_intel_fixed_trigger),
 		cmocka_unit_test(stop_claims_pmi_in_flight_intel_gp_trigger_legacy),
+		cmocka_unit_test(stop_claims_pmi_in_flight_amd_v2),
 		cmocka_unit_test(stop_without_the_pmi_is_bounded),
 		cmocka_unit_test(refused_start_then_stop_keeps_foreign_counters),
 		cmocka_unit_test(stop_is_idempotent_and_restartable),
