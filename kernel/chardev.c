@@ -11,7 +11,9 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/security.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 
 #include "glue.h"
 #include "ring.h"
@@ -69,14 +71,33 @@ static long pmiprof_ioctl_get_info(void __user *uarg)
 	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
 }
 
-static long pmiprof_ioctl_configure(void __user *uarg)
+/*
+ * Kernel RIPs reveal the KASLR slide.  The right to them is the opener's
+ * (file->f_cred), fixed at open, as for perf's event descriptors: checking
+ * current would let a privileged process that is handed the descriptor
+ * (a confused deputy) decide, and the descriptor's rights change with
+ * whoever happens to call.  Confidentiality lockdown refuses them as it
+ * refuses perf's unsafe sampling (LOCKDOWN_PERF).  security_perf_event_open()
+ * is not exported to modules (6.1 Module.symvers; security/security.c has no
+ * EXPORT_SYMBOL for it), so no LSM perf hook can be consulted here.
+ */
+static bool pmiprof_kernel_ips_allowed(struct file *file)
+{
+	if (!file_ns_capable(file, &init_user_ns, CAP_PERFMON) &&
+	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return false;
+	return !security_locked_down(LOCKDOWN_PERF);
+}
+
+static long pmiprof_ioctl_configure(struct file *file, void __user *uarg)
 {
 	struct pmiprof_config cfg;
 	int ret = pmiprof_get_sized(&cfg, uarg, sizeof(cfg));
 
 	if (ret)
 		return ret;
-	return pmiprof_session_configure(&cfg, perfmon_capable());
+	return pmiprof_session_configure(&cfg, !(cfg.flags & PMIPROF_CFG_KERNEL_IPS) ||
+					 pmiprof_kernel_ips_allowed(file));
 }
 
 static long pmiprof_ioctl_get_stats(void __user *uarg)
@@ -111,7 +132,7 @@ static long pmiprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case PMIPROF_IOC_GET_INFO:
 		return pmiprof_ioctl_get_info(uarg);
 	case PMIPROF_IOC_CONFIGURE:
-		return pmiprof_ioctl_configure(uarg);
+		return pmiprof_ioctl_configure(file, uarg);
 	case PMIPROF_IOC_START:
 		return pmiprof_session_start();
 	case PMIPROF_IOC_STOP:

@@ -8,7 +8,9 @@
  * it.  While pmiprof holds them, perf's own hardware events fail with EBUSY
  * instead of silently acking our overflow bits.  Reservations do not cover
  * fixed counters or agents outside the kernel (BIOS), so each CPU is also
- * checked for enable bits already set (driver check_free()).
+ * checked, as perf's check_hw_exists() does, for enable bits already set on
+ * any counter, GP or fixed (pmu_check_idle()); the configured ones are
+ * checked again at START (driver check_free()).
  *
  * Then each CPU gets a write/read-back probe of a counter, as perf's
  * check_hw_exists() does: a hypervisor without a vPMU (QEMU TCG) reads
@@ -40,6 +42,7 @@ struct probe_result {
 	int err;
 	u32 msr;
 	u64 got;
+	struct pmu_busy busy;
 };
 
 /* On the CPU being probed, IRQs off. */
@@ -53,7 +56,7 @@ static void coexist_probe_fn(void *arg)
 	int err;
 
 	res->msr = msr;
-	err = hw->drv->check_free(pc);
+	err = pmu_check_idle(pc, &res->busy);
 	if (err) {
 		res->err = err;
 		return;
@@ -69,6 +72,19 @@ static void coexist_probe_fn(void *arg)
 	res->err = err ? err : (got == PROBE_VALUE ? 0 : -ENODEV);
 }
 
+/*
+ * perf's counters are reserved by now, so an enabled counter is owned outside
+ * perf: firmware (perf's "The BIOS has corrupted hw-PMU resources"), a
+ * hypervisor, or a raw MSR user (wrmsr, likwid, another PMU module).
+ */
+static void coexist_report_busy(unsigned int cpu, const struct pmu_busy *b, bool load)
+{
+	pr_err("pmiprof: CPU %u: PMU %s counter %u is already enabled (MSR %#x = %#llx) by an owner outside perf: the BIOS/firmware, a hypervisor or a raw MSR user (wrmsr, likwid, another PMU module); %s\n",
+	       cpu, b->fixed ? "fixed" : "general-purpose", b->idx, b->msr, b->val,
+	       load ? "stop it (or disable the BIOS option that uses PMU counters), then load pmiprof again" :
+		      "this CPU will not be sampled");
+}
+
 static int coexist_probe_on(unsigned int cpu, struct pmu_hw *hw)
 {
 	struct probe_result res = { .err = -EIO };
@@ -76,8 +92,7 @@ static int coexist_probe_on(unsigned int cpu, struct pmu_hw *hw)
 	smp_call_function_single(cpu, coexist_probe_fn, &res, 1);
 	per_cpu(pmiprof_cpu_ok, cpu) = !res.err;
 	if (res.err == -EBUSY)
-		pr_err("pmiprof: CPU %u: PMU counters already enabled by another agent (BIOS, a hypervisor or a raw MSR user); stop it, then load pmiprof again\n",
-		       cpu);
+		coexist_report_busy(cpu, &res.busy, true);
 	else if (res.err == -ENODEV)
 		pr_err("pmiprof: CPU %u: no usable PMU: counter MSR %#x read back %#llx after writing %#llx (a VM without a virtual PMU, e.g. QEMU TCG?); load with pmu=none for timer sampling or pmu=emul for the emulated PMU\n",
 		       cpu, res.msr, res.got, PROBE_VALUE);
@@ -140,7 +155,9 @@ int pmiprof_coexist_probe_cpu(struct pmu_cpu *pc)
 	coexist_probe_fn(&res);
 	local_irq_enable();
 	per_cpu(pmiprof_cpu_ok, pc->cpu) = !res.err;
-	if (res.err)
+	if (res.err == -EBUSY)
+		coexist_report_busy(pc->cpu, &res.busy, false);
+	else if (res.err)
 		pr_warn("pmiprof: CPU %u failed its PMU probe (%d): it will not be sampled\n",
 			pc->cpu, res.err);
 	return res.err;

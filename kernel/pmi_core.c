@@ -11,7 +11,7 @@
  * enabled counter, 1 re-arm write, 1 ack, 1 GLOBAL_CTRL write (re-enable),
  * 1 LVTPC write.  The status is re-read only when the counters contradict it
  * (an armed counter wrapped but its bit is not yet visible), at most
- * PMU_MAX_LOOPS times: our counters are frozen while we run, so no new
+ * PMU_MAX_LOOPS times (then the sign bit is trusted): our counters are frozen while we run, so no new
  * overflow of ours can appear behind our back and no blind re-read is needed.
  */
 #include "pmu.h"
@@ -134,6 +134,36 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 	return 0;
 }
 
+static int busy(struct pmu_hw *hw, struct pmu_busy *b, bool fixed, u32 idx, u32 msr, u64 val)
+{
+	b->fixed = fixed;
+	b->idx = idx;
+	b->msr = msr;
+	b->val = val;
+	hw->reason = PMU_BUSY_REASON;
+	return -EBUSY;
+}
+
+int pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *b)
+{
+	struct pmu_hw *hw = pc->hw;
+	u32 i;
+	u64 v;
+
+	for (i = 0; i < hw->nr_gp && i < PMU_MAX_GP; i++) {
+		v = hw->ops->rd(pc, hw->evntsel_msr[i]);
+		if (v & PMU_EVTSEL_EN)
+			return busy(hw, b, false, i, hw->evntsel_msr[i], v);
+	}
+	if (hw->vendor == PMIPROF_VENDOR_INTEL && hw->nr_fixed) {
+		v = hw->ops->rd(pc, PMU_MSR_IA32_FIXED_CTR_CTRL);
+		for (i = 0; i < hw->nr_fixed; i++)
+			if (v & ((PMU_FIXED_OS | PMU_FIXED_USR) << (4 * i)))
+				return busy(hw, b, true, i, PMU_MSR_IA32_FIXED_CTR_CTRL, v);
+	}
+	return 0;
+}
+
 void pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info)
 {
 	info->vendor = hw->vendor;
@@ -168,6 +198,7 @@ void pmu_cpu_reset_state(struct pmu_cpu *pc)
 	pc->left = 0;
 	pc->slice_start_ns = 0;
 	pc->slice_samples = 0;
+	pc->stretch = 1;
 	pc->last_handled_ns = 0;
 	pc->stale = 0;
 	pc->lvtpc_when = PMU_LVTPC_LATE;
@@ -267,28 +298,61 @@ static void emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 status, u32 
 }
 
 /*
- * Storm throttling: more than max_rate/100 windows in a 10 ms slice
- * stretches the next period 16x (counted in stats.throttles); the window
- * records stay exact, they just cover more events.  The record closing a
- * stretched window carries PMIPROF_REC_F_THROTTLED (see close_window()).
+ * Storm throttling, a cap of max_rate windows per second per CPU.  The rate
+ * is measured per slice of at most 10 ms at a constant stretch (the period
+ * multiplier).  A slice that passes its budget (max_rate / 100 windows)
+ * ends there and multiplies the stretch by what its measured rate asks for
+ * (rounded up to a power of two, at least 2); the stretch carries into the
+ * following slices, so the cap holds instead of resetting every 10 ms.  A
+ * slice that used at most half its budget halves the stretch (once per
+ * halving that still keeps the projected rate within half the budget).
+ * Stretched periods add whole periods, so overflows stay on multiples of
+ * the period; the records stay exact, they just cover more events.  Each
+ * stretched window counts one stats.throttles, and the record closing it
+ * carries PMIPROF_REC_F_THROTTLED (see close_window()).
  */
 static u64 throttle(struct pmu_cpu *pc, u64 now, u64 left)
 {
 	struct pmu_hw *hw = pc->hw;
-	u32 budget = hw->max_rate / (1000000000ull / PMU_THROTTLE_SLICE_NS);
+	u64 budget = hw->max_rate / (1000000000ull / PMU_THROTTLE_SLICE_NS);
+	u64 max_stretch = hw->period ? div64_u64(hw->max_period, hw->period) : 1;
+	u64 elapsed = now - pc->slice_start_ns;
 
 	if (!budget)
 		budget = 1;
-	if (now - pc->slice_start_ns >= PMU_THROTTLE_SLICE_NS) {
+	if (!pc->stretch)
+		pc->stretch = 1;
+	if ((s64)elapsed < 0)
+		elapsed = 0;
+	if (elapsed >= PMU_THROTTLE_SLICE_NS) {
+		/* this window closes the slice: n windows in @slices slices */
+		u64 slices = div64_u64(elapsed, PMU_THROTTLE_SLICE_NS);
+		u64 n = (u64)pc->slice_samples + 1;
+
+		while (pc->stretch > 1 && n * 2 <= budget * slices) {
+			pc->stretch >>= 1;
+			n *= 2;
+		}
+		pc->slice_start_ns = now;
+		pc->slice_samples = 0;
+	} else if (++pc->slice_samples > budget) {
+		/* windows per slice at this rate, over the budget */
+		u64 want = div64_u64((u64)pc->slice_samples * PMU_THROTTLE_SLICE_NS,
+				     (elapsed ? elapsed : 1) * budget);
+		u64 f = 2;
+
+		while (f < want && f < BIT_ULL(20))
+			f <<= 1;
+		pc->stretch = pc->stretch * f > max_stretch ? max_stretch : pc->stretch * f;
 		pc->slice_start_ns = now;
 		pc->slice_samples = 0;
 	}
-	pc->throttled = ++pc->slice_samples > budget;
+	pc->throttled = pc->stretch > 1;
 	if (!pc->throttled)
 		return left;
 	pc->stats.throttles++;
-	left = hw->period * 16 > hw->max_period ? hw->max_period : hw->period * 16;
-	return left;
+	left += (pc->stretch - 1) * hw->period;
+	return left > hw->max_period ? hw->max_period : left;
 }
 
 /*
@@ -337,12 +401,18 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 
 	if (pc->lvtpc_when == PMU_LVTPC_EARLY)
 		ops->lvtpc(pc);
-	ops->wr(pc, g->ctrl, pc->gctrl & ~hw->own_mask);	/* freeze own counters */
+	ops->wr(pc, g->ctrl, READ_ONCE(pc->gctrl) & ~hw->own_mask);	/* freeze own counters */
 	mine = ops->rd(pc, g->status) & own;			/* foreign bits stay untouched */
 	vt = ops->rd(pc, ts->ctr_msr);
 	wrapped = !(vt & ts->top);
 
-	/* The counter wrapped but its status bit is not visible yet: bounded re-read. */
+	/*
+	 * The counter wrapped but its status bit is not visible yet: bounded
+	 * re-read.  When it never shows (another agent acked our bit), the sign
+	 * bit is trusted: the window is closed and the trigger re-armed as usual.
+	 * Disarming here would end sampling on this CPU for good over a bit
+	 * someone else ate.
+	 */
 	while (wrapped && !(mine & tbit)) {
 		if (++loops > PMU_MAX_LOOPS) {
 			stuck = true;
@@ -364,14 +434,10 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	if (pc->lvtpc_when == PMU_LVTPC_MID)
 		ops->lvtpc(pc);
 
-	if (stuck) {
-		/* perf's "irq loop stuck": leave our counters disabled, latch it */
+	if (stuck)
 		pc->stats.stuck++;
-		pc->failed = true;
-		pc->armed = false;
-	} else {
-		ops->wr(pc, g->ctrl, pc->gctrl);		/* re-enable */
-	}
+	/* pc->gctrl: stop_cpu() clears our bits there first, so we never re-enable after it. */
+	ops->wr(pc, g->ctrl, READ_ONCE(pc->gctrl));		/* re-enable */
 	/* LVTPC unmasked on every path: Intel masked it when it delivered the PMI. */
 	if (pc->lvtpc_when == PMU_LVTPC_LATE)
 		ops->lvtpc(pc);

@@ -20,7 +20,8 @@
  *   drv->start_cpu(pc)                   per CPU, IRQs off (on_each_cpu / cpuhp online)
  *   drv->handle_pmi(pc, &ctx)            NMI: returns how many PMIs it handled (0: not ours)
  *   pmu_sample_timer(pc, &ctx)           timer mode tick (hard irq)
- *   drv->stop_cpu(pc)                    per CPU, IRQs off (STOP / cpuhp offline / unload)
+ *   drv->stop_cpu(pc)                    per CPU, IRQs off (STOP / cpuhp offline / unload);
+ *                                        a no-op on a CPU start_cpu() did not program
  *
  * The core never executes RDPMC: counters are read with RDMSR through ops->rd.
  */
@@ -62,12 +63,13 @@ static inline void pmu_udelay(unsigned long us)
 #define PMU_MAX_LOOPS		8	/* status re-reads per PMI before "stuck" */
 #define PMU_MIN_PERIOD		10000ull	/* floor against NMI storms */
 #define PMU_DEFAULT_MAX_RATE	100000u	/* samples per second per CPU */
-#define PMU_THROTTLE_SLICE_NS	10000000ull	/* rate is enforced per 10 ms slice */
+#define PMU_THROTTLE_SLICE_NS	10000000ull	/* rate is measured per slice of <= 10 ms */
 #define PMU_AMD_NMI_WINDOW_NS	100000000ull	/* perf's perf_nmi_window: 100 ms */
 #define PMU_BUSY_REASON		"a PMU counter is already enabled by another user (NMI watchdog?)"
 #define PMU_MIN_TIMER_NS	100000ull	/* timer mode: at most 10 kHz */
 #define PMU_MAX_TIMER_NS	10000000000ull
 #define PMU_AMD_OVERFLOW_WAIT	50	/* us: amd_pmu_wait_on_overflow() */
+#define PMU_STOP_OVERFLOW_WAIT	PMU_AMD_OVERFLOW_WAIT	/* us: stop waits for an in-flight PMI */
 
 /*
  * Architectural MSR numbers and bits (kernel-pmu.md appendix).  Own names so
@@ -201,7 +203,7 @@ struct pmu_cpu {
 	void *emul;			/* pmu_emul.c per-CPU state */
 
 	bool armed;			/* counters programmed, PMIs expected */
-	bool failed;			/* stuck loop: own counters left disabled */
+	bool failed;			/* unused since the stuck path re-arms (kept: layout) */
 	bool first;			/* next record is the first on this CPU */
 	bool throttled;			/* the current window was stretched */
 	u64 gctrl;			/* GLOBAL_CTRL value while running */
@@ -217,6 +219,14 @@ struct pmu_cpu {
 	struct pmiprof_cpu_stats stats;
 
 	u32 lvtpc_when;			/* PMU_LVTPC_*: when the handler unmasks LVTPC */
+	/*
+	 * start_cpu() programmed this CPU and stop_cpu() has not undone it yet.
+	 * stop_cpu() touches nothing without it: a CPU refused by check_free()
+	 * or never started keeps another agent's counters.  Not reset by
+	 * pmu_cpu_reset_state(); only start_cpu/stop_cpu change it.
+	 */
+	bool started;
+	u64 stretch;			/* throttle: period multiplier, carried across slices */
 };
 
 /*
@@ -290,6 +300,22 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx);
 void pmu_read_deltas(struct pmu_cpu *pc, u64 *out);
 void pmu_arm_counters(struct pmu_cpu *pc);	/* write initial counter values, set prev[] */
+
+/*
+ * Load time and CPU online (perf's check_hw_exists()): every counter of the
+ * PMU, not only the configured ones, must have its enable bits clear (GP
+ * EVENTSEL.EN, Intel FIXED_CTR_CTRL OS/USR bits).  perf's own counters are
+ * excluded by the reservation before this runs, so a set bit belongs to
+ * firmware, a hypervisor or a raw MSR user.  -EBUSY with @busy filled.
+ */
+struct pmu_busy {
+	bool fixed;		/* fixed counter @idx, else GP counter @idx */
+	u32 idx;
+	u32 msr;		/* the control MSR found enabled */
+	u64 val;		/* its value */
+};
+
+int pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *busy);
 
 /* pmu_whitelist.c: kernel-pmu.md section 6.  @why gets a message on failure. */
 int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,

@@ -152,6 +152,7 @@ static int amd_start_cpu(struct pmu_cpu *pc)
 	pmu_arm_counters(pc);
 	if (hw->global_regs)
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_STATUS_CLR, hw->own_mask);
+	pc->started = true;
 	pc->armed = true;
 	ops->lvtpc(pc);
 	/* Without PerfMonV2 each counter starts on its own EN bit. */
@@ -168,6 +169,10 @@ static void amd_stop_cpu(struct pmu_cpu *pc)
 	const struct pmu_msr_ops *ops = hw->ops;
 	u32 k;
 
+	if (!pc->started)
+		return;		/* refused or never started: the counters are not ours */
+	/* A handler running during the wait below must not re-enable what we disable. */
+	WRITE_ONCE(pc->gctrl, pc->gctrl & ~hw->own_mask);
 	if (hw->global_regs)
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_CTL,
 			ops->rd(pc, PMU_MSR_AMD_GLOBAL_CTL) & ~hw->own_mask);
@@ -188,9 +193,10 @@ static void amd_stop_cpu(struct pmu_cpu *pc)
 			pmu_udelay(1);
 		}
 	}
-	pc->armed = false;
+	WRITE_ONCE(pc->armed, false);
 	if (hw->global_regs)
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_STATUS_CLR, hw->own_mask);
+	pc->started = false;
 }
 
 static int amd_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)

@@ -289,19 +289,30 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 		ops->wr(pc, PMU_MSR_IA32_FIXED_CTR_CTRL, fctl);
 	}
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_OVF_CTRL, hw->own_mask | pc->ack_extra);
+	pc->started = true;
 	pc->armed = true;
 	ops->lvtpc(pc);
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_CTRL, pc->gctrl);
 	return 0;
 }
 
+/*
+ * Stop while still armed, as amd_stop_cpu() does: a trigger overflow whose
+ * PMI is in flight (or that happens while we disable) must find the handler
+ * armed, or nmi.c calls it not ours ("NMI received for unknown reason",
+ * LVTPC left masked, a panic with unknown_nmi_panic).  The handler consumes
+ * our status bits and unmasks LVTPC; only then is the CPU disarmed.
+ */
 static void intel_stop_cpu(struct pmu_cpu *pc)
 {
 	struct pmu_hw *hw = pc->hw;
 	const struct pmu_msr_ops *ops = hw->ops;
 	u32 k;
 
-	pc->armed = false;
+	if (!pc->started)
+		return;		/* refused or never started: the counters are not ours */
+	/* A handler running from here on must not re-enable what we disable. */
+	WRITE_ONCE(pc->gctrl, pc->gctrl & ~hw->own_mask);
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_CTRL,
 		ops->rd(pc, PMU_MSR_IA32_GLOBAL_CTRL) & ~hw->own_mask);
 	for (k = 0; k < hw->nr_events; k++)
@@ -310,7 +321,20 @@ static void intel_stop_cpu(struct pmu_cpu *pc)
 	if (hw->nr_fixed)
 		ops->wr(pc, PMU_MSR_IA32_FIXED_CTR_CTRL,
 			ops->rd(pc, PMU_MSR_IA32_FIXED_CTR_CTRL) & ~fixed_nibbles(hw));
+	/* The counters are stopped: wait (bounded) for the PMI of a pending trigger bit. */
+	if (pc->armed && hw->trigger >= 0) {
+		u64 tbit = hw->slots[hw->trigger].status_bit;
+		u32 i;
+
+		for (i = 0; i < PMU_STOP_OVERFLOW_WAIT; i++) {
+			if (!(ops->rd(pc, PMU_MSR_IA32_GLOBAL_STATUS) & tbit))
+				break;
+			pmu_udelay(1);
+		}
+	}
+	WRITE_ONCE(pc->armed, false);
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_OVF_CTRL, hw->own_mask | pc->ack_extra);
+	pc->started = false;
 	/* LVTPC stays APIC_DM_NMI, as perf expects it. */
 }
 

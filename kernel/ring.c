@@ -49,7 +49,7 @@ static struct pmiprof_ring **rings;	/* [nr_cpu_ids], possible CPUs only */
 static bool rings_flushing;		/* stopped: any unread record is ready */
 static u32 ring_bytes;
 static DECLARE_WAIT_QUEUE_HEAD(ring_wq);
-static DEFINE_MUTEX(ring_consume_lock);	/* CONSUME read-modify-write of tail */
+static DEFINE_MUTEX(ring_consume_lock);	/* CONSUME read-modify-write of tail, and reset */
 
 static void ring_wake_fn(struct irq_work *work)
 {
@@ -129,6 +129,12 @@ void ring_reset_all(void)
 {
 	unsigned int cpu;
 
+	/*
+	 * A CONSUME racing with the reset (another thread on the same
+	 * descriptor) could store its old tail after the reset, leaving
+	 * tail > head: every later record would be dropped.
+	 */
+	mutex_lock(&ring_consume_lock);
 	for_each_possible_cpu(cpu) {
 		struct pmiprof_ring *r = rings[cpu];
 
@@ -141,6 +147,7 @@ void ring_reset_all(void)
 		WRITE_ONCE(r->ready, false);
 	}
 	WRITE_ONCE(rings_flushing, false);
+	mutex_unlock(&ring_consume_lock);
 }
 
 static void ring_copy_in(struct pmiprof_ring *r, u64 head, const void *src)
@@ -216,6 +223,11 @@ int ring_consume(unsigned int cpu, u64 tail)
 	old = hdr->tail;
 	/* The tail comes from user space: clamp, never trust it as an index. */
 	tail = clamp(tail, old, head);
+	/* Records start on multiples of the record size from 0: no tail in between. */
+	if (tail % RING_REC_BYTES) {
+		mutex_unlock(&ring_consume_lock);
+		return -EINVAL;
+	}
 	/* The consumer finished reading below tail (it made this syscall): publish. */
 	smp_store_release(&hdr->tail, tail);
 	/* Re-arm readiness; a mark the producer set meanwhile may be lost, so re-test fill. */

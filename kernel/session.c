@@ -147,7 +147,12 @@ static void session_stop_cpus(void)
 	on_each_cpu(session_stop_cpu, NULL, 1);
 }
 
-/* Start every online usable CPU and set running; on failure stop them all. */
+/*
+ * Start every online usable CPU and set running.  On failure the CPUs
+ * started so far are stopped again; the driver's stop_cpu() leaves alone a
+ * CPU it did not program (the one check_free() refused keeps the other
+ * agent's counters, and those after it were never touched).
+ */
 static int session_start_cpus(void)
 {
 	unsigned int cpu, started = 0;

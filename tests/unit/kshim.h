@@ -34,6 +34,10 @@ typedef int64_t s64;
 #define fallthrough		__attribute__((fallthrough))
 #define scnprintf		snprintf
 
+/* Single-copy accesses shared with the NMI handler. */
+#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+
 static inline u64 div64_u64(u64 a, u64 b)
 {
 	return a / b;

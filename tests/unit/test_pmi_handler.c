@@ -212,7 +212,7 @@ static void status_reread_is_bounded(void **state)
 	assert_int_equal(kcore_recs[0].status, BIT_ULL(32));
 	assert_int_equal(k.model.global_status, 0);
 
-	/* One more and the loop gives up: own counters left disabled, error latched. */
+	/* One more and the loop gives up: the sign bit is trusted, the CPU stays armed. */
 	setup_intel(&k, 4, true);
 	start_instr_cycles(&k, N);
 	k.model.status_lag = PMU_MAX_LOOPS + 1;
@@ -220,16 +220,55 @@ static void status_reread_is_bounded(void **state)
 	pmu_model_reset_acc(&k.model);
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(k.model.acc[PMU_ACC_STATUS_RD], 1 + PMU_MAX_LOOPS);
-	assert_int_equal(k.model.acc[PMU_ACC_GCTRL_WR], 1);	/* frozen, not re-enabled */
+	assert_int_equal(k.model.acc[PMU_ACC_GCTRL_WR], 2);	/* frozen, re-enabled */
 	assert_int_equal(k.pc.stats.stuck, 1);
-	assert_true(k.pc.failed);
-	assert_false(k.pc.armed);
+	assert_true(k.pc.armed);
 	assert_int_equal(kcore_nrecs, 1);	/* the window the counter proves is kept */
 	gctrl_own = k.model.global_ctrl & k.hw.own_mask;
-	assert_int_equal(gctrl_own, 0);
-	pmu_model_advance(&k.model, 10 * N, 0);
-	assert_int_equal(k.model.pmi_pending, 0);	/* no storm after giving up */
-	assert_int_equal(nmi(&k), 0);
+	assert_int_equal(gctrl_own, k.hw.own_mask);
+}
+
+/*
+ * Another agent acks our overflow bit before our handler reads it (status
+ * shows nothing, the counter wrapped).  That used to disarm the CPU for
+ * good; the sign bit is proof enough: record, re-arm, keep sampling.
+ */
+static void wrapped_without_status_bit_rearms(void **state)
+{
+	struct kcore k;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	start_instr_cycles(&k, N);
+	pmu_model_advance(&k.model, N + 7, 0);
+	k.model.global_status &= ~BIT_ULL(32);		/* eaten by someone else */
+	assert_int_equal(nmi(&k), 1);
+	assert_int_equal(kcore_nrecs, 1);
+	assert_int_equal(kcore_recs[0].counts[0], N + 7);
+	assert_int_equal(k.pc.stats.stuck, 1);
+	assert_true(k.pc.armed);
+	assert_true(lvtpc_armed(&k));
+	/* sampling goes on: three more periods, three more windows */
+	kcore_run(&k, 3 * N, 1000, 4);
+	assert_int_equal(kcore_nrecs, 4);
+	assert_int_equal(k.model.pmis_masked, 0);
+
+	/* AMD PerfMonV2: the same */
+	{
+		struct pmiprof_event ev[2] = { kcore_ev(0xc0, 0, true, N), kcore_ev(0x76, 0, false, 0) };
+		struct pmu_model_spec spec;
+
+		pmu_model_spec_default(&spec, PMIPROF_VENDOR_AMD);
+		assert_int_equal(kcore_setup(&k, &spec), 0);
+		assert_int_equal(kcore_configure(&k, ev, 2, 0, N), 0);
+		assert_int_equal(kcore_start(&k), 0);
+		pmu_model_advance(&k.model, N + 7, 0);
+		k.model.global_status = 0;
+		assert_int_equal(nmi(&k), 1);
+		assert_true(k.pc.armed);
+		kcore_run(&k, 3 * N, 1000, 4);
+		assert_int_equal(kcore_nrecs, 4);
+	}
 }
 
 static void legacy_write_limit(void **state)
@@ -399,18 +438,82 @@ static void storm_throttling(void **state)
 }
 
 /*
- * One throttle activation, stepped by hand: windows 1..11 fall in one 10 ms
- * slice (budget 10), so closing window 11 stretches the next period 16x.
- * That stretched window ends in a new slice (no new throttle), and only its
- * record, the first after the throttled stretch, carries REC_F_THROTTLED.
+ * The throttle is a cap: an event counting 8 per cycle (3 GHz: 24 events
+ * per ns) at period 10,000 asks for 2.4M windows/s; with the default
+ * max_rate (100,000/s) it must get at most that, over the whole run and
+ * in its second half, not max_rate plus whatever 16x-stretched windows fit
+ * in the rest of each 10 ms slice (~2.4x max_rate before).  Counts stay
+ * exact: the windows only grow.
  */
-static void throttled_flag_on_first_record_after_stretch(void **state)
+static void throttle_caps_rate_of_8_per_cycle_event(void **state)
+{
+	const u64 period = 10000, run_ns = 200000000, cycles_per_step = 333;
+	struct pmiprof_event ev[2] = { kcore_ev(0xc0, 0, true, 0), kcore_ev(0x3c, 0, false, 0) };
+	struct pmiprof_config cfg;
+	struct kcore k;
+	u64 t0, sum = 0, tail[PMU_MAX_EVENTS], half = 0, instr = 0;
+	size_t i;
+
+	(void)state;
+	setup_intel(&k, 4, true);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	cfg.mode = PMIPROF_SAMPLING_PMI;
+	cfg.nr_events = 2;
+	cfg.events[0] = ev[0];
+	cfg.events[0].period = period;
+	cfg.events[1] = ev[1];
+	assert_int_equal(pmu_configure(&k.hw, &cfg), 0);
+	assert_int_equal(k.hw.max_rate, PMU_DEFAULT_MAX_RATE);
+	assert_int_equal(kcore_start(&k), 0);
+	t0 = kcore_now_ns;
+	while (kcore_now_ns - t0 < run_ns) {
+		/* 333 cycles = 111 ns at 3 GHz, 8 events per cycle */
+		pmu_model_advance(&k.model, 8 * cycles_per_step, cycles_per_step);
+		instr += 8 * cycles_per_step;
+		kcore_now_ns += cycles_per_step / 3;
+		kcore_take_pmis(&k);
+	}
+	for (i = 0; i < kcore_nrecs; i++) {
+		sum += kcore_recs[i].counts[0];
+		if (kcore_recs[i].time_ns - t0 >= run_ns / 2)
+			half++;
+	}
+	k.hw.drv->read_counters(&k.pc, tail);
+	assert_int_equal(sum + tail[0], instr);
+	print_message("8/cycle at period %llu: %zu windows in %llu ms (%llu/s; cap %u/s), "
+		      "second half %llu/s, %llu throttled\n", (unsigned long long)period,
+		      kcore_nrecs, (unsigned long long)(run_ns / 1000000),
+		      (unsigned long long)(kcore_nrecs * 1000000000ull / run_ns), k.hw.max_rate,
+		      (unsigned long long)(half * 2000000000ull / run_ns),
+		      (unsigned long long)k.pc.stats.throttles);
+	assert_true(k.pc.stats.throttles > 0);
+	/* whole run, the first slice's budget included: at most 10 % above the cap */
+	assert_true(kcore_nrecs * 1000000000ull / run_ns <= k.hw.max_rate * 11 / 10);
+	/* steady state: under the cap */
+	assert_true(half * 2000000000ull / run_ns <= k.hw.max_rate);
+	/* and not throttled into uselessness: at least a quarter of the cap */
+	assert_true(half * 2000000000ull / run_ns >= k.hw.max_rate / 4);
+}
+
+/*
+ * Throttling stepped by hand, one period at a time.  At 100x the cap
+ * (max_rate 1000/s: 10 windows per 10 ms slice; a period every 10 us) the
+ * 11th window passes the budget and stretches the next period by the
+ * measured excess (100, rounded up to 128).  The stretch carries on; the
+ * record closing each stretched window, and only those, carries
+ * REC_F_THROTTLED, and its count is whole periods.  When the event slows
+ * to half the cap, the stretch halves back to 1 and records are plain
+ * periods again.
+ */
+static void throttled_flag_on_records_closing_stretched_windows(void **state)
 {
 	const u64 period = 10000;
 	struct pmiprof_event ev[2] = { kcore_ev(0xc0, 0, true, 0), kcore_ev(0x3c, 0, false, 0) };
 	struct pmiprof_config cfg;
 	struct kcore k;
-	size_t i;
+	u64 sum = 0, fed = 0, tail[PMU_MAX_EVENTS];
+	size_t i, stretched = 0, last_stretched = 0;
 
 	(void)state;
 	setup_intel(&k, 4, true);
@@ -428,46 +531,64 @@ static void throttled_flag_on_first_record_after_stretch(void **state)
 	/* 11 windows in 110 us: the 11th exceeds the budget */
 	for (i = 0; i < 11; i++) {
 		pmu_model_advance(&k.model, period, period);
+		fed += period;
 		kcore_now_ns += period;
 		assert_int_equal(nmi(&k), 1);
 	}
 	assert_int_equal(k.pc.stats.throttles, 1);
 	assert_true(k.pc.throttled);
+	assert_int_equal(k.pc.stretch, 128);
 	assert_int_equal(kcore_nrecs, 11);
 	for (i = 0; i < 11; i++)
 		assert_false(kcore_recs[i].flags & PMIPROF_REC_F_THROTTLED);
 
 	/* One ordinary period is not enough to close the stretched window. */
 	pmu_model_advance(&k.model, period, period);
+	fed += period;
 	kcore_now_ns += period;
 	assert_int_equal(k.model.pmi_pending, 0);
 	assert_int_equal(kcore_nrecs, 11);
 
-	/* The rest of the stretched period, ending in the next slice. */
-	pmu_model_advance(&k.model, 15 * period, 15 * period);
-	kcore_now_ns += PMU_THROTTLE_SLICE_NS;
-	assert_int_equal(nmi(&k), 1);
-	assert_int_equal(kcore_nrecs, 12);
-	assert_int_equal(kcore_recs[11].counts[0], 16 * period);
-	assert_true(kcore_recs[11].flags & PMIPROF_REC_F_THROTTLED);
-	assert_false(k.pc.throttled);
-	assert_int_equal(k.pc.stats.throttles, 1);
-
-	/* Back to normal windows, unflagged. */
-	for (i = 0; i < 5; i++) {
+	/* Still 100x too fast for 1 s: the stretch holds, the rate stays capped. */
+	for (i = 0; i < 100000; i++) {
 		pmu_model_advance(&k.model, period, period);
-		kcore_now_ns += period;
-		assert_int_equal(nmi(&k), 1);
+		fed += period;
+		kcore_now_ns += 10000;
+		kcore_take_pmis(&k);
 	}
-	assert_int_equal(kcore_nrecs, 17);
+	assert_true(kcore_nrecs - 11 <= 1000);		/* 1 s at 1000/s */
+	assert_true(k.pc.throttled);
+
+	/* Half the cap (a period every 2 ms) for 1 s: back to plain windows. */
+	for (i = 0; i < 500; i++) {
+		pmu_model_advance(&k.model, period, period);
+		fed += period;
+		kcore_now_ns += 2000000;
+		kcore_take_pmis(&k);
+	}
+	assert_false(k.pc.throttled);
+	assert_int_equal(k.pc.stretch, 1);
+
 	for (i = 0; i < kcore_nrecs; i++) {
-		assert_int_equal(!!(kcore_recs[i].flags & PMIPROF_REC_F_THROTTLED), i == 11);
-		assert_int_equal(kcore_recs[i].counts[0], i == 11 ? 16 * period : period);
+		bool flagged = kcore_recs[i].flags & PMIPROF_REC_F_THROTTLED;
+
+		sum += kcore_recs[i].counts[0];
+		assert_int_equal(kcore_recs[i].counts[0] % period, 0);
+		assert_int_equal(flagged, kcore_recs[i].counts[0] > period);
+		if (flagged) {
+			stretched++;
+			last_stretched = i;
+		}
 	}
+	/* the last stretched window is followed by plain windows only (~370) */
+	assert_true(last_stretched < kcore_nrecs - 300);
+	assert_int_equal(k.pc.stats.throttles, stretched);
+	k.hw.drv->read_counters(&k.pc, tail);
+	assert_int_equal(sum + tail[0], fed);
 
 	/* A restart forgets a pending stretch: no stale flag on the next record. */
 	kcore_now_ns += PMU_THROTTLE_SLICE_NS;
-	for (i = 0; i < 11; i++) {
+	for (i = 0; i < 12; i++) {	/* the first closes the old slice */
 		pmu_model_advance(&k.model, period, period);
 		kcore_now_ns += period;
 		assert_int_equal(nmi(&k), 1);
@@ -805,11 +926,13 @@ int main(void)
 		cmocka_unit_test(lvtpc_rearmed_on_every_path),
 		cmocka_unit_test(lvtpc_unmask_timing_per_core_type),
 		cmocka_unit_test(status_reread_is_bounded),
+		cmocka_unit_test(wrapped_without_status_bit_rearms),
 		cmocka_unit_test(legacy_write_limit),
 		cmocka_unit_test(amd_sign_bit_and_nmi_window),
 		cmocka_unit_test(debugctl_freeze_on_pmi),
 		cmocka_unit_test(storm_throttling),
-		cmocka_unit_test(throttled_flag_on_first_record_after_stretch),
+		cmocka_unit_test(throttle_caps_rate_of_8_per_cycle_event),
+		cmocka_unit_test(throttled_flag_on_records_closing_stretched_windows),
 		cmocka_unit_test(kernel_ips_hidden_unless_allowed),
 		cmocka_unit_test(drops_are_counted),
 		cmocka_unit_test(configure_refusals),
