@@ -837,14 +837,56 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 
 /* ---- kernel: /proc/kallsyms ---- */
 
-static int ksym_cmp(const void *a, const void *b)
+/*
+ * Sort by address, ties in file order (perf keeps the first).  kallsyms is
+ * one ascending run for the kernel and one per module, so a stable merge of
+ * those runs (O(n log runs)) replaces a full sort (O(n log n)): that sort
+ * was a fifth of a short report's instructions.  Returns 0 or -ENOMEM.
+ */
+static int sort_ksyms(struct ksym *k, uint32_t n)
 {
-	const struct ksym *x = a, *y = b;
+	uint32_t *runs, nr = 0, i, width;
+	struct ksym *tmp, *src = k, *dst;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* Names lie in file order in ktext: perf keeps the first on a tie. */
-	return x->name < y->name ? -1 : x->name > y->name;
+	runs = malloc(((size_t)n + 1) * sizeof(*runs));
+	if (!runs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (!i || k[i].addr < k[i - 1].addr)
+			runs[nr++] = i;
+	runs[nr] = n;
+	if (nr <= 1) {
+		free(runs);
+		return 0;
+	}
+	tmp = malloc((size_t)n * sizeof(*tmp));
+	if (!tmp) {
+		free(runs);
+		return -ENOMEM;
+	}
+	dst = tmp;
+	for (width = 1; width < nr; width *= 2) {
+		uint32_t r;
+
+		for (r = 0; r < nr; r += 2 * width) {
+			uint32_t a = runs[r], am = runs[r + width < nr ? r + width : nr];
+			uint32_t bm = runs[r + 2 * width < nr ? r + 2 * width : nr], b = am, o = a;
+
+			while (a < am && b < bm)
+				dst[o++] = src[b].addr < src[a].addr ? src[b++] : src[a++];
+			while (a < am)
+				dst[o++] = src[a++];
+			while (b < bm)
+				dst[o++] = src[b++];
+		}
+		src = dst;
+		dst = src == k ? tmp : k;
+	}
+	if (src != k)
+		memcpy(k, src, (size_t)n * sizeof(*k));
+	free(tmp);
+	free(runs);
+	return 0;
 }
 
 /*
@@ -976,7 +1018,11 @@ static void load_kallsyms(struct symbolizer *sy)
 		return;
 	}
 	sy->dsos[sy->kernel_dso]->info.note = NULL;
-	qsort(sy->ksyms, sy->nr_ksyms, sizeof(*sy->ksyms), ksym_cmp);
+	if (sort_ksyms(sy->ksyms, sy->nr_ksyms)) {
+		dso_missing(sy->dsos[sy->kernel_dso], "out of memory sorting %s", path);
+		sy->nr_ksyms = 0;
+		return;
+	}
 	dedup_kallsyms(sy);
 }
 

@@ -340,6 +340,47 @@ static void kallsyms_aliases_named_as_perf_chooses(void **state)
 	unlink(path);
 }
 
+/*
+ * kallsyms is one ascending run for the kernel and one per module, in load
+ * order: the runs are merged, ties keep file order (then perf's alias rule),
+ * and every address resolves to the symbol at or below it.
+ */
+static void kallsyms_module_runs_merge_in_address_order(void **state)
+{
+	char path[] = "/tmp/pmiprof-kallsyms.XXXXXX";
+	struct symbolizer_opts o = { .kernel = true };
+	struct symbolizer *sy;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "ffffffff81000000 T core_a\nffffffff81002000 T core_b\n"
+		"ffffffff81004000 T core_c\n"
+		/* module loaded first, at high addresses */
+		"ffffffffc0200000 t mod2_x\t[mod2]\nffffffffc0201000 t mod2_y\t[mod2]\n"
+		/* a second module below the first one, and a tie with it */
+		"ffffffffc0100000 t mod1_x\t[mod1]\nffffffffc0201000 t mod1_z\t[mod1]\n"
+		/* a third run, inside the core's range */
+		"ffffffff81001000 T core_late\n");
+	fclose(f);
+	o.kallsyms = path;
+	sy = new_sy(&o);
+#define KNAME(ip) symbolizer_sym(sy, (uint32_t)symbolizer_resolve_kernel(sy, ip))->name
+	assert_string_equal(KNAME(0xffffffff81000010), "core_a");
+	assert_string_equal(KNAME(0xffffffff81001010), "core_late");
+	assert_string_equal(KNAME(0xffffffff81002010), "core_b");
+	assert_string_equal(KNAME(0xffffffff81004010), "core_c");
+	assert_string_equal(KNAME(0xffffffffc0100010), "mod1_x");
+	assert_string_equal(KNAME(0xffffffffc0200010), "mod2_x");
+	/* same address, binding and name length: perf keeps the first in the file */
+	assert_string_equal(KNAME(0xffffffffc0201010), "mod2_y");
+#undef KNAME
+	symbolizer_free(sy);
+	unlink(path);
+}
+
 static void maps_overlap_fork_exec_and_versions(void **state)
 {
 	struct maps m;
@@ -514,6 +555,7 @@ int main(void)
 		cmocka_unit_test(dso_notes_survive_table_growth),
 		cmocka_unit_test(kallsyms_file_resolves_kernel_addresses),
 		cmocka_unit_test(kallsyms_aliases_named_as_perf_chooses),
+		cmocka_unit_test(kallsyms_module_runs_merge_in_address_order),
 		cmocka_unit_test(aliases_named_as_perf_chooses),
 		cmocka_unit_test(maps_overlap_fork_exec_and_versions),
 		cmocka_unit_test(strtab_and_hashmap_grow_and_keep_ids),
