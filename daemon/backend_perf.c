@@ -529,12 +529,9 @@ static int open_cpu_wide(struct record_session *s, struct perf_state *ps, unsign
 static void check_hotplug(struct record_session *s, struct perf_state *ps, bool final)
 {
 	struct cpu_set now = { 0 };
-	struct timespec ts;
-	uint64_t t;
+	uint64_t t = pm_now_ns();
 	unsigned int i;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	if (!final && t - ps->hotplug_checked < 1000000000ull)
 		return;
 	ps->hotplug_checked = t;
@@ -830,7 +827,6 @@ static int perf_open(struct record_session *s)
 	ps->dec.per_task = ps->per_task;
 	ps->dec.filter = ps->filter;
 	ps->dec.time_based = ps->time_based;
-	ps->dec.read_times = true;
 	ps->dec.trigger = ps->trigger;
 	/* cpu-clock at F Hz is an hrtimer with a fixed period of 1e9/F ns */
 	ps->dec.trigger_period = !ps->freq ? ps->period :
@@ -1043,17 +1039,14 @@ static void prescan_forks(struct perf_state *ps)
 
 			while (tail < head) {
 				struct perf_event_header hh;
-				char rec[sizeof(hh) + 8];
+				uint32_t v32[2];	/* pid, ppid */
 
 				perf_ring_copy(r, tail, &hh, sizeof(hh));
 				if (hh.size < sizeof(hh) || hh.size > head - tail)
 					break;
-				if (hh.type == PERF_RECORD_FORK && hh.size >= sizeof(rec)) {
-					perf_ring_copy(r, tail, rec, sizeof(rec));
-					memcpy(rec, &hh, sizeof(hh));
-					((struct perf_event_header *)rec)->size = sizeof(rec);
-					perf_decode_learn_fork(&ps->dec,
-							       (struct perf_event_header *)rec);
+				if (hh.type == PERF_RECORD_FORK && hh.size >= sizeof(hh) + 8) {
+					perf_ring_copy(r, tail + sizeof(hh), v32, sizeof(v32));
+					perf_decode_learn_fork(&ps->dec, v32[0], v32[1]);
 				}
 				tail += hh.size;
 			}
@@ -1065,14 +1058,12 @@ static int perf_drain(struct record_session *s, struct trace_writer *w)
 {
 	struct perf_state *ps = s->priv;
 	void *arg[2] = { &ps->dec, w };
-	struct timespec ts;
 	uint64_t now;
 	int ret;
 
 	if (ps->dec.filter)
 		prescan_forks(ps);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	now = pm_now_ns();	/* read before the heads: the watermark's base */
 	ret = perf_rings_drain(ps->rings, ps->nr_rings, ps->final ? UINT64_MAX : now,
 			       ps->copybuf, take_record, arg);
 	if (ret > 0)

@@ -32,8 +32,7 @@ int perf_decoder_init(struct perf_decoder *d, unsigned int nr_ev, unsigned int n
 	d->cpus = calloc(d->nr_cpu_slots, sizeof(*d->cpus));
 	if (!d->cpus)
 		return -ENOMEM;
-	/* two more per instance: the group's time_enabled and time_running */
-	ret = window_deltas_init(&d->deltas, nr_ev + 2);
+	ret = window_deltas_init(&d->deltas, nr_ev);
 	return ret;
 }
 
@@ -68,12 +67,15 @@ static int do_sample(struct perf_decoder *d, struct trace_writer *w,
 {
 	const uint64_t *p = (const uint64_t *)(h + 1);
 	struct trace_sample ts;
-	uint64_t totals[PMIPROF_MAX_EVENTS + 2], deltas[PMIPROF_MAX_EVENTS + 2], nr;
-	unsigned int g, nt = d->read_times ? 2 : 0;
+	uint64_t totals[PMIPROF_MAX_EVENTS], deltas[PMIPROF_MAX_EVENTS], nr;
+	unsigned int g;
 	uint64_t key;
 	int win, ret;
 
-	/* IP, (pid,tid), TIME, (cpu,res), READ{nr, [enabled, running], values[nr]} */
+	/*
+	 * IP, (pid,tid), TIME, (cpu,res), READ{nr, enabled, running, values[nr]}:
+	 * the times are read once at the end (backend_perf.c), not per window.
+	 */
 	if (h->size < sizeof(*h) + 5 * 8)
 		return 0;
 	memset(&ts, 0, sizeof(ts));
@@ -83,12 +85,10 @@ static int do_sample(struct perf_decoder *d, struct trace_writer *w,
 	ts.time = p[2];
 	ts.cpu = (uint32_t)p[3];
 	nr = p[4];
-	if (nr != d->nr_ev || h->size < sizeof(*h) + (5 + nt + nr) * 8)
+	if (nr != d->nr_ev || h->size < sizeof(*h) + (7 + nr) * 8)
 		return 0;
 	for (g = 0; g < nr; g++)
-		totals[d->group_to_ev[g]] = p[5 + nt + g];
-	totals[nr] = nt ? p[5] : 0;
-	totals[nr + 1] = nt ? p[6] : 0;
+		totals[d->group_to_ev[g]] = p[7 + g];
 
 	key = d->per_task ? window_key_task(ts.tid, ts.cpu) : window_key_cpu(ts.cpu);
 	win = window_deltas_update_gen(&d->deltas, key, totals, deltas, cpu_loss(d, ts.cpu)->gen);
@@ -98,8 +98,6 @@ static int do_sample(struct perf_decoder *d, struct trace_writer *w,
 		d->stats->filtered++;
 		return 0;
 	}
-	d->time_enabled += deltas[nr];
-	d->time_running += deltas[nr + 1];
 	ts.nr = d->nr_ev;
 	memcpy(ts.counts, deltas, d->nr_ev * sizeof(deltas[0]));
 	switch (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) {
@@ -335,15 +333,10 @@ int perf_decode_record(struct perf_decoder *d, int ring_cpu, struct trace_writer
 	return ret;
 }
 
-void perf_decode_learn_fork(struct perf_decoder *d, const struct perf_event_header *h)
+void perf_decode_learn_fork(struct perf_decoder *d, uint32_t pid, uint32_t ppid)
 {
-	uint32_t v32[2];
-
-	if (h->type != PERF_RECORD_FORK || h->size < sizeof(*h) + 8)
-		return;
-	memcpy(v32, h + 1, 8);
-	if (pid_set_contains(&d->pids, v32[1]))
-		pid_set_add(&d->pids, v32[0]);
+	if (pid_set_contains(&d->pids, ppid))
+		pid_set_add(&d->pids, pid);
 }
 
 int perf_decode_finish(struct perf_decoder *d, struct trace_writer *w, uint64_t end_time)

@@ -29,7 +29,6 @@ struct perf_decoder {
 	bool per_task;			/* windows per (tid, cpu); else per cpu */
 	bool filter;			/* keep only samples of pids (fallback) */
 	bool time_based;
-	bool read_times;		/* read_format has TOTAL_TIME_ENABLED|RUNNING */
 	unsigned int trigger;		/* header index of the sampling event */
 	uint64_t trigger_period;	/* its events per window when fixed, else 0 */
 	struct window_deltas deltas;
@@ -37,8 +36,6 @@ struct perf_decoder {
 	struct perf_cpu_loss *cpus;	/* indexed by CPU number */
 	unsigned int nr_cpu_slots;
 	struct record_stats *stats;
-	/* sums over windows of the group's enabled/running time deltas */
-	uint64_t time_enabled, time_running;
 };
 
 /* nr_cpu_slots = highest possible CPU number + 1.  0 or -ENOMEM. */
@@ -54,8 +51,8 @@ void perf_decoder_free(struct perf_decoder *d);
 int perf_decode_record(struct perf_decoder *d, int ring_cpu, struct trace_writer *w,
 		       const struct perf_event_header *h);
 
-/* Learn the FORKs in a record without writing (fallback pre-scan). */
-void perf_decode_learn_fork(struct perf_decoder *d, const struct perf_event_header *h);
+/* A FORK seen ahead of its turn (fallback pre-scan): follow pid if ppid is followed. */
+void perf_decode_learn_fork(struct perf_decoder *d, uint32_t pid, uint32_t ppid);
 
 /*
  * End of recording: a CPU still throttled gets its LOST record, its stretch

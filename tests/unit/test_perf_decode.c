@@ -43,10 +43,12 @@ static struct perf_event_header *sample(struct rec_buf *b, uint32_t pid, uint32_
 	p[1] = ((uint64_t)tid << 32) | pid;
 	p[2] = time;
 	p[3] = cpu;
-	p[4] = NR_EV;				/* READ group: nr, values */
-	p[5] = t0;
-	p[6] = t1;
-	h->size = sizeof(*h) + 7 * 8;
+	p[4] = NR_EV;				/* READ group: nr, enabled, running, values */
+	p[5] = time;
+	p[6] = time;
+	p[7] = t0;
+	p[8] = t1;
+	h->size = sizeof(*h) + 9 * 8;
 	return h;
 }
 
