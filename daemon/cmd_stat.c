@@ -25,13 +25,14 @@
 #include "events.h"
 #include "record.h"
 #include "stat_format.h"
+#include "cpu_set.h"
+#include "proc_tasks.h"
 #include "util.h"
 #include "workload.h"
 
 #define STAT_DEFAULT_EVENTS \
 	"task-clock,context-switches,cpu-migrations,page-faults," \
 	"cycles,instructions,branches,branch-misses"
-#define MAX_CPUS 256
 
 const char cmd_stat_summary[] = "Count events over a whole run of a command";
 
@@ -81,8 +82,8 @@ const char cmd_stat_help[] =
 
 struct stat_ctr {
 	struct pm_event ev;
-	int fds[MAX_CPUS * 4];
-	unsigned int nr_fds;
+	int *fds;			/* one per CPU (-a) or per thread (-p) */
+	unsigned int nr_fds, cap_fds;
 	int err;			/* first open error, or 0 */
 };
 
@@ -111,9 +112,16 @@ static int open_one(struct stat_ctr *c, pid_t pid, int cpu, bool inherit, bool o
 	}
 	if (fd < 0)
 		return -errno;
-	if (c->nr_fds == ARRAY_SIZE(c->fds)) {
-		close(fd);
-		return -EMFILE;
+	if (c->nr_fds == c->cap_fds) {
+		unsigned int cap = c->cap_fds ? c->cap_fds * 2 : 16;
+		int *n = realloc(c->fds, cap * sizeof(*n));
+
+		if (!n) {
+			close(fd);
+			return -ENOMEM;
+		}
+		c->fds = n;
+		c->cap_fds = cap;
 	}
 	c->fds[c->nr_fds++] = fd;
 	return 0;
@@ -238,7 +246,7 @@ int cmd_stat(int argc, char **argv)
 	int c, sfd, status = 0;
 	uint64_t t0;
 	char err[512];
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	struct cpu_set cpus = { 0 };
 
 	memset(&o, 0, sizeof(o));
 	memset(&wl, 0, sizeof(wl));
@@ -274,8 +282,6 @@ int cmd_stat(int argc, char **argv)
 		return pm_usage_error("stat", "nothing to count: give a command (after --), -p or -a");
 	if (pm_events_parse(events, &list, err, sizeof(err)))
 		return pm_usage_error("stat", "%s", err);
-	if (ncpu <= 0 || ncpu > MAX_CPUS)
-		ncpu = ncpu <= 0 ? 1 : MAX_CPUS;
 	if (o.argv && workload_resolve(o.argv[0]))
 		return 1;
 	for (i = 0; i < o.nr_pids; i++)
@@ -307,22 +313,26 @@ int cmd_stat(int argc, char **argv)
 		memset(sc, 0, sizeof(*sc));
 		sc->ev = list.ev[i];
 		if (o.system_wide) {
-			for (k = 0; k < (unsigned int)ncpu && !r; k++)
-				r = open_one(sc, -1, (int)k, false, false);
+			/* the online CPUs, as record opens them (daemon/cpu_set.c) */
+			r = cpus.nr ? 0 : cpu_set_online(&cpus);
+			for (k = 0; k < cpus.nr && !r; k++)
+				r = open_one(sc, -1, cpus.cpus[k], false, false);
 		} else if (o.argv) {
 			r = open_one(sc, wl.pid, -1, true, true);
 		} else {
 			/* every existing thread; threads and children they create inherit */
-			for (k = 0; k < o.nr_pids && !r; k++) {
-				pid_t tids[256];
-				int t, nt = workload_list_threads(o.pids[k], tids, 256);
+			pid_t *tids = NULL;
+			unsigned int nt = 0, cap = 0, t;
 
-				for (t = 0; t < nt && !r; t++) {
-					r = open_one(sc, tids[t], -1, true, false);
-					if (r == -ESRCH)
-						r = 0;	/* thread exited meanwhile */
-				}
+			for (k = 0; k < o.nr_pids && !r; k++)
+				r = proc_task_threads(o.pids[k], &tids, &nt, &cap) == -ENOMEM ?
+				    -ENOMEM : 0;
+			for (t = 0; t < nt && !r; t++) {
+				r = open_one(sc, tids[t], -1, true, false);
+				if (r == -ESRCH)
+					r = 0;	/* thread exited meanwhile */
 			}
+			free(tids);
 		}
 		if (r) {
 			sc->err = r;
@@ -363,10 +373,13 @@ int cmd_stat(int argc, char **argv)
 		pm_info("workload terminated by signal %d (%s)", WTERMSIG(wl.status),
 			strsignal(WTERMSIG(wl.status)));
 out_close:
-	for (i = 0; i < list.nr; i++)
+	for (i = 0; i < list.nr; i++) {
 		for (k = 0; k < ctr[i].nr_fds; k++)
 			close(ctr[i].fds[k]);
+		free(ctr[i].fds);
+	}
 	workload_close(&wl);
+	cpu_set_free(&cpus);
 out:
 	close(sfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);

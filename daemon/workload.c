@@ -228,23 +228,3 @@ void workload_abort(struct workload *wl)
 	workload_close(wl);
 	workload_reap(wl, true);
 }
-
-int workload_list_threads(pid_t pid, pid_t *tids, unsigned int max)
-{
-	char path[64];
-	struct dirent *de;
-	unsigned int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)) && n < max) {
-		if (de->d_name[0] == '.')
-			continue;
-		tids[n++] = (pid_t)atoi(de->d_name);
-	}
-	closedir(d);
-	return (int)n;
-}

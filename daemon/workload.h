@@ -57,7 +57,5 @@ int workload_exit_code(const struct workload *wl);
 /* Kill (SIGKILL) and reap a child that never got to exec; closes fds. */
 void workload_abort(struct workload *wl);
 void workload_close(struct workload *wl);
-/* Thread ids of a running process (from /proc); count or -errno. */
-int workload_list_threads(pid_t pid, pid_t *tids, unsigned int max);
 
 #endif /* PMIPROF_DAEMON_WORKLOAD_H */
