@@ -36,7 +36,7 @@ static void trigger_text(const struct session *s, char *buf, size_t size)
 
 /* "# text" wrapped at spaces to fit META_WIDTH columns ("#   " continues). */
 #define META_WIDTH 100
-static void PM_PRINTF(2, 3) meta_line(FILE *f, const char *fmt, ...)
+void PM_PRINTF(2, 3) print_meta_line(FILE *f, const char *fmt, ...)
 {
 	char buf[8192];
 	const char *p = buf;
@@ -83,9 +83,9 @@ void print_meta_trace(FILE *f, const struct session *s)
 	size_t o = 0;
 	uint32_t i;
 
-	meta_line(f, "pmiprof report of %s%s%s", s->opts.input, h->cmdline[0] ? ": " : "",
+	print_meta_line(f, "pmiprof report of %s%s%s", s->opts.input, h->cmdline[0] ? ": " : "",
 		  h->cmdline);
-	meta_line(f, "host %s, kernel %s, %s", h->hostname[0] ? h->hostname : "?",
+	print_meta_line(f, "host %s, kernel %s, %s", h->hostname[0] ? h->hostname : "?",
 		  h->kernel_release[0] ? h->kernel_release : "?",
 		  h->cpu_model_name[0] ? h->cpu_model_name : "unknown cpu");
 	trigger_text(s, buf, sizeof(buf));
@@ -93,19 +93,19 @@ void print_meta_trace(FILE *f, const struct session *s)
 	for (i = 0; i < h->nr_events && i < PMIPROF_MAX_EVENTS; i++)
 		o += (size_t)snprintf(evs + o, sizeof(evs) - o, "%s %s", i ? "," : "",
 				      h->events[i].name);
-	meta_line(f, "trigger: %s; events:%s", buf, evs);
-	meta_line(f, "backend: %s (%s mode)%s%s%s%s", trace_backend_name(h->backend),
+	print_meta_line(f, "trigger: %s; events:%s", buf, evs);
+	print_meta_line(f, "backend: %s (%s mode)%s%s%s%s", trace_backend_name(h->backend),
 		  trace_mode_name(h->mode), h->pmu[0] ? ", PMU: " : "", h->pmu,
 		  (h->flags & PMIPROF_TRACE_F_SYSTEM_WIDE) ? ", system-wide" : "",
 		  (h->flags & PMIPROF_TRACE_F_INHERIT) ? ", children followed" : "");
 	if (h->flags & PMIPROF_TRACE_F_TIME_BASED)
-		meta_line(f, "TIME-BASED WINDOWS: no hardware PMU trigger; each window is a %s "
+		print_meta_line(f, "TIME-BASED WINDOWS: no hardware PMU trigger; each window is a %s "
 			  "tick, not N events", h->trigger_index < h->nr_events ?
 			  h->events[h->trigger_index].name : "timer");
 	if (h->flags & PMIPROF_TRACE_F_EMULATED)
-		meta_line(f, "EMULATED PMU: counts come from the module's PMU model, not hardware");
+		print_meta_line(f, "EMULATED PMU: counts come from the module's PMU model, not hardware");
 	if (h->note[0])
-		meta_line(f, "note: %s", h->note);
+		print_meta_line(f, "note: %s", h->note);
 }
 
 void print_meta_counts(FILE *f, const struct session *s)
@@ -123,11 +123,11 @@ void print_meta_counts(FILE *f, const struct session *s)
 	if (st->chunks_bad || st->truncated)
 		snprintf(dmg, sizeof(dmg), "; DAMAGED FILE: %" PRIu64 " bad chunk(s)%s",
 			 st->chunks_bad, st->truncated ? ", truncated" : "");
-	meta_line(f, "duration %.3f s, %" PRIu64 " samples (windows), %" PRIu64 " shown after "
+	print_meta_line(f, "duration %.3f s, %" PRIu64 " samples (windows), %" PRIu64 " shown after "
 		  "filters, lost %" PRIu64 "%s%s%s", session_duration_s(s), s->samples, s->kept,
 		  s->lost_total, lost, thr, dmg);
 	if (unfinished)
-		meta_line(f, "WARNING: %s", unfinished);
+		print_meta_line(f, "WARNING: %s", unfinished);
 	if (s->left_out) {
 		char al[64] = "", th[64] = "";
 
@@ -136,31 +136,20 @@ void print_meta_counts(FILE *f, const struct session *s)
 		if (s->throttled)
 			snprintf(th, sizeof(th), "%" PRIu64 " window(s) stretched by throttling",
 				 s->throttled);
-		meta_line(f, "%s%s%s left out of per-window statistics (their counts span "
+		print_meta_line(f, "%s%s%s left out of per-window statistics (their counts span "
 			  "more than one period; the profile counts them as samples%s)", al,
 			  al[0] && th[0] ? " and " : "", th,
 			  s->after_loss ? ", without the event counts of windows after a loss" : "");
 	}
 	if (s->have_finish && (s->finish.flags & PMIPROF_FINISH_F_SIGNALED))
-		meta_line(f, "workload killed by signal %d", s->finish.exit_code);
+		print_meta_line(f, "workload killed by signal %d", s->finish.exit_code);
 }
 
 void print_meta_text(FILE *f, const struct session *s)
 {
 	print_meta_trace(f, s);
 	print_meta_counts(f, s);
-	meta_line(f, "attribution: %s", ATTRIBUTION_RULE);
-}
-
-void PM_PRINTF(2, 3) print_meta_line(FILE *f, const char *fmt, ...)
-{
-	char buf[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	meta_line(f, "%s", buf);
+	print_meta_line(f, "attribution: %s", ATTRIBUTION_RULE);
 }
 
 void print_meta_json(FILE *f, const struct session *s)

@@ -114,10 +114,6 @@ static void choose_bins(struct hist *h, const float *v, size_t m)
 		}
 		rest = v + h->zeros;
 		r = m - h->zeros;
-		h->nz_min = rest[0];
-		h->nz_p10 = quantile(rest, r, 0.10);
-		h->nz_p50 = quantile(rest, r, 0.50);
-		h->nz_p90 = quantile(rest, r, 0.90);
 	}
 	first = h->zero_bin ? 1 : 0;
 	/* Outliers would squeeze everything into one bin: clip at 0.5%. */
@@ -141,8 +137,10 @@ static int bin_of(struct hist *h, double x)
 {
 	int first = h->zero_bin ? 1 : 0, lo, hi;
 
-	if ((h->zero_bin && x == 0) || first >= h->nbins)
-		return h->zero_bin && x == 0 ? 0 : h->nbins - 1;
+	if (h->zero_bin && x == 0)
+		return 0;
+	if (first >= h->nbins)
+		return h->nbins - 1;
 	if (x < h->edge[first]) {
 		h->clip_lo = true;
 		return first;
@@ -209,6 +207,16 @@ int hist_build(struct hist *h, const float *vals, size_t stride, size_t n,
 	h->p90 = quantile(v, m, 0.90);
 	if (!range)
 		choose_bins(h, v, m);
+	if (h->zero_bin && h->zeros < m) {
+		/* sorted, and 0 is the minimum: the non-zero values follow the zeros */
+		const float *rest = v + h->zeros;
+		size_t r = m - h->zeros;
+
+		h->nz_min = rest[0];
+		h->nz_p10 = quantile(rest, r, 0.10);
+		h->nz_p50 = quantile(rest, r, 0.50);
+		h->nz_p90 = quantile(rest, r, 0.90);
+	}
 	for (i = 0; i < m; i++)
 		h->bins[bin_of(h, v[i])]++;
 	free(v);
@@ -226,19 +234,6 @@ const char *hist_binning(const struct hist *h, char *buf, size_t size)
 			 other, h->scale == HIST_LOG ? "log-spaced" : "equal-width",
 			 h->integer ? " whole-number" : "",
 			 h->zero_bin ? " over the non-zero values" : "");
-	return buf;
-}
-
-const char *hist_bin_label(const struct hist *h, int i, char *buf, size_t size)
-{
-	if (h->zero_bin && i == 0)
-		snprintf(buf, size, "0");
-	else if (h->integer && h->edge[i + 1] - h->edge[i] <= 1)
-		snprintf(buf, size, "%.0f", h->edge[i]);
-	else if (h->integer)
-		snprintf(buf, size, "%.0f..%.0f", h->edge[i], h->edge[i + 1] - 1);
-	else
-		snprintf(buf, size, "%.3g..%.3g", h->edge[i], h->edge[i + 1]);
 	return buf;
 }
 

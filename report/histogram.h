@@ -51,8 +51,6 @@ int hist_build(struct hist *h, const float *vals, size_t stride, size_t n,
 	       const uint32_t *rows, uint32_t row, const struct hist *range);
 /* "a zero bin, then 12 log-spaced bins" etc.: how the bins were chosen. */
 const char *hist_binning(const struct hist *h, char *buf, size_t size);
-/* Bin i as text: "0", "[1, 2)", "<=[1, 2)" for a clipped end bin, ... */
-const char *hist_bin_label(const struct hist *h, int i, char *buf, size_t size);
 /*
  * Text bars, one line per bin, "# "-free (the caller labels it).  With a
  * zero bin, the other bars are scaled to the largest of them (the zero

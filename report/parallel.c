@@ -385,7 +385,7 @@ static int merge_aggs(struct session *s, struct profile *p, struct worker *w, ui
 			continue;
 		s->kept += a->samples;
 		session_count_window(s, a->flags, a->samples);
-		for (e = 0; e < p->nr_events && !(a->flags & PMIPROF_SAMPLE_F_AFTER_LOSS); e++)
+		for (e = 0; window_counts_events(a->flags) && e < p->nr_events; e++)
 			s->kept_totals[e] += a->counts[e];
 		rc = profile_add_aggregate(p, &smp, a->samples, sym, comm);
 		if (rc)

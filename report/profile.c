@@ -133,13 +133,8 @@ int profile_add_aggregate(struct profile *p, const struct trace_sample *smp, uin
 	row->samples += nsamples;
 	row->pid = smp->pid;
 	row->comm = comm;
-	/*
-	 * A window after a loss absorbed every lost period: its ip is real (one
-	 * sample) but charging all those events to it would inflate its row.
-	 */
-	n = smp->nr < p->nr_events ? smp->nr : p->nr_events;
-	if (smp->flags & PMIPROF_SAMPLE_F_AFTER_LOSS)
-		n = 0;
+	n = !window_counts_events(smp->flags) ? 0 : smp->nr < p->nr_events ? smp->nr :
+									     p->nr_events;
 	for (i = 0; i < n; i++)
 		row->counts[i] += smp->counts[i];
 	p->samples += nsamples;

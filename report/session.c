@@ -430,8 +430,7 @@ static int on_sample(struct session *s, const struct trace_sample *smp,
 		return kept;
 	s->kept++;
 	session_count_window(s, smp->flags, 1);
-	for (i = 0; i < smp->nr && i < PMIPROF_MAX_EVENTS &&
-		    !(smp->flags & PMIPROF_SAMPLE_F_AFTER_LOSS); i++)
+	for (i = 0; window_counts_events(smp->flags) && i < smp->nr && i < PMIPROF_MAX_EVENTS; i++)
 		s->kept_totals[i] += smp->counts[i];
 	return fn ? fn(arg, smp, idx, sym, comm) : 0;
 }

@@ -146,6 +146,14 @@ static inline bool window_in_stats(uint32_t sample_flags)
 {
 	return !(sample_flags & WINDOW_F_NOT_IN_STATS);
 }
+/*
+ * A window after a loss absorbed every lost period: it counts as a sample
+ * but its event counts go into no sum (function rows, totals).
+ */
+static inline bool window_counts_events(uint32_t sample_flags)
+{
+	return !(sample_flags & PMIPROF_SAMPLE_F_AFTER_LOSS);
+}
 /* Counts n kept windows with these flags in throttled/after_loss/left_out. */
 static inline void session_count_window(struct session *s, uint32_t flags, uint64_t n)
 {
