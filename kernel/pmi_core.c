@@ -130,6 +130,8 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 	err = hw->drv->configure(hw, cfg);
 	if (err)
 		return err;
+	/* once here, not a division on every PMI in throttle() */
+	hw->max_stretch = hw->period ? div64_u64(hw->max_period, hw->period) : 1;
 	hw->configured = true;
 	return 0;
 }
@@ -188,7 +190,6 @@ void pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info)
 void pmu_cpu_reset_state(struct pmu_cpu *pc)
 {
 	pc->armed = false;
-	pc->failed = false;
 	pc->first = true;
 	pc->throttled = false;
 	pc->gctrl = 0;
@@ -315,7 +316,7 @@ static u64 throttle(struct pmu_cpu *pc, u64 now, u64 left)
 {
 	struct pmu_hw *hw = pc->hw;
 	u64 budget = hw->max_rate / (1000000000ull / PMU_THROTTLE_SLICE_NS);
-	u64 max_stretch = hw->period ? div64_u64(hw->max_period, hw->period) : 1;
+	u64 max_stretch = hw->max_stretch;
 	u64 elapsed = now - pc->slice_start_ns;
 
 	if (!budget)
@@ -390,7 +391,7 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	const struct pmu_msr_ops *ops = hw->ops;
 	const struct pmu_slot *ts;
 	u64 own, mine, vt, tbit;
-	bool wrapped, stuck = false;
+	bool wrapped;
 	int loops = 0, handled = 0;
 
 	if (!pc->armed || hw->trigger < 0)
@@ -415,7 +416,7 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	 */
 	while (wrapped && !(mine & tbit)) {
 		if (++loops > PMU_MAX_LOOPS) {
-			stuck = true;
+			pc->stats.stuck++;
 			break;
 		}
 		mine |= ops->rd(pc, g->status) & own;
@@ -434,8 +435,6 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	if (pc->lvtpc_when == PMU_LVTPC_MID)
 		ops->lvtpc(pc);
 
-	if (stuck)
-		pc->stats.stuck++;
 	/* pc->gctrl: stop_cpu() clears our bits there first, so we never re-enable after it. */
 	ops->wr(pc, g->ctrl, READ_ONCE(pc->gctrl));		/* re-enable */
 	/* LVTPC unmasked on every path: Intel masked it when it delivered the PMI. */

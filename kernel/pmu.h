@@ -185,6 +185,7 @@ struct pmu_hw {
 	u32 nr_events;
 	int trigger;			/* index into slots[] of the trigger; -1 in timer mode */
 	u64 period;
+	u64 max_stretch;		/* throttle: max_period / period, set at configure */
 	u64 timer_ns;
 	u32 max_rate;			/* samples/s/CPU */
 	bool kernel_ips;		/* caller was allowed PMIPROF_CFG_KERNEL_IPS */
@@ -203,7 +204,6 @@ struct pmu_cpu {
 	void *emul;			/* pmu_emul.c per-CPU state */
 
 	bool armed;			/* counters programmed, PMIs expected */
-	bool failed;			/* unused since the stuck path re-arms (kept: layout) */
 	bool first;			/* next record is the first on this CPU */
 	bool throttled;			/* the current window was stretched */
 	u64 gctrl;			/* GLOBAL_CTRL value while running */
