@@ -51,4 +51,13 @@ int pm_read_file(const char *path, char **out, size_t *len);
 /* Copy with truncation; always NUL-terminates when size > 0. */
 size_t pm_strlcpy(char *dst, const char *src, size_t size);
 
+/* Value of hex digit c, or -1. */
+static inline int pm_hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 #endif /* PMIPROF_UTIL_H */

@@ -361,14 +361,6 @@ void rm_tree(const char *dir)
 
 /* ---- manifest ---- */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 int archive_ids_load(struct archive_ids *a, const char *dir)
 {
 	char path[PATH_MAX], *text, *line, *save = NULL;
@@ -392,8 +384,8 @@ int archive_ids_load(struct archive_ids *a, const char *dir)
 		if (strncmp(line, "elf ", 4))
 			continue;
 		hex = line + 4;
-		for (p = hex; hexval(p[0]) >= 0 && hexval(p[1]) >= 0 && n < sizeof(id); p += 2)
-			id[n++] = (uint8_t)(hexval(p[0]) << 4 | hexval(p[1]));
+		for (p = hex; pm_hexval(p[0]) >= 0 && pm_hexval(p[1]) >= 0 && n < sizeof(id); p += 2)
+			id[n++] = (uint8_t)(pm_hexval(p[0]) << 4 | pm_hexval(p[1]));
 		if (!n || *p != ' ' || !(p = strchr(p + 1, ' ')))
 			continue;
 		k = strtab_intern(&a->paths, p + 1);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernel_id.h"
 #include "util.h"
 
 static char *read_path(const char *path, size_t *len)
@@ -45,18 +46,12 @@ static int cache_dir(char *dir, size_t dsize)
 /* "<dir>/kallsyms-<bootid>-<uid>-<modules hash>", or -ENOENT when no key. */
 static int cache_path(char *out, size_t size, char *dir, size_t dsize)
 {
-	char boot[64] = "", *mods, *nl;
-	size_t blen = 0, mlen = 0;
+	char boot[64] = "", *mods;
+	size_t mlen = 0;
 	uint64_t h = 0xcbf29ce484222325ull;
-	char *b = read_path("/proc/sys/kernel/random/boot_id", &blen);
 
-	if (!b)
+	if (kernel_boot_id(boot, sizeof(boot)))
 		return -ENOENT;
-	pm_strlcpy(boot, b, sizeof(boot));
-	free(b);
-	nl = strchr(boot, '\n');
-	if (nl)
-		*nl = 0;
 	mods = read_path("/proc/modules", &mlen);	/* absent without module support */
 	if (mods) {
 		h = fnv1a(h, mods, mlen);

@@ -23,6 +23,7 @@
 
 #include "demangle.h"
 #include "kallsyms_cache.h"
+#include "kernel_id.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -251,15 +252,6 @@ static int64_t get_sym(struct symbolizer *sy, const char *key, const char *name,
 	return id;
 }
 
-static void hex_build_id(char *buf, const uint8_t *id, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i < len; i++)
-		sprintf(buf + 2 * i, "%02x", id[i]);
-	buf[2 * len] = 0;
-}
-
 int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 		       const uint8_t *build_id, uint32_t build_id_len)
 {
@@ -272,7 +264,7 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 	if (build_id_len > sizeof(d->build_id))
 		build_id_len = sizeof(d->build_id);
 	snprintf(key, sizeof(key) - 42, "%s\n", path);
-	hex_build_id(key + strlen(key), build_id, build_id_len);
+	build_id_hex(key + strlen(key), build_id, build_id_len);
 	id = strtab_intern(&sy->dso_keys, key);
 	if (id < 0 || sy->dso_keys.n == before)
 		return id;
@@ -429,7 +421,7 @@ static bool by_build_id(const struct symbolizer *sy, const struct dso *d, bool d
 	}
 	if (i >= n)
 		return false;
-	hex_build_id(hex, d->build_id, d->build_id_len);
+	build_id_hex(hex, d->build_id, d->build_id_len);
 	snprintf(buf, size, "%s/.build-id/%.2s/%s%s", dirs[i], hex, hex + 2, debug ? ".debug" : "");
 	return true;
 }
@@ -770,8 +762,6 @@ static bool in_plt(Dwfl_Module *mod, uint64_t vaddr)
 	return name && !strncmp(name, ".plt", 4);
 }
 
-static int64_t jit_resolve(struct symbolizer *sy, uint32_t dso, uint64_t ip);
-
 int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 {
 	struct dso *d = sy->dsos[dso];
@@ -781,8 +771,6 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 	GElf_Off symoff;
 	GElf_Sym sym;
 
-	if (d->is_jit)
-		return jit_resolve(sy, dso, off);
 	if (d->state == DSO_NEW) {
 		dso_load(sy, d);
 		if (d->state == DSO_LOADED && load_aliases(sy, d))
@@ -925,14 +913,6 @@ static void dedup_kallsyms(struct symbolizer *sy)
 }
 
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /*
  * /proc/kallsyms has ~200k lines "ADDR TYPE NAME[\t[MODULE]]": parsed by hand
  * in place (names stay in the buffer), keeping only text symbols.
@@ -951,12 +931,15 @@ static void load_kallsyms(struct symbolizer *sy)
 	if (sy->opts.kallsyms) {
 		if (pm_read_file(path, &sy->ktext, &len))
 			sy->ktext = NULL;
-	} else if (sy->opts.kallsyms_boot || sy->opts.kernel_note) {
-		/* Another boot's trace: its cached kallsyms, never this kernel's names. */
+	} else if (sy->opts.kernel_note) {
+		/*
+		 * Another boot's trace (session.c sets the note whenever it sets
+		 * kallsyms_boot): its cached kallsyms, never this kernel's names.
+		 */
 		path = "the kallsyms cached during the recording boot";
 		if (sy->opts.kallsyms_boot)
 			sy->ktext = kallsyms_read_boot(sy->opts.kallsyms_boot, &len);
-		if (!sy->ktext && sy->opts.kernel_note) {
+		if (!sy->ktext) {
 			dso_missing(sy->dsos[sy->kernel_dso], "%s", sy->opts.kernel_note);
 			return;
 		}
@@ -977,7 +960,7 @@ static void load_kallsyms(struct symbolizer *sy)
 		if (!p)
 			p = end;
 		*p = 0;
-		while ((h = hexval((unsigned char)*line)) >= 0)
+		while ((h = pm_hexval((unsigned char)*line)) >= 0)
 			addr = addr << 4 | (uint64_t)h, line++;
 		if (*line != ' ' || !addr)
 			continue;
@@ -1241,21 +1224,6 @@ int64_t symbolizer_jit_lookup(struct symbolizer *sy, uint32_t dso, uint64_t ip)
 		return -ENOENT;
 	snprintf(key, sizeof(key), "j%u:%" PRIx64, dso, m->syms[lo].start);
 	return get_sym(sy, key, m->syms[lo].name, NULL, dso, 0);
-}
-
-static int64_t jit_resolve(struct symbolizer *sy, uint32_t dso, uint64_t ip)
-{
-	struct dso *d = sy->dsos[dso];
-	int64_t id = symbolizer_jit_lookup(sy, dso, ip);
-
-	if (id != -ENOENT)
-		return id;
-	if (!d->info.note) {
-		snprintf(d->note, sizeof(d->note), "addresses the map does not name (code generated "
-			 "after it was written, or not by a JIT)");
-		d->info.note = d->note;
-	}
-	return symbolizer_unknown(sy, dso);
 }
 
 int64_t symbolizer_resolve_jit(struct symbolizer *sy, uint32_t pid, uint64_t ip)

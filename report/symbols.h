@@ -80,7 +80,7 @@ int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip);
 /* Whether an MMAP path is memory perf looks up in perf-PID.map when executable:
  * //anon, [anon:*], /memfd:*, [heap], [stack], /dev/zero, ... */
 bool symbolizer_is_anon(const char *path);
-/* The DSO of pid's perf-PID.map: symbolizer_resolve() takes IPs for it, not offsets. */
+/* The DSO of pid's perf-PID.map, looked up by IP with symbolizer_jit_lookup(). */
 int64_t symbolizer_jit_dso(struct symbolizer *sy, uint32_t pid);
 /* Symbol id of ip in JIT DSO dso, or -ENOENT when its map lacks it. */
 int64_t symbolizer_jit_lookup(struct symbolizer *sy, uint32_t dso, uint64_t ip);
