@@ -277,23 +277,30 @@ static void dso_notes_survive_table_growth(void **state)
 	symbolizer_free(sy);
 }
 
-static void kallsyms_file_resolves_kernel_addresses(void **state)
+/* A kernel-only symbolizer over a kallsyms file with this text (path: its name). */
+static struct symbolizer *sy_with_kallsyms(char *path, const char *text)
 {
-	char path[] = "/tmp/pmiprof-kallsyms.XXXXXX";
 	struct symbolizer_opts o = { .kernel = true };
-	struct symbolizer *sy;
-	const struct sym *s;
 	int fd = mkstemp(path);
 	FILE *f;
 
-	(void)state;
 	assert_true(fd >= 0);
 	f = fdopen(fd, "w");
-	fprintf(f, "ffffffff81000000 T _stext\nffffffff81001000 t do_thing\n"
-		"ffffffff81002000 D some_data\nffffffffc0001000 t mod_fn\t[mymod]\n");
+	fputs(text, f);
 	fclose(f);
 	o.kallsyms = path;
-	sy = new_sy(&o);
+	return new_sy(&o);
+}
+
+static void kallsyms_file_resolves_kernel_addresses(void **state)
+{
+	char path[] = "/tmp/pmiprof-kallsyms.XXXXXX";
+	struct symbolizer *sy;
+	const struct sym *s;
+
+	(void)state;
+	sy = sy_with_kallsyms(path, "ffffffff81000000 T _stext\nffffffff81001000 t do_thing\n"
+			      "ffffffff81002000 D some_data\nffffffffc0001000 t mod_fn\t[mymod]\n");
 	s = symbolizer_sym(sy, (uint32_t)symbolizer_resolve_kernel(sy, 0xffffffff81001234));
 	assert_string_equal(s->name, "do_thing");
 	assert_string_equal(symbolizer_dso_info(sy, s->dso)->name, "[kernel.kallsyms]");
@@ -310,25 +317,17 @@ static void kallsyms_file_resolves_kernel_addresses(void **state)
 static void kallsyms_aliases_named_as_perf_chooses(void **state)
 {
 	char path[] = "/tmp/pmiprof-kallsyms.XXXXXX";
-	struct symbolizer_opts o = { .kernel = true };
 	struct symbolizer *sy;
-	int fd = mkstemp(path);
-	FILE *f;
 
 	(void)state;
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
 	/* Each group shares an address; the winner is never first nor last in the file. */
-	fprintf(f, "ffffffff81000000 W weak_fn\nffffffff81000000 T __strong_fn\n"
+	sy = sy_with_kallsyms(path, "ffffffff81000000 W weak_fn\nffffffff81000000 T __strong_fn\n"
 		"ffffffff81000000 W weak_other\n"
 		"ffffffff81001000 t local_fn\nffffffff81001000 T __global_fn\n"
 		"ffffffff81001000 t local_fn2\n"
 		"ffffffff81002000 T __two\nffffffff81002000 T _one\nffffffff81002000 T __three\n"
 		"ffffffff81003000 T short\nffffffff81003000 T longer\nffffffff81003000 T long\n"
 		"ffffffff81004000 T SyS_read\nffffffff81004000 T sys_read\n");
-	fclose(f);
-	o.kallsyms = path;
-	sy = new_sy(&o);
 #define KNAME(ip) symbolizer_sym(sy, (uint32_t)symbolizer_resolve_kernel(sy, ip))->name
 	assert_string_equal(KNAME(0xffffffff81000010), "__strong_fn");
 	assert_string_equal(KNAME(0xffffffff81001010), "__global_fn");
@@ -348,15 +347,10 @@ static void kallsyms_aliases_named_as_perf_chooses(void **state)
 static void kallsyms_module_runs_merge_in_address_order(void **state)
 {
 	char path[] = "/tmp/pmiprof-kallsyms.XXXXXX";
-	struct symbolizer_opts o = { .kernel = true };
 	struct symbolizer *sy;
-	int fd = mkstemp(path);
-	FILE *f;
 
 	(void)state;
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	fprintf(f, "ffffffff81000000 T core_a\nffffffff81002000 T core_b\n"
+	sy = sy_with_kallsyms(path, "ffffffff81000000 T core_a\nffffffff81002000 T core_b\n"
 		"ffffffff81004000 T core_c\n"
 		/* module loaded first, at high addresses */
 		"ffffffffc0200000 t mod2_x\t[mod2]\nffffffffc0201000 t mod2_y\t[mod2]\n"
@@ -364,9 +358,6 @@ static void kallsyms_module_runs_merge_in_address_order(void **state)
 		"ffffffffc0100000 t mod1_x\t[mod1]\nffffffffc0201000 t mod1_z\t[mod1]\n"
 		/* a third run, inside the core's range */
 		"ffffffff81001000 T core_late\n");
-	fclose(f);
-	o.kallsyms = path;
-	sy = new_sy(&o);
 #define KNAME(ip) symbolizer_sym(sy, (uint32_t)symbolizer_resolve_kernel(sy, ip))->name
 	assert_string_equal(KNAME(0xffffffff81000010), "core_a");
 	assert_string_equal(KNAME(0xffffffff81001010), "core_late");
