@@ -61,10 +61,19 @@ while :; do
 done
 
 # --- interleaved timing: wall, user+sys, peak RSS
+# timed: prefix out cmd...  -> $T/prefix.$i holds "wall_s user_s sys_s maxrss_kb", wall
+# from nanosecond clock reads (time's %e has 10 ms steps, too coarse here)
+timed() {
+	local pre=$1 out=$2 t0 t1; shift 2
+	t0=$(date +%s%N)
+	/usr/bin/time -f "%U %S %M" -o "$T/$pre.t" "$@" >"$out" 2>/dev/null
+	t1=$(date +%s%N)
+	echo "$(( (t1 - t0) / 1000 ))e-6 $(cat "$T/$pre.t")" >"$T/$pre.$i"
+}
 for i in $(seq 1 "$RUNS"); do
-	/usr/bin/time -f "%e %U %S %M" -o "$T/p.$i" "$PMIPROF" report -i "$T/pmiprof.data" >"$T/p.out" 2>/dev/null
-	/usr/bin/time -f "%e %U %S %M" -o "$T/z.$i" "$PMIPROF" report -i "$T/pmiprof0.data" >"$T/z.out" 2>/dev/null
-	/usr/bin/time -f "%e %U %S %M" -o "$T/f.$i" perf report -i "$T/perf.data" --stdio --sort sym >"$T/f.out" 2>/dev/null
+	timed p "$T/p.out" "$PMIPROF" report -i "$T/pmiprof.data"
+	timed z "$T/z.out" "$PMIPROF" report -i "$T/pmiprof0.data"
+	timed f "$T/f.out" perf report -i "$T/perf.data" --stdio --sort sym
 done
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 stat_of() { # prefix column -> median
@@ -89,4 +98,14 @@ awk -v pn="$psamples" -v pw="$pw" -v pc="$pc" -v pm="$pm" -v zn="$zsamples" -v z
 	printf "ratio samples/s (wall) pmiprof -z 0/perf: %.2fx   (per cpu second: %.2fx)\n", (zn / zw) / (fn / fw), (zn / zc) / (fn / fc)
 	printf "ratio peak RSS pmiprof/perf: %.2f   goal <= 1\n", pm / fm
 }'
+# per-run ratios (runs are interleaved): median and range
+ratios() { # prefix samples -> "median min max" of (samples/wall) / perf's, per run
+	for i in $(seq 1 "$RUNS"); do
+		awk -v n="$2" -v fn="$fsamples" '{ w = $1 } END { print w }' "$T/$1.$i" |
+			awk -v n="$2" -v fn="$fsamples" -v fw="$(awk '{ print $1 }' "$T/f.$i")" '{ printf "%.3f\n", (n / $1) / (fn / fw) }'
+	done | sort -g | awk '{ v[NR] = $1 } END { printf "%.2fx (range %.2fx .. %.2fx over %d runs)\n", v[int((NR + 1) / 2)], v[1], v[NR], NR }'
+}
+echo "per-run ratio samples/s (wall) pmiprof/perf: $(ratios p "$psamples")"
+echo "per-run ratio samples/s (wall) pmiprof -z 0/perf: $(ratios z "$zsamples")"
+echo "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "top row: pmiprof: ${ptop:-?}   perf: ${ftop:-?}"
