@@ -33,6 +33,9 @@
 #define PMIPROF_MAX_RECORD_SIZE		(1u << 16)	/* body bytes of one record */
 #define PMIPROF_MAX_STRING		4096		/* path/comm/label bytes, no NUL */
 #define PMIPROF_MAX_CALLCHAIN		1024		/* ips in one CALLCHAIN record */
+#define PMIPROF_MAX_STACK		1024		/* frames in one STACK record (1.3) */
+#define PMIPROF_MAX_USTACK		65528		/* user stack bytes in one USTACK (1.3) */
+#define PMIPROF_MAX_UREGS		32		/* registers in one USTACK (1.3) */
 
 /* File prologue: 32 bytes at offset 0, followed by header_size TLV bytes. */
 struct pmiprof_file_prologue {
@@ -79,6 +82,8 @@ enum {
 	/* 1.2: which kernel ran, so a report elsewhere never uses another's symbols */
 	PMIPROF_TAG_BOOT_ID = 15,	/* string: /proc/sys/kernel/random/boot_id */
 	PMIPROF_TAG_KERNEL_BUILD_ID = 16, /* bytes: GNU build-id note of /sys/kernel/notes */
+	/* 1.3 */
+	PMIPROF_TAG_CALL_GRAPH = 17,	/* struct pmiprof_tlv_call_graph */
 };
 
 struct pmiprof_tlv_cpu_sig {
@@ -112,6 +117,14 @@ struct pmiprof_tlv_trigger {
 };
 _Static_assert(sizeof(struct pmiprof_tlv_trigger) == 24, "tlv_trigger size");
 #define PMIPROF_TRIGGER_F_FREQ		(1u << 0)
+
+struct pmiprof_tlv_call_graph {		/* 1.3 */
+	uint32_t mode;			/* PMIPROF_CALL_GRAPH_* */
+	uint32_t dump_size;		/* DWARF: user stack bytes per sample */
+	uint32_t max_stack;		/* frames asked for (--max-stack) */
+	uint32_t flags;			/* PMIPROF_CALL_GRAPH_F_* */
+};
+_Static_assert(sizeof(struct pmiprof_tlv_call_graph) == 16, "tlv_call_graph size");
 
 struct pmiprof_tlv_sampling {
 	uint32_t mode;			/* PMIPROF_MODE_* */
@@ -168,6 +181,8 @@ enum {
 	PMIPROF_REC_MARK = 7,
 	PMIPROF_REC_CALLCHAIN = 8,
 	PMIPROF_REC_FINISH = 9,
+	PMIPROF_REC_STACK = 10,		/* 1.3: defines a chunk-local stack id */
+	PMIPROF_REC_USTACK = 11,	/* 1.3: user registers + stack bytes of the SAMPLE before it */
 	PMIPROF_REC_MAX /* non-ABI */
 };
 
@@ -240,7 +255,15 @@ struct trace_header {
 	uint32_t kernel_build_id_len;	/* 0 when unknown */
 	uint32_t cmdline_argc;
 	char cmdline[4096];		/* argv joined with single spaces */
+	/* 1.3: PMIPROF_CALL_GRAPH_*; absent tag = NONE */
+	uint32_t call_graph;
+	uint32_t call_graph_dump_size;	/* DWARF: user stack bytes per sample */
+	uint32_t call_graph_max_stack;	/* --max-stack */
+	uint32_t call_graph_flags;	/* PMIPROF_CALL_GRAPH_F_* */
 };
+
+#define PMIPROF_CALL_GRAPH_F_KERNEL	(1u << 0)	/* kernel frames recorded */
+#define PMIPROF_CALL_GRAPH_F_LEAF_WORDS	(1u << 1)	/* fp: USTACK words for leaf fix-up */
 
 struct trace_sample {
 	uint64_t time;
@@ -251,6 +274,11 @@ struct trace_sample {
 	uint32_t flags;			/* PMIPROF_SAMPLE_F_* */
 	uint32_t nr;			/* == header nr_events */
 	uint64_t counts[PMIPROF_MAX_EVENTS]; /* per-window deltas */
+	/*
+	 * 1.3: chunk-local STACK id + 1 of this sample's call stack; 0 = none.
+	 * The STACK record precedes its first use in the chunk.
+	 */
+	uint32_t stack;
 };
 
 struct trace_mmap {
@@ -295,6 +323,42 @@ struct trace_callchain {		/* belongs to the SAMPLE just before it */
 	const uint64_t *ips;
 };
 
+/*
+ * STACK (1.3): the call stack `id` (dense from 0 within each chunk, so chunks
+ * stay independently decodable) -> frames.  ips[0..nr_kernel) are kernel
+ * frames, then ips[nr_kernel..nr) user frames; each part leaf first.  The
+ * sampled ip itself is not included: every frame is a return address except
+ * the first user frame of a sample taken in kernel mode (the user ip at kernel
+ * entry), which is exact.
+ */
+struct trace_stack {
+	uint32_t id;
+	uint32_t nr;
+	uint32_t nr_kernel;
+	const uint64_t *ips;		/* valid until the next trace_reader_next() */
+};
+
+/*
+ * USTACK (1.3): belongs to the SAMPLE just before it.  User registers in
+ * perf's x86-64 order (PERF_REG_X86_*; bit i of regs_mask set = register i
+ * present, values in increasing i) and `size` bytes of user stack copied from
+ * the sampled SP upward.  --call-graph dwarf stores SIZE bytes; fp mode a few
+ * words for the leaf fix-up (docs/trace-format.md).
+ */
+struct trace_ustack {
+	uint32_t abi;			/* PERF_SAMPLE_REGS_ABI_*; 0 = no user regs */
+	uint32_t nr_regs;		/* == popcount(regs_mask) */
+	uint64_t regs_mask;
+	const uint64_t *regs;
+	uint32_t size;			/* stack bytes */
+	const uint8_t *data;		/* valid until the next trace_reader_next() */
+};
+
+/* Header: how stacks were recorded (tag PMIPROF_TAG_CALL_GRAPH, 1.3). */
+#define PMIPROF_CALL_GRAPH_NONE		0
+#define PMIPROF_CALL_GRAPH_FP		1
+#define PMIPROF_CALL_GRAPH_DWARF	2
+
 struct trace_finish {
 	uint64_t time;
 	uint32_t flags;			/* PMIPROF_FINISH_F_* */
@@ -315,6 +379,8 @@ struct trace_record {
 		struct trace_mark mark;
 		struct trace_callchain callchain;
 		struct trace_finish finish;
+		struct trace_stack stack;
+		struct trace_ustack ustack;
 	};
 };
 
