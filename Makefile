@@ -58,10 +58,20 @@ WL_BINS   := $(WL_SRCS:tests/workloads/%.c=$(O)/workloads/%)
 # tests/workloads/lib*.c are shared libraries for workloads that link them.
 WL_SOS    := $(patsubst tests/workloads/%.c,$(O)/workloads/%.so,$(wildcard tests/workloads/lib*.c))
 
+# libpmiprof-region (lib/region/, docs/regions.md): linked into workloads,
+# not into pmiprof; position-independent in both the .a and the .so.
+REG_OBJS  := $(patsubst %.c,$(O)/pic/%.o,$(wildcard lib/region/*.c))
+REG_A     := $(O)/libpmiprof-region.a
+REG_SO    := $(O)/libpmiprof-region.so
+REG_PC    := $(O)/pmiprof-region.pc
+REG_LIBS  := $(REG_A) $(REG_SO) $(REG_PC)
+LIBDIR    ?= $(PREFIX)/lib
+INCDIR    ?= $(PREFIX)/include
+
 .PHONY: all check module deps fuzz bench install clean vmtest modules_clean demo
 # Keep test objects between runs (they are intermediate files of pattern rules).
 .SECONDARY:
-all: $(BIN) $(UNIT_BINS) $(WL_BINS) $(WL_SOS)
+all: $(BIN) $(UNIT_BINS) $(WL_BINS) $(WL_SOS) $(REG_LIBS)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -92,6 +102,28 @@ $(O)/workloads/pie_libcall: tests/workloads/pie_libcall.c $(O)/workloads/libpmwo
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fPIE -pie -o $@ $< \
 		-L$(O)/workloads -lpmwork -Wl,-rpath,'$$ORIGIN'
+
+$(O)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(REG_A): $(REG_OBJS)
+	$(call msg,AR,$@)$(AR) rcs $@ $^
+
+$(REG_SO): $(REG_OBJS)
+	$(call msg,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libpmiprof-region.so -o $@ $^ -lpthread
+
+$(REG_PC): Makefile
+	@mkdir -p $(dir $@)
+	$(call msg,GEN,$@)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+		'Name: pmiprof-region' 'Description: pmiprof code regions (pmiprof stat --regions)' \
+		'Version: $(VERSION)' 'Libs: -L$${libdir} -lpmiprof-region' 'Libs.private: -lpthread' \
+		'Cflags: -I$${includedir}' > $@
+
+# Workloads named regions*.c use the region API: linked with the static library.
+$(O)/workloads/regions%: tests/workloads/regions%.c $(REG_A) include/pmiprof/region.h
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -DPMIPROF_REGIONS -Iinclude -o $@ $< $(REG_A) -lpthread
 
 check: all
 	$(Q)O=$(abspath $(O)) tests/run
@@ -131,9 +163,14 @@ fuzz:
 bench: all
 	$(Q)O=$(abspath $(O)) tests/bench/run
 
-install: $(BIN)
+install: $(BIN) $(REG_LIBS)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/pmiprof
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/pmiprof
+	install -m 0644 $(REG_A) $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(REG_SO) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 $(REG_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 0644 include/pmiprof/region.h $(DESTDIR)$(INCDIR)/pmiprof/
 	@for m in docs/man/*.1; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
 
 clean:

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libpmiprof-region: pmiprof_region_begin/end in the workload (see
+ * include/pmiprof/region.h for the API, region_shm.h for the shared memory
+ * and docs/regions.md for the design).
+ *
+ * Each thread opens its own counters at its first region (perf events on
+ * itself, pid 0 / cpu -1, one group so a single read() returns them all),
+ * maps their pages to use rdpmc where the kernel allows it, then times
+ * PMR_CALIB_PAIRS empty regions under the reserved name 0 so pmiprof can
+ * subtract what the measurement itself costs.  Per call it keeps a stack
+ * frame in thread-local memory and writes one record to its ring in the
+ * shared memory at the end.  Nothing here blocks, allocates on the hot
+ * path, or exits: a full ring, a missing slot or a failed open is counted
+ * in the shared memory and the workload goes on.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "pmiprof/region.h"
+#include "region_read.h"
+#include "region_shm.h"
+
+#define PMR_CACHE	256		/* per-thread name-pointer cache, power of two */
+#define PMR_NO_ID	UINT32_MAX	/* name table full: region not measured */
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+struct pmr_frame {
+	uint32_t id;
+	uint32_t orphan;		/* inherited across fork: not measured */
+	uint64_t wall;
+	uint64_t v[PMR_MAX_EVENTS];
+};
+
+struct pmr_tls {
+	struct pmr_thread *slot;
+	unsigned int nr_ev;
+	bool counters;			/* some event is open */
+	bool need_read;			/* some event is read with read() */
+	int fd[PMR_MAX_EVENTS];		/* -1: not open */
+	int rfd[PMR_MAX_EVENTS];	/* the group leader to read() for it */
+	unsigned int rpos[PMR_MAX_EVENTS];	/* its position in that read */
+	struct perf_event_mmap_page *pg[PMR_MAX_EVENTS];
+	uint32_t depth;
+	struct pmr_frame stack[PMR_MAX_DEPTH];
+	struct {
+		const char *p;
+		uint32_t id;
+	} cache[PMR_CACHE];
+};
+
+int pmiprof_region_active;
+static struct pmr_shm *pmr;
+static pthread_key_t pmr_key;
+static pthread_mutex_t pmr_names_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread struct pmr_tls *pmr_self __attribute__((tls_model("initial-exec")));
+static __thread bool pmr_no_slot __attribute__((tls_model("initial-exec")));
+
+static inline void pmr_anomaly(struct pmr_tls *t, enum pmr_anomaly a)
+{
+	__atomic_store_n(&t->slot->anom[a], t->slot->anom[a] + 1, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t pmr_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* vDSO: no syscall */
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The values of every open event, in header order. */
+static inline void pmr_read(struct pmr_tls *t, uint64_t *v)
+{
+	uint64_t buf[1 + PMR_MAX_EVENTS];
+	int last_fd = -1;
+	unsigned int i;
+
+	for (i = 0; i < t->nr_ev; i++) {
+		if (t->fd[i] < 0) {
+			v[i] = 0;
+			continue;
+		}
+		if (t->pg[i] && !pmr_mmap_read(t->pg[i], pmr_rdpmc, NULL, &v[i]))
+			continue;
+		/* one read() serves every member of the group */
+		if (t->rfd[i] != last_fd) {
+			if (read(t->rfd[i], buf, sizeof(buf)) < (ssize_t)(2 * sizeof(uint64_t)))
+				buf[0] = 0;
+			last_fd = t->rfd[i];
+		}
+		v[i] = t->rpos[i] < buf[0] ? buf[1 + t->rpos[i]] : 0;
+	}
+}
+
+static void pmr_close_counters(struct pmr_tls *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < PMR_MAX_EVENTS; i++) {
+		if (t->pg[i])
+			munmap(t->pg[i], (size_t)sysconf(_SC_PAGESIZE));
+		if (t->fd[i] >= 0)
+			close(t->fd[i]);
+		t->pg[i] = NULL;
+		t->fd[i] = -1;
+	}
+	t->counters = t->need_read = false;
+}
+
+static int pmr_open_one(const struct pmr_event *e, int group_fd)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = e->type;
+	a.config = e->config;
+	a.config1 = e->config1;
+	a.config2 = e->config2;
+	a.exclude_user = !!(e->flags & PMR_EV_EXCLUDE_USER);
+	a.exclude_kernel = !!(e->flags & PMR_EV_EXCLUDE_KERNEL);
+	a.exclude_hv = !!(e->flags & PMR_EV_EXCLUDE_HV);
+	a.read_format = PERF_FORMAT_GROUP;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == EACCES || errno == EPERM) && !a.exclude_kernel) {
+		a.exclude_kernel = a.exclude_hv = 1;	/* unprivileged: user space only */
+		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The thread's counters: one group led by the first event that opens; an
+ * event the group refuses is opened (and read) on its own.
+ */
+static void pmr_open_counters(struct pmr_tls *t)
+{
+	struct pmr_thread *s = t->slot;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned int i, members = 0;
+	int leader = -1;
+
+	t->nr_ev = pmr->nr_events;
+	for (i = 0; i < t->nr_ev; i++) {
+		int fd = pmr_open_one(&pmr->ev[i], leader);
+		bool alone = leader < 0;
+		void *pg;
+
+		if (fd < 0 && leader >= 0) {
+			fd = pmr_open_one(&pmr->ev[i], -1);
+			alone = true;
+		}
+		if (fd < 0) {
+			s->path[i] = PMR_PATH_FAILED;
+			s->err[i] = -fd;
+			continue;
+		}
+		t->fd[i] = fd;
+		t->counters = true;
+		if (leader < 0)
+			leader = fd;
+		/* a group member shares the leader's read(); a loner has its own */
+		t->rfd[i] = alone ? fd : leader;
+		t->rpos[i] = alone ? 0 : members;
+		if (!alone || fd == leader)
+			members++;
+		pg = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
+		if (pg != MAP_FAILED) {
+			struct perf_event_mmap_page *p = pg;
+
+			if (p->cap_user_rdpmc && p->index) {
+				t->pg[i] = p;
+				s->path[i] = PMR_PATH_RDPMC;
+				continue;
+			}
+			munmap(pg, page);
+		}
+		s->path[i] = PMR_PATH_READ;
+		t->need_read = true;
+	}
+}
+
+/* Slow path of the name lookup: the shared table, by string. */
+static uint32_t pmr_register(const char *name)
+{
+	uint32_t i, n, id = PMR_NO_ID;
+
+	pthread_mutex_lock(&pmr_names_lock);
+	n = __atomic_load_n(&pmr->nr_names, __ATOMIC_ACQUIRE);
+	for (i = 0; i < n && i < PMR_MAX_NAMES; i++)
+		if (__atomic_load_n(&pmr->names[i].ready, __ATOMIC_ACQUIRE) &&
+		    !strncmp(pmr->names[i].name, name, PMR_NAME_LEN - 1)) {
+			id = i;
+			goto out;
+		}
+	/* other processes of the workload share the table: claim atomically */
+	i = __atomic_fetch_add(&pmr->nr_names, 1, __ATOMIC_ACQ_REL);
+	if (i >= PMR_MAX_NAMES) {
+		__atomic_store_n(&pmr->nr_names, PMR_MAX_NAMES, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&pmr->names_overflow, 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	strncpy(pmr->names[i].name, name, PMR_NAME_LEN - 1);
+	pmr->names[i].name[PMR_NAME_LEN - 1] = '\0';
+	__atomic_store_n(&pmr->names[i].ready, 1, __ATOMIC_RELEASE);
+	id = i;
+out:
+	pthread_mutex_unlock(&pmr_names_lock);
+	return id;
+}
+
+static inline uint32_t pmr_lookup(struct pmr_tls *t, const char *name)
+{
+	uintptr_t p = (uintptr_t)name;
+	unsigned int h = (unsigned int)((p >> 3) ^ (p >> 11)) & (PMR_CACHE - 1);
+
+	if (likely(t->cache[h].p == name))
+		return t->cache[h].id;
+	if (!name)
+		return PMR_NO_ID;
+	t->cache[h].id = pmr_register(name);
+	t->cache[h].p = name;
+	return t->cache[h].id;
+}
+
+static bool pmr_claim_slot(struct pmr_tls *t)
+{
+	uint32_t i = __atomic_fetch_add(&pmr->nr_threads, 1, __ATOMIC_ACQ_REL);
+	struct pmr_thread *s;
+
+	if (i >= PMR_MAX_THREADS) {
+		__atomic_store_n(&pmr->nr_threads, PMR_MAX_THREADS, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&pmr->threads_overflow, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	s = &pmr->threads[i];
+	s->pid = (int32_t)getpid();
+	s->tid = (int32_t)syscall(SYS_gettid);
+	__atomic_store_n(&s->state, PMR_SLOT_LIVE, __ATOMIC_RELEASE);
+	t->slot = s;
+	return true;
+}
+
+/* Thread exit (pthread key destructor): counters closed, slot marked. */
+static void pmr_thread_exit(void *arg)
+{
+	struct pmr_tls *t = arg;
+
+	pmr_close_counters(t);
+	__atomic_store_n(&t->slot->state, PMR_SLOT_EXITED, __ATOMIC_RELEASE);
+	pmr_self = NULL;
+	pmr_no_slot = true;	/* a later destructor's region is not measured */
+	free(t);
+}
+
+static void pmr_calibrate(void);
+
+/* First region of a thread: slot, counters, calibration. */
+static struct pmr_tls *pmr_thread_setup(void)
+{
+	struct pmr_tls *t;
+	unsigned int i;
+
+	if (pmr_no_slot)
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t || !pmr_claim_slot(t)) {
+		free(t);
+		pmr_no_slot = true;
+		return NULL;
+	}
+	for (i = 0; i < PMR_MAX_EVENTS; i++)
+		t->fd[i] = -1;
+	if (pmr->read_mode != PMR_READ_CLOCK)
+		pmr_open_counters(t);
+	pthread_setspecific(pmr_key, t);
+	pmr_self = t;
+	pmr_calibrate();
+	return t;
+}
+
+void pmiprof_region_begin(const char *name)
+{
+	struct pmr_tls *t;
+	struct pmr_frame *f;
+	uint32_t id, d;
+
+	if (likely(!pmiprof_region_active))
+		return;
+	t = pmr_self;
+	if (unlikely(!t) && !(t = pmr_thread_setup()))
+		return;
+	id = pmr_lookup(t, name);
+	d = t->depth++;
+	__atomic_store_n(&t->slot->depth, d + 1, __ATOMIC_RELAXED);
+	if (unlikely(d >= PMR_MAX_DEPTH)) {
+		pmr_anomaly(t, PMR_AN_TOO_DEEP);
+		return;
+	}
+	__atomic_store_n(&t->slot->open[d], id, __ATOMIC_RELAXED);
+	f = &t->stack[d];
+	f->id = id;
+	f->orphan = 0;
+	if (unlikely(id == PMR_NO_ID)) {
+		pmr_anomaly(t, PMR_AN_TOO_MANY_NAMES);
+		return;
+	}
+	/* the reads last, so the bookkeeping above is not measured */
+	if (t->counters && (pmr->read_mode != PMR_READ_OUTER || d == 0))
+		pmr_read(t, f->v);
+	f->wall = pmr_wall();
+}
+
+static inline void pmr_push(struct pmr_thread *s, const struct pmr_rec *r, unsigned int nr_ev)
+{
+	uint64_t head = s->head, tail = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
+	struct pmr_rec *dst;
+
+	if (unlikely(head - tail >= PMR_RING_RECS)) {
+		/* pmiprof is behind or gone: drop, never wait */
+		__atomic_store_n(&s->lost, s->lost + 1, __ATOMIC_RELAXED);
+		return;
+	}
+	dst = &s->ring[head & (PMR_RING_RECS - 1)];
+	memcpy(dst, r, offsetof(struct pmr_rec, val) + nr_ev * sizeof(r->val[0]));
+	__atomic_store_n(&s->head, head + 1, __ATOMIC_RELEASE);
+}
+
+void pmiprof_region_end(const char *name)
+{
+	uint64_t wall, v[PMR_MAX_EVENTS];
+	struct pmr_tls *t;
+	struct pmr_frame *f;
+	struct pmr_rec r;
+	bool counted = false;
+	uint32_t id, d, i;
+
+	if (likely(!pmiprof_region_active))
+		return;
+	wall = pmr_wall();
+	t = pmr_self;
+	if (unlikely(!t) && !(t = pmr_thread_setup()))
+		return;
+	/* the reads first, so the bookkeeping below is not measured */
+	if (t->counters && t->depth && (pmr->read_mode != PMR_READ_OUTER || t->depth == 1)) {
+		pmr_read(t, v);
+		counted = true;
+	}
+	if (unlikely(!t->depth)) {
+		pmr_anomaly(t, PMR_AN_END_WITHOUT_BEGIN);
+		return;
+	}
+	d = t->depth - 1;
+	if (unlikely(d >= PMR_MAX_DEPTH)) {
+		/* too deep to have been measured: only the nesting is kept */
+		t->depth = d;
+		__atomic_store_n(&t->slot->depth, d, __ATOMIC_RELAXED);
+		return;
+	}
+	id = pmr_lookup(t, name);
+	f = &t->stack[d];
+	if (unlikely(f->id != id)) {
+		/* the end of an outer region: the inner ones are dropped, unmeasured */
+		while (d > 0 && t->stack[d].id != id)
+			d--;
+		if (t->stack[d].id != id) {
+			pmr_anomaly(t, PMR_AN_END_WITHOUT_BEGIN);
+			return;
+		}
+		pmr_anomaly(t, PMR_AN_MISMATCHED);
+		f = &t->stack[d];
+		if (pmr->read_mode == PMR_READ_OUTER && d != 0)
+			counted = false;
+	}
+	t->depth = d;
+	__atomic_store_n(&t->slot->depth, d, __ATOMIC_RELAXED);
+	if (f->orphan || id == PMR_NO_ID)
+		return;
+	r.region = id;
+	r.kind = counted ? PMR_REC_CALL : PMR_REC_CALL_WALL;
+	r.depth = (uint16_t)d;
+	r.wall_ns = wall - f->wall;
+	for (i = 0; i < t->nr_ev; i++)
+		r.val[i] = counted ? v[i] - f->v[i] : 0;
+	pmr_push(t->slot, &r, t->nr_ev);
+}
+
+/*
+ * What a region costs to measure, timed on this thread with the same calls
+ * under the reserved name 0: pmiprof subtracts the median (docs/regions.md).
+ */
+static void pmr_calibrate(void)
+{
+	const char *name = pmr->names[0].name;
+	unsigned int i;
+
+	for (i = 0; i < PMR_CALIB_PAIRS; i++) {
+		pmiprof_region_begin(name);
+		pmiprof_region_end(name);
+	}
+}
+
+/*
+ * In a child forked by a thread, the thread's state is a copy: its counters
+ * count the parent's thread and its open regions began in the parent.  The
+ * child closes them, takes a slot of its own and counts the inherited open
+ * regions as one anomaly; their ends are then ignored.
+ */
+static void pmr_after_fork_child(void)
+{
+	struct pmr_tls *t = pmr_self;
+	uint32_t d;
+
+	if (!t)
+		return;
+	pmr_close_counters(t);
+	if (!pmr_claim_slot(t)) {
+		pthread_setspecific(pmr_key, NULL);
+		free(t);
+		pmr_self = NULL;
+		pmr_no_slot = true;
+		return;
+	}
+	for (d = 0; d < t->depth && d < PMR_MAX_DEPTH; d++)
+		t->stack[d].orphan = 1;
+	if (t->depth)
+		pmr_anomaly(t, PMR_AN_FORK_IN_REGION);
+	if (pmr->read_mode != PMR_READ_CLOCK)
+		pmr_open_counters(t);
+}
+
+__attribute__((constructor)) static void pmr_init(void)
+{
+	const char *env = getenv(PMR_ENV);
+	struct pmr_shm *m;
+	struct stat st;
+	char *end;
+	long fd;
+
+	if (!env || !*env)
+		return;
+	fd = strtol(env, &end, 10);
+	if (*end || fd < 0 || fd > INT32_MAX || fstat((int)fd, &st) ||
+	    (uint64_t)st.st_size < PMR_SHM_SIZE)
+		return;
+	m = mmap(NULL, PMR_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	if (m->magic != PMR_MAGIC || m->version != PMR_VERSION || m->size != PMR_SHM_SIZE ||
+	    m->mode != PMR_MODE_STAT || m->nr_events > PMR_MAX_EVENTS || m->nr_names < 1 ||
+	    pthread_key_create(&pmr_key, pmr_thread_exit) ||
+	    pthread_atfork(NULL, NULL, pmr_after_fork_child)) {
+		munmap(m, PMR_SHM_SIZE);
+		return;
+	}
+	pmr = m;
+	pmiprof_region_active = 1;
+}
