@@ -121,7 +121,8 @@ $(REG_PC): Makefile
 		'Cflags: -I$${includedir}' > $@
 
 # Workloads named regions*.c use the region API: linked with the static library.
-$(O)/workloads/regions%: tests/workloads/regions%.c $(REG_A) include/pmiprof/region.h
+REG_WL    := $(patsubst tests/workloads/%.c,$(O)/workloads/%,$(wildcard tests/workloads/regions*.c))
+$(REG_WL): $(O)/workloads/%: tests/workloads/%.c $(REG_A) include/pmiprof/region.h
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -DPMIPROF_REGIONS -Iinclude -o $@ $< $(REG_A) -lpthread
 

@@ -5,9 +5,13 @@
  * others, inherited by threads and children, started at the workload's exec,
  * scaled when the kernel had to multiplex, <not counted> when it never ran
  * (stat_format.c).  A quick check of which events work and what a run costs
- * before recording it.
+ * before recording it.  -r repeats the command and prints mean, stddev,
+ * min and max per event; -I prints the counts of every interval; --regions
+ * adds the per-call distributions of the workload's code regions
+ * (stat_regions.c, docs/regions.md).
  */
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <poll.h>
 #include <linux/perf_event.h>
@@ -25,6 +29,8 @@
 #include "events.h"
 #include "record.h"
 #include "stat_format.h"
+#include "stat_regions.h"
+#include "region/region_shm.h"
 #include "cpu_set.h"
 #include "proc_tasks.h"
 #include "util.h"
@@ -41,8 +47,10 @@ const char cmd_stat_help[] =
 "    pmiprof stat - count events for a command, processes or all CPUs\n"
 "\n"
 "SYNOPSIS\n"
-"    pmiprof stat [-e EVENTS] [-x SEP] [-q] -- COMMAND [ARGS...]\n"
-"    pmiprof stat [-e EVENTS] -p PID[,PID...] | -a\n"
+"    pmiprof stat [-e EVENTS] [-x SEP] [-q] [-r N | -I MS] -- COMMAND [ARGS...]\n"
+"    pmiprof stat --regions [--format text|csv] [--region-read MODE] [-e EVENTS]\n"
+"                 [-r N] -- COMMAND [ARGS...]\n"
+"    pmiprof stat [-e EVENTS] [-I MS] -p PID[,PID...] | -a\n"
 "\n"
 "DESCRIPTION\n"
 "    Counts each event over the run: from COMMAND's exec to its exit (threads and\n"
@@ -67,6 +75,30 @@ const char cmd_stat_help[] =
 "    -x, --field-separator SEP\n"
 "        Machine-readable output: value SEP event SEP running% per line; value is\n"
 "        <not counted> or <not supported> when there is none.\n"
+"    -r, --repeat N\n"
+"        Run COMMAND N times (1..10000); print per event the mean, its standard\n"
+"        deviation as a share of the mean (+- N.NN%), and min and max over the\n"
+"        runs, as perf stat -r does.  -x: mean SEP event SEP stddev% SEP min SEP\n"
+"        max.  Stops repeating at Ctrl-C or at a run that fails to start.\n"
+"    -I, --interval-print MS\n"
+"        Also print the counts of every MS milliseconds (>= 10) while the run goes\n"
+"        on, each line led by the seconds since the start, as perf stat -I does.\n"
+"    --regions\n"
+"        Measure the code regions of COMMAND (pmiprof_region_begin/end of\n"
+"        libpmiprof-region): per region, its calls, and of every event, of the\n"
+"        wall time and of IPC (when cycles and instructions count) the sum,\n"
+"        mean, min, median, mode, p99 and max per call, with the cost of an\n"
+"        empty region subtracted (stated).  Regions left open at exit, calls\n"
+"        lost and misuse (end without begin, fork inside a region...) are\n"
+"        reported.  Each thread counts its own events, so the printout says\n"
+"        how they were read (rdpmc or read()).  See docs/regions.md.\n"
+"    --region-read MODE\n"
+"        auto (default): rdpmc where the kernel allows it, else read();\n"
+"        outer: counters at outermost regions only, nested ones get wall-ns;\n"
+"        clock: no counters, wall-ns only (the cheapest).\n"
+"    --format text|csv\n"
+"        Region table layout; csv: region,calls,event,sum,mean,min,median,mode,\n"
+"        p99,max, then '#' lines for anomalies and open regions.\n"
 "    -q, --quiet\n"
 "        Print nothing but errors (the exit status still reports the workload's).\n"
 "    -h, --help\n"
@@ -75,6 +107,8 @@ const char cmd_stat_help[] =
 "EXAMPLES\n"
 "    pmiprof stat -- ./app\n"
 "    pmiprof stat -e cpu-clock,page-faults -x, -- make -j2\n"
+"    pmiprof stat -r 5 -- ./bench\n"
+"    pmiprof stat --regions -e task-clock,cycles,instructions -- ./app\n"
 "\n"
 "EXIT STATUS\n"
 "    The workload's exit status (128+N if killed by signal N); 1 if counting\n"
@@ -127,38 +161,47 @@ static int open_one(struct stat_ctr *c, pid_t pid, int cpu, bool inherit, bool o
 	return 0;
 }
 
-static void print_counts(struct stat_ctr *ctr, unsigned int n, double secs, const char *sep)
+static void read_ctr(const struct stat_ctr *c, struct stat_reading *r)
+{
+	unsigned int k;
+
+	memset(r, 0, sizeof(*r));
+	for (k = 0; k < c->nr_fds; k++) {
+		uint64_t buf[3];
+
+		if (read(c->fds[k], buf, sizeof(buf)) == (ssize_t)sizeof(buf)) {
+			r->value += buf[0];
+			r->enabled += buf[1];
+			r->running += buf[2];
+		}
+	}
+}
+
+/* One block of counts (the whole run, or one -I interval after prefix). */
+static void print_counts(struct stat_ctr *ctr, const struct stat_reading *rd, unsigned int n,
+			 double secs, const char *sep, const char *prefix)
 {
 	double cycles = 0, branches = 0;
-	unsigned int i, k;
+	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		struct stat_ctr *c = &ctr[i];
-		struct stat_reading r = { 0 };
+		const struct stat_reading *r = &rd[i];
 		const struct pm_event *e = &c->ev;
 		bool hw = e->type == PERF_TYPE_HARDWARE;
 		char extra[64] = "", line[256];
 		double v, pct;
 
-		for (k = 0; k < c->nr_fds; k++) {
-			uint64_t buf[3];
-
-			if (read(c->fds[k], buf, sizeof(buf)) == (ssize_t)sizeof(buf)) {
-				r.value += buf[0];
-				r.enabled += buf[1];
-				r.running += buf[2];
-			}
-		}
 		if (!c->nr_fds) {
 			if (sep)
-				fprintf(stderr, "<not supported>%s%s%s\n", sep, e->name, sep);
+				fprintf(stderr, "%s<not supported>%s%s%s\n", prefix, sep, e->name, sep);
 			else
-				fprintf(stderr, "  %18s      %-28s (%s)\n",
+				fprintf(stderr, "%s  %18s      %-28s (%s)\n", prefix,
 					c->err == -EACCES || c->err == -EPERM ? "<not permitted>" :
 					"<not supported>", e->name, strerror(-c->err));
 			continue;
 		}
-		if (stat_scale(&r, &v, &pct)) {
+		if (stat_scale(r, &v, &pct)) {
 			if (hw && e->config == PERF_COUNT_HW_CPU_CYCLES)
 				cycles = v;
 			if (hw && e->config == PERF_COUNT_HW_BRANCH_INSTRUCTIONS)
@@ -172,21 +215,80 @@ static void print_counts(struct stat_ctr *ctr, unsigned int n, double secs, cons
 				snprintf(extra, sizeof(extra), "# %.2f%% of branches",
 					 100 * v / branches);
 		}
-		stat_format_line(line, sizeof(line), e->name, e->time_based, &r, sep, extra);
-		fprintf(stderr, "%s\n", line);
+		stat_format_line(line, sizeof(line), e->name, e->time_based, r, sep, extra);
+		fprintf(stderr, "%s%s\n", prefix, line);
 	}
-	if (!sep)
-		fprintf(stderr, "\n  %18.6f  seconds time elapsed\n\n", secs);
+}
+
+/* What happens while the workload runs, besides waiting: -I and --regions. */
+struct stat_ticks {
+	struct stat_ctr *ctr;
+	unsigned int nr;
+	const char *sep;
+	uint64_t interval_ns;		/* -I, or 0 */
+	uint64_t t0, next_interval, next_drain;
+	struct stat_reading *last;	/* -I: the counts at the previous interval */
+	struct stat_regions *regions;
+};
+
+#define STAT_DRAIN_NS	10000000ull	/* ring of 16384 calls: >= 1.6 M calls/s drained */
+
+static void stat_interval(struct stat_ticks *tk, uint64_t now)
+{
+	struct stat_reading cur[PMIPROF_MAX_EVENTS], d[PMIPROF_MAX_EVENTS];
+	char prefix[48];
+	unsigned int i;
+
+	for (i = 0; i < tk->nr; i++) {
+		read_ctr(&tk->ctr[i], &cur[i]);
+		d[i].value = cur[i].value - tk->last[i].value;
+		d[i].enabled = cur[i].enabled - tk->last[i].enabled;
+		d[i].running = cur[i].running - tk->last[i].running;
+		tk->last[i] = cur[i];
+	}
+	snprintf(prefix, sizeof(prefix), tk->sep ? "%.9f%s" : "%14.9f", (double)(now - tk->t0) / 1e9,
+		 tk->sep ? tk->sep : "");
+	print_counts(tk->ctr, d, tk->nr, (double)tk->interval_ns / 1e9, tk->sep, prefix);
+}
+
+/* Runs what is due; returns the poll() timeout until the next thing (ms), or -1. */
+static int stat_tick(struct stat_ticks *tk)
+{
+	uint64_t now = pm_now_ns(), next = UINT64_MAX;
+
+	if (tk->regions) {
+		if (now >= tk->next_drain) {
+			stat_regions_drain(tk->regions);
+			tk->next_drain = now + STAT_DRAIN_NS;
+		}
+		next = tk->next_drain;
+	}
+	if (tk->interval_ns) {
+		if (now >= tk->next_interval) {
+			stat_interval(tk, now);
+			/* a late tick does not make the next interval short */
+			while (tk->next_interval <= now)
+				tk->next_interval += tk->interval_ns;
+		}
+		if (tk->next_interval < next)
+			next = tk->next_interval;
+	}
+	if (next == UINT64_MAX)
+		return -1;
+	return next > now ? (int)((next - now + 999999) / 1000000) : 0;
 }
 
 /*
  * Wait for the workload to exit, or for Ctrl-C (forwarded to it); with -p,
- * also until every target has exited (pidfds).
+ * also until every target has exited (pidfds).  Returns whether Ctrl-C (or
+ * SIGTERM) was received.
  */
-static void wait_run(struct workload *wl, bool has_child, int sfd, const struct record_opts *o)
+static bool wait_run(struct workload *wl, bool has_child, int sfd, const struct record_opts *o,
+		     struct stat_ticks *tk)
 {
 	struct pollfd pfd[RECORD_MAX_PIDS + 1];
 	unsigned int i, n = 0, alive;
+	bool interrupted = false;
 
 	for (i = 0; i < o->nr_pids; i++) {
 		int fd = (int)syscall(SYS_pidfd_open, o->pids[i], 0);
@@ -198,8 +300,9 @@ static void wait_run(struct workload *wl, bool has_child, int sfd, const struct 
 	pfd[n] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	for (;;) {
 		struct signalfd_siginfo si;
+		int r = poll(pfd, n + 1, stat_tick(tk));
 
-		if (poll(pfd, n + 1, -1) < 0)
+		if (r <= 0)
 			continue;
 		for (i = 0; i < n; i++)
 			if (pfd[i].fd >= 0 && pfd[i].revents) {
@@ -208,7 +311,7 @@ static void wait_run(struct workload *wl, bool has_child, int sfd, const struct 
 				alive--;
 			}
 		if (n && !alive && !has_child)
-			return;
+			break;
 		if (!pfd[n].revents || read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGCHLD) {
@@ -216,6 +319,7 @@ static void wait_run(struct workload *wl, bool has_child, int sfd, const struct 
 				break;
 			continue;
 		}
+		interrupted = true;
 		if (!has_child)
 			break;
 		workload_forward(wl, (int)si.ssi_signo, si.ssi_code);
@@ -223,28 +327,155 @@ static void wait_run(struct workload *wl, bool has_child, int sfd, const struct 
 	for (i = 0; i < n; i++)
 		if (pfd[i].fd >= 0)
 			close(pfd[i].fd);
+	return interrupted;
+}
+
+/* -r: per event, the scaled count of every run. */
+struct stat_repeat {
+	unsigned int n;			/* runs where it was counted */
+	double sum, sumsq, min, max;
+};
+
+static void repeat_add(struct stat_repeat *rp, const struct stat_reading *r)
+{
+	double v, pct;
+
+	if (!stat_scale(r, &v, &pct))
+		return;
+	if (!rp->n || v < rp->min)
+		rp->min = v;
+	if (!rp->n || v > rp->max)
+		rp->max = v;
+	rp->n++;
+	rp->sum += v;
+	rp->sumsq += v * v;
+}
+
+/* perf stat -r's layout: mean, then ( +- stddev of the mean in % ); then min and max. */
+static void repeat_print(const struct stat_ctr *ctr, const struct stat_repeat *rp, unsigned int nr,
+			 unsigned int runs, const char *sep)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		const struct pm_event *e = &ctr[i].ev;
+		double mean, var, sd, unit = e->time_based ? 1e6 : 1;
+
+		if (!rp[i].n) {
+			if (sep)
+				fprintf(stderr, "<not counted>%s%s%s%s%s\n", sep, e->name, sep, sep, sep);
+			else
+				fprintf(stderr, "  %18s %s %-28s\n", !ctr[i].err ? "<not counted>" :
+					"<not supported>", e->time_based ? "msec" : "    ", e->name);
+			continue;
+		}
+		mean = rp[i].sum / rp[i].n;
+		var = rp[i].n > 1 ? (rp[i].sumsq - rp[i].n * mean * mean) / (rp[i].n - 1) : 0;
+		/* perf reports the standard error of the mean, not of one run */
+		sd = var > 0 ? sqrt(var / rp[i].n) : 0;
+		if (sep) {
+			fprintf(stderr, "%.2f%s%s%s%.2f%s%.2f%s%.2f\n", mean / unit, sep, e->name, sep,
+				mean ? 100 * sd / mean : 0, sep, rp[i].min / unit, sep,
+				rp[i].max / unit);
+			continue;
+		}
+		fprintf(stderr, "  %18.2f %s %-28s ( +- %5.2f%% )  min %.2f  max %.2f%s\n",
+			mean / unit, e->time_based ? "msec" : "    ", e->name,
+			mean ? 100 * sd / mean : 0, rp[i].min / unit, rp[i].max / unit,
+			rp[i].n < runs ? "  (not counted in every run)" : "");
+	}
+}
+
+static void close_ctrs(struct stat_ctr *ctr, unsigned int n)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < ctr[i].nr_fds; k++)
+			close(ctr[i].fds[k]);
+		free(ctr[i].fds);
+		ctr[i].fds = NULL;
+		ctr[i].nr_fds = ctr[i].cap_fds = 0;
+	}
+}
+
+/* Open every event's counters for this run; the number usable. */
+static unsigned int open_ctrs(struct stat_ctr *ctr, const struct pm_event_list *list,
+			      const struct record_opts *o, const struct workload *wl,
+			      struct cpu_set *cpus)
+{
+	unsigned int i, k, usable = 0;
+
+	for (i = 0; i < list->nr; i++) {
+		struct stat_ctr *sc = &ctr[i];
+		int r = 0;
+
+		memset(sc, 0, sizeof(*sc));
+		sc->ev = list->ev[i];
+		if (o->system_wide) {
+			/* the online CPUs, as record opens them (daemon/cpu_set.c) */
+			r = cpus->nr ? 0 : cpu_set_online(cpus);
+			for (k = 0; k < cpus->nr && !r; k++)
+				r = open_one(sc, -1, cpus->cpus[k], false, false);
+		} else if (o->argv) {
+			r = open_one(sc, wl->pid, -1, true, true);
+		} else {
+			/* every existing thread; threads and children they create inherit */
+			pid_t *tids = NULL;
+			unsigned int nt = 0, cap = 0, t;
+
+			for (k = 0; k < o->nr_pids && !r; k++)
+				r = proc_task_threads(o->pids[k], &tids, &nt, &cap) == -ENOMEM ?
+				    -ENOMEM : 0;
+			for (t = 0; t < nt && !r; t++) {
+				r = open_one(sc, tids[t], -1, true, false);
+				if (r == -ESRCH)
+					r = 0;	/* thread exited meanwhile */
+			}
+			free(tids);
+		}
+		if (r) {
+			sc->err = r;
+			for (k = 0; k < sc->nr_fds; k++)
+				close(sc->fds[k]);
+			sc->nr_fds = 0;
+		} else {
+			usable++;
+		}
+	}
+	return usable;
 }
 
 int cmd_stat(int argc, char **argv)
 {
+	enum { OPT_REGIONS = 256, OPT_FORMAT, OPT_REGION_READ };
 	static const struct option opts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "field-separator", required_argument, NULL, 'x' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "interval-print", required_argument, NULL, 'I' },
+		{ "regions", no_argument, NULL, OPT_REGIONS },
+		{ "region-read", required_argument, NULL, OPT_REGION_READ },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *events = STAT_DEFAULT_EVENTS, *sep = NULL;
 	static struct stat_ctr ctr[PMIPROF_MAX_EVENTS];
+	static struct stat_repeat rep[PMIPROF_MAX_EVENTS];
+	struct stat_reading rd[PMIPROF_MAX_EVENTS], last[PMIPROF_MAX_EVENTS];
+	struct stat_regions *regions = NULL;
 	struct pm_event_list list;
 	struct record_opts o;
 	struct workload wl;
 	sigset_t set, old;
-	unsigned int i, k, usable = 0;
+	unsigned int i, run, runs_done = 0, region_read = PMR_READ_AUTO;
+	uint64_t repeat = 1, interval_ms = 0;
+	bool want_regions = false, csv = false, stop = false;
 	int c, sfd, status = 0;
-	uint64_t t0;
 	char err[512];
 	struct cpu_set cpus = { 0 };
 
@@ -252,7 +483,7 @@ int cmd_stat(int argc, char **argv)
 	memset(&wl, 0, sizeof(wl));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:p:ax:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:p:ax:r:I:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'p':
@@ -261,6 +492,34 @@ int cmd_stat(int argc, char **argv)
 			break;
 		case 'a': o.system_wide = true; break;
 		case 'x': sep = optarg; break;
+		case 'r':
+			if (pm_parse_u64(optarg, 1, 10000, &repeat))
+				return pm_usage_error("stat", "-r '%s': a number of runs in [1, 10000]",
+						      optarg);
+			break;
+		case 'I':
+			if (pm_parse_u64(optarg, 10, 3600000, &interval_ms))
+				return pm_usage_error("stat", "-I '%s': milliseconds in [10, 3600000]",
+						      optarg);
+			break;
+		case OPT_REGIONS: want_regions = true; break;
+		case OPT_REGION_READ:
+			if (!strcmp(optarg, "auto"))
+				region_read = PMR_READ_AUTO;
+			else if (!strcmp(optarg, "outer"))
+				region_read = PMR_READ_OUTER;
+			else if (!strcmp(optarg, "clock"))
+				region_read = PMR_READ_CLOCK;
+			else
+				return pm_usage_error("stat", "--region-read '%s': auto, outer or clock",
+						      optarg);
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "csv"))
+				csv = true;
+			else if (strcmp(optarg, "text"))
+				return pm_usage_error("stat", "--format '%s': text or csv", optarg);
+			break;
 		case 'q': o.quiet = true; break;
 		case 'h': return command_help("stat");
 		case ':':
@@ -280,8 +539,18 @@ int cmd_stat(int argc, char **argv)
 		return pm_usage_error("stat", "give either a command or -p, not both");
 	if (!o.argv && !o.nr_pids && !o.system_wide)
 		return pm_usage_error("stat", "nothing to count: give a command (after --), -p or -a");
+	if (repeat > 1 && !o.argv)
+		return pm_usage_error("stat", "-r repeats a command: give one after --");
+	if (repeat > 1 && interval_ms)
+		return pm_usage_error("stat", "-r and -I cannot be combined");
+	if (want_regions && !o.argv)
+		return pm_usage_error("stat", "--regions needs a command (after --) linked with "
+				      "libpmiprof-region");
 	if (pm_events_parse(events, &list, err, sizeof(err)))
 		return pm_usage_error("stat", "%s", err);
+	if (want_regions && list.nr > PMR_MAX_EVENTS)
+		return pm_usage_error("stat", "--regions counts at most %d events per thread",
+				      PMR_MAX_EVENTS);
 	if (o.argv && workload_resolve(o.argv[0]))
 		return 1;
 	for (i = 0; i < o.nr_pids; i++)
@@ -289,6 +558,10 @@ int cmd_stat(int argc, char **argv)
 			pm_err("-p %d: no such process", (int)o.pids[i]);
 			return 1;
 		}
+	if (want_regions && (c = stat_regions_new(&regions, &list, region_read))) {
+		pm_err("--regions: %s", strerror(-c));
+		return 1;
+	}
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -299,88 +572,89 @@ int cmd_stat(int argc, char **argv)
 	if (sfd < 0) {
 		pm_err("signalfd: %s", strerror(errno));
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		stat_regions_free(regions);
 		return 1;
 	}
-	if (o.argv && (c = workload_fork(&wl, o.argv, &old))) {
-		pm_err("cannot start '%s': %s", o.argv[0], strerror(-c));
-		status = 1;
-		goto out;
-	}
-	for (i = 0; i < list.nr; i++) {
-		struct stat_ctr *sc = &ctr[i];
-		int r = 0;
+	memset(rep, 0, sizeof(rep));
+	for (run = 0; run < repeat && !stop; run++) {
+		struct stat_ticks tk = { .ctr = ctr, .nr = list.nr, .sep = sep, .last = last,
+					 .regions = regions };
+		uint64_t t0;
 
-		memset(sc, 0, sizeof(*sc));
-		sc->ev = list.ev[i];
-		if (o.system_wide) {
-			/* the online CPUs, as record opens them (daemon/cpu_set.c) */
-			r = cpus.nr ? 0 : cpu_set_online(&cpus);
-			for (k = 0; k < cpus.nr && !r; k++)
-				r = open_one(sc, -1, cpus.cpus[k], false, false);
-		} else if (o.argv) {
-			r = open_one(sc, wl.pid, -1, true, true);
-		} else {
-			/* every existing thread; threads and children they create inherit */
-			pid_t *tids = NULL;
-			unsigned int nt = 0, cap = 0, t;
-
-			for (k = 0; k < o.nr_pids && !r; k++)
-				r = proc_task_threads(o.pids[k], &tids, &nt, &cap) == -ENOMEM ?
-				    -ENOMEM : 0;
-			for (t = 0; t < nt && !r; t++) {
-				r = open_one(sc, tids[t], -1, true, false);
-				if (r == -ESRCH)
-					r = 0;	/* thread exited meanwhile */
-			}
-			free(tids);
+		memset(&wl, 0, sizeof(wl));
+		if (regions && (c = stat_regions_start(regions))) {
+			pm_err("--regions: shared memory for the workload: %s", strerror(-c));
+			status = 1;
+			break;
 		}
-		if (r) {
-			sc->err = r;
-			for (k = 0; k < sc->nr_fds; k++)
-				close(sc->fds[k]);
-			sc->nr_fds = 0;
-		} else {
-			usable++;
+		if (o.argv && (c = workload_fork(&wl, o.argv, &old))) {
+			pm_err("cannot start '%s': %s", o.argv[0], strerror(-c));
+			status = 1;
+			break;
 		}
-	}
-	if (!usable) {
-		pm_err("none of the events can be counted here (first: '%s': %s); see "
-		       "'pmiprof list'", ctr[0].ev.name, strerror(-ctr[0].err));
-		if (wl.pid > 0)
-			workload_abort(&wl);
-		status = 1;
-		goto out_close;
-	}
-	for (i = 0; i < list.nr; i++)
-		for (k = 0; k < ctr[i].nr_fds && !o.argv; k++)
-			ioctl(ctr[i].fds[k], PERF_EVENT_IOC_ENABLE, 0);
-	t0 = pm_now_ns();
-	if (o.argv && workload_go(&wl, o.argv[0])) {
-		status = 1;
-		goto out_close;
-	}
-	wait_run(&wl, o.argv != NULL, sfd, &o);
-	if (o.argv)
-		status = workload_exit_code(&wl);
-	if (!o.quiet) {
-		if (!sep) {
-			fprintf(stderr, "\n Performance counter stats for '%s':\n\n",
-				o.argv ? o.argv[0] : o.system_wide ? "system wide" : "process");
+		if (!open_ctrs(ctr, &list, &o, &wl, &cpus)) {
+			pm_err("none of the events can be counted here (first: '%s': %s); see "
+			       "'pmiprof list'", ctr[0].ev.name, strerror(-ctr[0].err));
+			if (wl.pid > 0)
+				workload_abort(&wl);
+			status = 1;
+			break;
 		}
-		print_counts(ctr, list.nr, (double)(pm_now_ns() - t0) / 1e9, sep);
+		for (i = 0; i < list.nr && !o.argv; i++)
+			for (unsigned int k = 0; k < ctr[i].nr_fds; k++)
+				ioctl(ctr[i].fds[k], PERF_EVENT_IOC_ENABLE, 0);
+		t0 = pm_now_ns();
+		if (o.argv && workload_go(&wl, o.argv[0])) {
+			status = 1;
+			break;
+		}
+		memset(last, 0, sizeof(last));
+		tk.t0 = t0;
+		tk.next_drain = t0;
+		if (interval_ms && !o.quiet) {
+			tk.interval_ns = interval_ms * 1000000;
+			tk.next_interval = t0 + tk.interval_ns;
+		}
+		stop = wait_run(&wl, o.argv != NULL, sfd, &o, &tk);
+		if (o.argv)
+			status = workload_exit_code(&wl);
+		for (i = 0; i < list.nr; i++)
+			read_ctr(&ctr[i], &rd[i]);
+		if (regions)
+			stat_regions_stop(regions);
+		runs_done++;
+		if (repeat > 1) {
+			for (i = 0; i < list.nr; i++)
+				repeat_add(&rep[i], &rd[i]);
+		} else if (!o.quiet) {
+			if (!sep)
+				fprintf(stderr, "\n Performance counter stats for '%s':\n\n",
+					o.argv ? o.argv[0] : o.system_wide ? "system wide" : "process");
+			print_counts(ctr, rd, list.nr, (double)(pm_now_ns() - t0) / 1e9, sep, "");
+			if (!sep)
+				fprintf(stderr, "\n  %18.6f  seconds time elapsed\n\n",
+					(double)(pm_now_ns() - t0) / 1e9);
+		}
+		if (wl.reaped && WIFSIGNALED(wl.status))
+			pm_info("workload terminated by signal %d (%s)", WTERMSIG(wl.status),
+				strsignal(WTERMSIG(wl.status)));
+		close_ctrs(ctr, list.nr);
+		workload_close(&wl);
 	}
-	if (wl.reaped && WIFSIGNALED(wl.status))
-		pm_info("workload terminated by signal %d (%s)", WTERMSIG(wl.status),
-			strsignal(WTERMSIG(wl.status)));
-out_close:
-	for (i = 0; i < list.nr; i++) {
-		for (k = 0; k < ctr[i].nr_fds; k++)
-			close(ctr[i].fds[k]);
-		free(ctr[i].fds);
-	}
+	close_ctrs(ctr, list.nr);
 	workload_close(&wl);
+	if (repeat > 1 && runs_done && !o.quiet) {
+		if (!sep)
+			fprintf(stderr, "\n Performance counter stats for '%s' (%u runs%s):\n\n",
+				o.argv[0], runs_done, runs_done < repeat ? ", interrupted" : "");
+		repeat_print(ctr, rep, list.nr, runs_done, sep);
+		if (!sep)
+			fputc('\n', stderr);
+	}
+	if (regions && runs_done && !o.quiet)
+		stat_regions_print(regions, stderr, o.argv[0], csv);
+	stat_regions_free(regions);
 	cpu_set_free(&cpus);
-out:
 	close(sfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;

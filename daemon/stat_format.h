@@ -36,4 +36,44 @@ bool stat_scale(const struct stat_reading *r, double *value, double *pct);
 void stat_format_line(char *buf, size_t len, const char *name, bool time_based,
 		      const struct stat_reading *r, const char *sep, const char *extra);
 
+
+
+/*
+ * A per-call distribution (stat --regions): count, sum, min and max are
+ * exact; the values themselves are kept exactly up to DIST_EXACT_MAX calls,
+ * after which they all move into a log-linear histogram of DIST_SUB bins
+ * per power of two (quantiles then within 1/DIST_SUB/2 relative), so one
+ * distribution never holds more than max(DIST_EXACT_MAX * 8, 66 KiB) bytes.
+ */
+#define DIST_EXACT_MAX	16384
+#define DIST_SUB	64
+#define DIST_MAX_MODES	4
+
+struct dist {
+	uint64_t n;
+	double sum, min, max;
+	double *v;			/* exact values, while n <= DIST_EXACT_MAX */
+	size_t cap;
+	uint64_t *hist;			/* once n > DIST_EXACT_MAX */
+};
+
+struct dist_summary {
+	uint64_t n;
+	bool exact;			/* quantiles from every value, not the histogram */
+	double sum, mean, min, median, mode, p99, max;
+	/*
+	 * Peaks of a histogram of 8 bins per power of two holding >= 5% of the
+	 * calls, separated by a valley below half the smaller peak; modes[0]
+	 * is the highest.  Each value is the median of the calls in its bin.
+	 */
+	unsigned int nr_modes;
+	double modes[DIST_MAX_MODES];
+	double mode_share[DIST_MAX_MODES];	/* fraction of calls in the peak's bin */
+};
+
+/* 0 or -ENOMEM (the value is then counted in n/sum/min/max only). */
+int dist_add(struct dist *d, double x);
+/* Sorts d's exact values (kept sorted afterwards: adding is still allowed). */
+void dist_summarize(struct dist *d, struct dist_summary *s);
+void dist_free(struct dist *d);
 #endif /* PMIPROF_DAEMON_STAT_FORMAT_H */
