@@ -98,7 +98,8 @@ const char cmd_stat_help[] =
 "        clock: no counters, wall-ns only (the cheapest).\n"
 "    --format text|csv\n"
 "        Region table layout; csv: region,calls,event,sum,mean,min,median,mode,\n"
-"        p99,max, then '#' lines for anomalies and open regions.\n"
+"        p99,max, then '#' lines for anomalies and open regions (the whole-run\n"
+"        counts are then left out).\n"
 "    -q, --quiet\n"
 "        Print nothing but errors (the exit status still reports the workload's).\n"
 "    -h, --help\n"
@@ -626,7 +627,7 @@ int cmd_stat(int argc, char **argv)
 		if (repeat > 1) {
 			for (i = 0; i < list.nr; i++)
 				repeat_add(&rep[i], &rd[i]);
-		} else if (!o.quiet) {
+		} else if (!o.quiet && !csv) {
 			if (!sep)
 				fprintf(stderr, "\n Performance counter stats for '%s':\n\n",
 					o.argv ? o.argv[0] : o.system_wide ? "system wide" : "process");
@@ -647,7 +648,8 @@ int cmd_stat(int argc, char **argv)
 		if (!sep)
 			fprintf(stderr, "\n Performance counter stats for '%s' (%u runs%s):\n\n",
 				o.argv[0], runs_done, runs_done < repeat ? ", interrupted" : "");
-		repeat_print(ctr, rep, list.nr, runs_done, sep);
+		if (!csv)
+			repeat_print(ctr, rep, list.nr, runs_done, sep);
 		if (!sep)
 			fputc('\n', stderr);
 	}

@@ -25,7 +25,7 @@
 
 #include "pmiprof/region.h"
 
-#define UNIT_STEPS 20000
+#define UNIT_STEPS 50000
 
 static volatile uint64_t sink;
 static long calls = 200;
