@@ -400,8 +400,8 @@ static void sr_print_col(FILE *f, bool csv, const struct sr_region *r, const cha
 
 static const char *const sr_anom_names[PMR_AN_NR] = {
 	[PMR_AN_END_WITHOUT_BEGIN] = "end of a region that was not open (ignored)",
-	[PMR_AN_MISMATCHED] = "end of an outer region while inner ones were open "
-			      "(inner ones closed unmeasured)",
+	[PMR_AN_MISMATCHED] = ("end of an outer region while inner ones were open "
+			       "(inner ones closed unmeasured)"),
 	[PMR_AN_TOO_DEEP] = "begin nested deeper than 32 (not measured)",
 	[PMR_AN_FORK_IN_REGION] = "fork inside a region (the child's copy not measured)",
 	[PMR_AN_TOO_MANY_NAMES] = "begin of a name beyond the 1024-name table (not measured)",
