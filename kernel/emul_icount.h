@@ -32,7 +32,8 @@ static inline u64 emul_icount_events_left(u64 ctr, u64 mask)
  * Nanoseconds of CLOCK_MONOTONIC until @events more instructions retire,
  * with the TSC (one tick per instruction) at @tsc_khz: rounded up, so the
  * timer never fires before the overflow; an early fire would only cost a
- * re-arm, a late one is skid.  Exact for any @events (no 64-bit overflow).
+ * re-arm, a late one is skid.  No intermediate overflows; a result beyond
+ * 2^64 ns (585 years) saturates.
  */
 static inline u64 emul_icount_events_to_ns(u64 events, u32 tsc_khz)
 {
@@ -42,6 +43,8 @@ static inline u64 emul_icount_events_to_ns(u64 events, u32 tsc_khz)
 		return events;
 	q = div64_u64(events, tsc_khz);
 	r = events - q * tsc_khz;
+	if (q >= div64_u64(~0ull, 1000000ull))
+		return ~0ull;
 	return q * 1000000ull + div64_u64(r * 1000000ull + tsc_khz - 1, tsc_khz);
 }
 
