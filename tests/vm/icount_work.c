@@ -29,7 +29,8 @@
 static volatile uint64_t sink;
 
 /* 4 instructions per iteration: imul, add, dec, jnz. */
-static inline uint64_t spin(uint64_t x, unsigned long iters)
+/* Inlined even under -fno-inline: the samples belong to its callers. */
+static inline __attribute__((always_inline)) uint64_t spin(uint64_t x, unsigned long iters)
 {
 	__asm__ volatile("1:\n\t"
 			 "imul %[m], %[x]\n\t"

@@ -9,9 +9,9 @@ vm_require module
 vm_static icount_work "$PMIPROF_TOP/tests/vm/icount_work.c" -pthread ||
 	skip_all "cannot build a static program (libc.a missing?)"
 
-# 10 x 40 units: 400 M instructions, ~780 windows of 512,000.
+# 10 x 10 units: 400 M instructions, ~780 windows of 512,000.
 vm_run --icount --timeout 600 --insmod 'pmu=emul emul_clock=icount' --add "$TMPD/icount_work" -- sh -c '
-	pmiprof record --backend module -o /export/t.data -- icount_work funcs 40 2>/export/record.err
+	pmiprof record --backend module -o /export/t.data -- icount_work funcs 10 2>/export/record.err
 	echo "record=$?"
 	pmiprof report -i /export/t.data --comm icount_work >/export/report.txt 2>&1
 	echo "report=$?"
@@ -21,8 +21,8 @@ vm_run --icount --timeout 600 --insmod 'pmu=emul emul_clock=icount' --add "$TMPD
 	not_ok "record --backend module exits 0" "$(cat "$VM_OUT/record.err" 2>/dev/null)"
 
 r=$VM_OUT/report.txt
-samples_of() { awk -v f="$1" '/^ *samples /{t=1; next} t && $NF == f {print $1; exit}' "$r"; }
-pct_of() { awk -v f="$1" '/^ *samples /{t=1; next} t && $NF == f {print $2; exit}' "$r"; }
+samples_of() { awk -v f="$1" '/^ *samples /{t=1; next} t && $(NF-1) == f {print $1; exit}' "$r"; }
+pct_of() { awk -v f="$1" '/^ *samples /{t=1; next} t && $(NF-1) == f {print $2; exit}' "$r"; }
 s50=$(samples_of func_50) s30=$(samples_of func_30) s20=$(samples_of func_20)
 if [ -n "$s50" ] && [ -n "$s30" ] && [ -n "$s20" ]; then
 	echo "# windows func_50 $s50, func_30 $s30, func_20 $s20 (report %: $(pct_of func_50) / $(pct_of func_30) / $(pct_of func_20))"
