@@ -316,7 +316,7 @@ static int emul_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 		u32 f = cfg->events[i].flags & (PMIPROF_EV_USER | PMIPROF_EV_KERNEL);
 
 		if (f != (PMIPROF_EV_USER | PMIPROF_EV_KERNEL)) {
-			hw->reason = "emul_clock=icount counts user and kernel together: no :u or :k events";
+			hw->reason = "emul_clock=icount counts user + kernel as one: no :u or :k";
 			return -EOPNOTSUPP;
 		}
 	}
@@ -359,8 +359,11 @@ static int emul_start_cpu(struct pmu_cpu *pc)
 
 		ec->trig_msr = hw->mode == PMIPROF_SAMPLING_PMI && hw->trigger >= 0 ?
 			       hw->slots[hw->trigger].ctr_msr : 0;
-		ec->skid_sum = ec->skid_max = ec->fires = ec->early = 0;
+		ec->skid_sum = 0;
+		ec->skid_max = 0;
 		ec->skid_min = U64_MAX;
+		ec->fires = 0;
+		ec->early = 0;
 		emul_icount_thaw(&ec->clk, rdtsc());
 		ec->running = true;
 		emul_icount_arm(ec);

@@ -31,12 +31,16 @@ vm_dmesg_clean "$VM_OUT/dmesg.txt"
 
 vm_run --icount --timeout 300 --insmod 'pmu=emul emul_clock=icount' -- sh -c '
 	pmiprof doctor >/export/doctor.txt 2>&1
-	cat /sys/module/pmiprof/parameters/emul_clock
+	pmiprof record --backend module -e instructions:u -o /tmp/u.data -- true 2>/export/u.err
+	echo "user_only=$?"
 	dmesg > /export/dmesg.txt'
 [ $VM_RC -eq 0 ] && ok "icount guest run completed" || not_ok "icount guest run completed" "status $VM_RC" "$(tail -n 20 "$VM_STDERR")"
 grep -q 'emul-intel-v4-icount' "$VM_OUT/doctor.txt" && grep -q 'EMULATED PMU (icount: instructions exact)' "$VM_OUT/doctor.txt" &&
 	ok "doctor: emul-intel-v4-icount, EMULATED PMU (icount: instructions exact)" ||
 	not_ok "doctor: emul-intel-v4-icount, EMULATED PMU (icount: instructions exact)" "$(cat "$VM_OUT/doctor.txt")"
+[ "$(sed -n 's/^user_only=//p' "$VM_STDOUT")" != 0 ] && grep -q 'no :u or :k' "$VM_OUT/dmesg.txt" &&
+	ok "instructions:u refused: icount counts user + kernel as one" ||
+	not_ok "instructions:u refused: icount counts user + kernel as one" "$(cat "$VM_OUT/u.err")" "$(grep pmiprof "$VM_OUT/dmesg.txt")"
 grep -q 'emul_clock=icount: the TSC counts instructions exactly' "$VM_OUT/dmesg.txt" &&
 	ok "dmesg: the load-time check found the TSC counting instructions" ||
 	not_ok "dmesg: the load-time check found the TSC counting instructions" "$(grep pmiprof "$VM_OUT/dmesg.txt")"
