@@ -493,9 +493,12 @@ static int module_open(struct record_session *s)
 		pm_info("pmiprof.ko: system-wide sampling every %llu %s%s",
 			(unsigned long long)s->hdr.period, s->hdr.events[s->hdr.trigger_index].name,
 			(m->info.flags & PMIPROF_INFO_F_EMULATED) ?
-				" on an EMULATED PMU (counts are synthetic)" : "");
+				module_emulation_text(&m->info) : "");
 	}
-	if (m->info.flags & PMIPROF_INFO_F_EMULATED)
+	if (m->info.flags & PMIPROF_INFO_F_ICOUNT)
+		host_note_append(&s->hdr, "EMULATED PMU (icount: instructions exact): pmiprof.ko "
+				 "pmu=emul emul_clock=icount under QEMU -icount; other events synthetic");
+	else if (m->info.flags & PMIPROF_INFO_F_EMULATED)
 		host_note_append(&s->hdr,
 				 "EMULATED PMU (pmiprof.ko pmu=emul): counts are synthetic");
 	if (!o->system_wide)

@@ -334,7 +334,10 @@ int cmd_doctor(int argc, char **argv)
 		module_describe_pmu(&info, desc, sizeof(desc));
 		line(&d, V_OK, "module", NULL, "%s: ABI %u.%u, %s", device, info.abi_major,
 		     info.abi_minor, desc);
-		if (info.flags & PMIPROF_INFO_F_EMULATED)
+		if (info.flags & PMIPROF_INFO_F_ICOUNT)
+			line(&d, V_WARN, "module", "reload without pmu=emul for real measurements",
+			     "EMULATED PMU (icount: instructions exact) loaded: other events synthetic");
+		else if (info.flags & PMIPROF_INFO_F_EMULATED)
 			line(&d, V_WARN, "module", "reload without pmu=emul for real measurements",
 			     "EMULATED PMU loaded (pmu=emul): counts are synthetic, for testing");
 	} else if (ret == -ENOENT || ret == -ENXIO || ret == -ENODEV) {

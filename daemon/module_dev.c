@@ -108,6 +108,15 @@ bool module_has_pmi(const struct pmiprof_info *info)
 	       info->nr_gp + info->nr_fixed > 0;
 }
 
+const char *module_emulation_text(const struct pmiprof_info *info)
+{
+	if (!(info->flags & PMIPROF_INFO_F_EMULATED))
+		return "";
+	if (info->flags & PMIPROF_INFO_F_ICOUNT)
+		return " (EMULATED PMU (icount: instructions exact); other events synthetic)";
+	return " (EMULATED PMU: counts are synthetic)";
+}
+
 void module_describe_pmu(const struct pmiprof_info *info, char *buf, size_t len)
 {
 	char name[sizeof(info->pmu_name) + 1];
@@ -123,8 +132,7 @@ void module_describe_pmu(const struct pmiprof_info *info, char *buf, size_t len)
 	snprintf(buf, len, "pmiprof.ko %s: %s perfmon v%u, %u GP x %u bit, %u fixed x %u bit%s%s",
 		 name[0] ? name : "?", module_vendor_name(info->vendor), info->pmu_version,
 		 info->nr_gp, info->gp_width, info->nr_fixed, info->fixed_width,
-		 (info->flags & PMIPROF_INFO_F_EMULATED) ?
-			" (EMULATED PMU: counts are synthetic)" : "",
+		 module_emulation_text(info),
 		 (info->flags & PMIPROF_INFO_F_HYPERVISOR) ? " (virtual machine)" : "");
 }
 

@@ -39,6 +39,13 @@ const char *module_vendor_name(uint32_t vendor);
 /* Human description: "emul-intel v2 (EMULATED), 4 GP x 48 bit, 3 fixed x 48 bit". */
 void module_describe_pmu(const struct pmiprof_info *info, char *buf, size_t len);
 
+/*
+ * What the emulated PMU's counts are worth, as every description says it:
+ * "" (real PMU), " (EMULATED PMU: counts are synthetic)", or under
+ * emul_clock=icount " (EMULATED PMU (icount: instructions exact); ...)".
+ */
+const char *module_emulation_text(const struct pmiprof_info *info);
+
 /* True when the module can sample on counter overflow (it found or emulates a PMU). */
 bool module_has_pmi(const struct pmiprof_info *info);
 

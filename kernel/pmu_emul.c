@@ -20,6 +20,24 @@
  *                           periods are limited to 2^31-1 (legacy writes)
  *   emul_mips=N             emulated instructions per microsecond (default 1000)
  *   emul_tick_us=N          model tick, i.e. the PMI granularity (default 50)
+ *   emul_clock=tick|icount  tick (default): the above, synthetic in time.
+ *                           icount: under QEMU -icount shift=0 the guest TSC
+ *                           counts executed instructions exactly, so the
+ *                           instructions counter (user + kernel) is fed from
+ *                           it, idle (halted) time excluded, and each PMI is
+ *                           a one-shot hard hrtimer armed for the exact
+ *                           overflow instant, not the next tick.  Cycles are
+ *                           instructions (IPC 1), other events stay fixed
+ *                           fractions: synthetic.  Refused, with the reason,
+ *                           when the TSC does not count instructions.
+ *
+ * Why the TSC and not local_clock()/ktime_get(): under icount the TSC *is*
+ * QEMU's virtual clock (icount_get(), 1 ns per instruction at shift=0) and
+ * RDTSC is translated as an I/O instruction, so it is exact to the
+ * instruction; local_clock() and ktime_get() are that TSC scaled by the
+ * kernel's calibrated tsc_khz (999.993 MHz early, "1000.000" refined), a
+ * few ppm off.  They are still what the hrtimer deadline is expressed in,
+ * so a conversion error there is only timer skid, never a miscount.
  */
 #include <linux/hrtimer.h>
 #include <linux/kernel.h>
@@ -29,10 +47,14 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/irqflags.h>
+#include <linux/tracepoint.h>
+#include <trace/events/power.h>
 #include <asm/irq_regs.h>
 #include <asm/tsc.h>
 
 #include "compat.h"
+#include "emul_icount.h"
 #include "glue.h"
 #include "msr_model.h"
 #include "pmu.h"
@@ -57,12 +79,25 @@ static unsigned int emul_tick_us = 50;
 module_param(emul_tick_us, uint, 0444);
 MODULE_PARM_DESC(emul_tick_us, "pmu=emul: model tick in microseconds (default 50)");
 
+static char *emul_clock = "tick";
+module_param(emul_clock, charp, 0444);
+MODULE_PARM_DESC(emul_clock,
+		 "pmu=emul: tick (synthetic, default) or icount (QEMU -icount shift=0: instructions exact)");
+
 struct emul_cpu {
 	struct hrtimer timer;
 	struct pmu_cpu *pc;
 	u64 last_ns;
 	u64 last_tsc;
+	/* emul_clock=icount */
+	bool running;			/* between start_cpu and stop_cpu */
+	u32 trig_msr;			/* trigger counter MSR, 0: no PMIs (timer/count mode) */
+	struct emul_icount_clock clk;
+	u64 deadline_tsc;		/* TSC at which the trigger overflows */
+	u64 skid_sum, skid_min, skid_max, fires, early;
 };
+
+static bool emul_icount;
 
 static struct pmu_model __percpu *emul_models;
 static struct emul_cpu __percpu *emul_cpus;
@@ -136,6 +171,171 @@ static enum hrtimer_restart emul_tick(struct hrtimer *timer)
 	return HRTIMER_RESTART;
 }
 
+/* ---- emul_clock=icount ------------------------------------------------------ */
+
+/*
+ * Bring the model up to @tsc: every instruction retired since the last
+ * take, cut at the trigger's overflow so the window closes on it exactly.
+ * @regs (the interrupted context) is the sample's; NULL outside a timer.
+ */
+static void emul_icount_advance(struct emul_cpu *ec, struct pt_regs *regs, bool deliver, u64 tsc)
+{
+	struct emul_delivery d = { .ec = ec, .regs = regs };
+	struct pmu_model *m = ec->pc->model;
+
+	m->user = regs && user_mode(regs);
+	emul_icount_run(m, emul_icount_take(&ec->clk, tsc), ec->trig_msr, EMUL_MAX_STEPS,
+			deliver ? emul_deliver : NULL, &d);
+}
+
+/*
+ * The deadline: the instant the trigger counter reaches the period, from
+ * its value alone (see emul_icount.h), as CLOCK_MONOTONIC.  A PMI already
+ * pending (raised while reading counters, or just before idle) fires now.
+ */
+static ktime_t emul_icount_deadline(struct emul_cpu *ec)
+{
+	struct pmu_model *m = ec->pc->model;
+	u64 left = 0, tsc, ran;
+	ktime_t now;
+
+	if (!m->pmi_pending)
+		left = emul_icount_events_left(pmu_model_rdmsr(m, ec->trig_msr), m->mask);
+	ec->deadline_tsc = ec->clk.last + left;
+	tsc = rdtsc();
+	now = ktime_get();
+	ran = tsc - ec->clk.last;	/* retired since the counter was brought up to date */
+	left = left > ran ? left - ran : 0;
+	return ktime_add_ns(now, emul_icount_events_to_ns(left, tsc_khz));
+}
+
+static enum hrtimer_restart emul_icount_fire(struct hrtimer *timer)
+{
+	struct emul_cpu *ec = container_of(timer, struct emul_cpu, timer);
+	u64 tsc = rdtsc();
+
+	if (!ec->running || ec->clk.frozen || !ec->trig_msr)
+		return HRTIMER_NORESTART;
+	/* Instructions from the overflow to here: interrupt entry, hrtimer core. */
+	if ((s64)(tsc - ec->deadline_tsc) >= 0) {
+		u64 skid = tsc - ec->deadline_tsc;
+
+		ec->fires++;
+		ec->skid_sum += skid;
+		ec->skid_max = max(ec->skid_max, skid);
+		ec->skid_min = min(ec->skid_min, skid);
+	} else {
+		ec->early++;	/* tsc_khz rounding: re-armed for the rest */
+	}
+	emul_icount_advance(ec, get_irq_regs(), true, tsc);
+	hrtimer_set_expires(timer, emul_icount_deadline(ec));
+	return HRTIMER_RESTART;
+}
+
+/* On the CPU, IRQs off. */
+static void emul_icount_arm(struct emul_cpu *ec)
+{
+	if (ec->running && ec->trig_msr && !ec->clk.frozen)
+		hrtimer_start(&ec->timer, emul_icount_deadline(ec), HRTIMER_MODE_ABS_PINNED_HARD);
+}
+
+/*
+ * cpu_idle tracepoint: under sleep=off QEMU jumps the TSC over halted time,
+ * when nothing retires, so the counter is frozen from idle entry to exit
+ * (its value, hence the events left, is kept; the deadline is re-armed from
+ * it at exit).  Instructions of interrupts taken while halted are not
+ * counted.  The same freeze/thaw would serve per-task counters.
+ */
+static void emul_icount_idle(void *data, unsigned int state, unsigned int cpu)
+{
+	struct emul_cpu *ec;
+	unsigned long flags;
+
+	if (!emul_cpus)
+		return;
+	local_irq_save(flags);
+	ec = this_cpu_ptr(emul_cpus);
+	if (ec->running) {
+		if (state != (unsigned int)PWR_EVENT_EXIT && !ec->clk.frozen) {
+			emul_icount_advance(ec, NULL, false, rdtsc());
+			ec->clk.frozen = true;
+			hrtimer_try_to_cancel(&ec->timer);
+		} else if (state == (unsigned int)PWR_EVENT_EXIT && ec->clk.frozen) {
+			emul_icount_thaw(&ec->clk, rdtsc());
+			emul_icount_arm(ec);
+		}
+	}
+	local_irq_restore(flags);
+}
+
+static noinline u64 emul_icount_probe_loop(unsigned long n)
+{
+	u64 t0 = rdtsc();
+
+	asm volatile("1: dec %0; jnz 1b" : "+r"(n));
+	return rdtsc() - t0;
+}
+
+/* Is the TSC exactly the instruction count (QEMU -icount shift=0)? */
+static int emul_icount_check(void)
+{
+	u64 a = 0, b = 0;
+	unsigned long flags;
+	int i;
+
+	if (num_possible_cpus() > 1) {
+		pr_err("pmiprof: emul_clock=icount needs one CPU (QEMU's icount clock is shared by all vCPUs); this kernel has %u possible\n",
+		       num_possible_cpus());
+		return -EINVAL;
+	}
+	for (i = 0; i < 3; i++) {
+		local_irq_save(flags);
+		a = emul_icount_probe_loop(EMUL_ICOUNT_PROBE_SHORT);
+		b = emul_icount_probe_loop(EMUL_ICOUNT_PROBE_LONG);
+		local_irq_restore(flags);
+		if (!emul_icount_probe_ok(a, b))
+			break;
+	}
+	if (i < 3) {
+		pr_err("pmiprof: emul_clock=icount: the TSC does not count instructions (%llu ticks for %u more loop instructions, %u expected); boot QEMU with -icount shift=0,sleep=off (tests/vm/run --icount)\n",
+		       b - a, 2 * (EMUL_ICOUNT_PROBE_LONG - EMUL_ICOUNT_PROBE_SHORT),
+		       2 * (EMUL_ICOUNT_PROBE_LONG - EMUL_ICOUNT_PROBE_SHORT));
+		return -ENODEV;
+	}
+	pr_info("pmiprof: emul_clock=icount: the TSC counts instructions exactly (tsc_khz %u)\n",
+		tsc_khz);
+	return 0;
+}
+
+/* icount counts user + kernel as one: a ring filter cannot be honoured. */
+static int emul_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
+{
+	u32 i;
+
+	for (i = 0; emul_icount && i < cfg->nr_events; i++) {
+		u32 f = cfg->events[i].flags & (PMIPROF_EV_USER | PMIPROF_EV_KERNEL);
+
+		if (f != (PMIPROF_EV_USER | PMIPROF_EV_KERNEL)) {
+			hw->reason = "emul_clock=icount counts user + kernel as one: no :u or :k";
+			return -EOPNOTSUPP;
+		}
+	}
+	return emul_inner->configure(hw, cfg);
+}
+
+static int emul_probe(struct pmu_hw *hw)
+{
+	int ret = emul_inner->probe(hw);
+
+	if (!ret && emul_icount) {
+		size_t l = strnlen(hw->name, sizeof(hw->name));
+
+		scnprintf(hw->name + l, sizeof(hw->name) - l, "-icount");
+		hw->info_flags |= PMIPROF_INFO_F_ICOUNT;
+	}
+	return ret;
+}
+
 static int emul_check_free(struct pmu_cpu *pc)
 {
 	emul_bind(pc);
@@ -154,6 +354,21 @@ static int emul_start_cpu(struct pmu_cpu *pc)
 	if (ret)
 		return ret;
 	ec->pc = pc;
+	if (emul_icount) {
+		const struct pmu_hw *hw = pc->hw;
+
+		ec->trig_msr = hw->mode == PMIPROF_SAMPLING_PMI && hw->trigger >= 0 ?
+			       hw->slots[hw->trigger].ctr_msr : 0;
+		ec->skid_sum = 0;
+		ec->skid_max = 0;
+		ec->skid_min = U64_MAX;
+		ec->fires = 0;
+		ec->early = 0;
+		emul_icount_thaw(&ec->clk, rdtsc());
+		ec->running = true;
+		emul_icount_arm(ec);
+		return 0;
+	}
 	ec->last_ns = local_clock();
 	ec->last_tsc = rdtsc();
 	hrtimer_start(&ec->timer, ns_to_ktime((u64)emul_tick_us * NSEC_PER_USEC),
@@ -171,7 +386,12 @@ static void emul_stop_cpu(struct pmu_cpu *pc)
 
 	emul_bind(pc);
 	ec = pc->emul;
+	ec->running = false;
 	hrtimer_try_to_cancel(&ec->timer);
+	if (emul_icount && ec->fires)
+		pr_info("pmiprof: cpu%u icount: %llu PMIs, overflow to handler %llu..%llu instructions (mean %llu), %llu early timer fires\n",
+			pc->cpu, ec->fires, ec->skid_min, ec->skid_max,
+			div64_u64(ec->skid_sum, ec->fires), ec->early);
 	emul_inner->stop_cpu(pc);
 }
 
@@ -184,9 +404,16 @@ static int emul_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 /* Timer and counting modes: count up to this instant before reading. */
 static void emul_read_counters(struct pmu_cpu *pc, u64 *out)
 {
+	struct emul_cpu *ec;
+
 	emul_bind(pc);
-	if (pc == ((struct emul_cpu *)pc->emul)->pc)
-		emul_advance(pc->emul, get_irq_regs(), false);
+	ec = pc->emul;
+	if (pc == ec->pc) {
+		if (!emul_icount)
+			emul_advance(ec, get_irq_regs(), false);
+		else if (ec->running)
+			emul_icount_advance(ec, get_irq_regs(), false, rdtsc());
+	}
 	emul_inner->read_counters(pc, out);
 }
 
@@ -205,6 +432,16 @@ int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 	}
 	if (!emul_mips || emul_mips > 100000 || emul_tick_us < 10 || emul_tick_us > 100000)
 		return -EINVAL;
+	if (!strcmp(emul_clock, "icount")) {
+		int ret = emul_icount_check();
+
+		if (ret)
+			return ret;
+		emul_icount = true;
+	} else if (strcmp(emul_clock, "tick")) {
+		pr_err("pmiprof: emul_clock=%s: expected tick or icount\n", emul_clock);
+		return -EINVAL;
+	}
 	emul_inner = pmu_driver_for_vendor(vendor);
 	if (!emul_inner)
 		return -EINVAL;
@@ -232,12 +469,31 @@ int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 		struct emul_cpu *ec = per_cpu_ptr(emul_cpus, cpu);
 
 		pmu_model_init(per_cpu_ptr(emul_models, cpu), &spec);
-		pmiprof_hrtimer_setup(&ec->timer, emul_tick, CLOCK_MONOTONIC,
-				      HRTIMER_MODE_REL_PINNED_HARD);
+		if (emul_icount)
+			pmiprof_hrtimer_setup(&ec->timer, emul_icount_fire, CLOCK_MONOTONIC,
+					      HRTIMER_MODE_ABS_PINNED_HARD);
+		else
+			pmiprof_hrtimer_setup(&ec->timer, emul_tick, CLOCK_MONOTONIC,
+					      HRTIMER_MODE_REL_PINNED_HARD);
+	}
+	if (emul_icount) {
+		int ret = register_trace_cpu_idle(emul_icount_idle, NULL);
+
+		if (ret) {
+			pr_err("pmiprof: emul_clock=icount: cannot hook the cpu_idle tracepoint (%d)\n",
+			       ret);
+			free_percpu(emul_models);
+			free_percpu(emul_cpus);
+			emul_models = NULL;
+			emul_cpus = NULL;
+			return ret;
+		}
 	}
 
 	emul_driver = *emul_inner;
 	emul_driver.name = vendor == PMIPROF_VENDOR_INTEL ? "emul-intel" : "emul-amd";
+	emul_driver.probe = emul_probe;
+	emul_driver.configure = emul_configure;
 	emul_driver.check_free = emul_check_free;
 	emul_driver.start_cpu = emul_start_cpu;
 	emul_driver.stop_cpu = emul_stop_cpu;
@@ -257,8 +513,13 @@ void pmu_emul_teardown(struct pmu_hw *hw)
 
 	if (!emul_cpus)
 		return;
+	if (emul_icount) {
+		unregister_trace_cpu_idle(emul_icount_idle, NULL);
+		tracepoint_synchronize_unregister();
+	}
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(&per_cpu_ptr(emul_cpus, cpu)->timer);
+	emul_icount = false;
 	free_percpu(emul_models);
 	free_percpu(emul_cpus);
 	emul_models = NULL;

@@ -46,6 +46,7 @@
 /* GET_INFO: flags */
 #define PMIPROF_INFO_F_EMULATED		(1u << 0)	/* pmu=emul: in-memory MSR model */
 #define PMIPROF_INFO_F_HYPERVISOR	(1u << 1)	/* running in a VM */
+#define PMIPROF_INFO_F_ICOUNT		(1u << 2)	/* emul_clock=icount: instructions exact */
 
 struct pmiprof_info {
 	__u32 size;			/* in: sizeof(struct pmiprof_info) */
