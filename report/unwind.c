@@ -588,8 +588,8 @@ static bool is_root_name(const char *name)
 
 	for (i = 0; i < sizeof(root_names) / sizeof(root_names[0]); i++) {
 		n = strlen(root_names[i]);
-		/* "name (inlined in ...)" with --inline counts as name. */
-		if (!strncmp(name, root_names[i], n) && (!name[n] || name[n] == ' '))
+		/* "name@@VERSION", "name.part.0", "name (inlined in ...)" count as name. */
+		if (!strncmp(name, root_names[i], n) && (!name[n] || strchr(" @.", name[n])))
 			return true;
 	}
 	return false;
