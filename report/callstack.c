@@ -312,9 +312,11 @@ static bool root_name(const char *n, bool kernel)
 	};
 	const char *const *v = kernel ? kern : user;
 	size_t i, k = kernel ? sizeof(kern) / sizeof(kern[0]) : sizeof(user) / sizeof(user[0]);
+	/* Without a symbol version (__libc_start_main@@GLIBC_2.34). */
+	size_t len = strcspn(n, "@");
 
 	for (i = 0; i < k; i++)
-		if (!strcmp(n, v[i]))
+		if (strlen(v[i]) == len && !strncmp(n, v[i], len))
 			return true;
 	return false;
 }
