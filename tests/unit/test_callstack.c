@@ -212,7 +212,7 @@ static void damaged_stack_records_counted_never_crash(void **state)
 	const uint64_t zero[] = { 0, F_MAIN + 0x10 };
 	const uint64_t wrong_side[] = { F_A + 0x10, KIP, F_START + 0x10 };
 	struct trace_stack huge = { 0, PMIPROF_MAX_STACK + 1, 0, zero };
-	struct trace_stack bad_k = { 2, 2, 5, zero + 1 };
+	struct trace_stack bad_k = { 2, 2, 5, wrong_side };
 	struct trace_stack far = { 1u << 30, 1, 0, zero };
 	struct session s;
 	uint32_t id;
