@@ -24,14 +24,18 @@ read -r lo hi < <(awk -v p="$wl" "$HEX"' / mmap / && index($0, "path=\"" p "\"")
 	for (i = 1; i <= NF; i++) { if ($i ~ /^start=/) s = hex(substr($i, 7)); if ($i ~ /^len=/) l = hex(substr($i, 5)) }
 	printf "%.0f %.0f\n", s, s + l; exit }' "$TMPD/d")
 [ -n "$lo" ] || not_ok "the workload's executable mapping is recorded" "$(grep ' mmap ' "$TMPD/d" | head -5)"
+# per sample: does its stack (chunk-local id: chunk number from --raw) reach into the executable?
+"$PMIPROF" dump --raw -i "$TMPD/t.data" >"$TMPD/raw" 2>/dev/null
 awk -v lo="$lo" -v hi="$hi" "$HEX"'
 	/ stack +id=/ { stacks++
-		n = split($0, f, /[=,]/); inbin = 0
-		for (i = 1; i <= n; i++) if (f[i] ~ /^u:0x/) { a = hex(substr(f[i], 3)); if (a >= lo && a < hi) inbin = 1 }
-		with_bin += inbin }
-	/ sample / && $4 ~ /pid/ { samples++; if ($0 ~ / stack=[0-9]+$/) with_stack++; if ($0 ~ /flags=0x[0-9a-f]*[13579bdf]\(user/) user++ }
+		n = split($0, f, /[=, ]/); inbin = 0; id = ""
+		for (i = 1; i <= n; i++) { if (f[i] == "id") id = f[i + 1]; if (f[i] ~ /^u:0x/) { a = hex(substr(f[i], 3)); if (a >= lo && a < hi) inbin = 1 } }
+		bin[$1 ":" id] = inbin }
+	/ sample / { samples++
+		if (match($0, / stack=[0-9]+$/)) { with_stack++; with_bin += bin[$1 ":" substr($0, RSTART + 7)] }
+		if ($0 ~ /flags=(0x)?[0-9a-f]*[13579bdf]( |$)/) user++ }
 	/ ustack / && / regs=0x1c0 / && / size=64$/ { leaf++ }
-	END { printf "%d %d %d %d %d %d\n", samples, with_stack, stacks, with_bin, user, leaf }' "$TMPD/d" >"$TMPD/n"
+	END { printf "%d %d %d %d %d %d\n", samples, with_stack, stacks, with_bin, user, leaf }' "$TMPD/raw" >"$TMPD/n"
 read -r samples with_stack stacks with_bin user leaf <"$TMPD/n"
 [ "${samples:-0}" -gt 500 ] && ok "enough samples ($samples)" || not_ok "enough samples" "$samples"
 # The sort's ~1/6 runs in libc (no frame pointers) and its callback: a
@@ -40,8 +44,11 @@ read -r samples with_stack stacks with_bin user leaf <"$TMPD/n"
 	not_ok "at least 75% of samples have a stack" "$with_stack of $samples"
 [ $((stacks * 5)) -le "$samples" ] && ok "stacks interned: $stacks STACK records for $samples samples" ||
 	not_ok "stacks interned" "$stacks STACK records for $samples samples"
-[ $((with_bin * 10)) -ge $((stacks * 8)) ] && ok "user frames inside the executable in $with_bin of $stacks stacks" ||
-	not_ok "user frames inside the executable" "$with_bin of $stacks stacks (exec $lo..$hi)"
+# leaf_shared's samples (1/2 of the work) reach caller_a/caller_b's return
+# into main; leaf_heavy (1/3) has no frame, so the walk skips main and starts
+# in libc: the leaf problem the USTACK words let the report fix.
+[ $((with_bin * 100)) -ge $((with_stack * 50)) ] && ok "a user frame inside the executable for $with_bin of $with_stack samples with stacks" ||
+	not_ok "user frames inside the executable" "$with_bin of $with_stack (exec $lo..$hi)"
 [ $((leaf * 100)) -ge $((user * 90)) ] && ok "leaf-words USTACK (bp, sp, ip, 64 bytes) after $leaf of $user user samples" ||
 	not_ok "leaf-words USTACK after user samples" "$leaf of $user"
 grep -q 'damaged\|lost' "$TMPD/derr" && not_ok "dump reads it without damage" "$(cat "$TMPD/derr")" || ok "dump reads it without damage"
