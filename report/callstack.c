@@ -23,6 +23,7 @@
 #define MAX_RAW_ID	(1u << 20)	/* chunk-local ids beyond this are damage */
 #define MAX_FRAMES	(PMIPROF_MAX_STACK + 8)
 #define PERF_REG_X86_IP	8
+#define NO_CHAIN	0xffffffffu	/* chain id of samples without a STACK */
 
 /* Interned frame lists: chains (a STACK's resolved frames) or final stacks. */
 struct itab {
@@ -543,6 +544,7 @@ static int64_t dwarf_stack(struct callstacks *c, const struct trace_sample *smp,
 int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uint32_t chunk_seq,
 		       uint32_t leaf_sym, const struct trace_ustack *us, uint32_t *id_out)
 {
+	static const struct cs_stack no_chain = { 0, NULL };
 	struct raw_stack *r = NULL;
 	struct cs_frame leaf, fix;
 	bool kmode = smp->ip >= KERNEL_START || (smp->flags & PMIPROF_SAMPLE_F_IP_HIDDEN);
@@ -573,16 +575,24 @@ int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uin
 		id = dwarf_stack(c, smp, &leaf, r, us, kmode);
 		goto out;
 	}
-	if (!r)
-		return 0;
-	cid = raw_chain(c, r, smp->pid, kmode);
-	if (cid < 0)
-		return (int)cid;
-	chain = &c->chains.v[cid];
+	if (r) {
+		cid = raw_chain(c, r, smp->pid, kmode);
+		if (cid < 0)
+			return (int)cid;
+		chain = &c->chains.v[cid];
+	} else {
+		/*
+		 * No stack recorded (the fp walk found no frame: code without
+		 * frame pointers, a bad %rbp): the leaf alone, [truncated] unless
+		 * it is a root itself.
+		 */
+		cid = NO_CHAIN;
+		chain = &no_chain;
+	}
 	if (c->leaf_fixup && !kmode && c->mode == PMIPROF_CALL_GRAPH_FP &&
 	    (c->cg_flags & PMIPROF_CALL_GRAPH_F_LEAF_WORDS) && us && us->size && us->data) {
 		struct unwinder *u = unwinder_of(c);
-		uint64_t first = r->nr > r->nr_kernel ? c->ips[r->off + r->nr_kernel] : 0;
+		uint64_t first = r && r->nr > r->nr_kernel ? c->ips[r->off + r->nr_kernel] : 0;
 		uint64_t ra = u ? unwind_leaf_caller(u, smp->pid, smp->ip, us, first) : 0;
 
 		if (ra) {
@@ -600,7 +610,7 @@ int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uin
 		id = v;
 	} else {
 		id = final_stack(c, &leaf, have_fix ? &fix : NULL, chain->frames, chain->nr,
-				 c->chains.rooted[cid], false);
+				 cid == NO_CHAIN ? 0 : c->chains.rooted[cid], false);
 		if (id >= 0 && hm_put(&c->final, (uint64_t)cid << 32 | leaf_sym, fix_sym,
 				      (uint32_t)id))
 			return -ENOMEM;

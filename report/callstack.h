@@ -49,13 +49,15 @@ const struct cs_stack *callstacks_get(const struct callstacks *c, uint32_t id);
  *	s->stack	is that sample's report-wide stack id (CS_NONE: none),
  *	s->cs		the table to pass to callstacks_get() (struct session).
  * s->cs is NULL when the trace has no stacks (header call_graph NONE, or
- * stacks were not asked for).  A sample without a stack in a trace with
- * stacks (damaged or missing STACK) has s->stack == CS_NONE.  Ids are dense
+ * stacks were not asked for).  A sample recorded without a stack in a trace
+ * with stacks (the fp walk found no frame) gets its leaf and the [truncated]
+ * marker (the leaf alone when it is a root), so s->stack is CS_NONE only
+ * when s->cs is NULL.  Ids are dense
  * from 0 and stable for the whole report; the frames of a stack never change.
  * Stack views are serial passes (parallel.c declines when stacks are asked).
  */
 struct cs_stats {
-	uint64_t samples;		/* kept samples with a stack */
+	uint64_t samples;		/* kept samples with a stack (recorded or not) */
 	uint64_t rooted;		/* ...whose chain reached a root (_start, main, thread start) */
 	uint64_t truncated;		/* ...ending in [truncated] */
 	uint64_t fixups;		/* ...where the fp leaf fix-up restored the leaf's caller */
@@ -87,7 +89,8 @@ int callstacks_define(struct callstacks *c, uint32_t chunk_seq, const struct tra
 /*
  * Report-wide stack id of a kept sample of chunk chunk_seq whose IP resolved
  * to leaf_sym; us is the USTACK record that followed it, or NULL.  Sets *id
- * (CS_NONE when smp->stack == 0); damage is counted, never an error.
+ * (smp->stack == 0: the leaf, fixed up when possible, and [truncated]);
+ * damage is counted, never an error.
  * Returns 0 or -ENOMEM.
  */
 int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uint32_t chunk_seq,

@@ -231,6 +231,30 @@ static void zero_return_and_versioned_root_end_chains(void **state)
 	session_close(&s);
 }
 
+static void sample_without_stack_is_truncated_unless_root(void **state)
+{
+	struct session s;
+	const struct cs_stack *st;
+	uint32_t id;
+
+	(void)state;
+	make_session(&s, PMIPROF_CALL_GRAPH_FP);
+	/* The fp walk found no frame (e.g. in libc without frame pointers). */
+	id = resolve(&s, 1, F_LEAF + 4, 0);
+	st = callstacks_get(s.cs, id);
+	assert_non_null(st);
+	assert_int_equal(st->nr, 2);
+	assert_string_equal(frame_name(&s, id, 0), "leaf");
+	assert_true(cs_frame_truncated(&st->frames[1]));
+	/* A sample in _start itself has nothing above it. */
+	id = resolve(&s, 1, F_START + 4, 0);
+	assert_int_equal(callstacks_get(s.cs, id)->nr, 1);
+	assert_int_equal(callstacks_stats(s.cs)->samples, 2);
+	assert_int_equal(callstacks_stats(s.cs)->truncated, 1);
+	assert_int_equal(callstacks_stats(s.cs)->rooted, 1);
+	session_close(&s);
+}
+
 static void damaged_stack_records_counted_never_crash(void **state)
 {
 	const uint64_t zero[] = { 0, F_MAIN + 0x10 };
@@ -475,6 +499,7 @@ int main(void)
 		cmocka_unit_test(ids_are_chunk_local_and_stacks_interned),
 		cmocka_unit_test(chain_without_root_ends_truncated),
 		cmocka_unit_test(zero_return_and_versioned_root_end_chains),
+		cmocka_unit_test(sample_without_stack_is_truncated_unless_root),
 		cmocka_unit_test(damaged_stack_records_counted_never_crash),
 		cmocka_unit_test(children_count_recursion_once),
 		cmocka_unit_test(tree_percentages_and_limit),
