@@ -306,8 +306,8 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	if (a->stack_view && (a->windows || a->hist || a->by != BY_SYMBOL))
 		return pm_usage_error("report", "--children, --tree, --callers and --callees "
 				      "go without --windows, --hist and --by");
-	/* --windows shows each window's stack when the trace has them. */
-	a->so.stacks = a->stack_view || a->windows;
+	/* --windows CSV/JSON show each window's stack when the trace has them. */
+	a->so.stacks = a->stack_view || (a->windows && a->format != FMT_TABLE);
 	return 0;
 }
 
