@@ -27,7 +27,7 @@ Q :=
 msg =
 endif
 
-PKGS      := libdw libelf zlib libdeflate
+PKGS      := libdw libelf zlib libdeflate libunwind-generic
 CPPFLAGS  += -Iinclude -Ilib -D_GNU_SOURCE -DPMIPROF_VERSION='"$(VERSION)"' \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS    ?= -O2 -g
@@ -36,7 +36,7 @@ CFLAGS    += -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-proto
 ifeq ($(WERROR),1)
 CFLAGS    += -Werror
 endif
-LDLIBS    += -lpfm $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate) -lm -lpthread -lstdc++
+LDLIBS    += -lpfm $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lunwind-generic) -lm -lpthread -lstdc++
 
 LIB_SRCS  := $(filter-out lib/main.c,$(wildcard lib/*.c))
 APP_SRCS  := $(wildcard daemon/*.c) $(wildcard report/*.c)
@@ -54,7 +54,7 @@ UNIT_HELP := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 UNIT_HOBJ := $(UNIT_HELP:%.c=$(O)/%.o)
 # Workloads: tests/workloads/*.c, each a standalone program (PIE by default).
 WL_SRCS   := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
-WL_BINS   := $(WL_SRCS:tests/workloads/%.c=$(O)/workloads/%)
+WL_BINS   := $(WL_SRCS:tests/workloads/%.c=$(O)/workloads/%) $(O)/workloads/callgraph_nofp
 # tests/workloads/lib*.c are shared libraries for workloads that link them.
 WL_SOS    := $(patsubst tests/workloads/%.c,$(O)/workloads/%.so,$(wildcard tests/workloads/lib*.c))
 
@@ -125,6 +125,12 @@ REG_WL    := $(patsubst tests/workloads/%.c,$(O)/workloads/%,$(wildcard tests/wo
 $(REG_WL): $(O)/workloads/%: tests/workloads/%.c $(REG_A) include/pmiprof/region.h
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -DPMIPROF_REGIONS -Iinclude -o $@ $< $(REG_A) -lpthread
+
+# callgraph without frame pointers (--call-graph dwarf tests): same source, flags last win.
+$(O)/workloads/callgraph_nofp: tests/workloads/callgraph.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) -O1 -g -fno-inline $(shell sed -n 's|^// CFLAGS: ||p' $<) \
+		-fomit-frame-pointer -o $@ $<
 
 check: all
 	$(Q)O=$(abspath $(O)) tests/run

@@ -285,7 +285,8 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 	d->path = strdup(path);
 	if (!d->path)
 		return -ENOMEM;
-	memcpy(d->build_id, build_id, build_id_len);
+	if (build_id_len)	/* build_id may be NULL then (memcpy's arguments may not) */
+		memcpy(d->build_id, build_id, build_id_len);
 	d->build_id_len = build_id_len;
 	base = strrchr(d->path, '/');
 	d->info.name = d->path;
@@ -823,6 +824,32 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 	return get_sym(sy, key, fn, NULL, dso, 0);
 }
 
+const char *symbolizer_dso_file(struct symbolizer *sy, uint32_t dso, Elf **elf)
+{
+	const char *main_file = NULL;
+	struct dso *d;
+	GElf_Addr bias;
+	Elf *e;
+
+	if (dso >= sy->dso_keys.n)
+		return NULL;
+	d = sy->dsos[dso];
+	if (d->state == DSO_NEW) {
+		dso_load(sy, d);
+		if (d->state == DSO_LOADED && load_aliases(sy, d))
+			return NULL;
+	}
+	if (d->state != DSO_LOADED || d->is_jit)
+		return NULL;
+	e = dwfl_module_getelf(d->mod, &bias);
+	dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, &main_file, NULL);
+	if (!e || !main_file)
+		return NULL;
+	if (elf)
+		*elf = e;
+	return main_file;
+}
+
 /* ---- kernel: /proc/kallsyms ---- */
 
 /*
@@ -1040,6 +1067,17 @@ int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip)
 	k = &sy->ksyms[lo];
 	snprintf(key, sizeof(key), "k:%" PRIx64, k->addr);
 	return get_sym(sy, key, sy->ktext + k->name, NULL, k->dso, 0);
+}
+
+int64_t symbolizer_marker(struct symbolizer *sy, const char *name)
+{
+	char key[256];
+	int64_t d = symbolizer_dso(sy, name, NULL, 0);
+
+	if (d < 0)
+		return d;
+	snprintf(key, sizeof(key), "m:%s", name);
+	return get_sym(sy, key, name, NULL, (uint32_t)d, SYM_F_UNKNOWN);
 }
 
 int64_t symbolizer_hidden_kernel(struct symbolizer *sy)
