@@ -64,6 +64,9 @@ bool parallel_eligible(const struct session *s, const struct profile *p)
 	/* Window indexes need every earlier sample counted in order. */
 	if (f->have_window || p->nr_hist)
 		return false;
+	/* Stack views resolve each sample's stack in trace order (serial pass). */
+	if (s->cs)
+		return false;
 	/* Times count from the header's start; without one, from the first sample read. */
 	if (!s->have_base)
 		return false;
@@ -246,6 +249,8 @@ static void *worker_main(void *arg)
 			break;
 		case PMIPROF_REC_EXIT:
 		case PMIPROF_REC_CALLCHAIN:
+		case PMIPROF_REC_STACK:		/* flat profiles do not use stacks */
+		case PMIPROF_REC_USTACK:
 			break;
 		default:
 			w->unknown++;

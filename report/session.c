@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "callstack.h"
 #include "kallsyms_cache.h"
 #include "kernel_id.h"
 #include "util.h"
@@ -202,6 +203,9 @@ int session_open(struct session *s, const struct session_opts *o)
 	if (!err && (strtab_intern(&s->comms, "[unknown]") != COMM_UNKNOWN ||
 		     strtab_intern(&s->comms, "swapper") != COMM_SWAPPER))
 		err = -ENOMEM;
+	s->stack = CS_NONE;
+	if (!err && o->stacks && s->h->call_graph != PMIPROF_CALL_GRAPH_NONE)
+		err = callstacks_new(&s->cs, s, !o->no_leaf_fixup);
 	if (err)
 		session_close(s);
 	return err;
@@ -211,6 +215,9 @@ void session_close(struct session *s)
 {
 	if (s->r)
 		trace_reader_close(s->r);
+	/* The unwinder borrows the symbolizer and maps: it goes first. */
+	callstacks_free(s->cs);
+	s->cs = NULL;
 	symbolizer_free(s->sy);
 	if (s->maps.pid2as.slots)
 		maps_free(&s->maps);
@@ -285,31 +292,41 @@ static int64_t resolve_slow(struct session *s, uint32_t pid, uint64_t ip, uint32
 	return sym;
 }
 
-static inline int64_t resolve(struct session *s, const struct trace_sample *smp)
+static inline int64_t resolve_ip(struct session *s, uint32_t pid, uint64_t ip)
 {
 	uint32_t space, tag, v;
 	bool cache = true;
 
+	if (ip >= KERNEL_START) {
+		space = HM_EMPTY;
+		tag = TAG_KERNEL;
+	} else {
+		space = maps_space(&s->maps, pid);
+		tag = space != HM_EMPTY ? maps_tag(&s->maps, space) : TAG_NOSPACE | pid;
+		/* 2^31 address-space changes: correct, only uncached from here on. */
+		cache = space == HM_EMPTY || tag < TAG_NOSPACE;
+	}
+	if (cache) {
+		v = hm_get(&s->ipcache, ip, tag);
+		if (v != HM_EMPTY)
+			return v;
+	}
+	return resolve_slow(s, pid, ip, space, tag, cache);
+}
+
+int64_t session_resolve_ip(struct session *s, uint32_t pid, uint64_t ip)
+{
+	return resolve_ip(s, pid, ip);
+}
+
+static inline int64_t resolve(struct session *s, const struct trace_sample *smp)
+{
 	if (smp->flags & PMIPROF_SAMPLE_F_IP_HIDDEN) {
 		if (s->hidden_sym < 0)
 			s->hidden_sym = symbolizer_hidden_kernel(s->sy);
 		return s->hidden_sym;
 	}
-	if (smp->ip >= KERNEL_START) {
-		space = HM_EMPTY;
-		tag = TAG_KERNEL;
-	} else {
-		space = maps_space(&s->maps, smp->pid);
-		tag = space != HM_EMPTY ? maps_tag(&s->maps, space) : TAG_NOSPACE | smp->pid;
-		/* 2^31 address-space changes: correct, only uncached from here on. */
-		cache = space == HM_EMPTY || tag < TAG_NOSPACE;
-	}
-	if (cache) {
-		v = hm_get(&s->ipcache, smp->ip, tag);
-		if (v != HM_EMPTY)
-			return v;
-	}
-	return resolve_slow(s, smp->pid, smp->ip, space, tag, cache);
+	return resolve_ip(s, smp->pid, smp->ip);
 }
 
 static bool match_any(char **pats, uint32_t n, const char *a, const char *b)
@@ -404,8 +421,8 @@ int session_classify(struct session *s, const struct trace_sample *smp, uint32_t
 	return 1;
 }
 
-static int on_sample(struct session *s, const struct trace_sample *smp,
-		     session_sample_fn fn, void *arg)
+static int on_sample(struct session *s, const struct trace_sample *smp, uint32_t chunk_seq,
+		     const struct trace_ustack *us, session_sample_fn fn, void *arg)
 {
 	const struct filters *f = &s->opts.filt;
 	uint64_t idx = s->samples++, ns;
@@ -428,6 +445,13 @@ static int on_sample(struct session *s, const struct trace_sample *smp,
 	kept = session_classify(s, smp, &sym, &comm);
 	if (kept <= 0)
 		return kept;
+	s->stack = CS_NONE;
+	if (s->cs) {
+		int err = callstacks_resolve(s->cs, smp, chunk_seq, sym, us, &s->stack);
+
+		if (err)
+			return err;
+	}
 	s->kept++;
 	session_count_window(s, smp->flags, 1);
 	for (i = 0; window_counts_events(smp->flags) && i < smp->nr && i < PMIPROF_MAX_EVENTS; i++)
@@ -536,12 +560,37 @@ int session_apply_sideband(struct session *s, const struct trace_record *rec)
 int session_run(struct session *s, session_sample_fn fn, void *arg)
 {
 	struct trace_record rec;
+	/*
+	 * A USTACK belongs to the SAMPLE before it: when the stacks need one
+	 * (dwarf, fp leaf words), a sample waits for the next record.
+	 */
+	bool wait_ustack = s->cs && (s->h->call_graph == PMIPROF_CALL_GRAPH_DWARF ||
+				     (s->h->call_graph_flags & PMIPROF_CALL_GRAPH_F_LEAF_WORDS));
+	struct trace_sample pending;
+	uint32_t pending_seq = 0;
+	bool have_pending = false;
 	int rc;
 
 	while ((rc = trace_reader_next(s->r, &rec)) > 0) {
+		if (have_pending) {
+			have_pending = false;
+			rc = on_sample(s, &pending, pending_seq,
+				       rec.type == PMIPROF_REC_USTACK ? &rec.ustack : NULL, fn, arg);
+			if (rc)
+				return rc;
+			if (rec.type == PMIPROF_REC_USTACK)
+				continue;
+		}
 		switch (rec.type) {
 		case PMIPROF_REC_SAMPLE:
-			rc = on_sample(s, &rec.sample, fn, arg);
+			if (wait_ustack) {
+				pending = rec.sample;
+				pending_seq = rec.chunk_seq;
+				have_pending = true;
+				rc = 0;
+				break;
+			}
+			rc = on_sample(s, &rec.sample, rec.chunk_seq, NULL, fn, arg);
 			break;
 		case PMIPROF_REC_MMAP:
 		case PMIPROF_REC_COMM:
@@ -560,8 +609,12 @@ int session_run(struct session *s, session_sample_fn fn, void *arg)
 			s->marks++;
 			rc = 0;
 			break;
+		case PMIPROF_REC_STACK:
+			rc = s->cs ? callstacks_define(s->cs, rec.chunk_seq, &rec.stack) : 0;
+			break;
 		case PMIPROF_REC_EXIT:
 		case PMIPROF_REC_CALLCHAIN:
+		case PMIPROF_REC_USTACK:	/* without a sample waiting: not needed */
 			rc = 0;
 			break;
 		default:
@@ -571,6 +624,12 @@ int session_run(struct session *s, session_sample_fn fn, void *arg)
 		}
 		if (rc)
 			return rc;
+	}
+	if (have_pending && rc >= 0) {
+		int r2 = on_sample(s, &pending, pending_seq, NULL, fn, arg);
+
+		if (r2)
+			return r2;
 	}
 	if (!rc)
 		s->read_all = true;

@@ -43,6 +43,8 @@ struct session_opts {
 	const char *buildid_dir;	/* --buildid-dir: default ~/.pmiprof/debug */
 	struct symbolizer_opts sym;
 	struct filters filt;
+	bool stacks;			/* resolve call stacks: s->cs, s->stack (callstack.h) */
+	bool no_leaf_fixup;		/* --no-leaf-fixup: fp chains as recorded */
 };
 
 /* Where samples were lost or sampling throttled, for plots (first LOST_MARKS only). */
@@ -74,6 +76,9 @@ struct session {
 	char *kallsyms_path;		/* the kernel symbols chosen (archive, cache) */
 	char *kernel_note;		/* why kernel addresses stay unresolved */
 	struct archive_ids arch_ids;	/* path -> build-id of MMAPs that had none */
+	/* Call stacks (opts.stacks and a trace with stacks, else NULL): see callstack.h */
+	struct callstacks *cs;
+	uint32_t stack;			/* report-wide stack id of the sample in the callback */
 
 	/* statistics */
 	uint64_t samples;		/* SAMPLE records read */
@@ -116,6 +121,8 @@ int session_apply_sideband(struct session *s, const struct trace_record *rec);
 int session_lost(struct session *s, const struct trace_lost *l);
 int session_classify(struct session *s, const struct trace_sample *smp, uint32_t *sym,
 		     uint32_t *comm);
+/* Symbol id of address ip of process pid at this place in the trace (cached), or -errno. */
+int64_t session_resolve_ip(struct session *s, uint32_t pid, uint64_t ip);
 /* ns since the start of the recording of trace clock value t. */
 static inline uint64_t session_time_ns(const struct session *s, uint64_t t)
 {

@@ -1042,6 +1042,17 @@ int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip)
 	return get_sym(sy, key, sy->ktext + k->name, NULL, k->dso, 0);
 }
 
+int64_t symbolizer_marker(struct symbolizer *sy, const char *name)
+{
+	char key[256];
+	int64_t d = symbolizer_dso(sy, name, NULL, 0);
+
+	if (d < 0)
+		return d;
+	snprintf(key, sizeof(key), "m:%s", name);
+	return get_sym(sy, key, name, NULL, (uint32_t)d, SYM_F_UNKNOWN);
+}
+
 int64_t symbolizer_hidden_kernel(struct symbolizer *sy)
 {
 	int64_t d = symbolizer_dso(sy, "[kernel]", NULL, 0);

@@ -88,6 +88,8 @@ int64_t symbolizer_jit_lookup(struct symbolizer *sy, uint32_t dso, uint64_t ip);
 int64_t symbolizer_resolve_jit(struct symbolizer *sy, uint32_t pid, uint64_t ip);
 /* The "[unknown]" symbol of a DSO, or of "[unknown]" itself for dso < 0. */
 int64_t symbolizer_unknown(struct symbolizer *sy, int64_t dso);
+/* A pseudo symbol such as "[truncated]" (call stacks), in a pseudo DSO of that name. */
+int64_t symbolizer_marker(struct symbolizer *sy, const char *name);
 /* The "[kernel]" symbol for kernel IPs the recorder withheld. */
 int64_t symbolizer_hidden_kernel(struct symbolizer *sy);
 

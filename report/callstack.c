@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Call stacks of a report session (see callstack.h): the chunk-local STACK
+ * table, symbolization of its frames, dwarf unwinding and the fp leaf
+ * fix-up through unwind.c, and interning into report-wide ids.
+ *
+ * Cost per sample: a STACK entry remembers the chain it resolved to for the
+ * last (address-space tag, sample mode) it saw, and (chain, leaf symbol,
+ * fix-up symbol) -> stack id is one hash lookup; frames are symbolized once
+ * per distinct stack per chunk (through the session's address cache).
+ * dwarf samples are unwound one by one (their stacks differ byte by byte).
+ */
+#include "callstack.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "unwind.h"
+
+#define KERNEL_START	0xffff800000000000ULL
+#define MAX_RAW_ID	(1u << 20)	/* chunk-local ids beyond this are damage */
+#define MAX_FRAMES	(PMIPROF_MAX_STACK + 8)
+#define PERF_REG_X86_IP	8
+
+/* Interned frame lists: chains (a STACK's resolved frames) or final stacks. */
+struct itab {
+	struct cs_stack *v;
+	uint8_t *rooted;		/* per entry: the list reached a root */
+	uint32_t n, cap;
+	uint32_t *slots;		/* ids, UINT32_MAX = free */
+	uint64_t *hashes;		/* per entry */
+	uint32_t mask;
+};
+
+struct raw_stack {
+	uint32_t off, nr, nr_kernel;
+	bool defined;
+	/* the chain this entry resolved to last, and for which tag/mode */
+	uint32_t chain, tag;
+	bool kmode, have_chain;
+};
+
+struct callstacks {
+	struct session *s;
+	bool leaf_fixup;
+	uint32_t mode, cg_flags;
+	struct unwinder *u;
+	bool unwinder_failed;
+	/* the current chunk's STACK table */
+	bool have_chunk;
+	uint32_t chunk_seq;
+	struct raw_stack *raw;
+	uint32_t nr_raw, cap_raw;
+	uint64_t *ips;
+	uint32_t nr_ips, cap_ips;
+	/* interned */
+	struct itab chains, stacks;
+	struct hashmap final;		/* (chain << 32 | leaf sym, fixup sym + 1) -> stack id */
+	uint8_t *root_sym;		/* per sym: 0 unknown, 1 a root, 2 not */
+	uint32_t cap_root_sym;
+	int64_t trunc_sym;
+	struct cs_stats st;
+	struct cs_frame scratch[MAX_FRAMES + 2];
+	uint64_t uips[MAX_FRAMES];
+};
+
+uint32_t callstacks_count(const struct callstacks *c)
+{
+	return c ? c->stacks.n : 0;
+}
+
+const struct cs_stack *callstacks_get(const struct callstacks *c, uint32_t id)
+{
+	return c && id < c->stacks.n ? &c->stacks.v[id] : NULL;
+}
+
+const struct cs_stats *callstacks_stats(const struct callstacks *c)
+{
+	return &c->st;
+}
+
+/* ---- interning ---- */
+
+static uint64_t frames_hash(const struct cs_frame *f, uint32_t nr)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ nr;
+	uint32_t i;
+
+	for (i = 0; i < nr; i++) {
+		h ^= (uint64_t)f[i].sym << 8 ^ f[i].flags;
+		h *= 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static bool frames_equal(const struct cs_stack *a, const struct cs_frame *f, uint32_t nr)
+{
+	uint32_t i;
+
+	if (a->nr != nr)
+		return false;
+	for (i = 0; i < nr; i++)
+		if (a->frames[i].sym != f[i].sym || a->frames[i].flags != f[i].flags)
+			return false;
+	return true;
+}
+
+static int itab_grow_slots(struct itab *t)
+{
+	uint32_t cap = t->mask ? (t->mask + 1) * 2 : 1024, i, j;
+	uint32_t *slots = malloc(cap * sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	memset(slots, 0xff, cap * sizeof(*slots));
+	for (i = 0; i < t->n; i++) {
+		for (j = (uint32_t)t->hashes[i] & (cap - 1); slots[j] != UINT32_MAX;
+		     j = (j + 1) & (cap - 1))
+			;
+		slots[j] = i;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->mask = cap - 1;
+	return 0;
+}
+
+/* The id of frames in t (added when new, with rooted), or -ENOMEM. */
+static int64_t itab_intern(struct itab *t, const struct cs_frame *f, uint32_t nr, bool rooted)
+{
+	uint64_t h = frames_hash(f, nr);
+	struct cs_frame *copy;
+	uint32_t j, id;
+
+	if ((!t->mask || (t->n + 1) * 2 > t->mask + 1) && itab_grow_slots(t))
+		return -ENOMEM;
+	for (j = (uint32_t)h & t->mask; t->slots[j] != UINT32_MAX; j = (j + 1) & t->mask) {
+		id = t->slots[j];
+		if (t->hashes[id] == h && frames_equal(&t->v[id], f, nr))
+			return id;
+	}
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 256;
+		struct cs_stack *v = realloc(t->v, cap * sizeof(*v));
+		uint64_t *hs;
+		uint8_t *r;
+
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		hs = realloc(t->hashes, cap * sizeof(*hs));
+		if (!hs)
+			return -ENOMEM;
+		t->hashes = hs;
+		r = realloc(t->rooted, cap);
+		if (!r)
+			return -ENOMEM;
+		t->rooted = r;
+		t->cap = cap;
+	}
+	copy = malloc((nr ? nr : 1) * sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, f, nr * sizeof(*copy));
+	id = t->n++;
+	t->v[id] = (struct cs_stack){ nr, copy };
+	t->hashes[id] = h;
+	t->rooted[id] = rooted;
+	t->slots[j] = id;
+	return id;
+}
+
+static void itab_free(struct itab *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->n; i++)
+		free((void *)t->v[i].frames);
+	free(t->v);
+	free(t->hashes);
+	free(t->rooted);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+int64_t callstacks_intern(struct callstacks *c, const struct cs_frame *frames, uint32_t nr)
+{
+	uint32_t i;
+	bool rooted = true;
+
+	for (i = 0; i < nr; i++)
+		if (frames[i].flags & CS_F_TRUNCATED)
+			rooted = false;
+	return itab_intern(&c->stacks, frames, nr, rooted);
+}
+
+/* ---- lifetime ---- */
+
+int callstacks_new(struct callstacks **out, struct session *s, bool leaf_fixup)
+{
+	struct callstacks *c = calloc(1, sizeof(*c));
+	int err;
+
+	*out = NULL;
+	if (!c)
+		return -ENOMEM;
+	c->s = s;
+	c->leaf_fixup = leaf_fixup;
+	c->mode = s->h->call_graph;
+	c->cg_flags = s->h->call_graph_flags;
+	c->trunc_sym = -1;
+	err = hm_init(&c->final, 1024);
+	if (err) {
+		free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+void callstacks_free(struct callstacks *c)
+{
+	if (!c)
+		return;
+	if (c->u)
+		unwinder_free(c->u);
+	free(c->raw);
+	free(c->ips);
+	itab_free(&c->chains);
+	itab_free(&c->stacks);
+	hm_free(&c->final);
+	free(c->root_sym);
+	free(c);
+}
+
+/* ---- the chunk's STACK table ---- */
+
+static void new_chunk(struct callstacks *c, uint32_t seq)
+{
+	if (c->have_chunk && c->chunk_seq == seq)
+		return;
+	c->have_chunk = true;
+	c->chunk_seq = seq;
+	c->nr_raw = 0;
+	c->nr_ips = 0;
+}
+
+int callstacks_define(struct callstacks *c, uint32_t chunk_seq, const struct trace_stack *st)
+{
+	struct raw_stack *r;
+	uint32_t nr = st->nr;
+
+	new_chunk(c, chunk_seq);
+	if (st->id >= MAX_RAW_ID || nr > PMIPROF_MAX_STACK || (nr && !st->ips)) {
+		c->st.damaged++;
+		return 0;
+	}
+	if (st->id >= c->cap_raw) {
+		uint32_t cap = c->cap_raw ? c->cap_raw : 64;
+
+		while (cap <= st->id)
+			cap *= 2;
+		r = realloc(c->raw, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		c->raw = r;
+		c->cap_raw = cap;
+	}
+	while (c->nr_raw <= st->id)
+		c->raw[c->nr_raw++].defined = false;
+	if (c->nr_ips + nr > c->cap_ips) {
+		uint32_t cap = c->cap_ips ? c->cap_ips : 1024;
+		uint64_t *n;
+
+		while (cap < c->nr_ips + nr)
+			cap *= 2;
+		n = realloc(c->ips, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		c->ips = n;
+		c->cap_ips = cap;
+	}
+	r = &c->raw[st->id];
+	memset(r, 0, sizeof(*r));
+	r->off = c->nr_ips;
+	r->nr = nr;
+	r->nr_kernel = st->nr_kernel <= nr ? st->nr_kernel : nr;
+	if (st->nr_kernel > nr)
+		c->st.damaged++;
+	r->defined = true;
+	memcpy(c->ips + c->nr_ips, st->ips, nr * sizeof(*c->ips));
+	c->nr_ips += nr;
+	return 0;
+}
+
+/* ---- roots ---- */
+
+static bool root_name(const char *n, bool kernel)
+{
+	static const char *const user[] = {
+		"_start", "main", "__libc_start_main", "__libc_start_call_main",
+		"__libc_start_main_impl", "start_thread", "clone", "clone3", "__clone",
+		"__clone3", "__GI___clone", "__GI___clone3", "thread_start",
+	};
+	static const char *const kern[] = {
+		"ret_from_fork", "ret_from_fork_asm", "start_kernel", "secondary_startup_64",
+		"secondary_startup_64_no_verify", "common_startup_64", "x86_64_start_kernel",
+		"x86_64_start_reservations", "cpu_startup_entry", "rest_init",
+	};
+	const char *const *v = kernel ? kern : user;
+	size_t i, k = kernel ? sizeof(kern) / sizeof(kern[0]) : sizeof(user) / sizeof(user[0]);
+
+	for (i = 0; i < k; i++)
+		if (!strcmp(n, v[i]))
+			return true;
+	return false;
+}
+
+/* Whether sym is a function a complete chain ends in (_start, main, thread start...). */
+static int is_root(struct callstacks *c, uint32_t sym, bool kernel)
+{
+	if (sym >= c->cap_root_sym) {
+		uint32_t cap = c->cap_root_sym ? c->cap_root_sym : 1024;
+		uint8_t *n;
+
+		while (cap <= sym)
+			cap *= 2;
+		n = realloc(c->root_sym, cap);
+		if (!n)
+			return -ENOMEM;
+		memset(n + c->cap_root_sym, 0, cap - c->cap_root_sym);
+		c->root_sym = n;
+		c->cap_root_sym = cap;
+	}
+	if (!c->root_sym[sym])
+		c->root_sym[sym] = root_name(symbolizer_sym(c->s->sy, sym)->name, kernel) ? 1 : 2;
+	return c->root_sym[sym] == 1;
+}
+
+/* ---- symbolizing frames ---- */
+
+/* A frame for address ip of pid; return addresses are looked up at ip - 1. */
+static int make_frame(struct callstacks *c, uint32_t pid, uint64_t ip, bool ret,
+		      uint32_t flags, struct cs_frame *f)
+{
+	int64_t sym = session_resolve_ip(c->s, pid, ret && ip ? ip - 1 : ip);
+
+	if (sym < 0)
+		return (int)sym;
+	f->addr = ip;
+	f->sym = (uint32_t)sym;
+	f->flags = flags | (ip >= KERNEL_START ? CS_F_KERNEL : 0);
+	return 0;
+}
+
+/* Frames of a STACK entry's kernel part, then (unless skip_user) its user part. */
+static int raw_frames(struct callstacks *c, const struct raw_stack *r, uint32_t pid, bool kmode,
+		      bool skip_user, struct cs_frame *out, uint32_t *n_out, bool *bad)
+{
+	const uint64_t *ips = c->ips + r->off;
+	uint32_t i, n = 0;
+	int err;
+
+	for (i = 0; i < r->nr && n < MAX_FRAMES; i++) {
+		bool kernel = i < r->nr_kernel;
+
+		if (!kernel && skip_user)
+			break;
+		/* Addresses on the wrong side, or in page 0: a broken chain ends here. */
+		if (ips[i] < 4096 || kernel != (ips[i] >= KERNEL_START)) {
+			*bad = true;
+			break;
+		}
+		/* Every frame is a return address except a kernel-mode sample's user ip. */
+		err = make_frame(c, pid, ips[i], kernel || !kmode || i != r->nr_kernel, 0, &out[n]);
+		if (err)
+			return err;
+		n++;
+	}
+	*n_out = n;
+	return 0;
+}
+
+/* Whether frames reach a root (checked outermost first). */
+static int frames_rooted(struct callstacks *c, const struct cs_frame *f, uint32_t n)
+{
+	uint32_t i;
+	int r;
+
+	for (i = n; i-- > 0;) {
+		r = is_root(c, f[i].sym, (f[i].flags & CS_F_KERNEL) != 0);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* Chain id of STACK entry r for a sample of pid (cached per tag and mode). */
+static int64_t raw_chain(struct callstacks *c, struct raw_stack *r, uint32_t pid, bool kmode)
+{
+	uint32_t space = maps_space(&c->s->maps, pid), n;
+	uint32_t tag = space != HM_EMPTY ? maps_tag(&c->s->maps, space) : UINT32_MAX;
+	struct cs_frame *f = c->scratch;
+	bool bad = false;
+	int64_t id;
+	int rooted, err;
+
+	/* Kernel-only chains do not depend on the address space. */
+	if (r->nr == r->nr_kernel)
+		tag = 0;
+	if (r->have_chain && r->tag == tag && r->kmode == kmode && tag != UINT32_MAX)
+		return r->chain;
+	err = raw_frames(c, r, pid, kmode, false, f, &n, &bad);
+	if (err)
+		return err;
+	rooted = bad ? 0 : frames_rooted(c, f, n);
+	if (rooted < 0)
+		return rooted;
+	if (bad)
+		c->st.damaged++;
+	id = itab_intern(&c->chains, f, n, rooted);
+	if (id >= 0) {
+		r->have_chain = true;
+		r->chain = (uint32_t)id;
+		r->tag = tag;
+		r->kmode = kmode;
+	}
+	return id;
+}
+
+static int64_t truncated_sym(struct callstacks *c)
+{
+	if (c->trunc_sym < 0)
+		c->trunc_sym = symbolizer_marker(c->s->sy, "[truncated]");
+	return c->trunc_sym;
+}
+
+static struct unwinder *unwinder_of(struct callstacks *c)
+{
+	if (!c->u && !c->unwinder_failed && unwinder_new(&c->u, c->s->sy, &c->s->maps))
+		c->unwinder_failed = true;
+	return c->u;
+}
+
+/*
+ * The final stack: leaf, the fix-up frame if any, the chain, and the
+ * [truncated] marker when nothing in it reached a root.
+ */
+static int64_t final_stack(struct callstacks *c, const struct cs_frame *leaf,
+			   const struct cs_frame *fix, const struct cs_frame *chain, uint32_t nchain,
+			   int chain_rooted, bool force_trunc)
+{
+	struct cs_frame *f = c->scratch;
+	uint32_t n = 0;
+	int rooted = chain_rooted;
+	int64_t t;
+
+	if (nchain && chain != f + 1 + (fix != NULL))
+		memmove(f + 1 + (fix != NULL), chain, nchain * sizeof(*f));
+	f[n++] = *leaf;
+	if (fix)
+		f[n++] = *fix;
+	n += nchain;
+	if (!rooted && !force_trunc)
+		rooted = is_root(c, leaf->sym, (leaf->flags & CS_F_KERNEL) != 0) ||
+			 (fix && is_root(c, fix->sym, false));
+	if (rooted < 0)
+		return rooted;
+	if (!rooted || force_trunc) {
+		t = truncated_sym(c);
+		if (t < 0)
+			return t;
+		f[n++] = (struct cs_frame){ 0, (uint32_t)t, CS_F_TRUNCATED };
+		rooted = 0;
+	}
+	return itab_intern(&c->stacks, f, n, rooted);
+}
+
+/* The user ip a dwarf unwind of a kernel-mode sample starts from. */
+static uint64_t user_ip_of(const struct callstacks *c, const struct raw_stack *r,
+			   const struct trace_ustack *us)
+{
+	uint32_t i, k = 0;
+
+	if (us->regs && (us->regs_mask & (1ull << PERF_REG_X86_IP))) {
+		for (i = 0; i < PERF_REG_X86_IP; i++)
+			k += (us->regs_mask >> i) & 1;
+		if (k < us->nr_regs)
+			return us->regs[k];
+	}
+	return r && r->nr > r->nr_kernel ? c->ips[r->off + r->nr_kernel] : 0;
+}
+
+static int64_t dwarf_stack(struct callstacks *c, const struct trace_sample *smp,
+			   const struct cs_frame *leaf, struct raw_stack *r,
+			   const struct trace_ustack *us, bool kmode)
+{
+	struct cs_frame *f = c->scratch + 2;
+	struct unwinder *u = unwinder_of(c);
+	uint32_t n = 0, i, max = MAX_FRAMES - (r ? r->nr_kernel : 0);
+	uint64_t uip = kmode ? user_ip_of(c, r, us) : smp->ip;
+	bool complete = false, bad = false;
+	int nu = 0, err, rooted;
+
+	c->st.dwarf++;
+	if (r) {
+		err = raw_frames(c, r, smp->pid, kmode, true, f, &n, &bad);
+		if (err)
+			return err;
+	}
+	if (u && uip && uip < KERNEL_START && !bad) {
+		nu = unwind_user(u, smp->pid, uip, us, c->uips, max, &complete);
+		if (nu < 0) {
+			if (nu == -ENOMEM)
+				return nu;
+			nu = 0;
+		}
+	}
+	/* A user-mode sample's uips[0] is the leaf itself. */
+	for (i = kmode ? 0 : 1; i < (uint32_t)nu && n < MAX_FRAMES; i++) {
+		err = make_frame(c, smp->pid, c->uips[i], i > 0, 0, &f[n]);
+		if (err)
+			return err;
+		n++;
+	}
+	rooted = complete ? 1 : frames_rooted(c, f, n);
+	if (rooted < 0)
+		return rooted;
+	return final_stack(c, leaf, NULL, f, n, rooted, bad);
+}
+
+int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uint32_t chunk_seq,
+		       uint32_t leaf_sym, const struct trace_ustack *us, uint32_t *id_out)
+{
+	struct raw_stack *r = NULL;
+	struct cs_frame leaf, fix;
+	bool kmode = smp->ip >= KERNEL_START || (smp->flags & PMIPROF_SAMPLE_F_IP_HIDDEN);
+	bool have_fix = false;
+	const struct cs_stack *chain;
+	uint32_t fix_sym = 0, v;
+	int64_t id, cid;
+
+	*id_out = CS_NONE;
+	new_chunk(c, chunk_seq);
+	leaf = (struct cs_frame){ smp->ip, leaf_sym, kmode ? CS_F_KERNEL : 0 };
+	if (smp->stack) {
+		if (smp->stack - 1 < c->nr_raw && c->raw[smp->stack - 1].defined) {
+			r = &c->raw[smp->stack - 1];
+		} else {
+			/* A STACK that was never defined (damaged chunk or record). */
+			c->st.damaged++;
+			c->st.samples++;
+			c->st.truncated++;
+			id = final_stack(c, &leaf, NULL, NULL, 0, 0, true);
+			if (id < 0)
+				return (int)id;
+			*id_out = (uint32_t)id;
+			return 0;
+		}
+	}
+	if (c->mode == PMIPROF_CALL_GRAPH_DWARF && us && us->size && us->data) {
+		id = dwarf_stack(c, smp, &leaf, r, us, kmode);
+		goto out;
+	}
+	if (!r)
+		return 0;
+	cid = raw_chain(c, r, smp->pid, kmode);
+	if (cid < 0)
+		return (int)cid;
+	chain = &c->chains.v[cid];
+	if (c->leaf_fixup && !kmode && c->mode == PMIPROF_CALL_GRAPH_FP &&
+	    (c->cg_flags & PMIPROF_CALL_GRAPH_F_LEAF_WORDS) && us && us->size && us->data) {
+		struct unwinder *u = unwinder_of(c);
+		uint64_t first = r->nr > r->nr_kernel ? c->ips[r->off + r->nr_kernel] : 0;
+		uint64_t ra = u ? unwind_leaf_caller(u, smp->pid, smp->ip, us, first) : 0;
+
+		if (ra) {
+			int err = make_frame(c, smp->pid, ra, true, CS_F_FIXUP, &fix);
+
+			if (err)
+				return err;
+			have_fix = true;
+			fix_sym = fix.sym + 1;
+			c->st.fixups++;
+		}
+	}
+	v = hm_get(&c->final, (uint64_t)cid << 32 | leaf_sym, fix_sym);
+	if (v != HM_EMPTY) {
+		id = v;
+	} else {
+		id = final_stack(c, &leaf, have_fix ? &fix : NULL, chain->frames, chain->nr,
+				 c->chains.rooted[cid], false);
+		if (id >= 0 && hm_put(&c->final, (uint64_t)cid << 32 | leaf_sym, fix_sym,
+				      (uint32_t)id))
+			return -ENOMEM;
+	}
+out:
+	if (id < 0)
+		return (int)id;
+	c->st.samples++;
+	if (c->stacks.rooted[id])
+		c->st.rooted++;
+	else
+		c->st.truncated++;
+	*id_out = (uint32_t)id;
+	return 0;
+}
+
+/* ---- output helpers ---- */
+
+void callstacks_print_folded(FILE *f, const struct callstacks *c, const struct symbolizer *sy,
+			     uint32_t id)
+{
+	const struct cs_stack *st = callstacks_get(c, id);
+	uint32_t i;
+
+	if (!st)
+		return;
+	for (i = st->nr; i-- > 0;) {
+		const char *n = symbolizer_sym(sy, st->frames[i].sym)->name;
+
+		if (i + 1 < st->nr)
+			fputc(';', f);
+		/* ';' separates frames: a name must not contain one. */
+		for (; *n; n++)
+			fputc(*n == ';' || *n == '\n' ? ':' : *n, f);
+		/* stackcollapse-perf's marker for kernel frames. */
+		if (st->frames[i].flags & CS_F_KERNEL)
+			fputs("_[k]", f);
+	}
+}
