@@ -18,6 +18,7 @@
 #include "parallel.h"
 #include "profile.h"
 #include "session.h"
+#include "stack_export.h"
 #include "util.h"
 #include "windows.h"
 
@@ -32,6 +33,7 @@ const char cmd_report_help[] =
 "                   [--format table|csv|json] [--limit N] [--hist] [--srcline]\n"
 "                   [--inline] [--no-demangle] [--width N] [FILTERS]\n"
 "    pmiprof report --windows [-i FILE] [--format ...] [--limit N] [FILTERS]\n"
+"    pmiprof report --format folded|pprof [--value EVENT] [-o FILE] [FILTERS]\n"
 "\n"
 "DESCRIPTION\n"
 "    Reads a trace written by 'pmiprof record' and prints, per function (or\n"
@@ -79,7 +81,16 @@ const char cmd_report_help[] =
 "                        samples,percent,symbol,dso then one column per event\n"
 "                        and per derived metric, then ci95_low,ci95_high.\n"
 "                        JSON strings are valid UTF-8: other bytes become\n"
-"                        U+FFFD, control characters are escaped\n"
+"                        U+FFFD, control characters are escaped.  With call\n"
+"                        stacks (record -g): folded = Brendan Gregg's folded\n"
+"                        stacks, 'root;...;leaf COUNT' per line, for\n"
+"                        flamegraph.pl and compatible viewers; pprof = a\n"
+"                        gzip'd pprof profile (-o FILE.pb.gz) for 'go tool\n"
+"                        pprof' and its readers: every event a sample type,\n"
+"                        one sample per window (numeric label 'window')\n"
+"    --value EVENT       folded: COUNT is the sum of EVENT (default samples);\n"
+"                        pprof: the sample type shown by default\n"
+"    -o, --output FILE   folded/pprof output file (folded: default stdout)\n"
 "    -n, --limit N       print at most N rows (windows with --windows: reading\n"
 "                        stops there, so the trace's totals are not counted)\n"
 "    -w, --windows       one row per window: index, time_ns, cpu, pid, tid,\n"
@@ -137,7 +148,7 @@ SESSION_LOOKUP_HELP
 
 enum {
 	OPT_BY = 0x2000, OPT_HIST, OPT_HIST_METRIC, OPT_SRCLINE, OPT_INLINE, OPT_WIDTH,
-	OPT_NO_DEMANGLE,
+	OPT_NO_DEMANGLE, OPT_VALUE,
 };
 
 static const struct option long_opts[] = {
@@ -152,6 +163,8 @@ static const struct option long_opts[] = {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "value", required_argument, NULL, OPT_VALUE },
+	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	SESSION_FILTER_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -166,6 +179,7 @@ struct report_args {
 	bool windows, hist;
 	const char *hist_metric;
 	uint64_t width;
+	const char *stack_format, *value, *output;	/* folded/pprof (stack_export.c) */
 };
 
 static int parse_args(struct report_args *a, int argc, char **argv)
@@ -177,7 +191,7 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	a->width = 100;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:f:n:wqh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:f:n:o:wqh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_BY:
 			for (i = 0; i < ARRAY_SIZE(bys) && strcmp(bys[i], optarg); i++)
@@ -191,9 +205,17 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			a->sort = optarg;
 			break;
 		case 'f':
-			if (parse_format(optarg, &a->format))
-				return pm_usage_error("report", "--format '%s': expected table, csv "
-						      "or json", optarg);
+			if (!strcmp(optarg, "folded") || !strcmp(optarg, "pprof"))
+				a->stack_format = optarg;
+			else if (parse_format(optarg, &a->format))
+				return pm_usage_error("report", "--format '%s': expected table, csv, "
+						      "json, folded or pprof", optarg);
+			break;
+		case OPT_VALUE:
+			a->value = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
 			break;
 		case 'n':
 			if (pm_parse_u64(optarg, 1, UINT32_MAX, &a->limit))
@@ -406,7 +428,10 @@ int cmd_report(int argc, char **argv)
 		session_opts_free(&a.so);
 		return command_help("report");
 	}
-	if (!rc)
+	if (!rc && a.stack_format)
+		rc = !strcmp(a.stack_format, "pprof") ? report_pprof(&a.so, a.value, a.output) :
+		     report_folded(&a.so, a.value, a.output);
+	else if (!rc)
 		rc = run_report(&a);
 	session_opts_free(&a.so);
 	return rc;

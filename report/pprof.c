@@ -159,7 +159,6 @@ struct pprof {
 	struct hashmap func_ids;	/* (name, file), system_name -> index */
 	struct pp_location *locs;
 	uint32_t nr_locs, cap_locs;
-	struct hashmap loc_ids;		/* addr, mapping -> index */
 	struct pprof_line *lines;
 	uint32_t nr_lines, cap_lines;
 	uint64_t nr_samples;
@@ -201,7 +200,7 @@ int pprof_open(struct pprof **out, const char *path)
 		return -ENOMEM;
 	p->path = strdup(path);
 	if (!p->path || strtab_init(&p->strings) || hm_init(&p->map_ids, 64) ||
-	    hm_init(&p->func_ids, 1024) || hm_init(&p->loc_ids, 4096) ||
+	    hm_init(&p->func_ids, 1024) ||
 	    strtab_intern(&p->strings, "") != 0)
 		goto err;
 	/* zlib opens with fopen semantics: errno tells why it could not. */
@@ -216,7 +215,6 @@ int pprof_open(struct pprof **out, const char *path)
 err:
 	if (p->gz)
 		gzclose(p->gz);
-	hm_free(&p->loc_ids);
 	hm_free(&p->func_ids);
 	hm_free(&p->map_ids);
 	strtab_free(&p->strings);
@@ -327,23 +325,13 @@ int64_t pprof_function(struct pprof *p, const char *name, const char *system_nam
 	return ++p->nr_funcs;
 }
 
-uint64_t pprof_location_find(const struct pprof *p, uint64_t mapping, uint64_t addr)
-{
-	uint32_t i = hm_get(&p->loc_ids, addr, (uint32_t)mapping);
-
-	return i == HM_EMPTY ? 0 : (uint64_t)i + 1;
-}
-
 int64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t addr,
 		       const struct pprof_line *lines, uint32_t nr_lines)
 {
-	uint64_t id = pprof_location_find(p, mapping, addr);
 	struct pp_location *l;
 	uint32_t k;
 	int rc;
 
-	if (id)
-		return (int64_t)id;
 	if (mapping > p->nr_maps)
 		return fail(p, -EINVAL);
 	for (k = 0; k < nr_lines; k++) {
@@ -368,8 +356,6 @@ int64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t addr,
 			m->limit = addr + 1;
 		m->used = true;
 	}
-	if (hm_put(&p->loc_ids, addr, (uint32_t)mapping, p->nr_locs))
-		return fail(p, -ENOMEM);
 	return ++p->nr_locs;
 }
 
@@ -535,7 +521,6 @@ int pprof_close(struct pprof *p, bool commit)
 	free(p->funcs);
 	hm_free(&p->func_ids);
 	free(p->locs);
-	hm_free(&p->loc_ids);
 	free(p->lines);
 	free(p->path);
 	free(p);

@@ -5,8 +5,8 @@
  * varints and length-delimited fields.  Samples stream into the gzip file
  * as they are added (a top-level message has no length prefix, so its
  * repeated fields may come in any order); the tables they refer to
- * (mappings, locations, functions, strings) are kept in memory, deduplicated,
- * and written by pprof_close().  Ids are the proto's: 1-based, 0 = none.
+ * (mappings, locations, functions, strings) are kept in memory and written
+ * by pprof_close(); strings, functions and mappings are deduplicated here.  Ids are the proto's: 1-based, 0 = none.
  */
 #ifndef PMIPROF_REPORT_PPROF_H
 #define PMIPROF_REPORT_PPROF_H
@@ -51,13 +51,13 @@ int64_t pprof_mapping(struct pprof *p, uint32_t key, const char *file, const cha
 int64_t pprof_function(struct pprof *p, const char *name, const char *system_name,
 		       const char *file);
 /*
- * The location of addr in mapping (0 = none), deduplicated by (mapping,
- * addr): the first call's lines define it.  Returns its id or -errno.
+ * A new location: addr in mapping (0 = none) with its lines.  Callers
+ * deduplicate (they know which addresses name the same frame: a return
+ * address and a sampled ip equal in value may belong to two functions).
+ * Returns its id or -errno.
  */
 int64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t addr,
 		       const struct pprof_line *lines, uint32_t nr_lines);
-/* The location already made for (mapping, addr), or 0. */
-uint64_t pprof_location_find(const struct pprof *p, uint64_t mapping, uint64_t addr);
 /*
  * One sample: locations leaf first, one value per sample type, and a
  * numeric label (key label_key, e.g. "window") unless label_key is NULL.
