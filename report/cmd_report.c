@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "session.h"
 #include "stack_export.h"
+#include "stackview.h"
 #include "util.h"
 #include "windows.h"
 
@@ -34,6 +35,8 @@ const char cmd_report_help[] =
 "                   [--inline] [--no-demangle] [--width N] [FILTERS]\n"
 "    pmiprof report --windows [-i FILE] [--format ...] [--limit N] [FILTERS]\n"
 "    pmiprof report --format folded|pprof [--value EVENT] [-o FILE] [FILTERS]\n"
+"    pmiprof report --children | --tree [--percent-limit P] | --callers SYM |\n"
+"                   --callees SYM  [-i FILE] [--format ...] [FILTERS]\n"
 "\n"
 "DESCRIPTION\n"
 "    Reads a trace written by 'pmiprof record' and prints, per function (or\n"
@@ -116,6 +119,25 @@ const char cmd_report_help[] =
 "    --width N           table width budget in columns (default 100)\n"
 "    -q, --quiet         no warnings about symbols\n"
 "\n"
+"CALL STACKS (traces recorded with 'pmiprof record -g' or --call-graph dwarf)\n"
+"    --children          perf-style inclusive profile: children = share of\n"
+"                        samples whose stack contains the function (once per\n"
+"                        sample, also when it recurses), self = samples closed\n"
+"                        in it; event columns are inclusive sums.  Sorted by\n"
+"                        children (--sort self|EVENT|name).  CSV: samples,\n"
+"                        percent,symbol,dso,children,self,children_samples,\n"
+"                        EVENT...(inclusive), self_EVENT..., metrics, dso_path\n"
+"    -G, --tree          caller -> callee tree with the share of samples\n"
+"                        through each path\n"
+"    --percent-limit P   --tree: hide paths below P% of samples (default 0.5)\n"
+"    --callers SYM       who calls SYM (a glob), with shares of SYM's samples\n"
+"    --callees SYM       what SYM calls, and [self]\n"
+"    --no-leaf-fixup     fp stacks as recorded: do not restore the caller of a\n"
+"                        leaf function that set up no frame (docs/report.md)\n"
+"    The header says what share of stacks reached a root (_start, main, a\n"
+"    thread start); the others end in a [truncated] frame.  --windows --format\n"
+"    csv|json gains a stack column (root;...;leaf) when the trace has stacks.\n"
+"\n"
 "FILTERS (all combine; lists are comma-separated; patterns are globs)\n"
 "    --pid LIST, --tid LIST        only these processes / threads\n"
 "    --comm LIST                   only these thread names\n"
@@ -134,6 +156,9 @@ SESSION_LOOKUP_HELP
 "    pmiprof report --by dso --format csv > dsos.csv\n"
 "    pmiprof report --windows --symbol 'work_*' --time 1,2 --format csv\n"
 "    pmiprof report --hist\n"
+"    pmiprof report --children --comm app --limit 20\n"
+"    pmiprof report --tree --percent-limit 2\n"
+"    pmiprof report --callers memcpy\n"
 "    pmiprof report -i guest.data --archive guest.data.tar.gz\n"
 "    pmiprof report -i target.data --symfs /srv/target-rootfs\n"
 "\n"
@@ -148,7 +173,8 @@ SESSION_LOOKUP_HELP
 
 enum {
 	OPT_BY = 0x2000, OPT_HIST, OPT_HIST_METRIC, OPT_SRCLINE, OPT_INLINE, OPT_WIDTH,
-	OPT_NO_DEMANGLE, OPT_VALUE,
+	OPT_NO_DEMANGLE, OPT_CHILDREN, OPT_PERCENT_LIMIT, OPT_CALLERS, OPT_CALLEES,
+	OPT_NO_LEAF_FIXUP, OPT_VALUE,
 };
 
 static const struct option long_opts[] = {
@@ -165,6 +191,12 @@ static const struct option long_opts[] = {
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "value", required_argument, NULL, OPT_VALUE },
 	{ "output", required_argument, NULL, 'o' },
+	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "tree", no_argument, NULL, 'G' },
+	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+	{ "callers", required_argument, NULL, OPT_CALLERS },
+	{ "callees", required_argument, NULL, OPT_CALLEES },
+	{ "no-leaf-fixup", no_argument, NULL, OPT_NO_LEAF_FIXUP },
 	{ "help", no_argument, NULL, 'h' },
 	SESSION_FILTER_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -180,6 +212,11 @@ struct report_args {
 	const char *hist_metric;
 	uint64_t width;
 	const char *stack_format, *value, *output;	/* folded/pprof (stack_export.c) */
+	/* call-stack views */
+	bool stack_view;
+	enum sv_kind view;
+	const char *view_sym;
+	double percent_limit;
 };
 
 static int parse_args(struct report_args *a, int argc, char **argv)
@@ -189,10 +226,35 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	size_t i;
 
 	a->width = 100;
+	a->percent_limit = 0.5;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:f:n:o:wqh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:f:n:o:wqhG", long_opts, NULL)) != -1) {
 		switch (c) {
+		case OPT_CHILDREN:
+		case 'G':
+		case OPT_CALLERS:
+		case OPT_CALLEES:
+			if (a->stack_view)
+				return pm_usage_error("report", "--children, --tree, --callers and "
+						      "--callees are different views: give one");
+			a->stack_view = true;
+			a->view = c == OPT_CHILDREN ? SV_CHILDREN : c == 'G' ? SV_TREE :
+				  c == OPT_CALLERS ? SV_CALLERS : SV_CALLEES;
+			a->view_sym = optarg;
+			break;
+		case OPT_PERCENT_LIMIT: {
+			char *end;
+
+			a->percent_limit = strtod(optarg, &end);
+			if (end == optarg || *end || a->percent_limit < 0 || a->percent_limit > 100)
+				return pm_usage_error("report", "--percent-limit '%s': expected a "
+						      "percentage 0..100", optarg);
+			break;
+		}
+		case OPT_NO_LEAF_FIXUP:
+			a->so.no_leaf_fixup = true;
+			break;
 		case OPT_BY:
 			for (i = 0; i < ARRAY_SIZE(bys) && strcmp(bys[i], optarg); i++)
 				;
@@ -263,6 +325,14 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	if (optind < argc)
 		return pm_usage_error("report", "unexpected argument '%s' (the trace is given "
 				      "with -i FILE)", argv[optind]);
+	if (a->stack_view && (a->windows || a->hist || a->by != BY_SYMBOL))
+		return pm_usage_error("report", "--children, --tree, --callers and --callees "
+				      "go without --windows, --hist and --by");
+	if (a->stack_format && (a->stack_view || a->windows || a->hist || a->by != BY_SYMBOL))
+		return pm_usage_error("report", "--format %s goes without --windows, --hist, "
+				      "--by and the stack views", a->stack_format);
+	/* --windows shows each window's stack when the trace has them. */
+	a->so.stacks = a->stack_view || a->windows;
 	return 0;
 }
 
@@ -347,6 +417,50 @@ static int hist_metrics_of(const struct session *s, const char *list,
 	return 0;
 }
 
+/* --children, --tree, --callers, --callees: one serial pass, then the view. */
+static int run_stack_view(struct report_args *a, struct session *s,
+			  const struct metric_set *derived)
+{
+	struct sv_opts o = {
+		.kind = a->view, .format = a->format, .limit = (uint32_t)a->limit,
+		.percent_limit = a->percent_limit, .sym = a->view_sym, .sort = a->sort,
+		.metrics = derived,
+	};
+	struct stackview v;
+	int rc;
+
+	if (s->h->call_graph == PMIPROF_CALL_GRAPH_NONE) {
+		pm_err("%s has no call stacks (trace format %u.%u, recorded without -g): record "
+		       "with 'pmiprof record -g' (or --call-graph dwarf) for --children, --tree, "
+		       "--callers and --callees", s->opts.input, s->h->version_major,
+		       s->h->version_minor);
+		return 1;
+	}
+	rc = stackview_init(&v, s);
+	if (!rc)
+		rc = session_run(s, stackview_add, &v);
+	if (!rc) {
+		rc = stackview_print(stdout, &v, &o);
+		if (rc == -ENOENT) {
+			pm_err("%s: no function matching '%s' in the call stacks of the shown "
+			       "samples", s->opts.input, a->view_sym);
+			stackview_free(&v);
+			return 1;
+		}
+		if (rc == -EINVAL) {
+			stackview_free(&v);
+			return EXIT_USAGE;
+		}
+	}
+	stackview_free(&v);
+	if (rc) {
+		pm_err("%s: %s", s->opts.input, strerror(-rc));
+		return 1;
+	}
+	session_print_warnings(s, pm_quiet);
+	return 0;
+}
+
 static int run_report(struct report_args *a)
 {
 	struct session s;
@@ -360,6 +474,11 @@ static int run_report(struct report_args *a)
 	if (rc)
 		return rc == -ENOMEM ? (pm_err("out of memory"), 1) : 1;
 	metrics_derived(s.h, &derived);
+	if (a->stack_view) {
+		status = run_stack_view(a, &s, &derived);
+		session_close(&s);
+		return status;
+	}
 	if (a->windows) {
 		struct windows_out w = { .f = stdout, .format = a->format, .s = &s,
 					 .metrics = &derived, .limit = a->limit };

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "callstack.h"
 #include "util.h"
 
 const char *window_kind(const struct session *s, char *buf, size_t size)
@@ -106,6 +107,43 @@ void print_meta_trace(FILE *f, const struct session *s)
 		print_meta_line(f, "EMULATED PMU: counts come from the module's PMU model, not hardware");
 	if (h->note[0])
 		print_meta_line(f, "note: %s", h->note);
+	if (h->call_graph == PMIPROF_CALL_GRAPH_FP || h->call_graph == PMIPROF_CALL_GRAPH_DWARF) {
+		char dump[64] = "";
+
+		if (h->call_graph == PMIPROF_CALL_GRAPH_DWARF)
+			snprintf(dump, sizeof(dump), " (%u bytes of user stack)",
+				 h->call_graph_dump_size);
+		print_meta_line(f, "call graph: %s%s, max-stack %u%s%s",
+				h->call_graph == PMIPROF_CALL_GRAPH_FP ? "fp" : "dwarf", dump,
+				h->call_graph_max_stack,
+				(h->call_graph_flags & PMIPROF_CALL_GRAPH_F_KERNEL) ?
+				", kernel frames" : ", no kernel frames",
+				(h->call_graph_flags & PMIPROF_CALL_GRAPH_F_LEAF_WORDS) ?
+				(s->opts.no_leaf_fixup ? ", leaf words (fix-up off: --no-leaf-fixup)" :
+				 ", leaf fix-up") : "");
+	}
+}
+
+/* What resolving the stacks found (views that asked for stacks). */
+static void print_meta_stacks(FILE *f, const struct session *s)
+{
+	const struct cs_stats *c;
+
+	if (!s->cs)
+		return;
+	c = callstacks_stats(s->cs);
+	print_meta_line(f, "call stacks: %" PRIu64 " of %" PRIu64 " shown samples have one; "
+			"%.2f%% of those reached a root (_start, main, thread start), %" PRIu64
+			" end in [truncated]; %" PRIu64 " leaf caller(s) restored by the fp leaf "
+			"fix-up", c->samples, s->kept,
+			c->samples ? 100.0 * (double)c->rooted / (double)c->samples : 0.0,
+			c->truncated, c->fixups);
+	if (c->dwarf)
+		print_meta_line(f, "dwarf: %" PRIu64 " samples unwound from their stack copy",
+				c->dwarf);
+	if (c->damaged)
+		print_meta_line(f, "DAMAGED STACKS: %" PRIu64 " bad or undefined STACK/USTACK "
+				"reference(s), shown as [truncated]", c->damaged);
 }
 
 void print_meta_counts(FILE *f, const struct session *s)
@@ -143,6 +181,7 @@ void print_meta_counts(FILE *f, const struct session *s)
 	}
 	if (s->have_finish && (s->finish.flags & PMIPROF_FINISH_F_SIGNALED))
 		print_meta_line(f, "workload killed by signal %d", s->finish.exit_code);
+	print_meta_stacks(f, s);
 }
 
 void print_meta_text(FILE *f, const struct session *s)
@@ -210,6 +249,17 @@ void print_meta_json(FILE *f, const struct session *s)
 	else
 		fputs(", \"finished\": null, \"interrupted\": null, \"recorder_error\": null",
 		      f);
+	if (h->call_graph == PMIPROF_CALL_GRAPH_FP || h->call_graph == PMIPROF_CALL_GRAPH_DWARF)
+		fprintf(f, ", \"call_graph\": \"%s\"",
+			h->call_graph == PMIPROF_CALL_GRAPH_FP ? "fp" : "dwarf");
+	if (s->cs) {
+		const struct cs_stats *c = callstacks_stats(s->cs);
+
+		fprintf(f, ", \"stacks\": {\"samples\": %" PRIu64 ", \"rooted\": %" PRIu64
+			", \"truncated\": %" PRIu64 ", \"leaf_fixups\": %" PRIu64
+			", \"dwarf\": %" PRIu64 ", \"damaged\": %" PRIu64 "}", c->samples,
+			c->rooted, c->truncated, c->fixups, c->dwarf, c->damaged);
+	}
 	fputs(", \"attribution\": ", f);
 	json_str(f, ATTRIBUTION_RULE);
 	fputc('}', f);

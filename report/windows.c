@@ -5,6 +5,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "callstack.h"
+
 /* Returned by windows_row() to stop the pass once --limit rows are out. */
 #define WINDOWS_LIMIT_REACHED 1
 
@@ -25,7 +27,11 @@ void windows_begin(struct windows_out *w)
 			fputc(',', w->f);
 			csv_str(w->f, w->metrics->m[k].name);
 		}
-		fputs(",throttled,after_loss\n", w->f);
+		fputs(",throttled,after_loss", w->f);
+		/* Last, so scripts reading the columns before it are unaffected. */
+		if (w->s->cs)
+			fputs(",stack", w->f);
+		fputc('\n', w->f);
 		break;
 	case FMT_JSON:
 		fputs("{", w->f);
@@ -57,6 +63,24 @@ void windows_begin(struct windows_out *w)
 		fprintf(w->f, "  %s\n", "symbol [dso]");
 		break;
 	}
+}
+
+/* The folded stack ("root;...;leaf") of a window, "" when it has none. */
+static const char *folded(struct windows_out *w, uint32_t stack)
+{
+	FILE *m;
+
+	w->stack_buf[0] = 0;
+	if (stack == CS_NONE)
+		return w->stack_buf;
+	m = fmemopen(w->stack_buf, sizeof(w->stack_buf), "w");
+	if (!m)
+		return w->stack_buf;
+	/* A stack longer than the buffer is cut (fmemopen stops writing). */
+	callstacks_print_folded(m, w->s->cs, w->s->sy, stack);
+	fclose(m);
+	w->stack_buf[sizeof(w->stack_buf) - 1] = 0;
+	return w->stack_buf;
 }
 
 int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
@@ -92,7 +116,12 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 			else
 				fputc(',', w->f);
 		}
-		fprintf(w->f, ",%d,%d\n", thr, aft);
+		fprintf(w->f, ",%d,%d", thr, aft);
+		if (s->cs) {
+			fputc(',', w->f);
+			csv_str(w->f, folded(w, s->stack));
+		}
+		fputc('\n', w->f);
 		break;
 	case FMT_JSON:
 		fprintf(w->f, "%s\n {\"index\": %" PRIu64 ", \"time_ns\": %" PRIu64 ", \"cpu\": %u, "
@@ -113,8 +142,13 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 			else
 				fprintf(w->f, "%snull", k ? ", " : "");
 		}
-		fprintf(w->f, "], \"throttled\": %s, \"after_loss\": %s}", thr ? "true" : "false",
+		fprintf(w->f, "], \"throttled\": %s, \"after_loss\": %s", thr ? "true" : "false",
 			aft ? "true" : "false");
+		if (s->cs) {
+			fputs(", \"stack\": ", w->f);
+			json_str(w->f, folded(w, s->stack));
+		}
+		fputc('}', w->f);
 		break;
 	default:
 		fprintf(w->f, "%8" PRIu64 " %12.3f %3u %7u %7u", index, (double)t / 1e6, smp->cpu,

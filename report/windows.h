@@ -24,6 +24,7 @@ struct windows_out {
 	uint64_t limit;			/* 0 = every window */
 	uint64_t rows;
 	int name_w;			/* symbol column width in tables */
+	char stack_buf[65536];		/* the current window's folded stack */
 };
 
 /* Column headings (table/CSV) or the JSON opening. */
