@@ -25,7 +25,7 @@ enum {
 	PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
-	LABEL_KEY = 1, LABEL_NUM = 3,
+	LABEL_KEY = 1, LABEL_NUM = 3, LABEL_NUM_UNIT = 4,
 	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3,
 	MAPPING_FILE_OFFSET = 4, MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6,
 	MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9,
@@ -162,6 +162,7 @@ struct pprof {
 	struct pprof_line *lines;
 	uint32_t nr_lines, cap_lines;
 	uint64_t nr_samples;
+	int64_t label_unit;		/* "index" */
 };
 
 /* Grows *arr (of n elements of size sz, capacity *cap) for one more. */
@@ -202,6 +203,9 @@ int pprof_open(struct pprof **out, const char *path)
 	if (!p->path || strtab_init(&p->strings) || hm_init(&p->map_ids, 64) ||
 	    hm_init(&p->func_ids, 1024) ||
 	    strtab_intern(&p->strings, "") != 0)
+		goto err;
+	p->label_unit = strtab_intern(&p->strings, "index");
+	if (p->label_unit < 0)
 		goto err;
 	/* zlib opens with fopen semantics: errno tells why it could not. */
 	errno = 0;
@@ -402,6 +406,8 @@ int pprof_sample(struct pprof *p, const uint64_t *locs, uint32_t nr_locs,
 		pb_uint(s, LABEL_KEY, (uint64_t)key);
 		pb_key(s, LABEL_NUM, WT_VARINT);	/* 0 is a value here: always written */
 		pb_varint(s, (uint64_t)label);
+		/* pprof drops a numeric label whose num and unit are both 0. */
+		pb_uint(s, LABEL_NUM_UNIT, (uint64_t)p->label_unit);
 		pb_msg(m, SAMPLE_LABEL, s);
 	}
 	pb_msg(&p->out, PROFILE_SAMPLE, m);
