@@ -25,7 +25,8 @@ static inline uint8_t *put_bytes(uint8_t *p, const void *s, size_t len)
 	return p + len;
 }
 
-uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_sample *s)
+uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_sample *s,
+			  uint32_t stack)
 {
 	uint8_t *same = p++;
 	unsigned int mask = 0, k;
@@ -72,7 +73,43 @@ uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_
 		p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - c->counts[i])));
 		c->counts[i] = s->counts[i];
 	}
+	if (stack)
+		p = varint_put(p, stack);
 	return p;
+}
+
+/*
+ * Frames as zigzag deltas, each against the frame before it (the first
+ * against 0): return addresses of one stack sit in a few nearby functions,
+ * so most frames take 2-3 bytes.
+ */
+uint8_t *trace_enc_stack(struct trace_codec *c, uint8_t *p, const struct trace_stack *st)
+{
+	uint64_t prev = 0;
+	uint32_t i;
+
+	p = varint_put(p, st->id);
+	p = varint_put(p, st->nr);
+	p = varint_put(p, st->nr_kernel);
+	for (i = 0; i < st->nr; i++) {
+		p = varint_put(p, zigzag_enc((int64_t)(st->ips[i] - prev)));
+		prev = st->ips[i];
+	}
+	c->nr_stacks++;
+	return p;
+}
+
+uint8_t *trace_enc_ustack(struct trace_codec *c, uint8_t *p, const struct trace_ustack *u)
+{
+	uint32_t i;
+
+	(void)c;
+	p = varint_put(p, u->abi);
+	p = varint_put(p, u->regs_mask);
+	p = varint_put(p, u->nr_regs);
+	for (i = 0; i < u->nr_regs; i++)
+		p = varint_put(p, u->regs[i]);
+	return put_bytes(p, u->data, u->size);
 }
 
 uint8_t *trace_enc_mmap(struct trace_codec *c, uint8_t *p, const struct trace_mmap *m,
@@ -252,6 +289,81 @@ static void dec_callchain(struct trace_codec *c, struct dec *d, uint64_t *ips,
 	cc->nr = (uint32_t)nr;
 }
 
+static void dec_stack(struct trace_codec *c, struct dec *d, uint64_t *ips, struct trace_stack *st)
+{
+	uint64_t id = get_u64(d), nr = get_u64(d), nr_kernel = get_u64(d), prev = 0;
+	uint32_t i;
+
+	st->nr = st->nr_kernel = 0;
+	st->ips = ips;
+	if (d->why)
+		return;
+	/* ids are dense from 0 in each chunk: the next one or the chunk is broken */
+	if (id != c->nr_stacks) {
+		d->why = "stack id out of sequence";
+		return;
+	}
+	/* every frame takes at least one byte: bound nr before looping */
+	if (nr > PMIPROF_MAX_STACK || nr > (uint64_t)(d->end - d->p)) {
+		d->why = "stack longer than the limit or the record";
+		return;
+	}
+	if (nr_kernel > nr) {
+		d->why = "stack has more kernel frames than frames";
+		return;
+	}
+	for (i = 0; i < nr && !d->why; i++) {
+		prev += (uint64_t)get_s64(d);
+		ips[i] = prev;
+	}
+	if (d->why)
+		return;
+	st->id = (uint32_t)id;
+	st->nr = (uint32_t)nr;
+	st->nr_kernel = (uint32_t)nr_kernel;
+	c->nr_stacks++;
+}
+
+static void dec_ustack(struct dec *d, uint64_t *regs, struct trace_ustack *u)
+{
+	uint64_t abi = get_u64(d), mask = get_u64(d), n = get_u64(d), size;
+	uint32_t i;
+
+	u->nr_regs = 0;
+	u->size = 0;
+	u->regs = regs;
+	u->data = d->p;
+	if (d->why)
+		return;
+	if (abi > UINT32_MAX) {
+		d->why = "32-bit field out of range";
+		return;
+	}
+	if (n != (uint64_t)__builtin_popcountll(mask)) {
+		d->why = "user register count differs from its mask";
+		return;
+	}
+	if (n > PMIPROF_MAX_UREGS) {
+		d->why = "user register mask names more registers than the limit";
+		return;
+	}
+	for (i = 0; i < n && !d->why; i++)
+		regs[i] = get_u64(d);
+	size = get_u64(d);
+	if (d->why)
+		return;
+	if (size > PMIPROF_MAX_USTACK || size > (uint64_t)(d->end - d->p)) {
+		d->why = "user stack longer than the limit or the record";
+		return;
+	}
+	u->abi = (uint32_t)abi;
+	u->regs_mask = mask;
+	u->nr_regs = (uint32_t)n;
+	u->data = d->p;
+	u->size = (uint32_t)size;
+	d->p += size;
+}
+
 int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, const uint8_t *end,
 		      uint32_t nr_events, const struct trace_decode_scratch *sc,
 		      struct trace_record *rec, const char **why)
@@ -300,6 +412,12 @@ int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, co
 		break;
 	case PMIPROF_REC_CALLCHAIN:
 		dec_callchain(c, &d, sc->ips, &rec->callchain);
+		break;
+	case PMIPROF_REC_STACK:
+		dec_stack(c, &d, sc->ips, &rec->stack);
+		break;
+	case PMIPROF_REC_USTACK:
+		dec_ustack(&d, sc->regs, &rec->ustack);
 		break;
 	case PMIPROF_REC_FINISH:
 		rec->finish.time = get_time(c, &d);

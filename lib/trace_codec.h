@@ -28,10 +28,14 @@
 #define TRACE_IP_CACHE			7	/* recent ips, most recent first */
 
 /* Worst-case body sizes, for the writer's buffer slack. */
-#define TRACE_SAMPLE_BODY_MAX	(1 + 5 * 5 + 10 * 2 + 10 * PMIPROF_MAX_EVENTS)
+#define TRACE_SAMPLE_BODY_MAX	(1 + 5 * 5 + 10 * 2 + 10 * PMIPROF_MAX_EVENTS + 5)
+#define TRACE_STACK_BODY_MAX	(3 * 5 + 10 * PMIPROF_MAX_STACK)
+#define TRACE_USTACK_BODY_MAX	(5 + 10 + 5 + 10 * PMIPROF_MAX_UREGS + 5 + PMIPROF_MAX_USTACK)
 #define TRACE_RECORD_HEAD_MAX	(1 + 3)		/* type + varint size <= 2^21 */
 /* Most bytes the SAMPLE decoder can read: every number at its 10-byte maximum. */
-#define TRACE_SAMPLE_READ_MAX	(1 + 10 * (7 + PMIPROF_MAX_EVENTS))
+#define TRACE_SAMPLE_READ_MAX	(1 + 10 * (8 + PMIPROF_MAX_EVENTS))
+_Static_assert(TRACE_USTACK_BODY_MAX <= PMIPROF_MAX_RECORD_SIZE, "a full USTACK is one record");
+_Static_assert(TRACE_STACK_BODY_MAX <= PMIPROF_MAX_RECORD_SIZE, "a full STACK is one record");
 
 /* Per-chunk delta state.  All fields start at zero at every chunk. */
 struct trace_codec {
@@ -40,6 +44,7 @@ struct trace_codec {
 	uint64_t ips[TRACE_IP_CACHE];	/* recent distinct sample ips, [0] = last */
 	uint32_t pid, tid, cpu, flags, nr;
 	uint64_t counts[PMIPROF_MAX_EVENTS];
+	uint32_t nr_stacks;		/* STACK records so far: valid SAMPLE.stack <= this */
 };
 
 static inline void trace_codec_reset(struct trace_codec *c)
@@ -51,7 +56,9 @@ static inline void trace_codec_reset(struct trace_codec *c)
  * Encoders: write the body of one record at p (the caller guarantees the
  * worst-case room) and return the end.  Sizes were validated by the writer.
  */
-uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_sample *s);
+/* stack: the SAMPLE's stack ref (STACK id + 1), 0 = none (no bytes written) */
+uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_sample *s,
+			  uint32_t stack);
 uint8_t *trace_enc_mmap(struct trace_codec *c, uint8_t *p, const struct trace_mmap *m,
 			size_t path_len);
 uint8_t *trace_enc_comm(struct trace_codec *c, uint8_t *p, const struct trace_comm *m,
@@ -62,11 +69,14 @@ uint8_t *trace_enc_mark(struct trace_codec *c, uint8_t *p, const struct trace_ma
 			size_t label_len);
 uint8_t *trace_enc_callchain(struct trace_codec *c, uint8_t *p, const struct trace_callchain *cc);
 uint8_t *trace_enc_finish(struct trace_codec *c, uint8_t *p, const struct trace_finish *f);
+uint8_t *trace_enc_stack(struct trace_codec *c, uint8_t *p, const struct trace_stack *st);
+uint8_t *trace_enc_ustack(struct trace_codec *c, uint8_t *p, const struct trace_ustack *u);
 
 /* Scratch memory the decoder may point decoded strings/arrays into. */
 struct trace_decode_scratch {
 	char *str;			/* PMIPROF_MAX_STRING + 1 bytes */
-	uint64_t *ips;			/* PMIPROF_MAX_CALLCHAIN entries */
+	uint64_t *ips;			/* max(PMIPROF_MAX_CALLCHAIN, PMIPROF_MAX_STACK) entries */
+	uint64_t *regs;			/* PMIPROF_MAX_UREGS entries */
 	const uint8_t *limit;		/* readable memory ends here (>= record end) */
 };
 
@@ -193,6 +203,14 @@ trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t 
 	for (i = 0; i < nr; i++) {
 		GETS(d);
 		s->counts[i] = c->counts[i] += (uint64_t)d;
+	}
+	/* 1.3: an optional trailing stack ref; absent (1.2 and stackless samples) = 0 */
+	if (p < end) {
+		GET32(s->stack);
+		if (s->stack > c->nr_stacks)
+			return "sample refers to a stack not defined before it in the chunk";
+	} else {
+		s->stack = 0;
 	}
 	if (fast && p > end)
 		goto short_body;

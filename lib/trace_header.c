@@ -109,6 +109,14 @@ int trace_header_encode(const struct trace_header *h, uint8_t **buf, size_t *len
 		tlv_put2(&b, PMIPROF_TAG_KERNEL_BUILD_ID, h->kernel_build_id,
 			 h->kernel_build_id_len > sizeof(h->kernel_build_id) ?
 			 sizeof(h->kernel_build_id) : h->kernel_build_id_len, NULL, 0);
+	if (h->call_graph != PMIPROF_CALL_GRAPH_NONE) {
+		struct pmiprof_tlv_call_graph cg = {
+			.mode = h->call_graph, .dump_size = h->call_graph_dump_size,
+			.max_stack = h->call_graph_max_stack, .flags = h->call_graph_flags,
+		};
+
+		tlv_put2(&b, PMIPROF_TAG_CALL_GRAPH, &cg, sizeof(cg), NULL, 0);
+	}
 	if (b.err) {
 		free(b.p);
 		return b.err;
@@ -150,6 +158,7 @@ static const char *tag_name(uint32_t tag)
 		[PMIPROF_TAG_NOTE] = "note",
 		[PMIPROF_TAG_BOOT_ID] = "boot id",
 		[PMIPROF_TAG_KERNEL_BUILD_ID] = "kernel build-id",
+		[PMIPROF_TAG_CALL_GRAPH] = "call graph",
 	};
 
 	return tag < ARRAY_SIZE(names) && names[tag] ? names[tag] : "unknown";
@@ -166,6 +175,7 @@ static size_t tag_min_len(uint32_t tag)
 	case PMIPROF_TAG_CLOCK: return sizeof(struct pmiprof_tlv_clock);
 	case PMIPROF_TAG_CMDLINE: return sizeof(uint32_t);
 	case PMIPROF_TAG_NR_CPUS: return sizeof(uint32_t);
+	case PMIPROF_TAG_CALL_GRAPH: return sizeof(struct pmiprof_tlv_call_graph);
 	default: return 0;
 	}
 }
@@ -297,6 +307,16 @@ int trace_header_decode(const uint8_t *p, size_t len, struct trace_header *h,
 						 (uint32_t)sizeof(h->kernel_build_id) : t.len;
 			memcpy(h->kernel_build_id, v, h->kernel_build_id_len);
 			break;
+		case PMIPROF_TAG_CALL_GRAPH: {
+			struct pmiprof_tlv_call_graph cg;
+
+			memcpy(&cg, v, sizeof(cg));
+			h->call_graph = cg.mode;
+			h->call_graph_dump_size = cg.dump_size;
+			h->call_graph_max_stack = cg.max_stack;
+			h->call_graph_flags = cg.flags;
+			break;
+		}
 		default:
 			break;	/* a later minor version's item: skip it */
 		}

@@ -15,7 +15,8 @@ const char *trace_record_name(uint32_t type)
 		[PMIPROF_REC_COMM] = "comm", [PMIPROF_REC_FORK] = "fork",
 		[PMIPROF_REC_EXIT] = "exit", [PMIPROF_REC_LOST] = "lost",
 		[PMIPROF_REC_MARK] = "mark", [PMIPROF_REC_CALLCHAIN] = "callchain",
-		[PMIPROF_REC_FINISH] = "finish",
+		[PMIPROF_REC_FINISH] = "finish", [PMIPROF_REC_STACK] = "stack",
+		[PMIPROF_REC_USTACK] = "ustack",
 	};
 
 	return pick(names, ARRAY_SIZE(names), type);
@@ -37,6 +38,16 @@ const char *trace_mode_name(uint32_t mode)
 	static const char *const names[] = {
 		[PMIPROF_MODE_PERF] = "perf", [PMIPROF_MODE_PMI] = "pmi",
 		[PMIPROF_MODE_TIMER] = "timer",
+	};
+
+	return pick(names, ARRAY_SIZE(names), mode);
+}
+
+const char *trace_call_graph_name(uint32_t mode)
+{
+	static const char *const names[] = {
+		[PMIPROF_CALL_GRAPH_NONE] = "no", [PMIPROF_CALL_GRAPH_FP] = "fp",
+		[PMIPROF_CALL_GRAPH_DWARF] = "dwarf",
 	};
 
 	return pick(names, ARRAY_SIZE(names), mode);

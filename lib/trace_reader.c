@@ -70,7 +70,8 @@ struct trace_reader {
 	size_t ucap;
 	struct libdeflate_decompressor *inflater;
 	char *str;			/* decoded strings */
-	uint64_t *ips;			/* decoded callchains */
+	uint64_t *ips;			/* decoded callchains and stacks */
+	uint64_t *regs;			/* decoded USTACK registers */
 };
 
 static void default_diag(void *arg, const char *msg)
@@ -188,8 +189,10 @@ static int setup(struct trace_reader *r, const char *name, trace_diag_fn fn, voi
 	r->diag_arg = arg;
 	r->name = strdup(name ? name : "(memory)");
 	r->str = malloc(PMIPROF_MAX_STRING + 1);
-	r->ips = malloc(PMIPROF_MAX_CALLCHAIN * sizeof(*r->ips));
-	if (!r->name || !r->str || !r->ips)
+	r->ips = malloc((PMIPROF_MAX_CALLCHAIN > PMIPROF_MAX_STACK ? PMIPROF_MAX_CALLCHAIN :
+			 PMIPROF_MAX_STACK) * sizeof(*r->ips));
+	r->regs = malloc(PMIPROF_MAX_UREGS * sizeof(*r->regs));
+	if (!r->name || !r->str || !r->ips || !r->regs)
 		return -ENOMEM;
 	/*
 	 * Raw deflate (chunks carry their own CRC), inflated in one call into a
@@ -214,6 +217,7 @@ void trace_reader_close(struct trace_reader *r)
 	free(r->ubuf);
 	free(r->str);
 	free(r->ips);
+	free(r->regs);
 	free(r->name);
 	free(r);
 }
@@ -536,7 +540,7 @@ static uint64_t record_time(const struct trace_record *rec)
 static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
 						      struct trace_record *rec)
 {
-	const struct trace_decode_scratch sc = { r->str, r->ips, r->limit };
+	const struct trace_decode_scratch sc = { r->str, r->ips, r->regs, r->limit };
 
 	for (;;) {
 		const uint8_t *body;
@@ -600,7 +604,9 @@ static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
 		r->stats.records++;
 		if (type == PMIPROF_REC_FINISH)
 			r->stats.finished = true;
-		if (type != PMIPROF_REC_CALLCHAIN)
+		/* records that belong to a sample or define a stack carry no time */
+		if (type != PMIPROF_REC_CALLCHAIN && type != PMIPROF_REC_STACK &&
+		    type != PMIPROF_REC_USTACK)
 			r->last_time = record_time(rec);
 		return 1;
 	}

@@ -22,8 +22,42 @@
 
 #define DEFAULT_CHUNK_SIZE	(256u << 10)
 #define HDR			sizeof(struct pmiprof_chunk_header)
-/* Room after chunk_size for the record that crosses it. */
-#define SLACK			(PMIPROF_MAX_RECORD_SIZE + TRACE_RECORD_HEAD_MAX + 64)
+/*
+ * Room after chunk_size for what may cross it: one record of any size, or
+ * (the chunk is not closed between them) a STACK, its SAMPLE and what
+ * belongs to that sample (USTACK, CALLCHAIN).
+ */
+#define SLACK			(PMIPROF_MAX_RECORD_SIZE + TRACE_STACK_BODY_MAX + \
+				 TRACE_SAMPLE_BODY_MAX + 4 * TRACE_RECORD_HEAD_MAX + 64)
+_Static_assert(TRACE_USTACK_BODY_MAX + 10 * PMIPROF_MAX_CALLCHAIN <= PMIPROF_MAX_RECORD_SIZE,
+	       "SLACK covers a USTACK and a CALLCHAIN after a sample");
+
+/*
+ * Stacks interned in the open chunk: an open-addressed table of ids (a slot
+ * is empty unless its gen is the chunk's) over per-id entries whose frames
+ * live in one arena.  Everything is dropped with the chunk, so ids restart
+ * at 0 and every chunk decodes on its own.
+ */
+struct stack_ent {
+	uint64_t hash;
+	size_t off;			/* first frame in the arena */
+	uint32_t nr, nr_kernel;
+};
+
+struct stack_slot {
+	uint32_t gen;
+	uint32_t id;
+};
+
+struct stack_table {
+	struct stack_slot *slots;
+	uint32_t mask;			/* slots - 1 (power of two), 0 before first use */
+	uint32_t gen;			/* of the open chunk */
+	struct stack_ent *ents;		/* by id */
+	uint32_t cap_ents;
+	uint64_t *frames;
+	size_t nr_frames, cap_frames;
+};
 
 struct trace_writer {
 	int fd;
@@ -46,6 +80,9 @@ struct trace_writer {
 	struct trace_codec codec;
 	z_stream zs;
 	bool zs_ready;
+	bool flush_due;			/* chunk full after a stack sample: close it at the next record */
+	bool ustack_ok;			/* the last record was written by trace_write_sample_stack */
+	struct stack_table st;
 };
 
 static int write_all(int fd, const uint8_t *p, size_t len)
@@ -90,6 +127,9 @@ static void free_writer(struct trace_writer *w)
 		deflateEnd(&w->zs);
 	free(w->raw);
 	free(w->out);
+	free(w->st.slots);
+	free(w->st.ents);
+	free(w->st.frames);
 	free(w);
 }
 
@@ -128,6 +168,7 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 	w->level = opts && opts->level >= 0 ? opts->level : 1;
 	w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK_SIZE;
 	w->nr_events = h->nr_events;
+	w->st.gen = 1;		/* slot gen 0 = empty */
 	strategy = zlib_strategy(opts ? opts->strategy : PMIPROF_TRACE_STRATEGY_DEFAULT);
 	err = -EINVAL;
 	if (w->level > 9 || w->chunk_size < 64 || w->chunk_size > PMIPROF_MAX_CHUNK_SIZE - SLACK ||
@@ -189,7 +230,16 @@ static void drop_open_chunk(struct trace_writer *w)
 	w->used = 0;
 	w->chunk_samples = 0;
 	w->chunk_last_time = 0;
+	w->flush_due = false;
+	w->ustack_ok = false;
 	trace_codec_reset(&w->codec);
+	/* a new generation empties the stack table; ids restart with codec.nr_stacks */
+	if (++w->st.gen == 0) {
+		if (w->st.slots)
+			memset(w->st.slots, 0, (w->st.mask + 1) * sizeof(*w->st.slots));
+		w->st.gen = 1;
+	}
+	w->st.nr_frames = 0;
 }
 
 int trace_writer_flush(struct trace_writer *w)
@@ -255,7 +305,8 @@ static inline uint8_t *rec_begin(struct trace_writer *w, uint8_t type)
 	return head + 2;	/* one size byte assumed; rec_end fixes it up */
 }
 
-static inline int rec_end(struct trace_writer *w, uint8_t *body_end)
+/* Close the record at body_end; returns whether the chunk is full now. */
+static inline bool rec_close(struct trace_writer *w, uint8_t *body_end)
 {
 	uint8_t *head = w->raw + HDR + w->used;
 	size_t size = (size_t)(body_end - (head + 2));
@@ -271,21 +322,182 @@ static inline int rec_end(struct trace_writer *w, uint8_t *body_end)
 		w->used += 1 + n + size;
 	}
 	w->nr_records++;
-	if (w->used >= w->chunk_size)
+	w->ustack_ok = false;
+	return w->used >= w->chunk_size;
+}
+
+static inline int rec_end(struct trace_writer *w, uint8_t *body_end)
+{
+	if (rec_close(w, body_end))
+		return trace_writer_flush(w);
+	return 0;
+}
+
+/*
+ * Before a record that does not belong to the sample before it: the sticky
+ * error, and the chunk close a stack sample deferred.
+ */
+static inline int rec_ready(struct trace_writer *w)
+{
+	if (w->err)
+		return w->err;
+	if (__builtin_expect(w->flush_due, 0))
 		return trace_writer_flush(w);
 	return 0;
 }
 
 int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
 {
-	if (w->err)
-		return w->err;
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
 	if (s->nr > w->nr_events)
 		return -EINVAL;
 	w->chunk_samples++;
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
-	return rec_end(w, trace_enc_sample(&w->codec, rec_begin(w, PMIPROF_REC_SAMPLE), s));
+	return rec_end(w, trace_enc_sample(&w->codec, rec_begin(w, PMIPROF_REC_SAMPLE), s, 0));
+}
+
+static uint64_t stack_hash(const uint64_t *ips, uint32_t nr, uint32_t nr_kernel)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull * (nr_kernel + 1);
+	uint32_t i;
+
+	for (i = 0; i < nr; i++) {
+		h = (h ^ ips[i]) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+/* Room for one more stack of nr frames: 0 or -ENOMEM (not sticky: the trace is intact). */
+static int stack_table_room(struct stack_table *t, uint32_t id, uint32_t nr)
+{
+	if (id >= t->cap_ents) {
+		uint32_t cap = t->cap_ents ? t->cap_ents * 2 : 256;
+		struct stack_ent *n = realloc(t->ents, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->ents = n;
+		t->cap_ents = cap;
+	}
+	if (t->nr_frames + nr > t->cap_frames) {
+		size_t cap = (t->cap_frames ? t->cap_frames * 2 : 4096) + nr;
+		uint64_t *n = realloc(t->frames, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->frames = n;
+		t->cap_frames = cap;
+	}
+	/* keep the table at most half full */
+	if (2 * (id + 1) > t->mask) {
+		uint32_t size = t->mask ? 2 * (t->mask + 1) : 1024, i;
+		struct stack_slot *n = calloc(size, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (i = 0; i < id; i++) {
+			uint32_t k = (uint32_t)t->ents[i].hash & (size - 1);
+
+			while (n[k].gen)
+				k = (k + 1) & (size - 1);
+			n[k].gen = 1;
+			n[k].id = i;
+		}
+		free(t->slots);
+		t->slots = n;
+		t->mask = size - 1;
+		/* the new table holds this chunk's stacks under gen 1 */
+		for (i = 0; i < size; i++)
+			if (n[i].gen)
+				n[i].gen = t->gen;
+	}
+	return 0;
+}
+
+/*
+ * The chunk-local id of a stack, interning it (and writing its STACK
+ * record) on first use.  *id is the id; returns 0 or -errno.
+ */
+static int stack_intern(struct trace_writer *w, const uint64_t *ips, uint32_t nr,
+			uint32_t nr_kernel, uint32_t *id)
+{
+	struct stack_table *t = &w->st;
+	uint64_t h = stack_hash(ips, nr, nr_kernel);
+	uint32_t k, next = w->codec.nr_stacks;
+	struct trace_stack rec;
+	int err;
+
+	if (t->mask) {
+		for (k = (uint32_t)h & t->mask; t->slots[k].gen == t->gen; k = (k + 1) & t->mask) {
+			const struct stack_ent *e = &t->ents[t->slots[k].id];
+
+			if (e->hash == h && e->nr == nr && e->nr_kernel == nr_kernel &&
+			    !memcmp(t->frames + e->off, ips, nr * sizeof(*ips))) {
+				*id = t->slots[k].id;
+				return 0;
+			}
+		}
+	}
+	err = stack_table_room(t, next, nr);
+	if (err)
+		return err;
+	for (k = (uint32_t)h & t->mask; t->slots[k].gen == t->gen; k = (k + 1) & t->mask)
+		;
+	t->slots[k].gen = t->gen;
+	t->slots[k].id = next;
+	t->ents[next] = (struct stack_ent){ h, t->nr_frames, nr, nr_kernel };
+	memcpy(t->frames + t->nr_frames, ips, nr * sizeof(*ips));
+	t->nr_frames += nr;
+	rec = (struct trace_stack){ next, nr, nr_kernel, ips };
+	/* no chunk close here: the sample using the stack goes into this chunk */
+	rec_close(w, trace_enc_stack(&w->codec, rec_begin(w, PMIPROF_REC_STACK), &rec));
+	*id = next;
+	return 0;
+}
+
+int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *s,
+			     const uint64_t *ips, uint32_t nr, uint32_t nr_kernel)
+{
+	uint32_t id, stack = 0;
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
+	if (s->nr > w->nr_events || nr > PMIPROF_MAX_STACK || nr_kernel > nr || (nr && !ips))
+		return -EINVAL;
+	if (nr) {
+		err = stack_intern(w, ips, nr, nr_kernel, &id);
+		if (err)
+			return err;
+		stack = id + 1;
+	}
+	w->chunk_samples++;
+	if (s->time > w->chunk_last_time)
+		w->chunk_last_time = s->time;
+	/* a USTACK or CALLCHAIN of this sample may follow: close the chunk after them */
+	if (rec_close(w, trace_enc_sample(&w->codec, rec_begin(w, PMIPROF_REC_SAMPLE), s,
+				       stack)))
+		w->flush_due = true;
+	w->ustack_ok = true;
+	return 0;
+}
+
+int trace_write_ustack(struct trace_writer *w, const struct trace_ustack *u)
+{
+	if (w->err)
+		return w->err;
+	if (!w->ustack_ok || u->nr_regs > PMIPROF_MAX_UREGS ||
+	    u->nr_regs != (uint32_t)__builtin_popcountll(u->regs_mask) ||
+	    u->size > PMIPROF_MAX_USTACK || (u->nr_regs && !u->regs) || (u->size && !u->data))
+		return -EINVAL;
+	if (rec_close(w, trace_enc_ustack(&w->codec, rec_begin(w, PMIPROF_REC_USTACK), u)))
+		w->flush_due = true;
+	return 0;
 }
 
 static int check_str(const char *s, size_t *len)
@@ -297,9 +509,10 @@ static int check_str(const char *s, size_t *len)
 int trace_write_mmap(struct trace_writer *w, const struct trace_mmap *m)
 {
 	size_t len;
+	int err = rec_ready(w);
 
-	if (w->err)
-		return w->err;
+	if (err)
+		return err;
 	if (check_str(m->path, &len))
 		return -ENAMETOOLONG;
 	if (m->build_id_len > sizeof(m->build_id))
@@ -310,9 +523,10 @@ int trace_write_mmap(struct trace_writer *w, const struct trace_mmap *m)
 int trace_write_comm(struct trace_writer *w, const struct trace_comm *c)
 {
 	size_t len;
+	int err = rec_ready(w);
 
-	if (w->err)
-		return w->err;
+	if (err)
+		return err;
 	if (check_str(c->comm, &len))
 		return -ENAMETOOLONG;
 	return rec_end(w, trace_enc_comm(&w->codec, rec_begin(w, PMIPROF_REC_COMM), c, len));
@@ -320,31 +534,38 @@ int trace_write_comm(struct trace_writer *w, const struct trace_comm *c)
 
 int trace_write_fork(struct trace_writer *w, const struct trace_task *t)
 {
-	if (w->err)
-		return w->err;
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
 	return rec_end(w, trace_enc_task(&w->codec, rec_begin(w, PMIPROF_REC_FORK), t));
 }
 
 int trace_write_exit(struct trace_writer *w, const struct trace_task *t)
 {
-	if (w->err)
-		return w->err;
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
 	return rec_end(w, trace_enc_task(&w->codec, rec_begin(w, PMIPROF_REC_EXIT), t));
 }
 
 int trace_write_lost(struct trace_writer *w, const struct trace_lost *l)
 {
-	if (w->err)
-		return w->err;
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
 	return rec_end(w, trace_enc_lost(&w->codec, rec_begin(w, PMIPROF_REC_LOST), l));
 }
 
 int trace_write_mark(struct trace_writer *w, const struct trace_mark *m)
 {
 	size_t len;
+	int err = rec_ready(w);
 
-	if (w->err)
-		return w->err;
+	if (err)
+		return err;
 	if (check_str(m->label, &len))
 		return -ENAMETOOLONG;
 	return rec_end(w, trace_enc_mark(&w->codec, rec_begin(w, PMIPROF_REC_MARK), m, len));
@@ -361,17 +582,20 @@ int trace_write_callchain(struct trace_writer *w, const struct trace_callchain *
 
 int trace_write_finish(struct trace_writer *w, const struct trace_finish *f)
 {
-	if (w->err)
-		return w->err;
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
 	return rec_end(w, trace_enc_finish(&w->codec, rec_begin(w, PMIPROF_REC_FINISH), f));
 }
 
 int trace_write_raw(struct trace_writer *w, uint8_t type, const void *body, size_t len)
 {
 	uint8_t *p;
+	int err = rec_ready(w);
 
-	if (w->err)
-		return w->err;
+	if (err)
+		return err;
 	/* known types go through their encoders, which keep the delta state */
 	if ((type >= PMIPROF_REC_SAMPLE && type < PMIPROF_REC_MAX) ||
 	    len > PMIPROF_MAX_RECORD_SIZE || (len && !body))

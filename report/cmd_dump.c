@@ -33,6 +33,12 @@ const char cmd_dump_help[] =
 "    whether the recording ended with a FINISH record; and the sum of all\n"
 "    losses announced by 'lost' records, by reason.\n"
 "\n"
+"    Call stacks (trace format 1.3, 'record -g'): a 'stack' line defines a\n"
+"    chunk-local stack id with its frames, leaf first, k: kernel and u: user\n"
+"    (the sampled ip is not repeated); a sample shows the id it uses as\n"
+"    stack=ID; a 'ustack' line after a sample shows its user registers and the\n"
+"    size of the user stack copy.\n"
+"\n"
 "    Damaged or truncated chunks are reported on standard error as\n"
 "    \"FILE: offset N: chunk S: what\" and appear in the record stream as\n"
 "    'lost' records with reason 'unreadable' or 'truncated'; the rest of the\n"
@@ -154,6 +160,17 @@ static const struct flag_name finish_flags[] = {
 	{ PMIPROF_FINISH_F_INTERRUPTED, "interrupted" },
 };
 
+static const struct flag_name call_graph_flags[] = {
+	{ PMIPROF_CALL_GRAPH_F_KERNEL, "kernel" },
+	{ PMIPROF_CALL_GRAPH_F_LEAF_WORDS, "leaf-words" },
+};
+
+/* perf's x86 user register order (PERF_REG_X86_*), as USTACK stores them */
+static const char *const x86_reg_names[] = {
+	"ax", "bx", "cx", "dx", "si", "di", "bp", "sp", "ip", "flags", "cs", "ss",
+	"ds", "es", "fs", "gs", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+
 static const struct flag_name comm_flags[] = {
 	{ PMIPROF_COMM_F_EXEC, "exec" },
 };
@@ -221,6 +238,13 @@ static void print_header(const char *path, const struct trace_header *h, bool ra
 	printf("\nnote:           ");
 	put_escaped(h->note);
 	putchar('\n');
+	if (h->call_graph) {
+		printf("call graph:     %s max-stack %u dump-size %u flags=",
+		       trace_call_graph_name(h->call_graph), h->call_graph_max_stack,
+		       h->call_graph_dump_size);
+		put_flags(h->call_graph_flags, call_graph_flags, ARRAY_SIZE(call_graph_flags), raw);
+		putchar('\n');
+	}
 }
 
 static void print_time(const struct dump_ctx *d, uint64_t t)
@@ -268,6 +292,34 @@ static void print_record(const struct dump_ctx *d, const struct trace_record *re
 		put_flags(s->flags, sample_flags, ARRAY_SIZE(sample_flags), d->raw);
 		for (i = 0; i < s->nr; i++)
 			printf(" %s=%" PRIu64, h->events[i].name, s->counts[i]);
+		if (s->stack)
+			printf(" stack=%u", s->stack - 1);
+		break;
+	}
+	case PMIPROF_REC_STACK: {
+		const struct trace_stack *st = &rec->stack;
+
+		/* k: kernel frame, u: user frame; leaf first */
+		printf("%20s stack     id=%u nr=%u kernel=%u", "", st->id, st->nr, st->nr_kernel);
+		for (i = 0; i < st->nr; i++)
+			printf("%s%c:0x%" PRIx64, i ? "," : " frames=", i < st->nr_kernel ? 'k' : 'u',
+			       st->ips[i]);
+		break;
+	}
+	case PMIPROF_REC_USTACK: {
+		const struct trace_ustack *u = &rec->ustack;
+		uint32_t bit, k = 0;
+
+		printf("%20s ustack    abi=%u regs=0x%" PRIx64, "", u->abi, u->regs_mask);
+		for (bit = 0; bit < 64 && k < u->nr_regs; bit++) {
+			if (!(u->regs_mask & (1ull << bit)))
+				continue;
+			if (bit < ARRAY_SIZE(x86_reg_names))
+				printf(" %s=0x%" PRIx64, x86_reg_names[bit], u->regs[k++]);
+			else
+				printf(" reg%u=0x%" PRIx64, bit, u->regs[k++]);
+		}
+		printf(" size=%u", u->size);
 		break;
 	}
 	case PMIPROF_REC_MMAP: {

@@ -23,14 +23,18 @@
 
 /* The reader accepts major == CUR and any minor (minors only append). */
 #define PMIPROF_TRACE_VERSION_MAJOR	1
-#define PMIPROF_TRACE_VERSION_MINOR	2
+#define PMIPROF_TRACE_VERSION_MINOR	3
 #define PMIPROF_TRACE_VERSION_MAJOR_MIN	1
 
 #define PMIPROF_MAX_EVENTS		16
 #define PMIPROF_MAX_HEADER_SIZE		(1u << 20)	/* TLV section bound */
 #define PMIPROF_MAX_CHUNK_SIZE		(16u << 20)	/* per chunk, both sizes */
 #define PMIPROF_CHUNK_MAGIC		0x4b4e4843u		/* "CHNK" */
-#define PMIPROF_MAX_RECORD_SIZE		(1u << 16)	/* body bytes of one record */
+/*
+ * Body bytes of one record (writer limit).  1.3: 128 KiB, was 64 KiB, so
+ * that a USTACK with PMIPROF_MAX_USTACK stack bytes plus its registers fits.
+ */
+#define PMIPROF_MAX_RECORD_SIZE		(1u << 17)
 #define PMIPROF_MAX_STRING		4096		/* path/comm/label bytes, no NUL */
 #define PMIPROF_MAX_CALLCHAIN		1024		/* ips in one CALLCHAIN record */
 #define PMIPROF_MAX_STACK		1024		/* frames in one STACK record (1.3) */
@@ -421,6 +425,25 @@ int trace_write_exit(struct trace_writer *w, const struct trace_task *t);
 int trace_write_lost(struct trace_writer *w, const struct trace_lost *l);
 int trace_write_mark(struct trace_writer *w, const struct trace_mark *m);
 int trace_write_callchain(struct trace_writer *w, const struct trace_callchain *c);
+/*
+ * 1.3: a SAMPLE with its call stack (ips[0..nr_kernel) kernel frames, then
+ * user frames, each part leaf first, the sampled ip not included; see struct
+ * trace_stack).  The writer interns stacks per chunk: a STACK record is
+ * written on the stack's first use in the open chunk, and s->stack is
+ * ignored (set from the interned id).  nr == 0 writes a SAMPLE without a
+ * stack.  A USTACK for this sample may follow (trace_write_ustack): the
+ * chunk is not closed between the two.  -EINVAL for nr over
+ * PMIPROF_MAX_STACK or nr_kernel > nr.
+ */
+int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *s,
+			     const uint64_t *ips, uint32_t nr, uint32_t nr_kernel);
+/*
+ * 1.3: user registers and stack bytes of the sample just written, which
+ * must have been written by trace_write_sample_stack() (-EINVAL otherwise,
+ * and for nr_regs != popcount(regs_mask), over PMIPROF_MAX_UREGS registers
+ * or PMIPROF_MAX_USTACK bytes).
+ */
+int trace_write_ustack(struct trace_writer *w, const struct trace_ustack *u);
 int trace_write_finish(struct trace_writer *w, const struct trace_finish *f);
 /*
  * Raw record of a type this library does not know (tests, forward
@@ -502,5 +525,6 @@ const char *trace_record_name(uint32_t type);
 const char *trace_lost_reason_name(uint32_t reason);
 const char *trace_mode_name(uint32_t mode);
 const char *trace_backend_name(uint32_t backend);
+const char *trace_call_graph_name(uint32_t mode);	/* "no", "fp", "dwarf" */
 
 #endif /* PMIPROF_TRACE_H */

@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for the trace reader: open the input as a trace, read
  * every record and touch every field a consumer would (strings, callchain
- * ips, counts by header event), once with CRC checks and once without so
+ * and stack ips, user stack bytes and registers, counts by header event), once with CRC checks and once without so
  * that mutations reach the record decoders behind the CRCs.  Built and run
  * by tests/fuzz/run with -fsanitize=fuzzer,address,undefined.
  */
@@ -34,7 +34,21 @@ static uint64_t consume(const struct trace_header *h, const struct trace_record 
 			__builtin_trap();	/* the reader promised this bound */
 		for (i = 0; i < rec->sample.nr; i++)
 			acc += rec->sample.counts[i] + strlen(h->events[i].name);
-		return acc + rec->sample.ip + rec->sample.time;
+		return acc + rec->sample.ip + rec->sample.time + rec->sample.stack;
+	case PMIPROF_REC_STACK:
+		if (rec->stack.nr > PMIPROF_MAX_STACK || rec->stack.nr_kernel > rec->stack.nr)
+			__builtin_trap();
+		for (i = 0; i < rec->stack.nr; i++)
+			acc += rec->stack.ips[i];
+		return acc + rec->stack.id;
+	case PMIPROF_REC_USTACK:
+		if (rec->ustack.nr_regs > PMIPROF_MAX_UREGS || rec->ustack.size > PMIPROF_MAX_USTACK)
+			__builtin_trap();
+		for (i = 0; i < rec->ustack.nr_regs; i++)
+			acc += rec->ustack.regs[i];
+		for (i = 0; i < rec->ustack.size; i++)
+			acc += rec->ustack.data[i];
+		return acc + rec->ustack.abi;
 	case PMIPROF_REC_MMAP:
 		return strlen(rec->mmap.path) + rec->mmap.build_id[rec->mmap.build_id_len ?
 								    rec->mmap.build_id_len - 1 : 0];

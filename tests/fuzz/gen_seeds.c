@@ -55,12 +55,51 @@ static int every_type(const char *dir, int level)
 		struct trace_callchain cc = { 4, ips };
 		struct trace_finish f = { i, 1, -2, 8, 3 };
 
+		uint64_t regs[3] = { 0x7ffc1000 + i, 0x7ffc0f00 + i, 0x401000 };
+		uint8_t data[24] = { 1, 2, 3, (uint8_t)i };
+		struct trace_ustack u = { 2, 3, 0x1c0, regs, (uint32_t)(i % 3) * 8, data };
+
 		tgen_stream_sample(9, i, &s);
 		err = trace_write_sample(w, &s) || trace_write_callchain(w, &cc) ||
+		      trace_write_sample_stack(w, &s, ips, i % 4, i % 2) ||
+		      trace_write_ustack(w, &u) ||
 		      trace_write_mmap(w, &m) || trace_write_comm(w, &c) ||
 		      trace_write_fork(w, &t) || trace_write_exit(w, &t) ||
 		      trace_write_lost(w, &l) || trace_write_mark(w, &mk) ||
 		      trace_write_raw(w, 99, "xyz", 3) || trace_write_finish(w, &f);
+	}
+	return trace_writer_close(w) || err;
+}
+
+/* fp- and dwarf-like streams: interned stacks across small chunks, USTACKs */
+static int stacks(const char *dir, int level)
+{
+	static const uint64_t pool[6] = {
+		0xffffffff81001000ull, 0x401100, 0x401200, 0x401300, 0x7f0000001000ull, 0x401400,
+	};
+	static uint8_t data[512];
+	struct trace_writer_opts o = { level, 512 };
+	uint64_t regs[24] = { 0 };
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_sample s;
+	char path[4096];
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/stacks-l%d.pmiprof", dir, level);
+	tgen_header(&h);
+	h.call_graph = PMIPROF_CALL_GRAPH_DWARF;
+	h.call_graph_dump_size = 512;
+	if (trace_writer_open(&w, path, &h, &o))
+		return 1;
+	for (unsigned int i = 0; i < 300 && !err; i++) {
+		struct trace_ustack u = { 2, 20, 0xff0fffull, regs, (i * 37) % sizeof(data), data };
+
+		data[i % sizeof(data)] = (uint8_t)i;
+		tgen_stream_sample(7, i, &s);
+		err = trace_write_sample_stack(w, &s, pool + i % 3, 1 + i % 4, i % 5 == 0);
+		if (!err && i % 2)
+			err = trace_write_ustack(w, &u);
 	}
 	return trace_writer_close(w) || err;
 }
@@ -71,7 +110,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: gen_seeds DIR\n");
 		return 2;
 	}
-	return stream(argv[1], "stream-l1.pmiprof", 1, 256, 200) |
+	return stacks(argv[1], 1) | stacks(argv[1], 0) |
+	       stream(argv[1], "stream-l1.pmiprof", 1, 256, 200) |
 	       stream(argv[1], "stream-l0.pmiprof", 0, 256, 100) |
 	       stream(argv[1], "stream-big.pmiprof", 1, 0, 20000) |
 	       every_type(argv[1], 0) | every_type(argv[1], 1);

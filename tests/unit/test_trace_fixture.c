@@ -124,6 +124,16 @@ static void check_sample(unsigned int i, const struct trace_sample *s)
 	assert_int_equal(s->counts[1], 1500000 + i * 17);
 	assert_int_equal(s->counts[2], 100 + (i * i) % 50);
 	assert_int_equal(s->counts[3], i % 4);
+	assert_int_equal(s->stack, 0);		/* before 1.3: never a stack */
+}
+
+/* check_sample() without its "no stack" assertion. */
+static void check_sample_v13(unsigned int i, const struct trace_sample *s)
+{
+	struct trace_sample t = *s;
+
+	t.stack = 0;
+	check_sample(i, &t);
 }
 
 static void check_records(struct trace_reader *r)
@@ -227,6 +237,137 @@ static void fixture_records_decode_to_frozen_values(void **state)
 	assert_int_equal(trace_reader_stats(r)->chunks_ok, 4);
 	assert_int_equal(diags, 0);
 	trace_reader_close(r);
+}
+
+/* A file written by the 1.2 writer (before stacks) reads unchanged. */
+static void fixture_v12_still_reads(void **state)
+{
+	struct trace_reader *r;
+
+	(void)state;
+	diags = 0;
+	assert_int_equal(trace_reader_open(&r, fixture("v12-basic.pmiprof"), save_diag, NULL), 0);
+	assert_int_equal(trace_reader_header(r)->version_minor, 2);
+	assert_int_equal(trace_reader_header(r)->call_graph, PMIPROF_CALL_GRAPH_NONE);
+	check_records(r);
+	assert_int_equal(diags, 0);
+	trace_reader_close(r);
+}
+
+/* ---- 1.3: stacks ---- */
+
+/* The stacks of the v13 fixture, restated independently of the generator. */
+static const uint64_t v13_a[3] = { 0x401234, 0x401456, 0x7f0000021c87ull };
+static const uint64_t v13_b[4] = {
+	0xffffffff81001234ull, 0xffffffff81005678ull, 0x401100, 0x401456,
+};
+
+static void check_v13_records(struct trace_reader *r)
+{
+	const struct trace_header *h = trace_reader_header(r);
+	uint64_t frames[8][8];
+	uint32_t nr[8], nr_kernel[8], defined = 0, seq = UINT32_MAX;
+	unsigned int i = 0, stacks = 0, ustacks = 0;
+	struct trace_record rec;
+	bool last_sample = false;
+
+	assert_int_equal(h->version_minor, 3);
+	assert_int_equal(h->call_graph, PMIPROF_CALL_GRAPH_FP);
+	assert_int_equal(h->call_graph_max_stack, 127);
+	assert_int_equal(h->call_graph_dump_size, 0);
+	assert_int_equal(h->call_graph_flags, 3);
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_COMM);
+	while (trace_reader_next(r, &rec) == 1 && rec.type != PMIPROF_REC_FINISH) {
+		if (rec.chunk_seq != seq) {	/* ids are chunk-local */
+			seq = rec.chunk_seq;
+			defined = 0;
+		}
+		switch (rec.type) {
+		case PMIPROF_REC_STACK:
+			assert_int_equal(rec.stack.id, defined);	/* dense from 0 */
+			assert_true(defined < 8 && rec.stack.nr <= 8);
+			memcpy(frames[defined], rec.stack.ips, rec.stack.nr * 8);
+			nr[defined] = rec.stack.nr;
+			nr_kernel[defined++] = rec.stack.nr_kernel;
+			stacks++;
+			last_sample = false;
+			break;
+		case PMIPROF_REC_SAMPLE: {
+			unsigned int kind = i % 5 == 4 ? 0 : i % 2 ? 2 : 1;
+			uint32_t id = rec.sample.stack - 1;
+
+			check_sample_v13(i, &rec.sample);
+			if (!kind) {
+				assert_int_equal(rec.sample.stack, 0);
+			} else {
+				assert_true(rec.sample.stack >= 1 && id < defined);
+				assert_int_equal(nr[id], kind == 1 ? 3 : 4);
+				assert_int_equal(nr_kernel[id], kind == 1 ? 0 : 2);
+				assert_memory_equal(frames[id], kind == 1 ? v13_a : v13_b, nr[id] * 8);
+			}
+			i++;
+			last_sample = true;
+			break;
+		}
+		case PMIPROF_REC_USTACK: {
+			unsigned int j = i - 1, k;
+
+			assert_true(last_sample);		/* right after its sample */
+			assert_true(j % 3 == 0 && j % 5 != 4);
+			assert_int_equal(rec.ustack.abi, 2);
+			assert_int_equal(rec.ustack.regs_mask, 0x1c0);
+			assert_int_equal(rec.ustack.nr_regs, 3);
+			assert_int_equal(rec.ustack.regs[0], 0x7ffc0000f000ull + j * 16);
+			assert_int_equal(rec.ustack.regs[1], 0x7ffc0000efc0ull + j * 16);
+			assert_int_equal(rec.ustack.regs[2], 0x401000 + (j % 5) * 0x40);
+			assert_int_equal(rec.ustack.size, 16);
+			for (k = 0; k < 16; k++)
+				assert_int_equal(rec.ustack.data[k], (uint8_t)(j + k));
+			ustacks++;
+			last_sample = false;
+			break;
+		}
+		default:
+			fail_msg("unexpected record type %u", rec.type);
+		}
+	}
+	assert_int_equal(rec.type, PMIPROF_REC_FINISH);
+	assert_int_equal(i, 40);
+	assert_int_equal(ustacks, 11);	/* i = 0, 3, ... 39 but 9, 24, 39 (i % 5 == 4) */
+	/* each chunk defines what it uses: more STACKs than the 2 distinct stacks */
+	assert_true(stacks > 2);
+	assert_int_equal(trace_reader_next(r, &rec), 0);
+	assert_int_equal(trace_reader_stats(r)->chunks_bad, 0);
+	assert_true(trace_reader_stats(r)->chunks_ok > 3);
+}
+
+static void fixture_v13_stacks_decode_to_frozen_values(void **state)
+{
+	struct trace_reader *r;
+
+	(void)state;
+	diags = 0;
+	assert_int_equal(trace_reader_open(&r, fixture("v13-stacks.pmiprof"), save_diag, NULL), 0);
+	check_v13_records(r);
+	assert_int_equal(diags, 0);
+	trace_reader_close(r);
+}
+
+static void current_writer_matches_the_v13_fixture(void **state)
+{
+	char path[] = "/tmp/pmiprof-fixture13.XXXXXX";
+	struct trace_reader *r;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(tgen_write_stacks(path), 0);
+	assert_int_equal(trace_reader_open(&r, path, NULL, NULL), 0);
+	check_v13_records(r);
+	trace_reader_close(r);
+	unlink(path);
 }
 
 /* Today's writer still produces what the frozen reader expectations describe. */
@@ -338,6 +479,11 @@ static int regenerate(const char *dir)
 	tmp[40] ^= 0x10;
 	err |= put_file(dir, "bad-header-crc.pmiprof", tmp, 32 + hsize);
 	err |= put_file(dir, "short.pmiprof", "PMIPR", 5);
+	snprintf(path, sizeof(path), "%s/v13-stacks.pmiprof", dir);
+	if (tgen_write_stacks(path)) {
+		fprintf(stderr, "cannot write %s\n", path);
+		err = 1;
+	}
 	err |= put_file(dir, "empty.pmiprof", "", 0);
 	return err;
 }
@@ -349,6 +495,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(fixture_header_decodes_to_frozen_values),
 		cmocka_unit_test(fixture_records_decode_to_frozen_values),
 		cmocka_unit_test(current_writer_matches_the_fixture),
+		cmocka_unit_test(fixture_v12_still_reads),
+		cmocka_unit_test(fixture_v13_stacks_decode_to_frozen_values),
+		cmocka_unit_test(current_writer_matches_the_v13_fixture),
 		cmocka_unit_test(corrupt_fixtures_give_exact_errors),
 	};
 	const char *top = getenv("PMIPROF_TOP");

@@ -154,3 +154,62 @@ void tgen_stream_sample(uint64_t seed, uint64_t i, struct trace_sample *s)
 	s->counts[2] = 200 + phase * 900 + (r >> 37 & 0x3f);	/* cache misses */
 	s->counts[3] = 50 + (r >> 43 & 0x1f);			/* branch misses */
 }
+
+int tgen_write_stacks(const char *path)
+{
+	/* A: user only; B: two kernel frames, then user frames */
+	static const uint64_t a[3] = { 0x401234, 0x401456, 0x7f0000021c87ull };
+	static const uint64_t b[4] = {
+		0xffffffff81001234ull, 0xffffffff81005678ull, 0x401100, 0x401456,
+	};
+	struct trace_writer_opts o = { .level = 1, .chunk_size = TGEN_STACKS_CHUNK_SIZE };
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_sample s;
+	unsigned int i, k;
+	int err, cerr;
+
+	tgen_header(&h);
+	h.call_graph = PMIPROF_CALL_GRAPH_FP;
+	h.call_graph_max_stack = 127;
+	h.call_graph_flags = PMIPROF_CALL_GRAPH_F_KERNEL | PMIPROF_CALL_GRAPH_F_LEAF_WORDS;
+	err = trace_writer_open(&w, path, &h, &o);
+	if (err)
+		return err;
+	{
+		struct trace_comm c = { 999000000, 100, 100, PMIPROF_COMM_F_EXEC, "workload" };
+
+		err = trace_write_comm(w, &c);
+	}
+	for (i = 0; i < TGEN_STACKS_SAMPLES && !err; i++) {
+		unsigned int kind = i % 5 == 4 ? 0 : i % 2 ? 2 : 1;
+
+		tgen_basic_sample(i, &s);
+		if (kind == 1)
+			err = trace_write_sample_stack(w, &s, a, 3, 0);
+		else if (kind == 2)
+			err = trace_write_sample_stack(w, &s, b, 4, 2);
+		else
+			err = trace_write_sample_stack(w, &s, NULL, 0, 0);
+		if (!err && kind && i % 3 == 0) {
+			uint64_t regs[3] = { 0x7ffc0000f000ull + i * 16, 0x7ffc0000efc0ull + i * 16,
+					     s.ip };	/* bp, sp, ip */
+			uint8_t data[16];
+			struct trace_ustack u = {
+				.abi = 2, .nr_regs = 3, .regs_mask = 0x1c0, .regs = regs,
+				.size = sizeof(data), .data = data,
+			};
+
+			for (k = 0; k < sizeof(data); k++)
+				data[k] = (uint8_t)(i + k);
+			err = trace_write_ustack(w, &u);
+		}
+	}
+	if (!err) {
+		struct trace_finish fin = { 1100000100, 0, 0, TGEN_STACKS_SAMPLES, 0 };
+
+		err = trace_write_finish(w, &fin);
+	}
+	cerr = trace_writer_close(w);
+	return err ? err : cerr;
+}

@@ -31,4 +31,14 @@ int tgen_write_basic(const char *path);
  */
 void tgen_stream_sample(uint64_t seed, uint64_t i, struct trace_sample *s);
 
+/*
+ * 1.3 stacks trace (source of tests/fixtures/v13-stacks.pmiprof): the basic
+ * header with an fp call graph, TGEN_STACKS_SAMPLES samples of
+ * tgen_basic_sample(), each with stack kind i % 5 == 4 ? none : i % 2 ? B : A,
+ * a USTACK after every sample with a stack and i % 3 == 0, small chunks.
+ */
+#define TGEN_STACKS_SAMPLES	40
+#define TGEN_STACKS_CHUNK_SIZE	200
+int tgen_write_stacks(const char *path);
+
 #endif /* PMIPROF_TESTS_TRACE_GEN_H */
