@@ -77,6 +77,10 @@ struct record_opts {
 	bool quiet;			/* -q */
 	int compression_level;		/* -z: zlib level 0..9, -1 = writer default */
 	bool counting;			/* stat: count only, no samples */
+	uint32_t call_graph;		/* -g/--call-graph: PMIPROF_CALL_GRAPH_* */
+	uint32_t call_graph_dump_size;	/* dwarf: user stack bytes per sample */
+	uint32_t max_stack;		/* --max-stack: frames per stack */
+	bool max_stack_given;
 	/* Debug knob: behave as on a kernel < 6.12 (PMIPROF_FORCE_NO_INHERIT_READ=1). */
 	bool force_no_inherit_read;
 };
@@ -90,6 +94,7 @@ struct record_stats {
 	uint64_t filtered;		/* samples of other processes dropped (fallback) */
 	uint64_t side_band;		/* MMAP/COMM/FORK/EXIT records written */
 	uint64_t wakeups;		/* drain() calls that found data */
+	uint64_t stacks;		/* samples written with a call stack or user stack */
 };
 
 struct record_session {

@@ -90,6 +90,12 @@ static int module_probe(const struct record_opts *o, char *why, size_t why_len)
 	struct pmiprof_info info;
 	int fd;
 
+	if (o->call_graph) {
+		snprintf(why, why_len, "call stacks (-g/--call-graph) are not supported by the "
+			 "module backend yet: its stack walk needs a later pmiprof.ko; use "
+			 "--backend perf");
+		return -EOPNOTSUPP;
+	}
 	if (o->counting) {
 		snprintf(why, why_len,
 			 "counting (pmiprof stat) is not supported by pmiprof.ko yet");

@@ -80,7 +80,19 @@ struct perf_state {
 	bool final;			/* disabled: the next drain takes everything */
 	size_t page_size;
 	unsigned int pages;		/* ring data pages per CPU */
+	uint32_t call_graph;		/* PMIPROF_CALL_GRAPH_* */
+	uint32_t dump_size;		/* user stack bytes per sample (dwarf; fp: leaf words) */
+	uint32_t max_stack;
 };
+
+/*
+ * perf's user register set for --call-graph dwarf on x86-64 (PERF_REGS_MASK
+ * in tools/perf/arch/x86/include/perf_regs.h): every PERF_REG_X86_* below
+ * PERF_REG_X86_64_MAX except the segment registers ds, es, fs, gs.
+ */
+#define DWARF_REGS_MASK		0xff0fffull
+/* fp leaf fix-up: bp, sp, ip */
+#define LEAF_REGS_MASK		((1ull << 6) | (1ull << 7) | (1ull << 8))
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
 			       unsigned long flags)
@@ -230,6 +242,25 @@ static void build_attr(const struct perf_state *ps, const struct pm_event *ev, b
 	} else {
 		a->sample_period = ps->period;
 	}
+	/*
+	 * Call stacks as perf sets them (evsel__config_callchain): the kernel's
+	 * callchain with sample_max_stack; fp adds the user regs and top words
+	 * of the user stack for the leaf fix-up, dwarf the full user register
+	 * set and SIZE stack bytes with the user part of the callchain off.
+	 */
+	if (ps->call_graph) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER;
+		a->sample_max_stack = (uint16_t)ps->max_stack;
+		a->sample_stack_user = ps->dump_size;
+		a->exclude_callchain_kernel = ps->exclude_kernel;
+		if (ps->call_graph == PMIPROF_CALL_GRAPH_DWARF) {
+			a->sample_regs_user = DWARF_REGS_MASK;
+			a->exclude_callchain_user = 1;
+		} else {
+			a->sample_regs_user = LEAF_REGS_MASK;
+		}
+	}
 	/* Wake the recorder when a quarter of the ring is used: few wakeups. */
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(ps->pages * ps->page_size / 4);
@@ -249,7 +280,13 @@ static void build_side_band_attr(const struct perf_state *ps, bool enable_on_exe
 	struct pm_event dummy = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY };
 
 	build_attr(ps, &dummy, true, true, enable_on_exec, true, a);
-	a->sample_type &= ~(uint64_t)PERF_SAMPLE_READ;
+	a->sample_type &= ~(uint64_t)(PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |
+				      PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	a->sample_regs_user = 0;
+	a->sample_stack_user = 0;
+	a->sample_max_stack = 0;
+	a->exclude_callchain_user = 0;
+	a->exclude_callchain_kernel = 0;
 	a->read_format = 0;
 	a->freq = 0;
 	a->sample_period = 0;
@@ -696,6 +733,15 @@ static void fill_header(struct record_session *s, struct perf_state *ps)
 		h->flags |= PMIPROF_TRACE_F_NO_INHERIT_READ;
 	if (!ps->exclude_kernel)
 		h->flags |= PMIPROF_TRACE_F_KERNEL_IPS;
+	h->call_graph = ps->call_graph;
+	if (ps->call_graph) {
+		h->call_graph_max_stack = ps->max_stack;
+		h->call_graph_dump_size = ps->call_graph == PMIPROF_CALL_GRAPH_DWARF ?
+					  ps->dump_size : 0;
+		h->call_graph_flags = ps->exclude_kernel ? 0 : PMIPROF_CALL_GRAPH_F_KERNEL;
+		if (ps->call_graph == PMIPROF_CALL_GRAPH_FP)
+			h->call_graph_flags |= PMIPROF_CALL_GRAPH_F_LEAF_WORDS;
+	}
 	if (hw) {
 		char name[64] = "";
 		FILE *f = fopen("/sys/bus/event_source/devices/cpu/caps/pmu_name", "r");
@@ -734,6 +780,39 @@ static int open_cpus(struct perf_state *ps)
 	return 0;
 }
 
+/*
+ * Call-graph settings: --max-stack within kernel.perf_event_max_stack (which
+ * perf_event_open enforces with EOVERFLOW), and a ring big enough for dwarf
+ * samples of SIZE bytes each when -m was not given.
+ */
+static int setup_call_graph(struct record_session *s, struct perf_state *ps,
+			    unsigned int *pages)
+{
+	const struct record_opts *o = s->opts;
+	int kmax = RECORD_DEFAULT_MAX_STACK;
+
+	ps->call_graph = o->call_graph;
+	if (!ps->call_graph)
+		return 0;
+	ps->max_stack = o->max_stack;
+	if (!read_int_file("/proc/sys/kernel/perf_event_max_stack", &kmax) && kmax > 0 &&
+	    ps->max_stack > (uint32_t)kmax) {
+		if (o->max_stack_given) {
+			pm_err("--max-stack %u exceeds kernel.perf_event_max_stack (%d): lower it or "
+			       "'sysctl kernel.perf_event_max_stack=%u'", ps->max_stack, kmax,
+			       ps->max_stack);
+			return -EINVAL;
+		}
+		ps->max_stack = (uint32_t)kmax;
+	}
+	ps->dump_size = ps->call_graph == PMIPROF_CALL_GRAPH_DWARF ? o->call_graph_dump_size :
+			RECORD_LEAF_WORDS_SIZE;
+	/* 8 KiB per sample fills a 1 MiB ring in ~100 samples: give dwarf 8 MiB */
+	if (ps->call_graph == PMIPROF_CALL_GRAPH_DWARF && !o->mmap_pages && !geteuid())
+		*pages = 2048;
+	return 0;
+}
+
 static int perf_open(struct record_session *s)
 {
 	const struct record_opts *o = s->opts;
@@ -748,6 +827,9 @@ static int perf_open(struct record_session *s)
 		return -ENOMEM;
 	s->priv = ps;
 	ps->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	ret = setup_call_graph(s, ps, &pages);
+	if (ret)
+		return ret;
 	ps->pages = pages;
 	ps->build_id = true;
 	ret = open_cpus(ps);
@@ -828,6 +910,10 @@ static int perf_open(struct record_session *s)
 	ps->dec.filter = ps->filter;
 	ps->dec.time_based = ps->time_based;
 	ps->dec.trigger = ps->trigger;
+	ps->dec.call_graph = ps->call_graph;
+	ps->dec.regs_mask = !ps->call_graph ? 0 :
+			    ps->call_graph == PMIPROF_CALL_GRAPH_DWARF ? DWARF_REGS_MASK :
+			    LEAF_REGS_MASK;
 	/* cpu-clock at F Hz is an hrtimer with a fixed period of 1e9/F ns */
 	ps->dec.trigger_period = !ps->freq ? ps->period :
 				 ps->time_based ? 1000000000ull / ps->freq : 0;

@@ -21,7 +21,8 @@ const char cmd_record_help[] =
 "\n"
 "SYNOPSIS\n"
 "    pmiprof record [-e EVENTS] [-c PERIOD | -F HZ] [-o FILE] [--backend B] [-q]\n"
-"                   [-m PAGES] [-z LEVEL] -- COMMAND [ARGS...]\n"
+"                   [-m PAGES] [-z LEVEL] [-g | --call-graph MODE] [--max-stack N]\n"
+"                   -- COMMAND [ARGS...]\n"
 "    pmiprof record [options] -p PID[,PID...]\n"
 "    pmiprof record [options] -a [-- COMMAND [ARGS...]]\n"
 "\n"
@@ -87,6 +88,22 @@ const char cmd_record_help[] =
 "    -z, --compression-level N\n"
 "        zlib level of the trace chunks, 0 (stored: fastest to write and to\n"
 "        report, but larger) to 9; default 1.\n"
+"    -g\n"
+"        Record call stacks: the same as --call-graph fp.\n"
+"    --call-graph fp|dwarf[,SIZE]|no\n"
+"        Record the call stack of every sample, as perf does (perf backend only).\n"
+"        fp walks the frame-pointer chain (user and, where permitted, kernel\n"
+"        frames) and also copies the top 64 bytes of the user stack, so that\n"
+"        'pmiprof report' can restore the caller of a leaf function compiled\n"
+"        without frame setup.  dwarf copies the user registers and SIZE bytes of\n"
+"        user stack (default 8192, rounded up to a multiple of 8, at most 65528)\n"
+"        for the report to unwind with the binaries' CFI: works without frame\n"
+"        pointers, costs more bytes per sample.  no (the default) records none.\n"
+"        Stacks are stored once per trace chunk and referred to by each sample\n"
+"        (docs/trace-format.md).\n"
+"    --max-stack N\n"
+"        At most N frames per stack (default 127, at most\n"
+"        kernel.perf_event_max_stack).\n"
 "    -q, --quiet\n"
 "        No notices, progress or summary; errors are still printed.\n"
 "    -h, --help\n"
@@ -104,6 +121,8 @@ const char cmd_record_help[] =
 "    pmiprof record -e instructions,cycles,LLC-load-misses -c 1M -o app.data -- ./app\n"
 "    pmiprof record -e cpu-clock,page-faults -F 1000 -p 1234\n"
 "    pmiprof record -e cycles,instructions:T -c 10M -a -- sleep 5\n"
+"    pmiprof record -g -- ./app\n"
+"    pmiprof record --call-graph dwarf,16384 -- ./app\n"
 "\n"
 "EXIT STATUS\n"
 "    The workload's exit status; 128+N when it was killed by signal N (also\n"
@@ -111,7 +130,7 @@ const char cmd_record_help[] =
 "    keeps every complete chunk), 2 for usage errors.  With -p or -a and no\n"
 "    command: 0 on success.\n";
 
-enum { OPT_BACKEND = 256 };
+enum { OPT_BACKEND = 256, OPT_CALL_GRAPH, OPT_MAX_STACK };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -123,6 +142,8 @@ static const struct option long_opts[] = {
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "mmap-pages", required_argument, NULL, 'm' },
 	{ "compression-level", required_argument, NULL, 'z' },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -156,7 +177,7 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 	o->compression_level = -1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:o:p:am:z:qh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:c:F:o:p:am:z:gqh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			events = optarg;
@@ -210,6 +231,24 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 			o->compression_level = (int)v;
 			break;
 		}
+		case 'g':
+			o->call_graph = PMIPROF_CALL_GRAPH_FP;
+			o->call_graph_dump_size = 0;
+			break;
+		case OPT_CALL_GRAPH:
+			if (record_parse_call_graph(o, optarg, err, sizeof(err)))
+				return pm_usage_error(cmd, "%s", err);
+			break;
+		case OPT_MAX_STACK: {
+			uint64_t v;
+
+			if (pm_parse_u64(optarg, 1, PMIPROF_MAX_STACK, &v))
+				return pm_usage_error(cmd, "invalid --max-stack '%s': valid is 1..%d "
+						      "(frames)", optarg, PMIPROF_MAX_STACK);
+			o->max_stack = (uint32_t)v;
+			o->max_stack_given = true;
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;
@@ -226,6 +265,11 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 		optind++;
 	if (optind < argc)
 		o->argv = argv + optind;
+	if (!o->max_stack)
+		o->max_stack = RECORD_DEFAULT_MAX_STACK;
+	if (strcmp(cmd, "record") && (o->call_graph || o->max_stack_given))
+		return pm_usage_error(cmd, "call stacks (-g, --call-graph, --max-stack) are "
+				      "for 'pmiprof record'");
 	if (o->period && o->freq_hz)
 		return pm_usage_error(cmd, "-c and -F are mutually exclusive");
 	if (o->system_wide && o->nr_pids)

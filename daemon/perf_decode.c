@@ -62,6 +62,114 @@ static void trailer(const struct perf_event_header *h, struct sample_id *id)
 		memset(id, 0, sizeof(*id));
 }
 
+uint32_t perf_callchain_split(const uint64_t *chain, uint64_t nr, uint64_t ip, uint64_t *out,
+			      uint32_t max, uint32_t *nr_kernel)
+{
+	uint64_t ctx = PERF_CONTEXT_USER, i;
+	uint32_t nk = 0, nu = 0;
+	bool first = true;
+
+	/* two passes keep kernel frames ahead of user frames whatever the order */
+	for (i = 0; i < nr; i++) {
+		uint64_t v = chain[i];
+
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = v;
+			continue;
+		}
+		if (first) {
+			first = false;
+			if (v == ip)
+				continue;	/* the sample's own ip: the contract leaves it out */
+		}
+		if (ctx == PERF_CONTEXT_KERNEL && nk < max)
+			out[nk++] = v;
+	}
+	first = true;
+	ctx = PERF_CONTEXT_USER;
+	for (i = 0; i < nr; i++) {
+		uint64_t v = chain[i];
+
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = v;
+			continue;
+		}
+		if (first) {
+			first = false;
+			if (v == ip)
+				continue;
+		}
+		if (ctx == PERF_CONTEXT_USER && nk + nu < max)
+			out[nk + nu++] = v;
+	}
+	/* guest and hypervisor contexts are left out */
+	*nr_kernel = nk;
+	return nk + nu;
+}
+
+/*
+ * The call-graph part of a sample after READ: CALLCHAIN {nr, ips}, REGS_USER
+ * {abi, regs}, STACK_USER {size, data, dyn_size}; p[0..n) is what is left of
+ * the record.  Writes the SAMPLE with its stack and, when there is user
+ * state, its USTACK.
+ */
+static int write_with_stack(struct perf_decoder *d, struct trace_writer *w,
+			    const struct trace_sample *ts, const uint64_t *p, uint64_t n)
+{
+	uint64_t ips[PMIPROF_MAX_STACK], cnr, abi, size = 0, dyn = 0;
+	struct trace_ustack u = { 0 };
+	uint32_t nr, nr_kernel = 0, nregs = (uint32_t)__builtin_popcountll(d->regs_mask);
+	const uint64_t *chain, *regs = NULL;
+	const uint8_t *data = NULL;
+	uint64_t q = 0;
+	int ret;
+
+	if (n < 1 || p[0] > n - 1)
+		return 0;		/* malformed: skipped */
+	cnr = p[0];
+	chain = p + 1;
+	q = 1 + cnr;
+	if (q >= n)
+		return 0;
+	abi = p[q++];
+	if (abi) {
+		if (n - q < nregs)
+			return 0;
+		regs = p + q;
+		q += nregs;
+	}
+	if (q >= n)
+		return 0;
+	size = p[q++];
+	if (size) {
+		if (size % 8 || (n - q) < size / 8 + 1)
+			return 0;
+		data = (const uint8_t *)(p + q);
+		q += size / 8;
+		dyn = p[q++];
+		if (dyn > size)
+			dyn = size;
+	}
+	nr = perf_callchain_split(chain, cnr, ts->ip, ips, PMIPROF_MAX_STACK, &nr_kernel);
+	ret = trace_write_sample_stack(w, ts, ips, nr, nr_kernel);
+	if (ret)
+		return ret;
+	d->stats->samples++;
+	if (nr || abi || dyn)
+		d->stats->stacks++;
+	if (!abi && !dyn)
+		return 0;		/* a kernel thread: no user state */
+	u.abi = (uint32_t)abi;
+	if (abi) {
+		u.regs_mask = d->regs_mask;
+		u.nr_regs = nregs;
+		u.regs = regs;
+	}
+	u.size = (uint32_t)dyn;
+	u.data = data;
+	return trace_write_ustack(w, &u);
+}
+
 static int do_sample(struct perf_decoder *d, struct trace_writer *w,
 		     const struct perf_event_header *h)
 {
@@ -125,6 +233,9 @@ static int do_sample(struct perf_decoder *d, struct trace_writer *w,
 		ts.flags |= PMIPROF_SAMPLE_F_AFTER_LOSS;
 		d->stats->after_loss++;
 	}
+	if (d->call_graph)
+		return write_with_stack(d, w, &ts, p + 7 + nr,
+					(h->size - sizeof(*h)) / 8 - (7 + nr));
 	ret = trace_write_sample(w, &ts);
 	if (!ret)
 		d->stats->samples++;

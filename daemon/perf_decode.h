@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * perf ring records -> trace records.  SAMPLE (PERF_SAMPLE_READ group
- * totals) becomes a window of per-event deltas; MMAP2/COMM/FORK/EXIT become
+ * totals) becomes a window of per-event deltas, with its call stack (STACK,
+ * USTACK) when call graphs are recorded; MMAP2/COMM/FORK/EXIT become
  * side-band; LOST, LOST_SAMPLES and THROTTLE/UNTHROTTLE become LOST records
  * and bump the loss generation of their CPU, so the next window of every
  * thread/CPU instance on it is flagged AFTER_LOSS (its delta spans periods
@@ -31,6 +32,9 @@ struct perf_decoder {
 	bool time_based;
 	unsigned int trigger;		/* header index of the sampling event */
 	uint64_t trigger_period;	/* its events per window when fixed, else 0 */
+	uint32_t call_graph;		/* PMIPROF_CALL_GRAPH_*: samples carry CALLCHAIN,
+					 * REGS_USER and STACK_USER */
+	uint64_t regs_mask;		/* sample_regs_user */
 	struct window_deltas deltas;
 	struct pid_set pids;		/* filter: the workload's processes */
 	struct perf_cpu_loss *cpus;	/* indexed by CPU number */
@@ -50,6 +54,15 @@ void perf_decoder_free(struct perf_decoder *d);
  */
 int perf_decode_record(struct perf_decoder *d, int ring_cpu, struct trace_writer *w,
 		       const struct perf_event_header *h);
+
+/*
+ * perf's callchain of a sample (PERF_CONTEXT_* markers and all) -> the STACK
+ * contract: kernel frames then user frames into out (at most max), the
+ * first entry dropped when it is the sampled ip.  Returns the frame count;
+ * *nr_kernel the kernel part.
+ */
+uint32_t perf_callchain_split(const uint64_t *chain, uint64_t nr, uint64_t ip, uint64_t *out,
+			      uint32_t max, uint32_t *nr_kernel);
 
 /* A FORK seen ahead of its turn (fallback pre-scan): follow pid if ppid is followed. */
 void perf_decode_learn_fork(struct perf_decoder *d, uint32_t pid, uint32_t ppid);

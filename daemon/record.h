@@ -29,6 +29,23 @@ uint64_t record_max_sample_rate(void);
  */
 int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t err_len);
 
+/* perf's defaults and limits for -g/--call-graph/--max-stack */
+#define RECORD_DEFAULT_DUMP_SIZE	8192	/* --call-graph dwarf */
+#define RECORD_MAX_DUMP_SIZE		65528	/* round_down(USHRT_MAX, 8) */
+#define RECORD_DEFAULT_MAX_STACK	127	/* kernel.perf_event_max_stack default */
+/*
+ * fp mode: user stack bytes copied at SP with every sample, so the report can
+ * restore the caller of a leaf function that has no frame (docs/record.md).
+ */
+#define RECORD_LEAF_WORDS_SIZE		64
+
+/*
+ * Parse a --call-graph value as perf does: "fp[,MAX_STACK]", "dwarf[,SIZE]"
+ * (SIZE rounded up to a multiple of 8, 8..65528, default 8192) or "no".
+ * 0 or -EINVAL with perf's message in err.
+ */
+int record_parse_call_graph(struct record_opts *o, const char *arg, char *err, size_t err_len);
+
 /*
  * Parse record's options (stat shares them).  Returns 0, -1 for -h/--help,
  * or the usage exit status after printing the error.

@@ -376,6 +376,10 @@ static void summary(struct loop *l, uint64_t bytes)
 		(unsigned long long)l->s.stats.throttled, thr,
 		(double)(pm_now_ns() - l->t0) / 1e9, l->o->output, size, l->b->name, trig, rate,
 		h->flags & PMIPROF_TRACE_F_TIME_BASED ? " (time-based windows)" : "");
+	if (h->call_graph)
+		pm_info("call stacks (%s) recorded for %llu of %llu samples",
+			trace_call_graph_name(h->call_graph), (unsigned long long)l->s.stats.stacks,
+			(unsigned long long)l->s.stats.samples);
 	if (l->s.stats.after_loss)
 		pm_info("%llu window(s) follow a loss or throttling: flagged after-loss, their "
 			"counts span unrecorded periods (reports leave them out of per-window "
@@ -463,8 +467,20 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 		if (ret)
 			goto out_writer;
 	}
-	pm_info("recording with the %s backend%s", l.b->name,
-		o->argv ? "" : "; press Ctrl-C to stop");
+	{
+		const struct trace_header *h = &l.s.hdr;
+		char cg[96] = "";
+
+		if (h->call_graph == PMIPROF_CALL_GRAPH_DWARF)
+			snprintf(cg, sizeof(cg), ", call stacks: dwarf, %u bytes of user stack",
+				 h->call_graph_dump_size);
+		else if (h->call_graph)
+			snprintf(cg, sizeof(cg), ", call stacks: fp%s",
+				 h->call_graph_flags & PMIPROF_CALL_GRAPH_F_KERNEL ?
+				 " (user and kernel)" : " (user only)");
+		pm_info("recording with the %s backend%s%s", l.b->name, cg,
+			o->argv ? "" : "; press Ctrl-C to stop");
+	}
 
 	run_loop(&l);
 

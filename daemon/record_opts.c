@@ -112,3 +112,64 @@ int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t
 	}
 	return 0;
 }
+
+/* perf's wording (tools/perf/util/callchain.c), so habits and scripts carry over */
+int record_parse_call_graph(struct record_opts *o, const char *arg, char *err, size_t err_len)
+{
+	const char *comma = strchr(arg, ',');
+	size_t name_len = comma ? (size_t)(comma - arg) : strlen(arg);
+	const char *tok = comma ? comma + 1 : NULL;
+	char *end;
+
+	if (tok && strchr(tok, ',')) {
+		snprintf(err, err_len, "callchain: Unknown --call-graph option value: %s", arg);
+		return -EINVAL;
+	}
+	if (name_len == 2 && !strncmp(arg, "fp", 2)) {
+		o->call_graph = PMIPROF_CALL_GRAPH_FP;
+		o->call_graph_dump_size = 0;
+		if (tok) {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(tok, &end, 0);
+			if (errno || *end || end == tok || !v || v > PMIPROF_MAX_STACK) {
+				snprintf(err, err_len, "callchain: Incorrect max stack (1..%d): %s",
+					 PMIPROF_MAX_STACK, tok);
+				return -EINVAL;
+			}
+			o->max_stack = (uint32_t)v;
+			o->max_stack_given = true;
+		}
+		return 0;
+	}
+	if (name_len == 5 && !strncmp(arg, "dwarf", 5)) {
+		unsigned long v = RECORD_DEFAULT_DUMP_SIZE;
+
+		if (tok) {
+			errno = 0;
+			v = strtoul(tok, &end, 0);
+			if (errno || *end || end == tok || v > RECORD_MAX_DUMP_SIZE ||
+			    !((v + 7) & ~7ul) || ((v + 7) & ~7ul) > RECORD_MAX_DUMP_SIZE) {
+				snprintf(err, err_len, "callchain: Incorrect stack dump size (max %d): %s",
+					 RECORD_MAX_DUMP_SIZE, tok);
+				return -EINVAL;
+			}
+			v = (v + 7) & ~7ul;
+		}
+		o->call_graph = PMIPROF_CALL_GRAPH_DWARF;
+		o->call_graph_dump_size = (uint32_t)v;
+		return 0;
+	}
+	if (!tok && !strcmp(arg, "no")) {
+		o->call_graph = PMIPROF_CALL_GRAPH_NONE;
+		o->call_graph_dump_size = 0;
+		return 0;
+	}
+	if (name_len == 3 && !strncmp(arg, "lbr", 3)) {
+		snprintf(err, err_len, "callchain: lbr is not supported by pmiprof (use fp or dwarf)");
+		return -EINVAL;
+	}
+	snprintf(err, err_len, "callchain: Unknown --call-graph option value: %s", arg);
+	return -EINVAL;
+}
