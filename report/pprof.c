@@ -162,6 +162,7 @@ struct pprof {
 	struct pprof_line *lines;
 	uint32_t nr_lines, cap_lines;
 	uint64_t nr_samples;
+	uint64_t main_mapping;		/* written with id 1 (ids swapped with it) */
 	int64_t label_unit;		/* "index" */
 };
 
@@ -305,6 +306,20 @@ int64_t pprof_mapping(struct pprof *p, uint32_t key, const char *file, const cha
 	return ++p->nr_maps;
 }
 
+void pprof_main_mapping(struct pprof *p, uint64_t mapping)
+{
+	if (mapping && mapping <= p->nr_maps)
+		p->main_mapping = mapping;
+}
+
+/* Mapping ids as written: pprof takes the first mapping for the main binary. */
+static uint64_t mapping_out(const struct pprof *p, uint64_t id)
+{
+	if (!p->main_mapping || !id)
+		return id;
+	return id == p->main_mapping ? 1 : id == 1 ? p->main_mapping : id;
+}
+
 int64_t pprof_function(struct pprof *p, const char *name, const char *system_name,
 		       const char *file)
 {
@@ -433,9 +448,11 @@ static int write_tables(struct pprof *p)
 	for (i = 0; i < p->nr_types; i++)
 		put_value_type(p, PROFILE_SAMPLE_TYPE, p->types[i]);
 	for (i = 0; i < p->nr_maps; i++) {
-		const struct pp_mapping *mp = &p->maps[i];
+		/* In id order, so that the main mapping, id 1, comes first. */
+		uint64_t id = i + 1;
+		const struct pp_mapping *mp = &p->maps[mapping_out(p, id) - 1];
 
-		pb_uint(m, MAPPING_ID, i + 1);
+		pb_uint(m, MAPPING_ID, id);
 		pb_uint(m, MAPPING_MEMORY_START, mp->start);
 		pb_uint(m, MAPPING_MEMORY_LIMIT, mp->limit);
 		pb_uint(m, MAPPING_FILE_OFFSET, 0);
@@ -454,7 +471,7 @@ static int write_tables(struct pprof *p)
 		const struct pp_location *l = &p->locs[i];
 
 		pb_uint(m, LOCATION_ID, i + 1);
-		pb_uint(m, LOCATION_MAPPING_ID, l->mapping);
+		pb_uint(m, LOCATION_MAPPING_ID, mapping_out(p, l->mapping));
 		pb_uint(m, LOCATION_ADDRESS, l->addr);
 		for (k = 0; k < l->nr_lines; k++) {
 			const struct pprof_line *ln = &p->lines[l->line0 + k];

@@ -47,6 +47,8 @@ int pprof_comment(struct pprof *p, const char *s);
  * Its address range grows to cover every location added in it.
  */
 int64_t pprof_mapping(struct pprof *p, uint32_t key, const char *file, const char *build_id);
+/* The mapping pprof shows as the profile's binary ("File:"): it is written first. */
+void pprof_main_mapping(struct pprof *p, uint64_t mapping);
 /* A function, deduplicated by (name, system_name, file). */
 int64_t pprof_function(struct pprof *p, const char *name, const char *system_name,
 		       const char *file);

@@ -261,8 +261,11 @@ struct pp_pass {
 	struct pprof *pp;
 	int64_t trunc_sym;
 	uint32_t nr_values;
-	/* Per stack id: its location ids (off, n into locs), 0 n = not made yet. */
-	struct { uint32_t off, n; } *stacks;
+	/* Per stack id: its location ids (off, n into locs), 0 n = not made yet, and
+	 * the mapping that may be the program's binary (main_candidate()). */
+	struct { uint32_t off, n, cand; } *stacks;
+	uint64_t *cand_samples;		/* per mapping id */
+	uint32_t nr_cand;
 	uint32_t nr_stacks;
 	uint64_t *locs;
 	uint32_t nr_locs, cap_locs;
@@ -295,10 +298,39 @@ static int64_t pp_mapping(struct pp_pass *pp, uint32_t dso)
 	char hex[41];
 
 	id = symbolizer_dso_build_id(pp->s->sy, dso, &len);
+	if (!len && !strcmp(d->name, "[kernel.kallsyms]")) {
+		id = pp->s->h->kernel_build_id;	/* the recording kernel's, from the header */
+		len = pp->s->h->kernel_build_id_len;
+	}
 	hex[0] = '\0';
 	if (len)
 		build_id_hex(hex, id, len > 20 ? 20 : len);
 	return pprof_mapping(pp->pp, dso, d->name, hex);
+}
+
+/*
+ * pprof calls the first mapping the profile's binary.  The program is the
+ * outermost user-space object of a stack that is not a shared library (nor
+ * a [pseudo] DSO): the mapping of the most samples by that rule goes first.
+ */
+static uint32_t main_candidate(struct pp_pass *pp, const struct cs_stack *st)
+{
+	uint32_t i = st->nr;
+
+	while (i-- > 0) {
+		const struct cs_frame *f = &st->frames[i];
+		const struct dso_info *d;
+
+		if (f->flags & (CS_F_KERNEL | CS_F_TRUNCATED))
+			continue;
+		d = symbolizer_dso_info(pp->s->sy, symbolizer_sym(pp->s->sy, f->sym)->dso);
+		if (d->name[0] != '[' && !strstr(d->short_name, ".so")) {
+			int64_t m = pp_mapping(pp, symbolizer_sym(pp->s->sy, f->sym)->dso);
+
+			return m > 0 ? (uint32_t)m : 0;
+		}
+	}
+	return 0;
 }
 
 /* Location of frames[0..n): inline frames first, the physical frame last. */
@@ -390,7 +422,19 @@ static int pp_stack(struct pp_pass *pp, uint32_t id, const uint64_t **locs, uint
 			pp->locs[pp->nr_locs++] = (uint64_t)loc;
 		}
 		pp->stacks[id].n = pp->nr_locs - pp->stacks[id].off;
+		pp->stacks[id].cand = main_candidate(pp, st);
+		if (pp->stacks[id].cand >= pp->nr_cand) {
+			uint32_t nc = pp->stacks[id].cand + 16;
+			uint64_t *ncs = realloc(pp->cand_samples, nc * sizeof(*ncs));
+
+			if (!ncs)
+				return -ENOMEM;
+			memset(ncs + pp->nr_cand, 0, (nc - pp->nr_cand) * sizeof(*ncs));
+			pp->cand_samples = ncs;
+			pp->nr_cand = nc;
+		}
 	}
+	pp->cand_samples[pp->stacks[id].cand]++;
 	*locs = pp->locs + pp->stacks[id].off;
 	*n = pp->stacks[id].n;
 	return 0;
@@ -480,9 +524,16 @@ int report_pprof(const struct session_opts *so, const char *value, const char *p
 	if (pp.pp) {
 		int crc;
 
-		if (!rc)
+		if (!rc) {
+			uint32_t m, best = 0;
+
 			pprof_times(pp.pp, (int64_t)s.h->start_realtime_ns,
 				    (int64_t)(session_duration_s(&s) * 1e9));
+			for (m = 1; m < pp.nr_cand; m++)
+				if (pp.cand_samples[m] > pp.cand_samples[best])
+					best = m;
+			pprof_main_mapping(pp.pp, best);
+		}
 		crc = pprof_close(pp.pp, rc == 0);
 		if (!rc && crc) {
 			rc = crc;
@@ -497,6 +548,7 @@ int report_pprof(const struct session_opts *so, const char *value, const char *p
 	free(pp.stacks);
 	free(pp.locs);
 	free(pp.lines);
+	free(pp.cand_samples);
 	session_close(&s);
 	return rc ? 1 : 0;
 }
