@@ -165,6 +165,8 @@ static struct rgb frame_color(const struct fg_layout *L, uint32_t node)
 {
 	double r;
 
+	if (!node)
+		return (struct rgb){ 200, 200, 190 };	/* "all" */
 	if (L->o->color == FG_COLOR_DSO)
 		return dso_color(L->o, L->t, node);
 	if (!ratio_of(L->o, &L->t->nodes[node].total, &r))
@@ -243,36 +245,40 @@ static void write_legend(FILE *f, const struct fg_layout *L)
 	}
 	/* The DSOs with the most leaf samples, each with its hue. */
 	{
-		uint64_t shown[8] = { 0 };
-		uint32_t tags[8], n = 0, i, j;
+		uint64_t *leaf = NULL;
+		uint32_t ntags = 0, i, shown;
 
-		for (i = 1; i < t->nr; i++) {
-			const struct stree_node *nd = &t->nodes[i];
-			uint64_t v = nd->self.samples;
-
-			for (j = 0; j < n && tags[j] != nd->tag; j++)
-				;
-			if (j < n) {
-				shown[j] += v;
-			} else if (n < 8) {
-				tags[n] = nd->tag;
-				shown[n++] = v;
-			}
-		}
+		for (i = 1; i < t->nr; i++)
+			if (t->nodes[i].tag >= ntags)
+				ntags = t->nodes[i].tag + 1;
+		leaf = calloc(ntags ? ntags : 1, sizeof(*leaf));
 		fprintf(f, "<text x=\"%d\" y=\"%d\">colour: DSO</text>\n", x, y + 12);
 		x += 90;
-		for (i = 0; i < n && x < (int)o->width - 150; i++) {
-			struct rgb c = hsl(dso_hue(tag_name(o, tags[i])), 0.55, 0.68);
-			const char *nm = tag_name(o, tags[i]), *base = strrchr(nm, '/');
+		for (i = 1; leaf && i < t->nr; i++)
+			leaf[t->nodes[i].tag] += t->nodes[i].self.samples;
+		for (shown = 0; leaf && shown < 8 && x < (int)o->width - 150; shown++) {
+			uint32_t best = 0, j;
+			const char *nm, *base;
+			struct rgb c;
 
+			for (j = 1; j < ntags; j++)
+				if (leaf[j] > leaf[best])
+					best = j;
+			if (!leaf[best])
+				break;
+			leaf[best] = 0;
+			nm = tag_name(o, best);
+			base = strrchr(nm, '/');
 			base = base ? base + 1 : nm;
+			c = hsl(dso_hue(nm), 0.55, 0.68);
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
 				"fill=\"rgb(%d,%d,%d)\"/><text x=\"%d\" y=\"%d\">", x, y, c.r, c.g,
 				c.b, x + 18, y + 12);
 			xml_put(f, *base ? base : "?");
 			fputs("</text>\n", f);
-			x += 18 + (int)(strlen(base) * FG_CHAR_W) + 16;
+			x += 18 + (int)((double)strlen(base) * FG_CHAR_W) + 16;
 		}
+		free(leaf);
 	}
 }
 
