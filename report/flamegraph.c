@@ -188,11 +188,11 @@ static double ratio_top(const struct stree *t, const struct fg_opts *o)
 			hi = r;
 	if (hi <= 0)
 		return 1;
-	/* A round number: 1, 2, 2.5, 5 times a power of ten. */
+	/* Up to the next half step of its leading digit: 3 -> 3, 3.2 -> 3.5, 0.37 -> 0.4. */
 	{
-		double p = pow(10, floor(log10(hi))), m = hi / p;
+		double p = pow(10, floor(log10(hi)));
 
-		return p * (m <= 1 ? 1 : m <= 2 ? 2 : m <= 2.5 ? 2.5 : m <= 5 ? 5 : 10);
+		return ceil(hi / p * 2 - 1e-9) / 2 * p;
 	}
 }
 
