@@ -463,12 +463,13 @@ static int pp_sample(void *arg, const struct trace_sample *smp, uint64_t index, 
 	return pprof_sample(pp->pp, locs, n, values, "window", (int64_t)index);
 }
 
+/* perf's software clocks count nanoseconds; everything else counts events. */
 static const char *event_unit(const struct session *s, uint32_t e)
 {
-	struct event_roles r;
+	char b[160];
+	const char *n = event_base_name(s->h->events[e].name, b, sizeof(b));
 
-	event_roles_find(s->h, &r);
-	return (int)e == r.clock ? "nanoseconds" : "count";
+	return !strcmp(n, "cpu-clock") || !strcmp(n, "task-clock") ? "nanoseconds" : "count";
 }
 
 static int pp_header(struct pp_pass *pp, int value_event)
@@ -482,9 +483,15 @@ static int pp_header(struct pp_pass *pp, int value_event)
 	for (e = 0; e < h->nr_events && e < PMIPROF_MAX_EVENTS && !rc; e++)
 		rc = pprof_sample_type(pp->pp, h->events[e].name, event_unit(pp->s, e));
 	pp->nr_values = 1 + e;
-	if (!rc && h->trigger_index < h->nr_events)
-		rc = pprof_period_type(pp->pp, h->events[h->trigger_index].name,
-				       event_unit(pp->s, h->trigger_index), (int64_t)h->period);
+	if (!rc && h->trigger_index < h->nr_events) {
+		const char *unit = event_unit(pp->s, h->trigger_index);
+		int64_t period = (int64_t)h->period;
+
+		/* -F HZ on a clock: each window is 1e9 / HZ nanoseconds. */
+		if (!period && h->freq_hz && !strcmp(unit, "nanoseconds"))
+			period = (int64_t)(1000000000ULL / h->freq_hz);
+		rc = pprof_period_type(pp->pp, h->events[h->trigger_index].name, unit, period);
+	}
 	pprof_default_type(pp->pp, value_event < 0 ? 0 : (uint32_t)value_event + 1);
 	snprintf(comment, sizeof(comment), "pmiprof %s: %s", PMIPROF_VERSION,
 		 ATTRIBUTION_RULE);
