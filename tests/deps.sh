@@ -7,6 +7,7 @@ pkgs=(
 	build-essential pkg-config clang libclang-rt-14-dev llvm
 	libdw-dev libelf-dev libunwind-dev zlib1g-dev libdeflate-dev libpfm4-dev libcmocka-dev
 	linux-perf libc6-dbg gnuplot-nox hyperfine time valgrind
+	golang-go chromium libxml2-utils
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 )
 missing=()
