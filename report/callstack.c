@@ -312,9 +312,11 @@ static bool root_name(const char *n, bool kernel)
 	};
 	const char *const *v = kernel ? kern : user;
 	size_t i, k = kernel ? sizeof(kern) / sizeof(kern[0]) : sizeof(user) / sizeof(user[0]);
+	/* Without a symbol version (__libc_start_main@@GLIBC_2.34). */
+	size_t len = strcspn(n, "@");
 
 	for (i = 0; i < k; i++)
-		if (!strcmp(n, v[i]))
+		if (strlen(v[i]) == len && !strncmp(n, v[i], len))
 			return true;
 	return false;
 }
@@ -358,7 +360,8 @@ static int make_frame(struct callstacks *c, uint32_t pid, uint64_t ip, bool ret,
 
 /* Frames of a STACK entry's kernel part, then (unless skip_user) its user part. */
 static int raw_frames(struct callstacks *c, const struct raw_stack *r, uint32_t pid, bool kmode,
-		      bool skip_user, struct cs_frame *out, uint32_t *n_out, bool *bad)
+		      bool skip_user, struct cs_frame *out, uint32_t *n_out, bool *bad,
+		      bool *zero_end)
 {
 	const uint64_t *ips = c->ips + r->off;
 	uint32_t i, n = 0;
@@ -369,6 +372,11 @@ static int raw_frames(struct callstacks *c, const struct raw_stack *r, uint32_t 
 
 		if (!kernel && skip_user)
 			break;
+		/* A zero return address as the last user frame: the outermost frame. */
+		if (!ips[i] && !kernel && i + 1 == r->nr) {
+			*zero_end = true;
+			break;
+		}
 		/* Addresses on the wrong side, or in page 0: a broken chain ends here. */
 		if (ips[i] < 4096 || kernel != (ips[i] >= KERNEL_START)) {
 			*bad = true;
@@ -404,7 +412,7 @@ static int64_t raw_chain(struct callstacks *c, struct raw_stack *r, uint32_t pid
 	uint32_t space = maps_space(&c->s->maps, pid), n;
 	uint32_t tag = space != HM_EMPTY ? maps_tag(&c->s->maps, space) : UINT32_MAX;
 	struct cs_frame *f = c->scratch;
-	bool bad = false;
+	bool bad = false, zero_end = false;
 	int64_t id;
 	int rooted, err;
 
@@ -413,10 +421,10 @@ static int64_t raw_chain(struct callstacks *c, struct raw_stack *r, uint32_t pid
 		tag = 0;
 	if (r->have_chain && r->tag == tag && r->kmode == kmode && tag != UINT32_MAX)
 		return r->chain;
-	err = raw_frames(c, r, pid, kmode, false, f, &n, &bad);
+	err = raw_frames(c, r, pid, kmode, false, f, &n, &bad, &zero_end);
 	if (err)
 		return err;
-	rooted = bad ? 0 : frames_rooted(c, f, n);
+	rooted = bad ? 0 : zero_end ? 1 : frames_rooted(c, f, n);
 	if (rooted < 0)
 		return rooted;
 	if (bad)
@@ -502,12 +510,12 @@ static int64_t dwarf_stack(struct callstacks *c, const struct trace_sample *smp,
 	struct unwinder *u = unwinder_of(c);
 	uint32_t n = 0, i, max = MAX_FRAMES - (r ? r->nr_kernel : 0);
 	uint64_t uip = kmode ? user_ip_of(c, r, us) : smp->ip;
-	bool complete = false, bad = false;
+	bool complete = false, bad = false, zero_end = false;
 	int nu = 0, err, rooted;
 
 	c->st.dwarf++;
 	if (r) {
-		err = raw_frames(c, r, smp->pid, kmode, true, f, &n, &bad);
+		err = raw_frames(c, r, smp->pid, kmode, true, f, &n, &bad, &zero_end);
 		if (err)
 			return err;
 	}

@@ -829,6 +829,32 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 	return get_sym(sy, key, fn, NULL, dso, 0);
 }
 
+const char *symbolizer_dso_file(struct symbolizer *sy, uint32_t dso, Elf **elf)
+{
+	const char *main_file = NULL;
+	struct dso *d;
+	GElf_Addr bias;
+	Elf *e;
+
+	if (dso >= sy->dso_keys.n)
+		return NULL;
+	d = sy->dsos[dso];
+	if (d->state == DSO_NEW) {
+		dso_load(sy, d);
+		if (d->state == DSO_LOADED && load_aliases(sy, d))
+			return NULL;
+	}
+	if (d->state != DSO_LOADED || d->is_jit)
+		return NULL;
+	e = dwfl_module_getelf(d->mod, &bias);
+	dwfl_module_info(d->mod, NULL, NULL, NULL, NULL, NULL, &main_file, NULL);
+	if (!e || !main_file)
+		return NULL;
+	if (elf)
+		*elf = e;
+	return main_file;
+}
+
 /* ---- kernel: /proc/kallsyms ---- */
 
 /*

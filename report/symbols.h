@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct Elf;
+
 #define SYM_F_UNKNOWN	(1u << 0)	/* address not resolved to a function */
 
 struct sym {
@@ -68,6 +70,14 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 		       const uint8_t *build_id, uint32_t build_id_len);
 /* Symbol id of file offset off of a DSO mapping, or -ENOMEM. */
 int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off);
+/*
+ * The local ELF file dso's addresses are read from (the recorded path under
+ * --symfs, a build-id cache's copy, ...; its separate debug file when only
+ * that is left), loaded now if it was not yet: its path, and in *elf (when
+ * elf is not NULL) its libelf handle, owned by the symbolizer.  NULL when
+ * there is none.  The unwinder reads the file's code and unwind tables.
+ */
+const char *symbolizer_dso_file(struct symbolizer *sy, uint32_t dso, struct Elf **elf);
 /* Load the kernel symbols now (they are loaded on first use otherwise). */
 void symbolizer_load_kernel(struct symbolizer *sy);
 /* Symbol id of a kernel address (kallsyms), or -ENOMEM. */

@@ -1,62 +1,715 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Offline unwinding of recorded user stacks (see unwind.h).  First version:
- * the chain is the sampled ip alone, reported as truncated.
+ * Offline unwinding of recorded user stacks (see unwind.h) with libunwind's
+ * remote interface: our accessors serve registers from the USTACK record,
+ * memory from its stack copy and from the mapped ELF files (read-only
+ * segments, as the process had them mapped), and unwind tables from each
+ * file's .eh_frame_hdr search table (.debug_frame where the libunwind build
+ * exports dwarf_find_debug_frame; Debian's does not).
+ *
+ * Speed comes from caching everything that does not depend on the sample:
+ * a file's segments and table location once per DSO (path + build-id), and
+ * one libunwind address space per process address space, so libunwind's own
+ * register-state cache (keyed by IP) makes most steps a hash lookup.  That
+ * cache is flushed when the process's maps change (maps_tag).  perf and
+ * hotspot redo much of this per sample.
+ *
+ * Hostile input (registers pointing anywhere, random stack bytes) only ever
+ * reaches libunwind as values our accessors bounds-check; the CFI comes from
+ * the files.  A chain stops on an undefined return address (complete), or on
+ * a missing CFI, a read outside the stack copy and the files, an address in
+ * no mapping, a loop or the step limit (truncated).
  */
 #include "unwind.h"
 
 #include <errno.h>
+#include <gelf.h>
+#include <libunwind.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "hashmap.h"
 #include "maps.h"
 #include "symbols.h"
+
+/* Never exported in a header: perf declares them the same way. */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+					      unw_dyn_info_t *di, unw_proc_info_t *pi,
+					      int need_unwind_info, void *arg);
+/* Only in libunwind builds with --enable-debug-frame that export it: weak. */
+extern int UNW_OBJ(dwarf_find_debug_frame)(int found, unw_dyn_info_t *di, unw_word_t ip,
+					   unw_word_t segbase, const char *obj_name,
+					   unw_word_t start, unw_word_t end) __attribute__((weak));
+
+#define UNWIND_MAX_STEPS	2048	/* a chain longer than this is a loop */
+#define UNWIND_MAX_SPACES	256	/* live libunwind address spaces (LRU beyond) */
+#define UNWIND_RS_CACHE		1024	/* libunwind register states per address space */
+
+/* perf's x86-64 user register order (asm/perf_regs.h), by libunwind number. */
+static const int8_t perf_reg_of[UNW_X86_64_RIP + 1] = {
+	[UNW_X86_64_RAX] = 0, [UNW_X86_64_RDX] = 3, [UNW_X86_64_RCX] = 2,
+	[UNW_X86_64_RBX] = 1, [UNW_X86_64_RSI] = 4, [UNW_X86_64_RDI] = 5,
+	[UNW_X86_64_RBP] = 6, [UNW_X86_64_RSP] = 7, [UNW_X86_64_R8] = 16,
+	[UNW_X86_64_R9] = 17, [UNW_X86_64_R10] = 18, [UNW_X86_64_R11] = 19,
+	[UNW_X86_64_R12] = 20, [UNW_X86_64_R13] = 21, [UNW_X86_64_R14] = 22,
+	[UNW_X86_64_R15] = 23, [UNW_X86_64_RIP] = 8,
+};
+#define PERF_REG_BP	6
+#define PERF_REG_SP	7
+#define PERF_REGS_ABI_64 2	/* PERF_SAMPLE_REGS_ABI_64 */
+
+struct useg {
+	uint64_t vaddr, off, filesz;
+};
+
+enum ufile_state { UF_NEW, UF_OK, UF_NONE };
+
+/* A mapped file's unwind data, once per symbolizer DSO (path + build-id). */
+struct ufile {
+	enum ufile_state state;
+	const uint8_t *image;	/* the file, owned by the symbolizer's libelf */
+	size_t size;
+	struct useg *segs;	/* read-only PT_LOADs whose bytes are in the file */
+	uint32_t nr_segs;
+	struct useg *loads;	/* all PT_LOADs: file offset -> link address */
+	uint32_t nr_loads;
+	uint64_t lo, hi;	/* link address range of the PT_LOADs */
+	uint64_t hdr_vaddr, table_vaddr;	/* .eh_frame_hdr and its search table */
+	uint32_t fde_count;	/* 0: no usable table */
+	bool is_exec;		/* ET_EXEC: .debug_frame addresses are absolute */
+	const char *path;
+};
+
+/* A file placed in a process: link address + bias = process address. */
+struct region {
+	uint64_t start, end;
+	uint64_t bias;
+	uint32_t dso;
+};
+
+/* A process address space (maps.h space id) and its libunwind twin. */
+struct uspace {
+	uint32_t space;		/* UINT32_MAX: slot free */
+	uint32_t tag;		/* maps_tag the caches were built under */
+	uint64_t last_use;
+	unw_addr_space_t as;
+	struct region *regions;
+	uint32_t nr_regions, cap_regions;
+	uint32_t last;		/* region of the last hit */
+};
 
 struct unwinder {
 	struct symbolizer *sy;
 	struct maps *maps;
 	struct unwind_stats stats;
+	unw_accessors_t acc;
+	struct ufile *files;	/* by dso id */
+	uint32_t nr_files;
+	struct uspace spaces[UNWIND_MAX_SPACES];
+	struct hashmap space_slot;	/* space id -> slot (checked: slots are reused) */
+	uint64_t clock;
+	struct hashmap root_cache;	/* (file offset, dso) -> 1 root function, 0 not */
 };
+
+/* What the accessors of one unwind_user() / unwind_leaf_caller() call see. */
+struct uctx {
+	struct unwinder *u;
+	struct uspace *s;
+	const struct trace_ustack *us;
+	uint64_t ip, sp;
+	bool no_cfi;		/* find_proc_info found nothing for the current frame */
+};
+
+/* ---- files ---- */
+
+static int file_load_segments(struct ufile *f, Elf *elf)
+{
+	size_t i, phnum;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum) || !phnum || phnum > 4096)
+		return -EINVAL;
+	f->is_exec = eh.e_type == ET_EXEC;
+	f->segs = calloc(phnum, sizeof(*f->segs));
+	f->loads = calloc(phnum, sizeof(*f->loads));
+	if (!f->segs || !f->loads)
+		return -ENOMEM;
+	f->lo = UINT64_MAX;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+
+		if (!ph || ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_offset > f->size || ph->p_filesz > f->size - ph->p_offset ||
+		    ph->p_vaddr > UINT64_MAX - ph->p_memsz)
+			continue;
+		f->loads[f->nr_loads++] = (struct useg){ ph->p_vaddr, ph->p_offset, ph->p_filesz };
+		if (ph->p_vaddr < f->lo)
+			f->lo = ph->p_vaddr;
+		if (ph->p_vaddr + ph->p_memsz > f->hi)
+			f->hi = ph->p_vaddr + ph->p_memsz;
+		/* Writable data is relocated at run time: the file's bytes are not the process's. */
+		if (!(ph->p_flags & PF_W))
+			f->segs[f->nr_segs++] = (struct useg){ ph->p_vaddr, ph->p_offset,
+							       ph->p_filesz };
+	}
+	return f->nr_loads ? 0 : -EINVAL;
+}
+
+/* A separate debug file has the headers but not the bytes (SHT_NOBITS code). */
+static bool file_is_debug_only(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOBITS &&
+		    (sh.sh_flags & SHF_EXECINSTR))
+			return true;
+	return false;
+}
+
+static bool file_bytes(const struct ufile *f, uint64_t vaddr, void *buf, size_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->nr_segs; i++) {
+		const struct useg *s = &f->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr <= s->filesz &&
+		    len <= s->filesz - (vaddr - s->vaddr)) {
+			memcpy(buf, f->image + s->off + (vaddr - s->vaddr), len);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* .eh_frame_hdr (PT_GNU_EH_FRAME): version 1 with the sorted sdata4 search table. */
+static void file_find_table(struct ufile *f, Elf *elf)
+{
+	uint8_t hdr[12];
+	size_t i, phnum;
+	int32_t count;
+
+	if (elf_getphdrnum(elf, &phnum))
+		return;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+
+		if (!ph || ph->p_type != PT_GNU_EH_FRAME || ph->p_filesz < sizeof(hdr))
+			continue;
+		if (!file_bytes(f, ph->p_vaddr, hdr, sizeof(hdr)))
+			return;
+		/* version 1, fde_count udata4 (0x03), table datarel|sdata4 (0x3b) */
+		if (hdr[0] != 1 || hdr[2] != 0x03 || hdr[3] != 0x3b)
+			return;
+		/* The eh_frame_ptr's size places the count and the table. */
+		switch (hdr[1] & 0x0f) {
+		case 0x03: case 0x0b:		/* udata4, sdata4 */
+			memcpy(&count, hdr + 8, 4);
+			f->table_vaddr = ph->p_vaddr + 12;
+			break;
+		case 0x00: case 0x04: case 0x0c: {	/* absptr, udata8, sdata8 */
+			uint8_t c4[4];
+
+			if (!file_bytes(f, ph->p_vaddr + 12, c4, 4))
+				return;
+			memcpy(&count, c4, 4);
+			f->table_vaddr = ph->p_vaddr + 16;
+			break;
+		}
+		default:
+			return;
+		}
+		/* The whole table must be in the file. */
+		if (count <= 0 || (uint64_t)count * 8 > ph->p_filesz ||
+		    !file_bytes(f, f->table_vaddr, hdr, 1) ||
+		    !file_bytes(f, f->table_vaddr + (uint64_t)count * 8 - 8, hdr, 8))
+			return;
+		f->hdr_vaddr = ph->p_vaddr;
+		f->fde_count = (uint32_t)count;
+		return;
+	}
+}
+
+static void file_load(struct unwinder *u, struct ufile *f, uint32_t dso)
+{
+	Elf *elf = NULL;
+	const char *path = symbolizer_dso_file(u->sy, dso, &elf);
+	char *image;
+
+	f->state = UF_NONE;
+	if (!path || !elf || elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64)
+		return;
+	image = elf_rawfile(elf, &f->size);
+	if (!image)
+		return;
+	f->image = (const uint8_t *)image;
+	f->path = path;
+	if (file_load_segments(f, elf))
+		return;
+	if (file_is_debug_only(elf)) {
+		/* Nothing to read but .debug_frame through the path. */
+		f->nr_segs = 0;
+	} else {
+		file_find_table(f, elf);
+	}
+	f->state = UF_OK;
+}
+
+static struct ufile *file_get(struct unwinder *u, uint32_t dso)
+{
+	struct ufile *f;
+
+	if (dso >= u->nr_files) {
+		uint32_t n = symbolizer_nr_dsos(u->sy), cap = u->nr_files ? u->nr_files : 64;
+		struct ufile *nf;
+
+		if (dso >= n)
+			return NULL;
+		while (cap < n)
+			cap *= 2;
+		nf = realloc(u->files, cap * sizeof(*nf));
+		if (!nf)
+			return NULL;
+		memset(nf + u->nr_files, 0, (cap - u->nr_files) * sizeof(*nf));
+		u->files = nf;
+		u->nr_files = cap;
+	}
+	f = &u->files[dso];
+	if (f->state == UF_NEW)
+		file_load(u, f, dso);
+	return f->state == UF_OK ? f : NULL;
+}
+
+/* ---- regions: where each file sits in a process ---- */
+
+/* The region of the file mapped at addr by an MMAP, registered on first use. */
+static struct region *region_from_map(struct uctx *c, uint64_t addr)
+{
+	struct uspace *s = c->s;
+	const struct map *m = maps_find(c->u->maps, s->space, addr);
+	struct region *r;
+	struct ufile *f;
+	uint64_t off;
+	uint32_t i, j;
+
+	if (!m || m->dso != m->file_dso || !(f = file_get(c->u, m->dso)))
+		return NULL;
+	off = addr - m->start + m->pgoff;
+	for (i = 0; i < f->nr_loads; i++) {
+		const struct useg *l = &f->loads[i];
+		uint64_t bias;
+
+		if (off < l->off || off - l->off >= l->filesz)
+			continue;
+		bias = addr - (l->vaddr + (off - l->off));
+		if (f->hi - f->lo > UINT64_MAX - (f->lo + bias))
+			return NULL;
+		for (j = 0; j < s->nr_regions; j++)
+			if (s->regions[j].dso == m->dso && s->regions[j].bias == bias)
+				return &s->regions[s->last = j];
+		if (s->nr_regions == s->cap_regions) {
+			uint32_t cap = s->cap_regions ? s->cap_regions * 2 : 16;
+			struct region *nr = realloc(s->regions, cap * sizeof(*nr));
+
+			if (!nr)
+				return NULL;
+			s->regions = nr;
+			s->cap_regions = cap;
+		}
+		r = &s->regions[s->last = s->nr_regions++];
+		*r = (struct region){ f->lo + bias, f->hi + bias, bias, m->dso };
+		return r;
+	}
+	return NULL;
+}
+
+/* The region covering addr: the file's read-only segments need not be mapped executable. */
+static struct region *region_of(struct uctx *c, uint64_t addr)
+{
+	struct uspace *s = c->s;
+	uint32_t i;
+
+	if (s->last < s->nr_regions && addr >= s->regions[s->last].start &&
+	    addr < s->regions[s->last].end)
+		return &s->regions[s->last];
+	for (i = 0; i < s->nr_regions; i++)
+		if (addr >= s->regions[i].start && addr < s->regions[i].end)
+			return &s->regions[s->last = i];
+	return region_from_map(c, addr);
+}
+
+/* ---- libunwind accessors ---- */
+
+static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+			      int need_unwind_info, void *arg)
+{
+	struct uctx *c = arg;
+	struct region *r = region_of(c, ip);
+	struct ufile *f = r ? file_get(c->u, r->dso) : NULL;
+	unw_dyn_info_t di;
+
+	if (f && f->fde_count) {
+		memset(&di, 0, sizeof(di));
+		di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+		di.start_ip = r->start;
+		di.end_ip = r->end;
+		di.u.rti.segbase = f->hdr_vaddr + r->bias;
+		di.u.rti.table_data = f->table_vaddr + r->bias;
+		/* Entries are two int32 (8 bytes); the length is in unw_word_t. */
+		di.u.rti.table_len = f->fde_count * 8 / sizeof(unw_word_t);
+		if (UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg) >= 0)
+			return 0;
+	}
+	if (f && UNW_OBJ(dwarf_find_debug_frame)) {
+		memset(&di, 0, sizeof(di));
+		if (UNW_OBJ(dwarf_find_debug_frame)(0, &di, ip, f->is_exec ? 0 : r->bias, f->path,
+						    r->start, r->end) &&
+		    UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg) >= 0)
+			return 0;
+	}
+	c->no_cfi = true;
+	return -UNW_ENOINFO;
+}
+
+static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+	(void)as;
+	(void)pi;
+	(void)arg;
+}
+
+static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+	(void)as;
+	(void)addr;
+	(void)arg;
+	return -UNW_ENOINFO;
+}
+
+static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
+			  void *arg)
+{
+	struct uctx *c = arg;
+	struct region *r;
+	struct ufile *f;
+
+	(void)as;
+	if (write)
+		return -UNW_EREADONLYREG;
+	if (addr >= c->sp && addr - c->sp < c->us->size && c->us->size - (addr - c->sp) >= 8) {
+		memcpy(val, c->us->data + (addr - c->sp), 8);
+		return 0;
+	}
+	r = region_of(c, addr);
+	f = r ? file_get(c->u, r->dso) : NULL;
+	if (f && file_bytes(f, addr - r->bias, val, 8))
+		return 0;
+	return -UNW_EINVAL;
+}
+
+/* The value of perf register i from the USTACK record. */
+static bool ustack_reg(const struct trace_ustack *us, unsigned int i, uint64_t *val)
+{
+	if (!(us->regs_mask & (1ull << i)))
+		return false;
+	*val = us->regs[__builtin_popcountll(us->regs_mask & ((1ull << i) - 1))];
+	return true;
+}
+
+static int acc_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val, int write,
+			  void *arg)
+{
+	struct uctx *c = arg;
+	uint64_t v;
+
+	(void)as;
+	if (write)
+		return -UNW_EREADONLYREG;
+	if (reg < 0 || reg > UNW_X86_64_RIP)
+		return -UNW_EBADREG;
+	if (reg == UNW_X86_64_RIP) {
+		*val = c->ip;
+		return 0;
+	}
+	if (!ustack_reg(c->us, (unsigned int)perf_reg_of[reg], &v))
+		return -UNW_EBADREG;
+	*val = v;
+	return 0;
+}
+
+static int acc_access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *val, int write,
+			    void *arg)
+{
+	(void)as;
+	(void)reg;
+	(void)val;
+	(void)write;
+	(void)arg;
+	return -UNW_EBADREG;
+}
+
+static int acc_resume(unw_addr_space_t as, unw_cursor_t *cu, void *arg)
+{
+	(void)as;
+	(void)cu;
+	(void)arg;
+	return -UNW_EINVAL;
+}
+
+static int acc_get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
+			     unw_word_t *offp, void *arg)
+{
+	(void)as;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	(void)offp;
+	(void)arg;
+	return -UNW_ENOINFO;
+}
+
+/* ---- address spaces ---- */
 
 int unwinder_new(struct unwinder **out, struct symbolizer *sy, struct maps *maps)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
+	uint32_t i;
 
 	if (!u)
 		return -ENOMEM;
 	u->sy = sy;
 	u->maps = maps;
+	u->acc = (unw_accessors_t){
+		.find_proc_info = acc_find_proc_info,
+		.put_unwind_info = acc_put_unwind_info,
+		.get_dyn_info_list_addr = acc_get_dyn_info_list_addr,
+		.access_mem = acc_access_mem,
+		.access_reg = acc_access_reg,
+		.access_fpreg = acc_access_fpreg,
+		.resume = acc_resume,
+		.get_proc_name = acc_get_proc_name,
+	};
+	for (i = 0; i < UNWIND_MAX_SPACES; i++)
+		u->spaces[i].space = UINT32_MAX;
+	if (hm_init(&u->space_slot, 64) || hm_init(&u->root_cache, 64)) {
+		unwinder_free(u);
+		return -ENOMEM;
+	}
 	*out = u;
 	return 0;
 }
 
 void unwinder_free(struct unwinder *u)
 {
+	uint32_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < UNWIND_MAX_SPACES; i++) {
+		if (u->spaces[i].as)
+			unw_destroy_addr_space(u->spaces[i].as);
+		free(u->spaces[i].regions);
+	}
+	for (i = 0; i < u->nr_files; i++) {
+		free(u->files[i].segs);
+		free(u->files[i].loads);
+	}
+	free(u->files);
+	hm_free(&u->space_slot);
+	hm_free(&u->root_cache);
 	free(u);
 }
+
+/* pid's address space with caches valid for its current maps, or NULL. */
+static struct uspace *space_get(struct unwinder *u, uint32_t pid, uint64_t ip)
+{
+	uint32_t space = maps_space(u->maps, pid), slot, tag, i;
+	struct uspace *s;
+
+	if (space == HM_EMPTY)
+		return NULL;
+	/* A lookup first: maps only retag a space that was looked up. */
+	maps_find(u->maps, space, ip);
+	tag = maps_tag(u->maps, space);
+	slot = hm_get(&u->space_slot, space, 0);
+	if (slot == HM_EMPTY || u->spaces[slot].space != space) {
+		slot = 0;
+		for (i = 1; i < UNWIND_MAX_SPACES; i++)
+			if (u->spaces[i].last_use < u->spaces[slot].last_use)
+				slot = i;
+		if (hm_put(&u->space_slot, space, 0, slot))
+			return NULL;
+		s = &u->spaces[slot];
+		if (!s->as) {
+			s->as = unw_create_addr_space(&u->acc, 0);
+			if (!s->as)
+				return NULL;
+			unw_set_caching_policy(s->as, UNW_CACHE_GLOBAL);
+			unw_set_cache_size(s->as, UNWIND_RS_CACHE, 0);
+		}
+		s->space = space;
+		s->tag = ~tag;
+	}
+	s = &u->spaces[slot];
+	if (s->tag != tag || tag == UINT32_MAX) {
+		unw_flush_cache(s->as, 0, 0);
+		s->nr_regions = 0;
+		s->last = 0;
+		s->tag = tag;
+	}
+	s->last_use = ++u->clock;
+	return s;
+}
+
+/* Registers and stack bytes a walk can trust the shape of (the values may be anything). */
+static bool ustack_usable(const struct trace_ustack *us, uint64_t *sp)
+{
+	if (!us || us->abi != PERF_REGS_ABI_64 || !us->regs ||
+	    us->nr_regs != (uint32_t)__builtin_popcountll(us->regs_mask) ||
+	    us->size > PMIPROF_MAX_USTACK || (us->size && !us->data) ||
+	    !ustack_reg(us, PERF_REG_SP, sp) || *sp > UINT64_MAX - us->size)
+		return false;
+	return true;
+}
+
+/* ---- roots ---- */
+
+static const char *const root_names[] = {
+	"_start", "__libc_start_call_main", "__libc_start_main", "__libc_start_main_impl",
+	"start_thread", "clone", "__clone", "clone3", "__clone3",
+};
+
+static bool is_root_name(const char *name)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(root_names) / sizeof(root_names[0]); i++) {
+		n = strlen(root_names[i]);
+		/* "name@@VERSION", "name.part.0", "name (inlined in ...)" count as name. */
+		if (!strncmp(name, root_names[i], n) && (!name[n] || strchr(" @.", name[n])))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the function containing addr starts threads or processes (symbols, cached). */
+static bool is_root_addr(struct uctx *c, uint64_t addr)
+{
+	const struct map *m = maps_find(c->u->maps, c->s->space, addr);
+	uint64_t off;
+	uint32_t v;
+	int64_t id;
+
+	if (!m || m->dso != m->file_dso)
+		return false;
+	off = addr - m->start + m->pgoff;
+	v = hm_get(&c->u->root_cache, off, m->dso);
+	if (v != HM_EMPTY)
+		return v;
+	id = symbolizer_resolve(c->u->sy, m->dso, off);
+	v = id >= 0 && is_root_name(symbolizer_sym(c->u->sy, (uint32_t)id)->name);
+	hm_put(&c->u->root_cache, off, m->dso, v);
+	return v;
+}
+
+/* ---- unwinding ---- */
 
 int unwind_user(struct unwinder *u, uint32_t pid, uint64_t ip, const struct trace_ustack *us,
 		uint64_t *ips, uint32_t max, bool *complete)
 {
-	(void)pid;
-	(void)us;
+	struct uctx c = { .u = u, .us = us, .ip = ip };
+	uint64_t prev_sp;
+	unw_cursor_t cursor;
+	uint32_t n = 1, steps;
+	bool done = false;
+	int ret;
+
 	u->stats.samples++;
-	u->stats.truncated++;
 	*complete = false;
 	if (!max)
 		return -EINVAL;
 	ips[0] = ip;
-	return 1;
+	if (!ustack_usable(us, &c.sp)) {
+		u->stats.bad_input++;
+		u->stats.truncated++;
+		return 1;
+	}
+	c.s = space_get(u, pid, ip);
+	if (!c.s || unw_init_remote(&cursor, c.s->as, &c)) {
+		u->stats.truncated++;
+		return 1;
+	}
+	prev_sp = c.sp;
+	for (steps = 0; n < max && steps < UNWIND_MAX_STEPS; steps++) {
+		unw_word_t pc, rsp;
+
+		c.no_cfi = false;
+		ret = unw_step(&cursor);
+		if (c.no_cfi)
+			break;		/* libunwind guessed a frame from RBP: not ours to show */
+		if (ret == 0) {
+			done = true;	/* undefined return address: _start, clone */
+			break;
+		}
+		if (ret < 0 || unw_get_reg(&cursor, UNW_REG_IP, &pc) ||
+		    unw_get_reg(&cursor, UNW_REG_SP, &rsp))
+			break;
+		if (!pc) {
+			done = true;
+			break;
+		}
+		/* The stack grows down: a caller's frame is never below its callee's. */
+		if (rsp < prev_sp || (pc == ips[n - 1] && rsp == prev_sp)) {
+			u->stats.bad_input++;
+			break;
+		}
+		if (!maps_find(u->maps, c.s->space, pc)) {
+			u->stats.bad_input++;
+			break;
+		}
+		prev_sp = rsp;
+		ips[n++] = pc;
+	}
+	/* Cut short right at the root (stack copy ends there): complete all the same. */
+	if (!done && n > 1 && is_root_addr(&c, ips[n - 1] - 1))
+		done = true;
+	if (done)
+		u->stats.reached_root++;
+	else
+		u->stats.truncated++;
+	*complete = done;
+	return (int)n;
 }
 
 uint64_t unwind_leaf_caller(struct unwinder *u, uint32_t pid, uint64_t ip,
 			    const struct trace_ustack *us, uint64_t fp_first)
 {
-	(void)u;
-	(void)pid;
-	(void)ip;
-	(void)us;
-	(void)fp_first;
-	return 0;
+	struct uctx c = { .u = u, .us = us, .ip = ip };
+	unw_cursor_t cursor;
+	unw_save_loc_t loc;
+	unw_word_t ra;
+	uint64_t bp = 0;
+
+	if (!ustack_usable(us, &c.sp)) {
+		u->stats.bad_input++;
+		return 0;
+	}
+	c.s = space_get(u, pid, ip);
+	if (!c.s || unw_init_remote(&cursor, c.s->as, &c) || unw_step(&cursor) <= 0 ||
+	    c.no_cfi || unw_get_reg(&cursor, UNW_REG_IP, &ra) ||
+	    unw_get_save_loc(&cursor, UNW_X86_64_RIP, &loc) || loc.type != UNW_SLT_MEMORY)
+		return 0;
+	/* Read through RBP (CFA = RBP + 16): the frame the fp chain starts from. */
+	ustack_reg(us, PERF_REG_BP, &bp);
+	if (loc.u.addr == bp + 8 || ra == fp_first || !ra)
+		return 0;
+	if (!maps_find(u->maps, c.s->space, ra))
+		return 0;
+	u->stats.leaf_fixups++;
+	return ra;
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *u)
