@@ -54,7 +54,7 @@ UNIT_HELP := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 UNIT_HOBJ := $(UNIT_HELP:%.c=$(O)/%.o)
 # Workloads: tests/workloads/*.c, each a standalone program (PIE by default).
 WL_SRCS   := $(filter-out tests/workloads/lib%.c,$(wildcard tests/workloads/*.c))
-WL_BINS   := $(WL_SRCS:tests/workloads/%.c=$(O)/workloads/%)
+WL_BINS   := $(WL_SRCS:tests/workloads/%.c=$(O)/workloads/%) $(O)/workloads/callgraph_nofp
 # tests/workloads/lib*.c are shared libraries for workloads that link them.
 WL_SOS    := $(patsubst tests/workloads/%.c,$(O)/workloads/%.so,$(wildcard tests/workloads/lib*.c))
 
@@ -92,6 +92,12 @@ $(O)/workloads/pie_libcall: tests/workloads/pie_libcall.c $(O)/workloads/libpmwo
 	@mkdir -p $(dir $@)
 	$(call msg,CC,$<)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -fPIE -pie -o $@ $< \
 		-L$(O)/workloads -lpmwork -Wl,-rpath,'$$ORIGIN'
+
+# callgraph without frame pointers (--call-graph dwarf tests): same source, flags last win.
+$(O)/workloads/callgraph_nofp: tests/workloads/callgraph.c
+	@mkdir -p $(dir $@)
+	$(call msg,CC,$<)$(CC) -O1 -g -fno-inline $(shell sed -n 's|^// CFLAGS: ||p' $<) \
+		-fomit-frame-pointer -o $@ $<
 
 check: all
 	$(Q)O=$(abspath $(O)) tests/run
