@@ -133,6 +133,36 @@ static void narrow_frames_are_left_out(void **state)
 	stree_free(&t);
 }
 
+static void deep_stack_draws_every_level(void **state)
+{
+	enum { DEPTH = 3000 };
+	const char **names = malloc(DEPTH * sizeof(*names));
+	struct stree_sums v = { .value = 5, .samples = 5 };
+	struct fg_opts o = ipc_opts;
+	struct stree t;
+	unsigned int frames = 0, height = 0;
+	char *svg, *p;
+	uint32_t i;
+
+	(void)state;
+	o.color = FG_COLOR_DSO;
+	o.tag_name = NULL;			/* flamegraph.pl's palette */
+	for (i = 0; i < DEPTH; i++)
+		names[i] = "recurse";
+	assert_int_equal(stree_init(&t), 0);
+	assert_int_equal(stree_add(&t, names, NULL, DEPTH, &v), 0);
+	svg = svg_of(&t, &o);
+	for (p = svg; (p = strstr(p, "<g class=\"f\"")); p++)
+		frames++;
+	assert_int_equal(frames, DEPTH + 1);
+	assert_int_equal(sscanf(strstr(svg, "height=\""), "height=\"%u\"", &height), 1);
+	assert_true(height >= (DEPTH + 1) * 16);
+	assert_non_null(strstr(svg, "colour: by name"));
+	free(svg);
+	free(names);
+	stree_free(&t);
+}
+
 static void svg_is_well_formed_xml(void **state)
 {
 	char path[] = "/tmp/test_flamegraph.XXXXXX", cmd[128];
@@ -167,6 +197,7 @@ int main(void)
 		cmocka_unit_test(ipc_colours_follow_the_ramp),
 		cmocka_unit_test(names_are_escaped_for_xml),
 		cmocka_unit_test(narrow_frames_are_left_out),
+		cmocka_unit_test(deep_stack_draws_every_level),
 		cmocka_unit_test(svg_is_well_formed_xml),
 	};
 
