@@ -291,7 +291,8 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 	d->path = strdup(path);
 	if (!d->path)
 		return -ENOMEM;
-	memcpy(d->build_id, build_id, build_id_len);
+	if (build_id_len)	/* build_id may be NULL then (memcpy's arguments may not) */
+		memcpy(d->build_id, build_id, build_id_len);
 	d->build_id_len = build_id_len;
 	base = strrchr(d->path, '/');
 	d->info.name = d->path;

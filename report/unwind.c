@@ -547,6 +547,11 @@ static struct uspace *space_get(struct unwinder *u, uint32_t pid, uint64_t ip)
 			s->as = unw_create_addr_space(&u->acc, 0);
 			if (!s->as)
 				return NULL;
+			/*
+			 * Debian's libunwind has no per-thread cache (it falls back
+			 * to this one) and takes every cache lock with sigprocmask():
+			 * two system calls per step, most of the time spent here.
+			 */
 			unw_set_caching_policy(s->as, UNW_CACHE_GLOBAL);
 			unw_set_cache_size(s->as, UNWIND_RS_CACHE, 0);
 		}

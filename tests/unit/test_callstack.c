@@ -33,6 +33,7 @@
 #define F_LEAF		0x10400ULL
 #define F_REC		0x10500ULL
 #define F_ORPHAN	0x10600ULL
+#define F_LSM		0x10700ULL	/* __libc_start_main@@GLIBC_2.34 */
 #define KIP		0xffffffff81000040ULL
 
 static char dir[64];
@@ -50,7 +51,8 @@ static void make_session(struct session *s, uint32_t mode)
 		f = fopen(path, "w");
 		assert_non_null(f);
 		fprintf(f, "10000 100 _start\n10100 100 main\n10200 100 work_a\n10300 100 work_b\n"
-			"10400 100 leaf\n10500 100 rec\n10600 100 orphan\n");
+			"10400 100 leaf\n10500 100 rec\n10600 100 orphan\n"
+			"10700 100 __libc_start_main@@GLIBC_2.34\n");
 		fclose(f);
 	}
 	memset(&hdr, 0, sizeof(hdr));
@@ -207,12 +209,34 @@ static void chain_without_root_ends_truncated(void **state)
 	session_close(&s);
 }
 
+static void zero_return_and_versioned_root_end_chains(void **state)
+{
+	/* fp chains of the first frames end in a zero return address (_start zeroes %rbp). */
+	const uint64_t zero_end[] = { F_A + 0x10, 0 };
+	const uint64_t versioned[] = { F_A + 0x10, F_LSM + 0x10 };
+	struct session s;
+	uint32_t id;
+
+	(void)state;
+	make_session(&s, PMIPROF_CALL_GRAPH_FP);
+	define(&s, 1, 0, 0, zero_end, 2);
+	define(&s, 1, 1, 0, versioned, 2);
+	id = resolve(&s, 1, F_LEAF + 4, 1);
+	assert_int_equal(callstacks_get(s.cs, id)->nr, 2);
+	id = resolve(&s, 1, F_LEAF + 4, 2);
+	assert_int_equal(callstacks_get(s.cs, id)->nr, 3);
+	assert_int_equal(callstacks_stats(s.cs)->rooted, 2);
+	assert_int_equal(callstacks_stats(s.cs)->truncated, 0);
+	assert_int_equal(callstacks_stats(s.cs)->damaged, 0);
+	session_close(&s);
+}
+
 static void damaged_stack_records_counted_never_crash(void **state)
 {
 	const uint64_t zero[] = { 0, F_MAIN + 0x10 };
 	const uint64_t wrong_side[] = { F_A + 0x10, KIP, F_START + 0x10 };
 	struct trace_stack huge = { 0, PMIPROF_MAX_STACK + 1, 0, zero };
-	struct trace_stack bad_k = { 2, 2, 5, zero + 1 };
+	struct trace_stack bad_k = { 2, 2, 5, wrong_side };
 	struct trace_stack far = { 1u << 30, 1, 0, zero };
 	struct session s;
 	uint32_t id;
@@ -450,6 +474,7 @@ int main(void)
 		cmocka_unit_test(kernel_mode_first_user_frame_is_exact),
 		cmocka_unit_test(ids_are_chunk_local_and_stacks_interned),
 		cmocka_unit_test(chain_without_root_ends_truncated),
+		cmocka_unit_test(zero_return_and_versioned_root_end_chains),
 		cmocka_unit_test(damaged_stack_records_counted_never_crash),
 		cmocka_unit_test(children_count_recursion_once),
 		cmocka_unit_test(tree_percentages_and_limit),

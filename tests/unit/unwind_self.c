@@ -61,6 +61,20 @@ __attribute__((noinline)) static uint64_t stack_end(uint64_t sp)
 }
 
 /*
+ * A word loop, not memcpy: under ASan the stack has poisoned redzones that
+ * a sample copies as the kernel would, and memcpy is intercepted.
+ */
+__attribute__((no_sanitize_address, noinline)) static void copy_stack(uint8_t *dst, uint64_t sp,
+								       uint32_t len)
+{
+	const volatile uint8_t *src = (const volatile uint8_t *)(uintptr_t)sp;
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		dst[i] = src[i];
+}
+
+/*
  * The sample is taken in ut_capture_regs called from here, so its stack is
  * ours from the SP it recorded: that SP (its return address slot) and
  * everything above are not touched by the copy, which runs below it.
@@ -76,7 +90,7 @@ __attribute__((noinline)) void ut_capture(struct ut_sample *s, uint32_t want)
 	if (want > sizeof(s->stack))
 		want = sizeof(s->stack);
 	s->size = end > sp && end - sp < want ? (uint32_t)(end - sp) : want;
-	memcpy(s->stack, (const void *)(uintptr_t)sp, s->size);
+	copy_stack(s->stack, sp, s->size);
 	s->us = (struct trace_ustack){ .abi = 2, .nr_regs = UT_NR_REGS, .regs_mask = UT_REGS_MASK,
 				       .regs = s->regs, .size = s->size, .data = s->stack };
 	__asm__ volatile("" ::: "memory");

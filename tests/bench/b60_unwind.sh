@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Unwinding benchmark (make bench): samples/s of report/unwind.c on 8 KiB
+# dwarf-mode stacks with warm caches (tests/bench/unwind_bench.c), next to the
+# rate perf report achieves on a --call-graph dwarf,8192 recording made in
+# this run.  Goal (issue #8): >= 10x perf report's rate (about 40k samples/s).
+# Prints a table; never fails on numbers.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+build=${PMIPROF_BUILD:-${O:-$PWD/build}}
+out=$build/bench
+mkdir -p "$out" || exit 2
+tmp=$(mktemp -d /tmp/pmiprof-b60.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+n=${B60_SAMPLES:-200000}
+
+# Linked like a unit test: the report's objects from the build, no main().
+cc=${CC:-cc}
+pkgs="libdw libelf zlib libdeflate libunwind-generic"
+if ! $cc -O2 -g -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -Itests/unit $(pkg-config --cflags $pkgs) \
+	tests/bench/unwind_bench.c tests/unit/unwind_self.c "$build"/report/*.o "$build"/daemon/*.o \
+	"$build/libpmiprof.a" -lpfm $(pkg-config --libs $pkgs) -lm -lpthread -lstdc++ \
+	-o "$out/unwind_bench" 2>"$tmp/build.log"; then
+	echo "b60: cannot build tests/bench/unwind_bench.c (make first)"
+	head -5 "$tmp/build.log"
+	exit 1
+fi
+
+best=0
+for i in 1 2 3; do
+	set -- $("$out/unwind_bench" "$n" 8192) || exit 1
+	rate=$1 frames=$2 share=$3
+	best=$(echo "$rate $best" | awk '{print ($1 > $2) ? $1 : $2}')
+done
+
+# perf report on a dwarf recording of a workload: samples / wall seconds.
+perf_rate=
+wl=$build/workloads/random_sort
+if command -v perf >/dev/null && [ -x "$wl" ] &&
+	perf record -q -e cpu-clock -F 2000 --call-graph dwarf,8192 -o "$tmp/perf.data" \
+		-- "$wl" >/dev/null 2>&1; then
+	ns=$(perf report -i "$tmp/perf.data" --stdio --header-only 2>/dev/null |
+		sed -n 's/.*sample_freq.*//; s/^# Samples: *\([0-9]*\).*/\1/p' | head -1)
+	[ -n "$ns" ] || ns=$(perf script -i "$tmp/perf.data" -F ip 2>/dev/null | grep -c .)
+	t0=$(date +%s%N)
+	perf report -i "$tmp/perf.data" --stdio -g caller >/dev/null 2>&1
+	t1=$(date +%s%N)
+	[ "${ns:-0}" -gt 0 ] && perf_rate=$(awk -v n="$ns" -v t=$((t1 - t0)) \
+		'BEGIN { printf "%.0f", n * 1e9 / t }')
+fi
+
+printf '%-44s %14s %10s\n' "unwinding 8 KiB dwarf stacks, warm caches" "samples/s" "vs perf"
+printf '%-44s %14s %10s\n' "pmiprof unwind_user (best of 3, $frames frames)" "$best" \
+	"$([ -n "$perf_rate" ] && awk -v a="$best" -v b="$perf_rate" 'BEGIN { printf "%.1fx", a / b }' || echo -)"
+printf '%-44s %14s %10s\n' "perf report -g (whole report, $wl)" "${perf_rate:-n/a}" "1.0x"
+echo "(complete chains: $share of the bench's samples; perf's rate includes its symbolization)"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# record -g on the callgraph workload (tests/workloads/callgraph.c: main ->
+# caller_a/caller_b -> leaf_shared 2:1, main -> leaf_heavy, main -> sort_work
+# -> libc qsort -> cmp_u64; the leaves set up no frame).  The leaves' self
+# shares are flat-profile facts; by construction caller_a holds 2/3 of
+# leaf_shared and caller_b 1/3, leaf_shared : leaf_heavy = 3 : 2, and every
+# sample outside qsort reaches main.  The callers of the leaves exist only
+# through the leaf fix-up: with --no-leaf-fixup (perf's -g view) caller_a and
+# caller_b vanish and leaf_shared's caller is main.  (qsort's samples do not
+# reach main in fp mode: libc has no frame pointers; t234 unwinds them.)
+. "$(dirname "$0")/../lib.sh"
+have_perf_sw || skip_all "perf_event_open not usable here"
+[ -x "$WORKLOADS/callgraph" ] || skip_all "workload callgraph not built"
+"$PMIPROF" record -q -g -F 10000 -o "$TMPD/t.data" -- "$WORKLOADS/callgraph" 2 >/dev/null 2>"$TMPD/err" \
+	|| { not_ok "record -g callgraph" "$(cat "$TMPD/err")"; done_testing; }
+ok "record -g callgraph"
+rep() { "$PMIPROF" report -i "$TMPD/t.data" --comm callgraph "$@" 2>>"$TMPD/err"; }
+rep --children --format csv >"$TMPD/fix.csv"
+rep --children --format csv --no-leaf-fixup >"$TMPD/nofix.csv"
+col() { awk -F, -v f="$1" -v c="$3" '$3 == f { s += $c } END { printf "%.4f\n", s + 0 }' "$2"; }
+near() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a - b <= 2 && b - a <= 2) }'; }
+L=$(col leaf_shared "$TMPD/fix.csv" 6) H=$(col leaf_heavy "$TMPD/fix.csv" 6)
+awk -v l="$L" -v h="$H" 'BEGIN { exit !(l > 30 && h > 20) }' && ok "leaves' self shares: leaf_shared $L%, leaf_heavy $H%" \
+	|| not_ok "leaves' self shares" "leaf_shared $L, leaf_heavy $H" "$(head -10 "$TMPD/fix.csv")"
+exp=$(awk -v h="$H" 'BEGIN { print 1.5 * h }')
+near "$L" "$exp" && ok "leaf_shared $L% = 3/2 leaf_heavy ($exp%) within 2 points" || not_ok "leaf_shared = 3/2 leaf_heavy" "$L vs $exp"
+for want in caller_a:2/3 caller_b:1/3; do
+	fn=${want%%:*} frac=${want#*:}
+	exp=$(awk -v l="$L" -v f="$frac" 'BEGIN { split(f, q, "/"); print l * q[1] / q[2] }')
+	got=$(col "$fn" "$TMPD/fix.csv" 5)
+	near "$got" "$exp" && ok "$fn children $got% within 2 points of $frac of leaf_shared ($exp%)" \
+		|| not_ok "$fn children within 2 points of $exp%" "got $got" "$(head -10 "$TMPD/fix.csv")"
+	got=$(col "$fn" "$TMPD/nofix.csv" 5)
+	awk -v a="$got" 'BEGIN { exit !(a < 2) }' && ok "without the leaf fix-up $fn is $got% (missing)" \
+		|| not_ok "without the leaf fix-up $fn is missing" "got $got%"
+done
+got=$(col leaf_heavy "$TMPD/fix.csv" 5)
+near "$got" "$H" && ok "leaf_heavy children $got% = its self share" || not_ok "leaf_heavy children = self" "$got vs $H"
+M=$(col main "$TMPD/fix.csv" 5) exp=$(awk -v l="$L" -v h="$H" 'BEGIN { print l + h }')
+awk -v m="$M" -v e="$exp" 'BEGIN { exit !(m >= e - 2) }' && ok "main children $M% covers both leaves ($exp%)" \
+	|| not_ok "main children covers both leaves" "$M vs $exp"
+rep --callers leaf_shared --format csv >"$TMPD/callers.csv"
+a=$(awk -F, '$5 == "caller_a" { print $4 }' "$TMPD/callers.csv") b=$(awk -F, '$5 == "caller_b" { print $4 }' "$TMPD/callers.csv")
+near "${a:-0}" 66.67 && near "${b:-0}" 33.33 && ok "--callers leaf_shared: caller_a $a%, caller_b $b% (2:1)" \
+	|| not_ok "--callers leaf_shared 2:1" "$(cat "$TMPD/callers.csv")"
+rep --callers leaf_shared --format csv --no-leaf-fixup >"$TMPD/callers2.csv"
+awk -F, '$5 == "main" && $4 > 95 { f = 1 } END { exit !f }' "$TMPD/callers2.csv" \
+	&& ok "--no-leaf-fixup: leaf_shared seems called by main" || not_ok "--no-leaf-fixup: main calls leaf_shared" "$(cat "$TMPD/callers2.csv")"
+[ -s "$TMPD/err" ] && grep -v warning "$TMPD/err" | grep -q . && not_ok "reports without errors" "$(cat "$TMPD/err")"
+done_testing
