@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	CMD(record),
 	CMD(report),
 	CMD(plot),
+	CMD(flamegraph),
 	CMD(list),
 	CMD(stat),
 	CMD(dump),

@@ -99,17 +99,58 @@ uint8_t *trace_enc_stack(struct trace_codec *c, uint8_t *p, const struct trace_s
 	return p;
 }
 
+/*
+ * Registers and fp leaf words as deltas against the previous USTACK of the
+ * chunk: a sampled thread's SP and BP move little between samples and a hot
+ * leaf repeats its return address, so most take one byte.  dwarf's
+ * kilobytes of stack stay raw bytes for deflate.
+ */
 uint8_t *trace_enc_ustack(struct trace_codec *c, uint8_t *p, const struct trace_ustack *u)
 {
-	uint32_t i;
+	uint8_t *flags = p++;
+	unsigned int f = 0;
+	uint64_t w, nonzero = 0;
+	uint32_t i, bit = 0, nw;
 
-	(void)c;
-	p = varint_put(p, u->abi);
-	p = varint_put(p, u->regs_mask);
-	p = varint_put(p, u->nr_regs);
-	for (i = 0; i < u->nr_regs; i++)
-		p = varint_put(p, u->regs[i]);
-	return put_bytes(p, u->data, u->size);
+	if (u->abi == c->uabi && u->regs_mask == c->umask)
+		f |= TRACE_USTACK_SAME_REGS;
+	else {
+		p = varint_put(p, c->uabi = u->abi);
+		p = varint_put(p, c->umask = u->regs_mask);
+	}
+	for (i = 0; i < u->nr_regs; i++, bit++) {
+		while (!(u->regs_mask >> bit & 1))
+			bit++;
+		if (bit == TRACE_UREG_IP && u->regs[i] == c->ips[0]) {
+			f |= TRACE_USTACK_IP_SAMPLE;
+			c->uregs[i] = u->regs[i];
+			continue;
+		}
+		p = varint_put(p, zigzag_enc((int64_t)(u->regs[i] - c->uregs[i])));
+		c->uregs[i] = u->regs[i];
+	}
+	if (u->size > TRACE_USTACK_WORDS_MAX || u->size % 8) {
+		*flags = (uint8_t)f;
+		return put_bytes(p, u->data, u->size);	/* size, bytes */
+	}
+	f |= TRACE_USTACK_WORDS;
+	*flags = (uint8_t)f;
+	p = varint_put(p, u->size);
+	nw = u->size / 8;
+	for (i = 0; i < nw; i++) {
+		memcpy(&w, u->data + 8 * i, 8);
+		if (w)
+			nonzero |= 1ull << i;
+	}
+	p = varint_put(p, nonzero);
+	for (i = 0; i < nw; i++) {
+		if (!(nonzero >> i & 1))
+			continue;
+		memcpy(&w, u->data + 8 * i, 8);
+		p = varint_put(p, zigzag_enc((int64_t)(w - c->uwords[i])));
+		c->uwords[i] = w;
+	}
+	return p;
 }
 
 uint8_t *trace_enc_mmap(struct trace_codec *c, uint8_t *p, const struct trace_mmap *m,
@@ -324,44 +365,87 @@ static void dec_stack(struct trace_codec *c, struct dec *d, uint64_t *ips, struc
 	c->nr_stacks++;
 }
 
-static void dec_ustack(struct dec *d, uint64_t *regs, struct trace_ustack *u)
+static void dec_ustack(struct trace_codec *c, struct dec *d, const struct trace_decode_scratch *sc,
+		       struct trace_ustack *u)
 {
-	uint64_t abi = get_u64(d), mask = get_u64(d), n = get_u64(d), size;
-	uint32_t i;
+	uint64_t f = get_u64(d), size, nonzero, w;
+	uint32_t i, bit = 0, n, nw;
 
 	u->nr_regs = 0;
 	u->size = 0;
-	u->regs = regs;
+	u->regs = sc->regs;
 	u->data = d->p;
 	if (d->why)
 		return;
-	if (abi > UINT32_MAX) {
-		d->why = "32-bit field out of range";
+	if (f & ~(uint64_t)TRACE_USTACK_FLAGS_KNOWN) {
+		d->why = "unknown user stack flags";
 		return;
 	}
-	if (n != (uint64_t)__builtin_popcountll(mask)) {
-		d->why = "user register count differs from its mask";
+	if (!(f & TRACE_USTACK_SAME_REGS)) {
+		uint64_t abi = get_u64(d), mask = get_u64(d);
+
+		if (d->why)
+			return;
+		if (abi > UINT32_MAX) {
+			d->why = "32-bit field out of range";
+			return;
+		}
+		if (__builtin_popcountll(mask) > PMIPROF_MAX_UREGS) {
+			d->why = "user register mask names more registers than the limit";
+			return;
+		}
+		c->uabi = (uint32_t)abi;
+		c->umask = mask;
+	}
+	n = (uint32_t)__builtin_popcountll(c->umask);
+	if ((f & TRACE_USTACK_IP_SAMPLE) && !(c->umask >> TRACE_UREG_IP & 1)) {
+		d->why = "user stack takes the sample's ip for a register it does not have";
 		return;
 	}
-	if (n > PMIPROF_MAX_UREGS) {
-		d->why = "user register mask names more registers than the limit";
-		return;
+	for (i = 0; i < n && !d->why; i++, bit++) {
+		while (!(c->umask >> bit & 1))
+			bit++;
+		if (bit == TRACE_UREG_IP && (f & TRACE_USTACK_IP_SAMPLE))
+			c->uregs[i] = c->ips[0];
+		else
+			c->uregs[i] += (uint64_t)get_s64(d);
+		sc->regs[i] = c->uregs[i];
 	}
-	for (i = 0; i < n && !d->why; i++)
-		regs[i] = get_u64(d);
 	size = get_u64(d);
 	if (d->why)
 		return;
-	if (size > PMIPROF_MAX_USTACK || size > (uint64_t)(d->end - d->p)) {
-		d->why = "user stack longer than the limit or the record";
-		return;
+	if (f & TRACE_USTACK_WORDS) {
+		if (size > TRACE_USTACK_WORDS_MAX || size % 8) {
+			d->why = "user stack words of a size that is not 8..64 in steps of 8";
+			return;
+		}
+		nw = (uint32_t)size / 8;
+		nonzero = get_u64(d);
+		if (!d->why && nw < 64 && nonzero >> nw) {
+			d->why = "user stack word mask names words beyond the size";
+			return;
+		}
+		for (i = 0; i < nw && !d->why; i++) {
+			w = 0;
+			if (nonzero >> i & 1)
+				w = c->uwords[i] += (uint64_t)get_s64(d);
+			memcpy(sc->words + 8 * i, &w, 8);
+		}
+		if (d->why)
+			return;
+		u->data = sc->words;
+	} else {
+		if (size > PMIPROF_MAX_USTACK || size > (uint64_t)(d->end - d->p)) {
+			d->why = "user stack longer than the limit or the record";
+			return;
+		}
+		u->data = d->p;
+		d->p += size;
 	}
-	u->abi = (uint32_t)abi;
-	u->regs_mask = mask;
-	u->nr_regs = (uint32_t)n;
-	u->data = d->p;
+	u->abi = c->uabi;
+	u->regs_mask = c->umask;
+	u->nr_regs = n;
 	u->size = (uint32_t)size;
-	d->p += size;
 }
 
 int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, const uint8_t *end,
@@ -417,7 +501,7 @@ int trace_decode_body(struct trace_codec *c, uint32_t type, const uint8_t *p, co
 		dec_stack(c, &d, sc->ips, &rec->stack);
 		break;
 	case PMIPROF_REC_USTACK:
-		dec_ustack(&d, sc->regs, &rec->ustack);
+		dec_ustack(c, &d, sc, &rec->ustack);
 		break;
 	case PMIPROF_REC_FINISH:
 		rec->finish.time = get_time(c, &d);

@@ -30,12 +30,20 @@
 /* Worst-case body sizes, for the writer's buffer slack. */
 #define TRACE_SAMPLE_BODY_MAX	(1 + 5 * 5 + 10 * 2 + 10 * PMIPROF_MAX_EVENTS + 5)
 #define TRACE_STACK_BODY_MAX	(3 * 5 + 10 * PMIPROF_MAX_STACK)
-#define TRACE_USTACK_BODY_MAX	(5 + 10 + 5 + 10 * PMIPROF_MAX_UREGS + 5 + PMIPROF_MAX_USTACK)
+#define TRACE_USTACK_BODY_MAX	(1 + 5 + 10 + 10 * PMIPROF_MAX_UREGS + 5 + PMIPROF_MAX_USTACK)
 #define TRACE_RECORD_HEAD_MAX	(1 + 3)		/* type + varint size <= 2^21 */
 /* Most bytes the SAMPLE decoder can read: every number at its 10-byte maximum. */
 #define TRACE_SAMPLE_READ_MAX	(1 + 10 * (8 + PMIPROF_MAX_EVENTS))
 _Static_assert(TRACE_USTACK_BODY_MAX <= PMIPROF_MAX_RECORD_SIZE, "a full USTACK is one record");
 _Static_assert(TRACE_STACK_BODY_MAX <= PMIPROF_MAX_RECORD_SIZE, "a full STACK is one record");
+
+/* USTACK flags (1.3) */
+#define TRACE_USTACK_SAME_REGS		0x01	/* abi, regs_mask as the previous USTACK */
+#define TRACE_USTACK_IP_SAMPLE		0x02	/* the ip register = the SAMPLE's ip, omitted */
+#define TRACE_USTACK_WORDS		0x04	/* stack as a nonzero mask and word deltas */
+#define TRACE_USTACK_FLAGS_KNOWN	0x07
+#define TRACE_USTACK_WORDS_MAX		64	/* stack bytes stored as words, at most */
+#define TRACE_UREG_IP			8	/* PERF_REG_X86_IP */
 
 /* Per-chunk delta state.  All fields start at zero at every chunk. */
 struct trace_codec {
@@ -45,6 +53,11 @@ struct trace_codec {
 	uint32_t pid, tid, cpu, flags, nr;
 	uint64_t counts[PMIPROF_MAX_EVENTS];
 	uint32_t nr_stacks;		/* STACK records so far: valid SAMPLE.stack <= this */
+	/* of the previous USTACK: registers by position in the mask, words by index */
+	uint32_t uabi;
+	uint64_t umask;
+	uint64_t uregs[PMIPROF_MAX_UREGS];
+	uint64_t uwords[TRACE_USTACK_WORDS_MAX / 8];
 };
 
 static inline void trace_codec_reset(struct trace_codec *c)
@@ -77,6 +90,7 @@ struct trace_decode_scratch {
 	char *str;			/* PMIPROF_MAX_STRING + 1 bytes */
 	uint64_t *ips;			/* max(PMIPROF_MAX_CALLCHAIN, PMIPROF_MAX_STACK) entries */
 	uint64_t *regs;			/* PMIPROF_MAX_UREGS entries */
+	uint8_t *words;			/* TRACE_USTACK_WORDS_MAX bytes (USTACK words) */
 	const uint8_t *limit;		/* readable memory ends here (>= record end) */
 };
 

@@ -72,6 +72,7 @@ struct trace_reader {
 	char *str;			/* decoded strings */
 	uint64_t *ips;			/* decoded callchains and stacks */
 	uint64_t *regs;			/* decoded USTACK registers */
+	uint8_t *words;			/* decoded USTACK stack words */
 };
 
 static void default_diag(void *arg, const char *msg)
@@ -192,7 +193,8 @@ static int setup(struct trace_reader *r, const char *name, trace_diag_fn fn, voi
 	r->ips = malloc((PMIPROF_MAX_CALLCHAIN > PMIPROF_MAX_STACK ? PMIPROF_MAX_CALLCHAIN :
 			 PMIPROF_MAX_STACK) * sizeof(*r->ips));
 	r->regs = malloc(PMIPROF_MAX_UREGS * sizeof(*r->regs));
-	if (!r->name || !r->str || !r->ips || !r->regs)
+	r->words = malloc(TRACE_USTACK_WORDS_MAX);
+	if (!r->name || !r->str || !r->ips || !r->regs || !r->words)
 		return -ENOMEM;
 	/*
 	 * Raw deflate (chunks carry their own CRC), inflated in one call into a
@@ -218,6 +220,7 @@ void trace_reader_close(struct trace_reader *r)
 	free(r->str);
 	free(r->ips);
 	free(r->regs);
+	free(r->words);
 	free(r->name);
 	free(r);
 }
@@ -540,7 +543,7 @@ static uint64_t record_time(const struct trace_record *rec)
 static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
 						      struct trace_record *rec)
 {
-	const struct trace_decode_scratch sc = { r->str, r->ips, r->regs, r->limit };
+	const struct trace_decode_scratch sc = { r->str, r->ips, r->regs, r->words, r->limit };
 
 	for (;;) {
 		const uint8_t *body;

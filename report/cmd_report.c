@@ -18,6 +18,7 @@
 #include "parallel.h"
 #include "profile.h"
 #include "session.h"
+#include "stack_export.h"
 #include "stackview.h"
 #include "util.h"
 #include "windows.h"
@@ -33,6 +34,7 @@ const char cmd_report_help[] =
 "                   [--format table|csv|json] [--limit N] [--hist] [--srcline]\n"
 "                   [--inline] [--no-demangle] [--width N] [FILTERS]\n"
 "    pmiprof report --windows [-i FILE] [--format ...] [--limit N] [FILTERS]\n"
+"    pmiprof report --format folded|pprof [--value EVENT] [-o FILE] [FILTERS]\n"
 "    pmiprof report --children | --tree [--percent-limit P] | --callers SYM |\n"
 "                   --callees SYM  [-i FILE] [--format ...] [FILTERS]\n"
 "\n"
@@ -82,7 +84,16 @@ const char cmd_report_help[] =
 "                        samples,percent,symbol,dso then one column per event\n"
 "                        and per derived metric, then ci95_low,ci95_high.\n"
 "                        JSON strings are valid UTF-8: other bytes become\n"
-"                        U+FFFD, control characters are escaped\n"
+"                        U+FFFD, control characters are escaped.  With call\n"
+"                        stacks (record -g): folded = Brendan Gregg's folded\n"
+"                        stacks, 'root;...;leaf COUNT' per line, for\n"
+"                        flamegraph.pl and compatible viewers; pprof = a\n"
+"                        gzip'd pprof profile (-o FILE.pb.gz) for 'go tool\n"
+"                        pprof' and its readers: every event a sample type,\n"
+"                        one sample per window (numeric label 'window')\n"
+"    --value EVENT       folded: COUNT is the sum of EVENT (default samples);\n"
+"                        pprof: the sample type shown by default\n"
+"    -o, --output FILE   folded/pprof output file (folded: default stdout)\n"
 "    -n, --limit N       print at most N rows (windows with --windows: reading\n"
 "                        stops there, so the trace's totals are not counted)\n"
 "    -w, --windows       one row per window: index, time_ns, cpu, pid, tid,\n"
@@ -163,7 +174,7 @@ SESSION_LOOKUP_HELP
 enum {
 	OPT_BY = 0x2000, OPT_HIST, OPT_HIST_METRIC, OPT_SRCLINE, OPT_INLINE, OPT_WIDTH,
 	OPT_NO_DEMANGLE, OPT_CHILDREN, OPT_PERCENT_LIMIT, OPT_CALLERS, OPT_CALLEES,
-	OPT_NO_LEAF_FIXUP,
+	OPT_NO_LEAF_FIXUP, OPT_VALUE,
 };
 
 static const struct option long_opts[] = {
@@ -178,6 +189,8 @@ static const struct option long_opts[] = {
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "width", required_argument, NULL, OPT_WIDTH },
+	{ "value", required_argument, NULL, OPT_VALUE },
+	{ "output", required_argument, NULL, 'o' },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
 	{ "tree", no_argument, NULL, 'G' },
 	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
@@ -198,6 +211,7 @@ struct report_args {
 	bool windows, hist;
 	const char *hist_metric;
 	uint64_t width;
+	const char *stack_format, *value, *output;	/* folded/pprof (stack_export.c) */
 	/* call-stack views */
 	bool stack_view;
 	enum sv_kind view;
@@ -215,7 +229,7 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	a->percent_limit = 0.5;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:f:n:wqhG", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:f:n:o:wqhG", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_CHILDREN:
 		case 'G':
@@ -253,9 +267,17 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			a->sort = optarg;
 			break;
 		case 'f':
-			if (parse_format(optarg, &a->format))
-				return pm_usage_error("report", "--format '%s': expected table, csv "
-						      "or json", optarg);
+			if (!strcmp(optarg, "folded") || !strcmp(optarg, "pprof"))
+				a->stack_format = optarg;
+			else if (parse_format(optarg, &a->format))
+				return pm_usage_error("report", "--format '%s': expected table, csv, "
+						      "json, folded or pprof", optarg);
+			break;
+		case OPT_VALUE:
+			a->value = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
 			break;
 		case 'n':
 			if (pm_parse_u64(optarg, 1, UINT32_MAX, &a->limit))
@@ -306,6 +328,9 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	if (a->stack_view && (a->windows || a->hist || a->by != BY_SYMBOL))
 		return pm_usage_error("report", "--children, --tree, --callers and --callees "
 				      "go without --windows, --hist and --by");
+	if (a->stack_format && (a->stack_view || a->windows || a->hist || a->by != BY_SYMBOL))
+		return pm_usage_error("report", "--format %s goes without --windows, --hist, "
+				      "--by and the stack views", a->stack_format);
 	/* --windows CSV/JSON show each window's stack when the trace has them. */
 	a->so.stacks = a->stack_view || (a->windows && a->format != FMT_TABLE);
 	return 0;
@@ -522,7 +547,10 @@ int cmd_report(int argc, char **argv)
 		session_opts_free(&a.so);
 		return command_help("report");
 	}
-	if (!rc)
+	if (!rc && a.stack_format)
+		rc = !strcmp(a.stack_format, "pprof") ? report_pprof(&a.so, a.value, a.output) :
+		     report_folded(&a.so, a.value, a.output);
+	else if (!rc)
 		rc = run_report(&a);
 	session_opts_free(&a.so);
 	return rc;

@@ -208,6 +208,12 @@ const struct dso_info *symbolizer_dso_info(const struct symbolizer *sy, uint32_t
 	return &sy->dsos[id]->info;
 }
 
+const uint8_t *symbolizer_dso_build_id(const struct symbolizer *sy, uint32_t id, uint32_t *len)
+{
+	*len = sy->dsos[id]->build_id_len;
+	return sy->dsos[id]->build_id;
+}
+
 uint64_t symbolizer_lookups(const struct symbolizer *sy)
 {
 	return sy->lookups;

@@ -107,6 +107,8 @@ uint32_t symbolizer_nr_syms(const struct symbolizer *sy);
 const struct sym *symbolizer_sym(const struct symbolizer *sy, uint32_t id);
 uint32_t symbolizer_nr_dsos(const struct symbolizer *sy);
 const struct dso_info *symbolizer_dso_info(const struct symbolizer *sy, uint32_t id);
+/* The build-id of DSO id as recorded (*len 0 when unknown), for exports (pprof). */
+const uint8_t *symbolizer_dso_build_id(const struct symbolizer *sy, uint32_t id, uint32_t *len);
 /* Distinct addresses resolved through libdwfl / kallsyms so far (for stats). */
 uint64_t symbolizer_lookups(const struct symbolizer *sy);
 

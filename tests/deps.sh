@@ -8,6 +8,7 @@ pkgs=(
 	libdw-dev libelf-dev libunwind-dev zlib1g-dev libdeflate-dev libpfm4-dev libcmocka-dev
 	linux-perf libc6-dbg gnuplot-nox hyperfine time valgrind
 	libpapi-dev likwid
+	golang-go chromium libxml2-utils
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 )
 missing=()

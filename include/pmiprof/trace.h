@@ -347,7 +347,8 @@ struct trace_stack {
  * perf's x86-64 order (PERF_REG_X86_*; bit i of regs_mask set = register i
  * present, values in increasing i) and `size` bytes of user stack copied from
  * the sampled SP upward.  --call-graph dwarf stores SIZE bytes; fp mode a few
- * words for the leaf fix-up (docs/trace-format.md).
+ * words for the leaf fix-up, those that are not code addresses zeroed by the
+ * recorder (docs/trace-format.md).
  */
 struct trace_ustack {
 	uint32_t abi;			/* PERF_SAMPLE_REGS_ABI_*; 0 = no user regs */

@@ -98,8 +98,17 @@ static int stacks(const char *dir, int level)
 		data[i % sizeof(data)] = (uint8_t)i;
 		tgen_stream_sample(7, i, &s);
 		err = trace_write_sample_stack(w, &s, pool + i % 3, 1 + i % 4, i % 5 == 0);
-		if (!err && i % 2)
+		if (!err && i % 2) {
 			err = trace_write_ustack(w, &u);
+		} else if (!err && i % 3 == 0) {
+			/* fp leaf words: the codec's word form, ip from the sample */
+			uint64_t fregs[3] = { 0x7ffc1000 + i * 16, 0x7ffc0f00 + i * 16, s.ip };
+			uint64_t words[8] = { 0x401234, 0, i % 4 ? 0x401456 : 0, 0, 0, 0x7f0000001234ull };
+			struct trace_ustack f = { 2, 3, 0x1c0, fregs, (uint32_t)(i % 9) * 8,
+						  (const uint8_t *)words };
+
+			err = trace_write_ustack(w, &f);
+		}
 	}
 	return trace_writer_close(w) || err;
 }

@@ -320,10 +320,20 @@ static void check_v13_records(struct trace_reader *r)
 			assert_int_equal(rec.ustack.nr_regs, 3);
 			assert_int_equal(rec.ustack.regs[0], 0x7ffc0000f000ull + j * 16);
 			assert_int_equal(rec.ustack.regs[1], 0x7ffc0000efc0ull + j * 16);
-			assert_int_equal(rec.ustack.regs[2], 0x401000 + (j % 5) * 0x40);
-			assert_int_equal(rec.ustack.size, 16);
-			for (k = 0; k < 16; k++)
-				assert_int_equal(rec.ustack.data[k], (uint8_t)(j + k));
+			assert_int_equal(rec.ustack.regs[2], j == 6 ? 0x400ff0 : 0x401000 + (j % 5) * 0x40);
+			if (j % 2) {
+				assert_int_equal(rec.ustack.size, 20);
+				for (k = 0; k < 20; k++)
+					assert_int_equal(rec.ustack.data[k], (uint8_t)(j + k));
+			} else {
+				uint64_t wd[3];
+
+				assert_int_equal(rec.ustack.size, 24);
+				memcpy(wd, rec.ustack.data, 24);
+				assert_int_equal(wd[0], 0x401456);
+				assert_int_equal(wd[1], 0);
+				assert_int_equal(wd[2], 0x7ffc0000f100ull + j * 16);
+			}
 			ustacks++;
 			last_sample = false;
 			break;

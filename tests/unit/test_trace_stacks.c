@@ -6,8 +6,9 @@
  * USTACK never parted from its sample by a chunk end, maximal records fit);
  * the writer refuses what the format cannot hold; and damaged stack records
  * with valid CRCs (ids out of range or sequence, counts over the limits,
- * register count against mask, cut bodies) are reported as damage, never
- * crash.
+ * USTACK flags, word sizes and masks, cut bodies) are reported as damage,
+ * never crash.  USTACKs cover both codec forms: fp-like word stacks (deltas,
+ * zero words, ip taken from the sample) and raw dwarf-like bytes.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -79,18 +80,32 @@ struct expect {
 	uint32_t ustack;	/* bytes, UINT32_MAX = none */
 };
 
-static void ustack_of(unsigned int i, uint32_t size, uint64_t *regs, uint8_t *data,
+/*
+ * Sample i's user stack of size bytes.  Sizes up to 64 in whole words take
+ * the codec's word form: fp-like bp, sp, ip (ip mostly the sample's), zero
+ * words and return addresses that repeat across samples at one index.
+ */
+static void ustack_of(unsigned int i, uint32_t size, uint64_t ip, uint64_t *regs, uint8_t *data,
 		      struct trace_ustack *u)
 {
+	bool words = size <= 64 && size % 8 == 0;
 	uint32_t k;
 
 	u->abi = 2;
-	u->regs_mask = i % 2 ? 0xff0fffull : 0x1c0;
+	u->regs_mask = words && i % 5 ? 0x1c0 : i % 2 ? 0xff0fffull : 0x1c0;
 	u->nr_regs = (uint32_t)__builtin_popcountll(u->regs_mask);
 	for (k = 0; k < u->nr_regs; k++)
 		regs[k] = 0x7ffd00000000ull + i * 64 + k;
+	if (u->regs_mask == 0x1c0 && i % 3)
+		regs[2] = ip;
 	for (k = 0; k < size; k++)
 		data[k] = (uint8_t)(i * 7 + k * 13);
+	for (k = 0; words && k < size / 8; k++) {
+		uint64_t w = (i + k) % 3 == 0 ? 0 : (i + k) % 3 == 1 ? 0x555555555000ull + k * 0x10 :
+			     ~(uint64_t)i * 0x9e3779b97f4a7c15ull;
+
+		memcpy(data + 8 * k, &w, 8);
+	}
 	u->regs = regs;
 	u->size = size;
 	u->data = data;
@@ -128,14 +143,15 @@ static void roundtrip(int level, uint32_t chunk, unsigned int n)
 		s.stack = 12345;	/* ignored by the writer */
 		ex[i].stack = pick % 10 == 0 ? -1 : (int)(pick / 10 % POOL);
 		ex[i].ustack = pick % 7 == 0 ? (uint32_t)(rnd() % 600) :
-			       pick % 97 == 0 ? PMIPROF_MAX_USTACK : UINT32_MAX;
+			       pick % 97 == 0 ? PMIPROF_MAX_USTACK :
+			       pick % 3 == 0 ? (uint32_t)(rnd() % 9) * 8 : UINT32_MAX;
 		p = ex[i].stack >= 0 ? &pool[ex[i].stack] : NULL;
 		assert_int_equal(trace_write_sample_stack(w, &s, p ? p->ips : NULL, p ? p->nr : 0,
 							  p ? p->nr_kernel : 0), 0);
 		if (ex[i].ustack != UINT32_MAX) {
 			struct trace_ustack u;
 
-			ustack_of(i, ex[i].ustack, regs, data, &u);
+			ustack_of(i, ex[i].ustack, s.ip, regs, data, &u);
 			assert_int_equal(trace_write_ustack(w, &u), 0);
 		}
 	}
@@ -185,11 +201,13 @@ static void roundtrip(int level, uint32_t chunk, unsigned int n)
 		}
 		case PMIPROF_REC_USTACK: {
 			struct trace_ustack u;
+			struct trace_sample want_s;
 
 			/* same chunk as its sample, right after it */
 			assert_true(after_sample);
 			assert_true(got >= 1 && ex[got - 1].ustack != UINT32_MAX);
-			ustack_of(got - 1, ex[got - 1].ustack, want_regs, want_data, &u);
+			tgen_stream_sample(3, got - 1, &want_s);
+			ustack_of(got - 1, ex[got - 1].ustack, want_s.ip, want_regs, want_data, &u);
 			assert_int_equal(rec.ustack.abi, u.abi);
 			assert_int_equal(rec.ustack.regs_mask, u.regs_mask);
 			assert_int_equal(rec.ustack.nr_regs, u.nr_regs);
@@ -415,12 +433,43 @@ static void damaged_stack_records_are_reported(void **state)
 	fix_payload_crc(b, pl, len);
 	expect_damage(b, len, "more kernel frames than frames");
 
-	memcpy(b, clean, len);		/* register count against the mask */
-	b[ustack_rec + 5] = 4;
-	fix_payload_crc(b, pl, len);
-	expect_damage(b, len, "user register count differs from its mask");
+	/* USTACK body: flags abi mask(2) bp sp ip size nonzero (words mode, all zero) */
+	assert_int_equal(clean[ustack_rec + 2], 0x04);
+	assert_int_equal(clean[ustack_rec + 9], 16);
 
-	memcpy(b, clean, len);		/* stack bytes beyond the record */
+	memcpy(b, clean, len);		/* flags this version does not know */
+	b[ustack_rec + 2] |= 0x40;
+	fix_payload_crc(b, pl, len);
+	expect_damage(b, len, "unknown user stack flags");
+
+	memcpy(b, clean, len);		/* ip from the sample, but no ip register */
+	b[ustack_rec + 2] |= 0x02;
+	b[ustack_rec + 5] = 0;		/* mask 0x1c0 -> 0x40 */
+	fix_payload_crc(b, pl, len);
+	expect_damage(b, len, "sample's ip for a register it does not have");
+
+	memcpy(b, clean, len);		/* words of a size that is not whole words */
+	b[ustack_rec + 9] = 12;
+	fix_payload_crc(b, pl, len);
+	expect_damage(b, len, "user stack words of a size that is not 8..64");
+
+	memcpy(b, clean, len);		/* more words than 64 bytes */
+	b[ustack_rec + 9] = 72;
+	fix_payload_crc(b, pl, len);
+	expect_damage(b, len, "user stack words of a size that is not 8..64");
+
+	memcpy(b, clean, len);		/* a nonzero word past the size */
+	b[ustack_rec + 10] = 4;
+	fix_payload_crc(b, pl, len);
+	expect_damage(b, len, "word mask names words beyond the size");
+
+	memcpy(b, clean, len);		/* a nonzero word cut off by the record end */
+	b[ustack_rec + 10] = 1;
+	fix_payload_crc(b, pl, len);
+	expect_damage(b, len, "record body ends inside a number");
+
+	memcpy(b, clean, len);		/* raw stack bytes beyond the record */
+	b[ustack_rec + 2] = 0;
 	b[ustack_rec + 9] = 100;
 	fix_payload_crc(b, pl, len);
 	expect_damage(b, len, "user stack longer than the limit or the record");

@@ -192,16 +192,26 @@ int tgen_write_stacks(const char *path)
 		else
 			err = trace_write_sample_stack(w, &s, NULL, 0, 0);
 		if (!err && kind && i % 3 == 0) {
+			/*
+			 * bp, sp, ip (the sample's but at i == 6); even i: fp
+			 * leaf words (24 bytes, the middle one zero: the codec's
+			 * word form); odd i: 20 raw bytes.
+			 */
 			uint64_t regs[3] = { 0x7ffc0000f000ull + i * 16, 0x7ffc0000efc0ull + i * 16,
-					     s.ip };	/* bp, sp, ip */
-			uint8_t data[16];
+					     i == 6 ? 0x400ff0 : s.ip };
+			uint64_t wd[3] = { 0x401456, 0, 0x7ffc0000f100ull + i * 16 };
+			uint8_t data[24];
 			struct trace_ustack u = {
 				.abi = 2, .nr_regs = 3, .regs_mask = 0x1c0, .regs = regs,
-				.size = sizeof(data), .data = data,
+				.size = i % 2 ? 20 : 24, .data = data,
 			};
 
-			for (k = 0; k < sizeof(data); k++)
-				data[k] = (uint8_t)(i + k);
+			if (i % 2) {
+				for (k = 0; k < 20; k++)
+					data[k] = (uint8_t)(i + k);
+			} else {
+				memcpy(data, wd, sizeof(wd));
+			}
 			err = trace_write_ustack(w, &u);
 		}
 	}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A gzip'd pprof profile (github.com/google/pprof proto/profile.proto)
+ * written by a small protobuf encoder: no protobuf library, the format is
+ * varints and length-delimited fields.  Samples stream into the gzip file
+ * as they are added (a top-level message has no length prefix, so its
+ * repeated fields may come in any order); the tables they refer to
+ * (mappings, locations, functions, strings) are kept in memory and written
+ * by pprof_close(); strings, functions and mappings are deduplicated here.  Ids are the proto's: 1-based, 0 = none.
+ */
+#ifndef PMIPROF_REPORT_PPROF_H
+#define PMIPROF_REPORT_PPROF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct pprof;
+
+/* One Line of a Location: innermost (inlined) first, the caller last. */
+struct pprof_line {
+	uint64_t function;		/* pprof_function() id */
+	int64_t line;			/* source line, 0 = unknown */
+};
+
+/* Creates path (gzip level 6).  0 or -errno. */
+int pprof_open(struct pprof **out, const char *path);
+/*
+ * Finishes the profile (commit) and closes the file: 0 or -errno (a write
+ * error of any earlier call included).  Without commit, or on an error, the
+ * file is removed.  Frees p.
+ */
+int pprof_close(struct pprof *p, bool commit);
+
+/* The string table index of s ("" is 0), or -ENOMEM. */
+int64_t pprof_string(struct pprof *p, const char *s);
+/* Sample values, in order: each pprof_sample() gives one value per type. */
+int pprof_sample_type(struct pprof *p, const char *type, const char *unit);
+int pprof_period_type(struct pprof *p, const char *type, const char *unit, int64_t period);
+/* The type go tool pprof shows by default (a sample_type index). */
+void pprof_default_type(struct pprof *p, uint32_t index);
+void pprof_times(struct pprof *p, int64_t time_nanos, int64_t duration_nanos);
+int pprof_comment(struct pprof *p, const char *s);
+
+/*
+ * The mapping of the object key (the caller's id for it, e.g. a DSO id),
+ * created on first use with its file name and build-id (hex, may be NULL).
+ * Its address range grows to cover every location added in it.
+ */
+int64_t pprof_mapping(struct pprof *p, uint32_t key, const char *file, const char *build_id);
+/* The mapping pprof shows as the profile's binary ("File:"): it is written first. */
+void pprof_main_mapping(struct pprof *p, uint64_t mapping);
+/* A function, deduplicated by (name, system_name, file). */
+int64_t pprof_function(struct pprof *p, const char *name, const char *system_name,
+		       const char *file);
+/*
+ * A new location: addr in mapping (0 = none) with its lines.  Callers
+ * deduplicate (they know which addresses name the same frame: a return
+ * address and a sampled ip equal in value may belong to two functions).
+ * Returns its id or -errno.
+ */
+int64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t addr,
+		       const struct pprof_line *lines, uint32_t nr_lines);
+/*
+ * One sample: locations leaf first, one value per sample type, and a
+ * numeric label (key label_key, e.g. "window") unless label_key is NULL.
+ */
+int pprof_sample(struct pprof *p, const uint64_t *locs, uint32_t nr_locs,
+		 const int64_t *values, const char *label_key, int64_t label);
+
+/* Sizes so far, for tests and statistics. */
+uint64_t pprof_nr_samples(const struct pprof *p);
+uint32_t pprof_nr_locations(const struct pprof *p);
+
+#endif /* PMIPROF_REPORT_PPROF_H */

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The flame graph SVG: names escaped for XML (markup, invalid UTF-8,
+ * controls), frames under 0.1 px left out, IPC colours on the legend's
+ * ramp (high IPC blue, low red), and a well-formed document (xmllint, when
+ * installed).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../report/flamegraph.h"
+
+static void add(struct stree *t, const char *a, const char *b, uint64_t samples, uint64_t ins,
+		uint64_t cyc)
+{
+	const char *names[2] = { a, b };
+	uint32_t tags[2] = { 0, 1 };
+	struct stree_sums v = { .value = samples, .samples = samples, .aux = { ins, cyc } };
+
+	assert_int_equal(stree_add(t, names, tags, b ? 2 : 1, &v), 0);
+}
+
+static const char *tag_name(void *arg, uint32_t tag)
+{
+	(void)arg;
+	return tag ? "/lib/libwork.so" : "/usr/bin/app";
+}
+
+static char *svg_of(struct stree *t, const struct fg_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(stree_sort(t), 0);
+	assert_int_equal(flamegraph_write(f, t, o), 0);
+	fclose(f);
+	return buf;
+}
+
+static const struct fg_opts ipc_opts = {
+	.title = "t & <t>", .width = 1200, .value_name = "samples", .color = FG_COLOR_RATIO,
+	.metric_name = "ipc", .metric_scale = 1, .high_is_good = true, .tag_name = tag_name,
+};
+
+/* The fill of the frame whose title starts with name. */
+static void fill_of(const char *svg, const char *name, int *r, int *g, int *b)
+{
+	char key[128];
+	const char *p;
+
+	snprintf(key, sizeof(key), "<title>%s\n", name);
+	p = strstr(svg, key);
+	assert_non_null(p);
+	p = strstr(p, "fill=\"rgb(");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, "fill=\"rgb(%d,%d,%d)", r, g, b), 3);
+}
+
+static void ipc_colours_follow_the_ramp(void **state)
+{
+	struct stree t;
+	char *svg;
+	int r, g, b;
+
+	(void)state;
+	assert_int_equal(stree_init(&t), 0);
+	add(&t, "main", "fast", 50, 4000, 1000);	/* ipc 4 */
+	add(&t, "main", "slow", 50, 500, 1000);		/* ipc 0.5 */
+	add(&t, "main", "nocycles", 10, 100, 0);
+	svg = svg_of(&t, &ipc_opts);
+	fill_of(svg, "fast", &r, &g, &b);
+	assert_true(b > r);
+	fill_of(svg, "slow", &r, &g, &b);
+	assert_true(r > b);
+	fill_of(svg, "nocycles", &r, &g, &b);
+	assert_true(r == g && g == b);			/* grey: no ratio */
+	/* The tooltip gives the ratio; main is the inclusive ipc of both. */
+	assert_non_null(strstr(svg, "ipc 4"));
+	assert_non_null(strstr(svg, "ipc 2.3\nin /usr/bin/app"));	/* 4600 / 2000 */
+	assert_non_null(strstr(svg, "linearGradient"));	/* the legend */
+	free(svg);
+	stree_free(&t);
+}
+
+static void names_are_escaped_for_xml(void **state)
+{
+	struct stree t;
+	char *svg;
+
+	(void)state;
+	assert_int_equal(stree_init(&t), 0);
+	add(&t, "main", "a<b>&\"c\"'d'", 10, 0, 0);
+	add(&t, "main", "bad\xff\xfeutf8\x01", 10, 0, 0);
+	add(&t, "main", "caf\xc3\xa9", 10, 0, 0);
+	svg = svg_of(&t, &ipc_opts);
+	assert_non_null(strstr(svg, "a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos;"));
+	assert_non_null(strstr(svg, "bad\xef\xbf\xbd\xef\xbf\xbdutf8?"));
+	assert_null(strchr(svg, '\xff'));
+	assert_non_null(strstr(svg, "caf\xc3\xa9"));	/* valid UTF-8 kept */
+	assert_non_null(strstr(svg, "t &amp; &lt;t&gt;"));	/* the title too */
+	free(svg);
+	stree_free(&t);
+}
+
+static void narrow_frames_are_left_out(void **state)
+{
+	struct stree t;
+	struct fg_opts o = ipc_opts;
+	char *svg, *p;
+	unsigned int frames = 0;
+
+	(void)state;
+	o.color = FG_COLOR_DSO;
+	assert_int_equal(stree_init(&t), 0);
+	add(&t, "main", "big", 10000000, 0, 0);
+	add(&t, "main", "tiny", 1, 0, 0);		/* 1e-4 px at 1200 px */
+	svg = svg_of(&t, &o);
+	for (p = svg; (p = strstr(p, "<g class=\"f\"")); p++)
+		frames++;
+	assert_int_equal(frames, 3);			/* all, main, big */
+	assert_null(strstr(svg, "tiny"));
+	assert_non_null(strstr(svg, "libwork.so"));	/* DSO legend */
+	free(svg);
+	stree_free(&t);
+}
+
+static void deep_stack_draws_every_level(void **state)
+{
+	enum { DEPTH = 3000 };
+	const char **names = malloc(DEPTH * sizeof(*names));
+	struct stree_sums v = { .value = 5, .samples = 5 };
+	struct fg_opts o = ipc_opts;
+	struct stree t;
+	unsigned int frames = 0, height = 0;
+	char *svg, *p;
+	uint32_t i;
+
+	(void)state;
+	o.color = FG_COLOR_DSO;
+	o.tag_name = NULL;			/* flamegraph.pl's palette */
+	for (i = 0; i < DEPTH; i++)
+		names[i] = "recurse";
+	assert_int_equal(stree_init(&t), 0);
+	assert_int_equal(stree_add(&t, names, NULL, DEPTH, &v), 0);
+	svg = svg_of(&t, &o);
+	for (p = svg; (p = strstr(p, "<g class=\"f\"")); p++)
+		frames++;
+	assert_int_equal(frames, DEPTH + 1);
+	assert_int_equal(sscanf(strstr(svg, "height=\""), "height=\"%u\"", &height), 1);
+	assert_true(height >= (DEPTH + 1) * 16);
+	assert_non_null(strstr(svg, "colour: by name"));
+	free(svg);
+	free(names);
+	stree_free(&t);
+}
+
+static void svg_is_well_formed_xml(void **state)
+{
+	char path[] = "/tmp/test_flamegraph.XXXXXX", cmd[128];
+	struct stree t;
+	char *svg;
+	FILE *f;
+	int fd, rc;
+
+	(void)state;
+	if (system("xmllint --version >/dev/null 2>&1"))
+		skip();		/* libxml2-utils not installed */
+	assert_int_equal(stree_init(&t), 0);
+	add(&t, "main", "a<b>&\"c\"'d' ]]> --", 10, 5, 7);
+	add(&t, "main", "bad\xff\xfe\x01", 10, 5, 7);
+	svg = svg_of(&t, &ipc_opts);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs(svg, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", path);
+	rc = system(cmd);
+	unlink(path);
+	assert_int_equal(rc, 0);
+	free(svg);
+	stree_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ipc_colours_follow_the_ramp),
+		cmocka_unit_test(names_are_escaped_for_xml),
+		cmocka_unit_test(narrow_frames_are_left_out),
+		cmocka_unit_test(deep_stack_draws_every_level),
+		cmocka_unit_test(svg_is_well_formed_xml),
+	};
+
+	return cmocka_run_group_tests_name("flamegraph", tests, NULL, NULL);
+}
