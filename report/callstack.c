@@ -428,8 +428,11 @@ static int64_t raw_chain(struct callstacks *c, struct raw_stack *r, uint32_t pid
 	rooted = bad ? 0 : zero_end ? 1 : frames_rooted(c, f, n);
 	if (rooted < 0)
 		return rooted;
-	if (bad)
-		c->st.damaged++;
+	/*
+	 * A chain with a frame in page 0 or on the wrong side is a broken walk
+	 * (an fp chain through code without frame pointers gives such values):
+	 * it ends in [truncated], but the trace is not damaged.
+	 */
 	id = itab_intern(&c->chains, f, n, rooted);
 	if (id >= 0) {
 		r->have_chain = true;
