@@ -6,6 +6,7 @@
  * variants are for probing in process context and never fault.
  */
 #include <linux/kprobes.h>
+#include <asm/nmi.h>
 
 #include "compat.h"
 #include "pmu.h"
@@ -43,6 +44,24 @@ static void ops_native_cpuid(struct pmu_hw *hw, u32 leaf, u32 sub, u32 *a, u32 *
 	cpuid_count(leaf, sub, a, b, c, d);
 }
 
+/* perf's allocation of the GP counters (arch/x86/kernel/cpu/perfctr-watchdog.c). */
+static int ops_native_reserve(struct pmu_hw *hw, u32 idx)
+{
+	if (!reserve_evntsel_nmi(hw->evntsel_msr[idx]))
+		return -EBUSY;
+	if (!reserve_perfctr_nmi(hw->perfctr_msr[idx])) {
+		release_evntsel_nmi(hw->evntsel_msr[idx]);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static void ops_native_release(struct pmu_hw *hw, u32 idx)
+{
+	release_perfctr_nmi(hw->perfctr_msr[idx]);
+	release_evntsel_nmi(hw->evntsel_msr[idx]);
+}
+
 const struct pmu_msr_ops pmu_native_msr_ops = {
 	.name		= "native",
 	.rd		= ops_native_rd,
@@ -51,4 +70,6 @@ const struct pmu_msr_ops pmu_native_msr_ops = {
 	.rd_safe	= ops_native_rd_safe,
 	.wr_safe	= ops_native_wr_safe,
 	.cpuid		= ops_native_cpuid,
+	.reserve	= ops_native_reserve,
+	.release	= ops_native_release,
 };

@@ -30,7 +30,6 @@ static u32 amd_ctr_msr(const struct pmu_hw *hw, u32 i)
 static int amd_probe(struct pmu_hw *hw)
 {
 	u32 a, b, c, d, max_ext, i;
-	u64 old, val;
 
 	if (pmu_cpuid_vendor(hw) != PMIPROF_VENDOR_AMD) {
 		hw->reason = "not an AMD CPU";
@@ -69,19 +68,6 @@ static int amd_probe(struct pmu_hw *hw)
 	hw->gp_width = 48;
 	hw->gp_mask = BIT_ULL(48) - 1;
 
-	/* Write/read-back: emulators without a PMU read 0 and drop writes. */
-	if (hw->ops->rd_safe(hw, amd_ctr_msr(hw, 0), &old) ||
-	    hw->ops->wr_safe(hw, amd_ctr_msr(hw, 0), (old ^ 0xffff) & hw->gp_mask) ||
-	    hw->ops->rd_safe(hw, amd_ctr_msr(hw, 0), &val)) {
-		hw->reason = "PMU MSRs fault";
-		return -ENODEV;
-	}
-	hw->ops->wr_safe(hw, amd_ctr_msr(hw, 0), old);
-	if ((val & 0xffff) != ((old ^ 0xffff) & 0xffff)) {
-		hw->reason = "PMU counters do not hold written values (VM without a vPMU?)";
-		return -ENODEV;
-	}
-
 	hw->min_period = PMU_MIN_PERIOD;
 	hw->max_period = BIT_ULL(47) - 1;	/* the top bit detects the overflow */
 	hw->caps = PMIPROF_CAP_PMI | PMIPROF_CAP_TIMER | PMIPROF_CAP_READ_COUNTERS |
@@ -90,6 +76,7 @@ static int amd_probe(struct pmu_hw *hw)
 		hw->evntsel_msr[i] = amd_ctl_msr(hw, i);
 		hw->perfctr_msr[i] = amd_ctr_msr(hw, i);
 	}
+	hw->probe_msr = amd_ctr_msr(hw, 0);
 	scnprintf(hw->name, sizeof(hw->name), "%samd-%s", hw->emulated ? "emul-" : "",
 		  hw->global_regs ? "v2" : hw->perfctr_core ? "core" : "k7");
 	return 0;
@@ -217,6 +204,7 @@ static int amd_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 		return 1;
 	return 0;
 }
+NOKPROBE_SYMBOL(amd_handle_pmi);
 
 const struct pmu_driver pmu_amd_driver = {
 	.name = "amd",

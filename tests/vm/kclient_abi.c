@@ -326,11 +326,21 @@ static int cmd_abuse(void)
 	if (fd2 >= 0)
 		close(fd2);
 
+	/* ABI 1.1: structs grow by appending (copy_struct_from_user) */
 	struct { uint32_t size; char pad[200]; } big = { .size = sizeof(struct pmiprof_info) + 8 };
-	expect_err(fd, PMIPROF_IOC_GET_INFO, &big, EINVAL, "GET_INFO with a wrong size field");
+	expect(ioctl(fd, PMIPROF_IOC_GET_INFO, &big) == 0 && big.size == sizeof(struct pmiprof_info),
+	       "GET_INFO from a newer user (longer struct, zero tail) answered at the module's size");
+	big.size = sizeof(struct pmiprof_info) + 8;
+	big.pad[sizeof(struct pmiprof_info)] = 1;	/* byte sizeof(info) + 4: past the module's */
+	expect_err(fd, PMIPROF_IOC_GET_INFO, &big, E2BIG,
+		   "GET_INFO with non-zero bytes past the module's struct");
+	big.pad[sizeof(struct pmiprof_info)] = 0;
+	big.size = 100;
+	expect_err(fd, PMIPROF_IOC_GET_INFO, &big, EINVAL, "GET_INFO smaller than the ABI 1.0 struct");
 	expect_err(fd, PMIPROF_IOC_GET_INFO, NULL, EFAULT, "GET_INFO with a NULL pointer");
-	expect_err(fd, _IOWR(PMIPROF_IOC_MAGIC, 0x01, char[64]), &big, ENOTTY,
-		   "GET_INFO encoded with another struct size");
+	big.size = sizeof(struct pmiprof_info);
+	expect(ioctl(fd, _IOWR(PMIPROF_IOC_MAGIC, 0x01, char[64]), &big) == 0,
+	       "GET_INFO encoded with another struct size: the size field decides");
 	expect_err(fd, _IO(PMIPROF_IOC_MAGIC, 0x7f), NULL, ENOTTY, "unknown ioctl");
 	expect_err(fd, PMIPROF_IOC_START, NULL, EINVAL, "START before CONFIGURE");
 
