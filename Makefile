@@ -58,7 +58,7 @@ WL_BINS   := $(WL_SRCS:tests/workloads/%.c=$(O)/workloads/%)
 # tests/workloads/lib*.c are shared libraries for workloads that link them.
 WL_SOS    := $(patsubst tests/workloads/%.c,$(O)/workloads/%.so,$(wildcard tests/workloads/lib*.c))
 
-.PHONY: all check module deps fuzz bench install clean vmtest modules_clean demo
+.PHONY: all check module deps fuzz bench install clean vmtest modules_clean demo checkpatch
 # Keep test objects between runs (they are intermediate files of pattern rules).
 .SECONDARY:
 all: $(BIN) $(UNIT_BINS) $(WL_BINS) $(WL_SOS)
@@ -113,6 +113,10 @@ check: $(if $(KDIR),module)
 
 modules_clean:
 	$(Q)$(MAKE) -C kernel KDIR=$(KDIR) clean
+
+# checkpatch --strict on kernel/ (skips, saying why, without linux-source).
+checkpatch:
+	$(Q)$(MAKE) -C kernel checkpatch O=$(abspath $(O))
 
 deps:
 	$(Q)tests/deps.sh

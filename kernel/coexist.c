@@ -48,7 +48,7 @@ void pmiprof_coexist_report(unsigned int cpu, const struct pmu_probe_res *res, b
 	if (res->err == -EBUSY)
 		pr_err("pmiprof: CPU %u: PMU %s counter %u is already enabled (MSR %#x = %#llx) by an owner outside perf: the BIOS/firmware, a hypervisor or a raw MSR user (wrmsr, likwid, another PMU module); %s\n",
 		       cpu, b->fixed ? "fixed" : "general-purpose", b->idx, b->msr, b->val,
-		       load ? "stop it (or disable the BIOS option that uses PMU counters), then load pmiprof again" :
+		       load ? "stop it (or the BIOS option using it), then load pmiprof again" :
 			      "stop it, then start again");
 	else if (res->err == -ENODEV)
 		pr_err("pmiprof: CPU %u: no usable PMU: counter MSR %#x read back %#llx after writing %#llx (a VM without a virtual PMU, e.g. QEMU TCG?); load with pmu=none for timer sampling or pmu=emul for the emulated PMU\n",
@@ -79,9 +79,12 @@ int pmiprof_coexist_probe_all(struct pmu_hw *hw)
 	if (ret)
 		return ret;
 	cpus_read_lock();
+	/* pmu=emul: reserved in its model like real counters; nothing to probe */
 	for_each_online_cpu(cpu) {
 		struct pmu_probe_res res = { .err = -EIO };
 
+		if (hw->emulated)
+			break;
 		smp_call_function_single(cpu, coexist_probe_fn, &res, 1);
 		if (res.err) {
 			pmiprof_coexist_report(cpu, &res, true);

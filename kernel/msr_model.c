@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * msr_model.c - the in-memory Intel/AMD PMU MSR file (see msr_model.h), and
+ * The in-memory Intel/AMD PMU MSR file (see msr_model.h), and
  * pmu_model_msr_ops, the MSR indirection that runs the real drivers on it.
  * Pure C, no kernel calls: the module's pmu=emul and the user-space tests
  * share this one implementation.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * msr_model.h - an in-memory model of the Intel architectural perfmon and
+ * An in-memory model of the Intel architectural perfmon and
  * AMD core/PerfMonV2 MSR files, with their real semantics: width-limited
  * counters that wrap, legacy IA32_PMCx writes sign-extended from bit 31,
  * full-width writes only with PERF_CAPABILITIES[13] (else #GP), overflow
@@ -88,7 +88,7 @@ struct pmu_model {
 	const struct pmu_model *resv;
 	u64 unreserved_wr;
 	u64 tfa;			/* MSR_TSX_FORCE_ABORT */
-	u64 pmc3_unsafe;		/* PMC3 enabled under TSX_FORCE_ABORT with RTM_FORCE_ABORT clear */
+	u64 pmc3_unsafe;		/* PMC3 on under TSX_FORCE_ABORT, RTM_FORCE_ABORT clear */
 
 	u64 acc[PMU_ACC_NR];
 	u8 order[32];			/* classes of the first accesses since reset_acc */

@@ -15,18 +15,21 @@ static u64 ops_native_rd(struct pmu_cpu *pc, u32 msr)
 {
 	return pmiprof_rdmsr(msr);
 }
+
 NOKPROBE_SYMBOL(ops_native_rd);
 
 static void ops_native_wr(struct pmu_cpu *pc, u32 msr, u64 val)
 {
 	pmiprof_wrmsr(msr, val);
 }
+
 NOKPROBE_SYMBOL(ops_native_wr);
 
 static void ops_native_lvtpc(struct pmu_cpu *pc)
 {
 	pmiprof_lvtpc_nmi();
 }
+
 NOKPROBE_SYMBOL(ops_native_lvtpc);
 
 static int ops_native_rd_safe(struct pmu_hw *hw, u32 msr, u64 *val)

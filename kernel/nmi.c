@@ -33,7 +33,7 @@
 #define PMIPROF_NMI_NAME	"pmiprof"
 
 #if IS_ENABLED(CONFIG_KVM)
-static struct kvm_vcpu *(*pmiprof_running_vcpu)(void);
+static struct kvm_vcpu *(*pmiprof_running_vcpu)(void) __read_mostly;
 
 void pmiprof_guest_detect_get(void)
 {
@@ -52,9 +52,11 @@ void pmiprof_guest_detect_put(void)
 
 static bool pmiprof_in_guest(void)
 {
-	struct kvm_vcpu *(*running)(void) = READ_ONCE(pmiprof_running_vcpu);
+	struct kvm_vcpu *vcpu = NULL;
 
-	return running && kvm_arch_pmi_in_guest(running());
+	if (READ_ONCE(pmiprof_running_vcpu))
+		vcpu = pmiprof_running_vcpu();
+	return kvm_arch_pmi_in_guest(vcpu);
 }
 #else
 void pmiprof_guest_detect_get(void)
@@ -91,6 +93,7 @@ void pmiprof_fill_ctx(struct pmu_cpu *pc, struct pt_regs *regs, struct pmi_ctx *
 	ctx->kernel_ip_ok = pc->hw->kernel_ips;
 	ctx->guest = regs && !ctx->user && pmiprof_in_guest();
 }
+
 NOKPROBE_SYMBOL(pmiprof_fill_ctx);
 
 static int pmiprof_nmi_handler(unsigned int type, struct pt_regs *regs)
@@ -108,6 +111,7 @@ static int pmiprof_nmi_handler(unsigned int type, struct pt_regs *regs)
 	pmiprof_fill_ctx(pc, regs, &ctx);
 	return pc->hw->drv->handle_pmi(pc, &ctx);
 }
+
 NOKPROBE_SYMBOL(pmiprof_nmi_handler);
 
 int pmiprof_nmi_register(void)

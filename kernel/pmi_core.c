@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmi_core.c - the kernel-independent heart of the PMI path: configuration
+ * The kernel-independent heart of the PMI path: configuration
  * validation, the overflow handler shared by the Intel and AMD drivers,
  * window records, re-arm with overshoot, storm throttling and statistics.
  * It touches the PMU only through hw->ops, so the same code runs on real
@@ -11,8 +11,9 @@
  * enabled counter, 1 re-arm write, 1 ack, 1 GLOBAL_CTRL write (re-enable),
  * 1 LVTPC write.  The status is re-read only when the counters contradict it
  * (an armed counter wrapped but its bit is not yet visible), at most
- * PMU_MAX_LOOPS times (then the sign bit is trusted): our counters are frozen while we run, so no new
- * overflow of ours can appear behind our back and no blind re-read is needed.
+ * PMU_MAX_LOOPS times (then the sign bit is trusted): our counters are
+ * frozen while we run, so no new overflow of ours can appear behind our
+ * back and no blind re-read is needed.
  */
 #include "pmu.h"
 
@@ -291,6 +292,7 @@ u64 pmu_rearm_left(u64 period, u64 overshoot)
 	left = period - overshoot;
 	return left < 2 ? 2 : left;
 }
+
 NOKPROBE_SYMBOL(pmu_rearm_left);
 
 /* Initial counter values: the trigger gets -period, the others 0. */
@@ -335,6 +337,7 @@ static void account_time(struct pmu_cpu *pc, u64 start_ns)
 	pc->stats.handler_ns_hist[b]++;
 	pc->stats.handler_ns_total += dt;
 }
+
 NOKPROBE_SYMBOL(account_time);
 
 static void emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 status, u32 flags,
@@ -377,6 +380,7 @@ static void emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 status, u32 
 	else
 		pc->stats.samples++;
 }
+
 NOKPROBE_SYMBOL(emit);
 
 /*
@@ -436,6 +440,7 @@ static u64 throttle(struct pmu_cpu *pc, u64 now, u64 left)
 	left += (pc->stretch - 1) * hw->period;
 	return left > hw->max_period ? hw->max_period : left;
 }
+
 NOKPROBE_SYMBOL(throttle);
 
 /*
@@ -466,6 +471,7 @@ static void close_window(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt, 
 	pc->left = left;
 	emit(pc, ctx, status, flags, counts, hw->nr_events);
 }
+
 NOKPROBE_SYMBOL(close_window);
 
 int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struct pmu_gregs *g)
@@ -532,6 +538,7 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	account_time(pc, ctx->time_ns);
 	return handled;
 }
+
 NOKPROBE_SYMBOL(pmu_handle_global);
 
 int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
@@ -555,6 +562,7 @@ int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 	account_time(pc, ctx->time_ns);
 	return 1;
 }
+
 NOKPROBE_SYMBOL(pmu_handle_signbit);
 
 /*

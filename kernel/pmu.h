@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmu.h - the interface between the PMU core (PMI handler, Intel/AMD drivers,
+ * The interface between the PMU core (PMI handler, Intel/AMD drivers,
  * MSR model, emulation, whitelist: pmi_core.c pmu_intel.c pmu_amd.c
  * msr_model.c pmu_emul.c pmu_whitelist.c) and the module glue (main.c,
  * chardev.c, ring.c, nmi.c, timer_mode.c, hotplug.c, coexist.c).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmu_amd.c - AMD core PMU driver: K7 legacy counters (4), PerfCtrCore
+ * AMD core PMU driver: K7 legacy counters (4), PerfCtrCore
  * (6 counters at 0xc0010200 + 2i, CPUID 8000_0001 ECX[23]) and PerfMonV2
  * global status/control/clear (CPUID 8000_0022 EAX[0]).  Without PerfMonV2
  * there is no status register: overflow is detected by the counter's sign
@@ -204,6 +204,7 @@ static int amd_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 		return 1;
 	return 0;
 }
+
 NOKPROBE_SYMBOL(amd_handle_pmi);
 
 const struct pmu_driver pmu_amd_driver = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmu_intel.c - Intel architectural perfmon (v2+) driver: CPUID.0AH
+ * Intel architectural perfmon (v2+) driver: CPUID.0AH
  * enumeration (checked again on every CPU: hybrid parts differ), full-width
  * counter writes
  * when PERF_CAPABILITIES[13] (else periods <= 2^31-1 because legacy IA32_PMCx
@@ -155,7 +155,7 @@ static int intel_place(struct pmu_hw *hw, struct pmu_slot *s, const struct pmipr
 		(*next_gp)++;
 	if (*next_gp >= hw->nr_gp) {
 		hw->reason = hw->gp_avoid ?
-			"more events than general-purpose counters (PMC3 is not used under TSX_FORCE_ABORT)" :
+			"more events than GP counters (PMC3 unused under TSX_FORCE_ABORT)" :
 			"more events than general-purpose counters";
 		return -ENOSPC;
 	}
@@ -253,9 +253,9 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 	ops->cpuid(hw, 0xa, 0, &a, &b, &c, &d);
 	if (a != hw->cpuid_a_eax || d != hw->cpuid_a_edx)
 		return -ENODEV;
-	/* Big-core encodings count something else on an E-core: refuse, do not miscount. */
+	/* Big-core encodings count something else on E-cores: refuse, not miscount */
 	if (hw->bigcore_events && pmu_intel_core_type(hw) == PMU_CORE_TYPE_ATOM) {
-		hw->reason = "a model-specific event of the configuration does not exist on this CPU's Atom (E-core) core type";
+		hw->reason = "model-specific event not counted by this CPU's E-core type";
 		return -EOPNOTSUPP;
 	}
 
@@ -334,6 +334,7 @@ static int intel_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 {
 	return pmu_handle_global(pc, ctx, &intel_gregs);
 }
+
 NOKPROBE_SYMBOL(intel_handle_pmi);
 
 const struct pmu_driver pmu_intel_driver = {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmu_whitelist.c - which events user space may ask for, and how their
+ * Which events user space may ask for, and how their
  * control words are built (docs/kernel-pmu-core.md, "Events").  User space names an
  * event by code/umask/cmask/flags; it never supplies an MSR number or a raw
  * control word.  Only event, umask, cmask, EDGE, INV, USR, OS come from the
@@ -47,25 +47,27 @@ static const struct wl_event intel_events[] = {
  * the encoding classes their event tables share.  Atom-only parts, Xeon
  * Phi, pre-Skylake cores and models not listed get architectural events only.
  */
+#define PMU_UARCH_SKL_BOTH	(PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC)
+
 static const struct {
 	u8 model;
 	u32 uarch;
 } intel_models[] = {
-	{ 0x4e, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* SKYLAKE_L */
-	{ 0x5e, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* SKYLAKE */
-	{ 0x55, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* SKYLAKE_X (Cascade/Cooper Lake) */
-	{ 0x8e, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* KABYLAKE_L */
-	{ 0x9e, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* KABYLAKE (Coffee Lake) */
-	{ 0xa5, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* COMETLAKE */
-	{ 0xa6, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* COMETLAKE_L */
-	{ 0x66, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* CANNONLAKE_L */
-	{ 0x7d, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* ICELAKE */
-	{ 0x7e, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* ICELAKE_L */
-	{ 0x6a, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* ICELAKE_X */
-	{ 0x6c, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* ICELAKE_D */
-	{ 0x8c, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* TIGERLAKE_L */
-	{ 0x8d, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* TIGERLAKE */
-	{ 0xa7, PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC },	/* ROCKETLAKE */
+	{ 0x4e, PMU_UARCH_SKL_BOTH },	/* SKYLAKE_L */
+	{ 0x5e, PMU_UARCH_SKL_BOTH },	/* SKYLAKE */
+	{ 0x55, PMU_UARCH_SKL_BOTH },	/* SKYLAKE_X (Cascade/Cooper Lake) */
+	{ 0x8e, PMU_UARCH_SKL_BOTH },	/* KABYLAKE_L */
+	{ 0x9e, PMU_UARCH_SKL_BOTH },	/* KABYLAKE (Coffee Lake) */
+	{ 0xa5, PMU_UARCH_SKL_BOTH },	/* COMETLAKE */
+	{ 0xa6, PMU_UARCH_SKL_BOTH },	/* COMETLAKE_L */
+	{ 0x66, PMU_UARCH_SKL_BOTH },	/* CANNONLAKE_L */
+	{ 0x7d, PMU_UARCH_SKL_BOTH },	/* ICELAKE */
+	{ 0x7e, PMU_UARCH_SKL_BOTH },	/* ICELAKE_L */
+	{ 0x6a, PMU_UARCH_SKL_BOTH },	/* ICELAKE_X */
+	{ 0x6c, PMU_UARCH_SKL_BOTH },	/* ICELAKE_D */
+	{ 0x8c, PMU_UARCH_SKL_BOTH },	/* TIGERLAKE_L */
+	{ 0x8d, PMU_UARCH_SKL_BOTH },	/* TIGERLAKE */
+	{ 0xa7, PMU_UARCH_SKL_BOTH },	/* ROCKETLAKE */
 	{ 0x97, PMU_UARCH_SKL_GLC },	/* ALDERLAKE (hybrid) */
 	{ 0x9a, PMU_UARCH_SKL_GLC },	/* ALDERLAKE_L (hybrid) */
 	{ 0xb7, PMU_UARCH_SKL_GLC },	/* RAPTORLAKE (hybrid) */

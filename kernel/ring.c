@@ -200,6 +200,7 @@ out:
 	r->nest--;
 	return ret;
 }
+
 NOKPROBE_SYMBOL(ring_write);
 
 /* The PMU core's output sink (pmu.h). */
@@ -207,6 +208,7 @@ int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec)
 {
 	return ring_write(pc->cpu, rec);
 }
+
 NOKPROBE_SYMBOL(pmiprof_emit);
 
 int ring_consume(unsigned int cpu, u64 tail)

@@ -67,7 +67,9 @@ static void session_start_cpu(void *arg)
 
 	pmu_cpu_reset_state(pc);
 	if (hw->drv) {
-		ret = pmu_probe_cpu(pc, res);
+		/* pmu=emul: the per-CPU model is bound by its start_cpu() */
+		if (!hw->emulated)
+			ret = pmu_probe_cpu(pc, res);
 		if (!ret)
 			ret = hw->drv->check_free(pc);
 		if (!ret)

@@ -8,6 +8,7 @@ pkgs=(
 	libdw-dev libelf-dev libunwind-dev zlib1g-dev libdeflate-dev libpfm4-dev libcmocka-dev
 	linux-perf libc6-dbg gnuplot-nox hyperfine time valgrind
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
+	linux-source-6.1
 )
 missing=()
 for p in "${pkgs[@]}"; do

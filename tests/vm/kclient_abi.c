@@ -71,10 +71,11 @@ static int cmd_info(void)
 	printf("abi %u.%u pmu %s vendor %u version %u gp %u x %u bits fixed %u x %u bits\n",
 	       i.abi_major, i.abi_minor, i.pmu_name, i.vendor, i.pmu_version, i.nr_gp,
 	       i.gp_width, i.nr_fixed, i.fixed_width);
-	printf("caps %#llx flags %#x%s%s cpus %u ring %u bytes record %u bytes\n",
+	printf("caps %#llx flags %#x%s%s%s cpus %u ring %u bytes record %u bytes\n",
 	       (unsigned long long)i.caps, i.flags,
 	       i.flags & PMIPROF_INFO_F_EMULATED ? " EMULATED" : "",
 	       i.flags & PMIPROF_INFO_F_HYPERVISOR ? " hypervisor" : "",
+	       i.flags & PMIPROF_INFO_F_RESERVED ? " reserved" : "",
 	       i.nr_cpus, i.ring_bytes, i.record_size);
 	printf("period %llu..%llu timer >= %llu ns\n", (unsigned long long)i.min_period,
 	       (unsigned long long)i.max_period, (unsigned long long)i.min_timer_ns);
@@ -308,6 +309,53 @@ static struct pmiprof_config base_cfg(void)
 	struct pmiprof_config c = { .size = sizeof(c), .mode = PMIPROF_SAMPLING_TIMER,
 				    .timer_ns = 1000000 };
 	return c;
+}
+
+/*
+ * When the module holds perf's counter reservations (GET_INFO's
+ * INFO_F_RESERVED): loaded, configured, running, stopped, running again,
+ * after a close without STOP.  One "name=0|1" line each.
+ */
+static int reserved_now(int fd)
+{
+	struct pmiprof_info i;
+
+	get_info(fd, &i);
+	return !!(i.flags & PMIPROF_INFO_F_RESERVED);
+}
+
+static int cmd_reservation(void)
+{
+	struct pmiprof_config cfg = { .size = sizeof(cfg), .mode = PMIPROF_SAMPLING_PMI,
+				      .nr_events = 1 };
+	int fd = dev_open();
+
+	parse_event("c0:00", &cfg.events[0]);
+	cfg.events[0].flags |= PMIPROF_EV_TRIGGER;
+	cfg.events[0].period = 1000000;
+	printf("loaded=%d\n", reserved_now(fd));
+	if (ioctl(fd, PMIPROF_IOC_CONFIGURE, &cfg)) {
+		fprintf(stderr, "kclient: CONFIGURE: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("configured=%d\n", reserved_now(fd));
+	if (ioctl(fd, PMIPROF_IOC_START)) {
+		fprintf(stderr, "kclient: START: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("running=%d\n", reserved_now(fd));
+	ioctl(fd, PMIPROF_IOC_STOP);
+	printf("stopped=%d\n", reserved_now(fd));
+	if (ioctl(fd, PMIPROF_IOC_START)) {
+		fprintf(stderr, "kclient: second START: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("restarted=%d\n", reserved_now(fd));
+	close(fd);	/* no STOP: the release of the device stops */
+	fd = dev_open();
+	printf("closed=%d\n", reserved_now(fd));
+	close(fd);
+	return 0;
 }
 
 static int cmd_abuse(void)
@@ -647,9 +695,11 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "abuse"))
 		return cmd_abuse();
+	if (argc >= 2 && !strcmp(argv[1], "reservation"))
+		return cmd_reservation();
 	if (argc >= 2 && !strcmp(argv[1], "stress"))
 		return cmd_stress(argc - 1, argv + 1);
-	fprintf(stderr, "usage: kclient_abi info | record [-m timer|pmi|count] [-t ns] [-p period] "
+	fprintf(stderr, "usage: kclient_abi info | reservation | record [-m timer|pmi|count] [-t ns] [-p period] "
 		"[-e ev:umask]... [-k] -- CMD | abuse | stress [-H] [-m timer|pmi] [-t ns] [-p period] "
 		"[-e ev:umask]... [-s sec]\n");
 	return 2;
