@@ -32,7 +32,7 @@ static int pmiprof_open(struct inode *inode, struct file *file)
 		return -EBUSY;
 	ret = nonseekable_open(inode, file);
 	if (!ret)
-		ret = ring_init_all();
+		ret = pmiprof_ring_init_all();
 	if (ret)
 		atomic_set(&pmiprof_open_count, 0);
 	return ret;
@@ -42,7 +42,7 @@ static int pmiprof_open(struct inode *inode, struct file *file)
 static int pmiprof_release(struct inode *inode, struct file *file)
 {
 	pmiprof_session_release();
-	ring_free_all();	/* after every CPU stopped; syncs pending irq_work */
+	pmiprof_ring_free_all();	/* after every CPU stopped; syncs pending irq_work */
 	atomic_set(&pmiprof_open_count, 0);
 	return 0;
 }
@@ -139,7 +139,7 @@ static long pmiprof_ioctl_consume(void __user *uarg)
 		return -EFAULT;
 	if (c.reserved)
 		return -EINVAL;
-	return ring_consume(c.cpu, c.tail);
+	return pmiprof_ring_consume(c.cpu, c.tail);
 }
 
 /* The size bits of an ioctl number: the struct's own size field decides instead. */
@@ -170,12 +170,12 @@ static long pmiprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 
 static int pmiprof_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	return ring_mmap(vma);
+	return pmiprof_ring_mmap(vma);
 }
 
 static __poll_t pmiprof_poll(struct file *file, poll_table *wait)
 {
-	return ring_poll(file, wait);
+	return pmiprof_ring_poll(file, wait);
 }
 
 static const struct file_operations pmiprof_fops = {

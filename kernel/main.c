@@ -142,7 +142,7 @@ static int __init pmiprof_init(void)
 		pr_err("pmiprof: ring_kb=%u must be a power of two from 8 to 65536\n", ring_kb);
 		return -EINVAL;
 	}
-	ret = ring_set_size(ring_kb * 1024);
+	ret = pmiprof_ring_set_size(ring_kb * 1024);
 	if (ret)
 		return ret;
 	pmiprof_init_cpus();

@@ -261,10 +261,10 @@ void pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info)
 
 void pmu_cpu_reset_state(struct pmu_cpu *pc)
 {
-	pc->armed = false;
+	WRITE_ONCE(pc->armed, false);
 	pc->first = true;
 	pc->throttled = false;
-	pc->gctrl = 0;
+	WRITE_ONCE(pc->gctrl, 0);
 	pc->debugctl = 0;
 	pc->ack_extra = 0;
 	memset(pc->prev, 0, sizeof(pc->prev));
@@ -483,7 +483,7 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	bool wrapped;
 	int loops = 0, handled = 0;
 
-	if (!pc->armed || hw->trigger < 0)
+	if (!READ_ONCE(pc->armed) || hw->trigger < 0)
 		return 0;
 	ts = &hw->slots[hw->trigger];
 	own = hw->own_mask | pc->ack_extra;
@@ -547,7 +547,7 @@ int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 	const struct pmu_slot *ts;
 	u64 vt;
 
-	if (!pc->armed || hw->trigger < 0)
+	if (!READ_ONCE(pc->armed) || hw->trigger < 0)
 		return 0;
 	ts = &hw->slots[hw->trigger];
 	/* Generic x86 order: unmask first (AMD never masks it; harmless). */

@@ -131,7 +131,7 @@ static int amd_start_cpu(struct pmu_cpu *pc)
 	pmu_cpu_reset_state(pc);
 	pc->lvtpc_when = PMU_LVTPC_EARLY;	/* AMD never masks it; generic x86 order */
 	if (hw->global_regs) {
-		pc->gctrl = (ops->rd(pc, PMU_MSR_AMD_GLOBAL_CTL) & ~hw->own_mask) | hw->own_mask;
+		WRITE_ONCE(pc->gctrl, ops->rd(pc, PMU_MSR_AMD_GLOBAL_CTL) | hw->own_mask);
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_CTL, pc->gctrl & ~hw->own_mask);
 	}
 	for (k = 0; k < hw->nr_events; k++)
@@ -140,7 +140,7 @@ static int amd_start_cpu(struct pmu_cpu *pc)
 	if (hw->global_regs)
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_STATUS_CLR, hw->own_mask);
 	pc->started = true;
-	pc->armed = true;
+	WRITE_ONCE(pc->armed, true);
 	ops->lvtpc(pc);
 	/* Without PerfMonV2 each counter starts on its own EN bit. */
 	for (k = 0; k < hw->nr_events; k++)
@@ -191,7 +191,7 @@ static int amd_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 	struct pmu_hw *hw = pc->hw;
 	int handled;
 
-	if (!pc->armed)
+	if (!READ_ONCE(pc->armed))
 		return 0;
 	handled = hw->global_regs ? pmu_handle_global(pc, ctx, &amd_gregs) :
 				    pmu_handle_signbit(pc, ctx);

@@ -265,7 +265,7 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 	/* Freeze-on-PMI set by BIOS/another tool: v4 parks counters until CTR_Frz is acked. */
 	if ((pc->debugctl & PMU_DEBUGCTL_FREEZE_ON_PMI) && hw->version >= 4)
 		pc->ack_extra = PMU_STATUS_CTR_FRZ;
-	pc->gctrl = (ops->rd(pc, PMU_MSR_IA32_GLOBAL_CTRL) & ~hw->own_mask) | hw->own_mask;
+	WRITE_ONCE(pc->gctrl, ops->rd(pc, PMU_MSR_IA32_GLOBAL_CTRL) | hw->own_mask);
 
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_CTRL, pc->gctrl & ~hw->own_mask);
 	for (k = 0; k < hw->nr_events; k++)
@@ -282,7 +282,7 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 	}
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_OVF_CTRL, hw->own_mask | pc->ack_extra);
 	pc->started = true;
-	pc->armed = true;
+	WRITE_ONCE(pc->armed, true);
 	ops->lvtpc(pc);
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_CTRL, pc->gctrl);
 	return 0;

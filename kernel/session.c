@@ -179,7 +179,7 @@ int pmiprof_session_start(void)
 		ret = -EINVAL;	/* CONFIGURE first */
 		goto out;
 	}
-	ring_reset_all();
+	pmiprof_ring_reset_all();
 	/* Stats are per session, also for CPUs that come online later. */
 	for_each_possible_cpu(cpu)
 		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, 0,
@@ -195,7 +195,7 @@ static void session_stop_locked(void)
 	if (suspended) {
 		suspended = false;	/* STOP while asleep: do not restart at resume */
 		session_release_pmu();
-		ring_wake_readers();
+		pmiprof_ring_wake_readers();
 		return;
 	}
 	if (!running)
@@ -206,7 +206,7 @@ static void session_stop_locked(void)
 	cpus_read_unlock();
 	session_release_pmu();
 	/* Readers blocked in poll() drain what is left and see STOP. */
-	ring_wake_readers();
+	pmiprof_ring_wake_readers();
 }
 
 void pmiprof_session_stop(void)
@@ -287,7 +287,7 @@ void pmiprof_session_resume(void)
 		session_release_pmu();	/* taken again by session_start_cpus() */
 		if (session_start_cpus()) {
 			pr_warn("pmiprof: sampling could not restart after resume; the recording ends here\n");
-			ring_wake_readers();
+			pmiprof_ring_wake_readers();
 		}
 	}
 	mutex_unlock(&session_lock);
@@ -331,7 +331,7 @@ void pmiprof_session_get_info(struct pmiprof_info *info)
 		info->flags |= PMIPROF_INFO_F_HYPERVISOR;
 	info->nr_cpus = nr_cpu_ids;
 	info->min_timer_ns = PMU_MIN_TIMER_NS;
-	info->ring_bytes = ring_data_bytes();
+	info->ring_bytes = pmiprof_ring_data_bytes();
 	info->record_size = sizeof(struct pmiprof_sample_rec);
 }
 
@@ -347,7 +347,7 @@ int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus
 		if (cpu_possible(cpu)) {
 			/* A racing handler may update it meanwhile: each u64 is read whole. */
 			memcpy(&s, &per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, sizeof(s));
-			s.lost = max(s.lost, ring_lost(cpu));
+			s.lost = max(s.lost, pmiprof_ring_lost(cpu));
 			memset(s.reserved, 0, sizeof(s.reserved));
 		}
 		if (copy_to_user(&buf[cpu], &s, sizeof(s)))
