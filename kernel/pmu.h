@@ -326,8 +326,9 @@ void pmu_read_deltas(struct pmu_cpu *pc, u64 *out);
 void pmu_arm_counters(struct pmu_cpu *pc);	/* write initial counter values, set prev[] */
 
 /*
- * Load time and CPU online (perf's check_hw_exists()): every counter of the
- * PMU, not only the configured ones, must have its enable bits clear (GP
+ * Load, START and CPU online, through pmu_probe_cpu() (perf's
+ * check_hw_exists()): every counter of the PMU, not only the configured
+ * ones, must have its enable bits clear (GP
  * EVENTSEL.EN, Intel FIXED_CTR_CTRL OS/USR bits).  perf's own counters are
  * excluded by the reservation before this runs, so a set bit belongs to
  * firmware, a hypervisor or a raw MSR user.  -EBUSY with @busy filled.
