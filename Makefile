@@ -68,7 +68,7 @@ REG_LIBS  := $(REG_A) $(REG_SO) $(REG_PC)
 LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 
-.PHONY: all check module deps fuzz bench install clean vmtest modules_clean demo
+.PHONY: all check module deps fuzz bench install clean vmtest modules_clean demo checkpatch
 # Keep test objects between runs (they are intermediate files of pattern rules).
 .SECONDARY:
 all: $(BIN) $(UNIT_BINS) $(WL_BINS) $(WL_SOS) $(REG_LIBS)
@@ -152,6 +152,10 @@ check: $(if $(KDIR),module)
 
 modules_clean:
 	$(Q)$(MAKE) -C kernel KDIR=$(KDIR) clean
+
+# checkpatch --strict on kernel/ (skips, saying why, without linux-source).
+checkpatch:
+	$(Q)$(MAKE) -C kernel checkpatch O=$(abspath $(O))
 
 deps:
 	$(Q)tests/deps.sh

@@ -86,6 +86,8 @@ uint32_t module_rec_flags_to_trace(uint32_t f)
 		t |= PMIPROF_SAMPLE_F_FIRST;
 	if (f & PMIPROF_REC_F_THROTTLED)
 		t |= PMIPROF_SAMPLE_F_THROTTLED;
+	if (f & PMIPROF_REC_F_GUEST)
+		t |= PMIPROF_SAMPLE_F_GUEST;
 	return t;
 }
 

@@ -2,8 +2,9 @@
 /*
  * /dev/pmiprof: a misc device, mode 0600, one opener at a time,
  * open only with CAP_PERFMON or CAP_SYS_ADMIN.  ioctls (include/pmiprof/abi.h,
- * docs/abi.md) check the size every struct starts with and reject reserved
- * fields that are not zero; mmap maps one CPU's ring read-only; poll()
+ * docs/abi.md) take each struct at the size it starts with, from its ABI 1.0
+ * size up (copy_struct_from_user(), so the ABI grows by appending), and
+ * reject reserved fields that are not zero; mmap maps one CPU's ring read-only; poll()
  * reports ready rings.  The rings live from open to release; closing the
  * device (and unmapping) stops sampling and frees them.
  */
@@ -31,7 +32,7 @@ static int pmiprof_open(struct inode *inode, struct file *file)
 		return -EBUSY;
 	ret = nonseekable_open(inode, file);
 	if (!ret)
-		ret = ring_init_all();
+		ret = pmiprof_ring_init_all();
 	if (ret)
 		atomic_set(&pmiprof_open_count, 0);
 	return ret;
@@ -41,34 +42,49 @@ static int pmiprof_open(struct inode *inode, struct file *file)
 static int pmiprof_release(struct inode *inode, struct file *file)
 {
 	pmiprof_session_release();
-	ring_free_all();	/* after every CPU stopped; syncs pending irq_work */
+	pmiprof_ring_free_all();	/* after every CPU stopped; syncs pending irq_work */
 	atomic_set(&pmiprof_open_count, 0);
 	return 0;
 }
 
-/* Every ioctl struct begins with its __u32 size: it must be exactly ours. */
-static int pmiprof_get_sized(void *dst, const void __user *src, size_t size)
-{
-	u32 usize;
+/* ABI 1.0 sizes: the smallest struct each ioctl accepts. */
+#define PMIPROF_INFO_SIZE_VER0		152
+#define PMIPROF_CONFIG_SIZE_VER0	192
+#define PMIPROF_STATS_REQ_SIZE_VER0	16
 
-	if (get_user(usize, (const u32 __user *)src))
+/*
+ * Every ioctl struct begins with its __u32 size.  A user built against an
+ * older ABI passes a shorter struct (the rest reads as zero); a newer one a
+ * longer struct, accepted when what this module does not know is zero
+ * (-E2BIG otherwise).  *@usize is the user's size, for copying results back.
+ */
+static int pmiprof_get_sized(void *dst, size_t size, const void __user *src, size_t min,
+			     u32 *usize)
+{
+	int ret;
+
+	if (get_user(*usize, (const u32 __user *)src))
 		return -EFAULT;
-	if (usize != size)
+	if (*usize < min)
 		return -EINVAL;
-	if (copy_from_user(dst, src, size))
-		return -EFAULT;
+	ret = copy_struct_from_user(dst, size, src, *usize);
+	if (ret)
+		return ret;
+	*(u32 *)dst = size;	/* the size field is the module's from here on */
 	return 0;
 }
 
 static long pmiprof_ioctl_get_info(void __user *uarg)
 {
 	struct pmiprof_info info;
-	int ret = pmiprof_get_sized(&info, uarg, sizeof(info));
+	u32 usize;
+	int ret = pmiprof_get_sized(&info, sizeof(info), uarg, PMIPROF_INFO_SIZE_VER0, &usize);
 
 	if (ret)
 		return ret;
 	pmiprof_session_get_info(&info);
-	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+	info.size = min_t(u32, usize, sizeof(info));
+	return copy_to_user(uarg, &info, info.size) ? -EFAULT : 0;
 }
 
 /*
@@ -92,7 +108,8 @@ static bool pmiprof_kernel_ips_allowed(struct file *file)
 static long pmiprof_ioctl_configure(struct file *file, void __user *uarg)
 {
 	struct pmiprof_config cfg;
-	int ret = pmiprof_get_sized(&cfg, uarg, sizeof(cfg));
+	u32 usize;
+	int ret = pmiprof_get_sized(&cfg, sizeof(cfg), uarg, PMIPROF_CONFIG_SIZE_VER0, &usize);
 
 	if (ret)
 		return ret;
@@ -103,7 +120,8 @@ static long pmiprof_ioctl_configure(struct file *file, void __user *uarg)
 static long pmiprof_ioctl_get_stats(void __user *uarg)
 {
 	struct pmiprof_stats_req req;
-	int ret = pmiprof_get_sized(&req, uarg, sizeof(req));
+	u32 usize;
+	int ret = pmiprof_get_sized(&req, sizeof(req), uarg, PMIPROF_STATS_REQ_SIZE_VER0, &usize);
 
 	if (ret)
 		return ret;
@@ -121,26 +139,29 @@ static long pmiprof_ioctl_consume(void __user *uarg)
 		return -EFAULT;
 	if (c.reserved)
 		return -EINVAL;
-	return ring_consume(c.cpu, c.tail);
+	return pmiprof_ring_consume(c.cpu, c.tail);
 }
+
+/* The size bits of an ioctl number: the struct's own size field decides instead. */
+#define PMIPROF_IOC_NOSIZE(cmd)	((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
 
 static long pmiprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 
-	switch (cmd) {
-	case PMIPROF_IOC_GET_INFO:
+	switch (PMIPROF_IOC_NOSIZE(cmd)) {
+	case PMIPROF_IOC_NOSIZE(PMIPROF_IOC_GET_INFO):
 		return pmiprof_ioctl_get_info(uarg);
-	case PMIPROF_IOC_CONFIGURE:
+	case PMIPROF_IOC_NOSIZE(PMIPROF_IOC_CONFIGURE):
 		return pmiprof_ioctl_configure(file, uarg);
-	case PMIPROF_IOC_START:
+	case PMIPROF_IOC_NOSIZE(PMIPROF_IOC_START):
 		return pmiprof_session_start();
-	case PMIPROF_IOC_STOP:
+	case PMIPROF_IOC_NOSIZE(PMIPROF_IOC_STOP):
 		pmiprof_session_stop();
 		return 0;
-	case PMIPROF_IOC_GET_STATS:
+	case PMIPROF_IOC_NOSIZE(PMIPROF_IOC_GET_STATS):
 		return pmiprof_ioctl_get_stats(uarg);
-	case PMIPROF_IOC_CONSUME:
+	case PMIPROF_IOC_NOSIZE(PMIPROF_IOC_CONSUME):
 		return pmiprof_ioctl_consume(uarg);
 	default:
 		return -ENOTTY;
@@ -149,12 +170,12 @@ static long pmiprof_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 
 static int pmiprof_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	return ring_mmap(vma);
+	return pmiprof_ring_mmap(vma);
 }
 
 static __poll_t pmiprof_poll(struct file *file, poll_table *wait)
 {
-	return ring_poll(file, wait);
+	return pmiprof_ring_poll(file, wait);
 }
 
 static const struct file_operations pmiprof_fops = {

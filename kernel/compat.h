@@ -2,7 +2,7 @@
 /*
  * Every kernel API difference between 6.1 and 6.18 that pmiprof
  * touches, in one place.  The .c files call only the pmiprof_* wrappers
- * below and never test LINUX_VERSION_CODE themselves.
+ * below and never test the kernel version themselves.
  *
  *   - MSR accessors: rdmsrl/wrmsrl and the *_safe variants were renamed
  *     rdmsrq/wrmsrq in 6.16; 6.18 keeps compat macros for the plain ones
@@ -22,7 +22,14 @@
 #ifndef PMIPROF_COMPAT_H
 #define PMIPROF_COMPAT_H
 
-#include <linux/version.h>
+/*
+ * The target kernel's version, from kbuild's own VERSION and PATCHLEVEL
+ * (Kbuild passes them): the same numbers as <linux/version.h>, for the
+ * three API changes below that have no feature macro to test.
+ */
+#define PMIPROF_KERNEL_AT_LEAST(major, minor) \
+	(PMIPROF_KV_MAJOR * 256 + PMIPROF_KV_MINOR >= (major) * 256 + (minor))
+
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <asm/apic.h>
@@ -33,7 +40,7 @@
 #include <asm/processor.h>
 #endif
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#if PMIPROF_KERNEL_AT_LEAST(6, 16)
 #define pmiprof_native_rdmsr(msr, val)		rdmsrq((msr), (val))
 #define pmiprof_native_wrmsr(msr, val)		wrmsrq((msr), (val))
 #define pmiprof_native_rdmsr_safe(msr, p)	rdmsrq_safe((msr), (p))
@@ -79,7 +86,7 @@ static __always_inline void pmiprof_lvtpc_nmi(void)
 	apic->write(APIC_LVTPC, APIC_DM_NMI);
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#if PMIPROF_KERNEL_AT_LEAST(6, 13)
 static inline void pmiprof_hrtimer_setup(struct hrtimer *timer,
 					 enum hrtimer_restart (*fn)(struct hrtimer *),
 					 clockid_t clock, enum hrtimer_mode mode)
@@ -96,7 +103,7 @@ static inline void pmiprof_hrtimer_setup(struct hrtimer *timer,
 }
 #endif
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#if PMIPROF_KERNEL_AT_LEAST(6, 3)
 static inline void pmiprof_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
 					vm_flags_t clear)
 {

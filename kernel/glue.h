@@ -27,6 +27,8 @@ static inline bool pmiprof_has_pmu(void)
 void pmiprof_fill_ctx(struct pmu_cpu *pc, struct pt_regs *regs, struct pmi_ctx *ctx);
 int pmiprof_nmi_register(void);
 void pmiprof_nmi_unregister(void);
+void pmiprof_guest_detect_get(void);	/* START: look up KVM's running-vCPU hook */
+void pmiprof_guest_detect_put(void);	/* STOP */
 
 /* timer_mode.c: per-CPU hard-irq hrtimer sampling. */
 void pmiprof_timer_init(void);
@@ -34,11 +36,10 @@ void pmiprof_timer_start_cpu(struct pmu_cpu *pc, u64 interval_ns);
 void pmiprof_timer_cancel_all(void);
 void pmiprof_timer_cancel_cpu(unsigned int cpu);
 
-/* coexist.c: exclusive PMU ownership and the per-CPU hardware probe. */
-int pmiprof_coexist_claim(struct pmu_hw *hw);
-void pmiprof_coexist_release(struct pmu_hw *hw);
-int pmiprof_coexist_probe_cpu(struct pmu_cpu *pc);
-bool pmiprof_cpu_usable(unsigned int cpu);
+/* coexist.c: the reservation against perf and the per-CPU hardware probe. */
+int pmiprof_coexist_reserve(struct pmu_hw *hw);	/* pmu_reserve() + the message */
+int pmiprof_coexist_probe_all(struct pmu_hw *hw);	/* load: reserve, probe, release */
+void pmiprof_coexist_report(unsigned int cpu, const struct pmu_probe_res *res, bool load);
 
 /* session.c: the CONFIGURE/START/STOP state machine. */
 int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged);
@@ -49,6 +50,7 @@ void pmiprof_session_cpu_online(unsigned int cpu);
 void pmiprof_session_cpu_offline(unsigned int cpu);
 void pmiprof_session_suspend(void);	/* PM notifier: stop every CPU, remember */
 void pmiprof_session_resume(void);	/* PM notifier: restart what suspend stopped */
+void pmiprof_session_shutdown(void);	/* reboot notifier: stop for good */
 void pmiprof_session_get_info(struct pmiprof_info *info);
 int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus);
 

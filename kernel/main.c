@@ -44,9 +44,12 @@ static int pmiprof_setup_emul(struct pmu_hw *hw)
 		return ret;
 	}
 	ret = hw->drv->probe(hw);
-	if (ret) {
+	if (ret)
 		pr_err("pmiprof: emulated PMU probe failed (%d): %s\n", ret,
 		       hw->reason ? hw->reason : "unknown reason");
+	else
+		ret = pmiprof_coexist_probe_all(hw);	/* the glue path of real PMUs */
+	if (ret) {
 		pmu_emul_teardown(hw);
 		hw->drv = NULL;
 	}
@@ -79,7 +82,7 @@ static int pmiprof_setup_native(struct pmu_hw *hw)
 	hw->drv = drv;
 	ret = drv->probe(hw);
 	if (!ret)
-		ret = pmiprof_coexist_claim(hw);
+		ret = pmiprof_coexist_probe_all(hw);
 	else
 		pr_err("pmiprof: no usable %s PMU: %s; %s\n", drv->name,
 		       hw->reason ? hw->reason : "probe failed", pmiprof_fallback_hint);
@@ -107,10 +110,9 @@ static void pmiprof_teardown_pmu(struct pmu_hw *hw)
 {
 	if (!hw->drv)
 		return;
+	pmu_release(hw);	/* a no-op: STOP and close released it */
 	if (hw->emulated)
 		pmu_emul_teardown(hw);
-	else
-		pmiprof_coexist_release(hw);
 	hw->drv = NULL;
 }
 
@@ -140,7 +142,7 @@ static int __init pmiprof_init(void)
 		pr_err("pmiprof: ring_kb=%u must be a power of two from 8 to 65536\n", ring_kb);
 		return -EINVAL;
 	}
-	ret = ring_set_size(ring_kb * 1024);
+	ret = pmiprof_ring_set_size(ring_kb * 1024);
 	if (ret)
 		return ret;
 	pmiprof_init_cpus();

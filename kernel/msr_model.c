@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * msr_model.c - the in-memory Intel/AMD PMU MSR file (see msr_model.h), and
+ * The in-memory Intel/AMD PMU MSR file (see msr_model.h), and
  * pmu_model_msr_ops, the MSR indirection that runs the real drivers on it.
  * Pure C, no kernel calls: the module's pmu=emul and the user-space tests
  * share this one implementation.
@@ -171,7 +171,7 @@ static void raise_pmi(struct pmu_model *m)
 	m->pmi_pending++;
 	m->pmis_raised++;
 	if (is_intel(m)) {
-		/* Intel masks LVTPC when it delivers a PMI (kernel-pmu.md 1.8). */
+		/* Intel masks LVTPC when it delivers a PMI (SDM 3B 11.5.1; "LVTPC timing"). */
 		m->lvtpc |= PMU_APIC_LVT_MASKED;
 		if (m->debugctl & PMU_DEBUGCTL_FREEZE_ON_PMI) {
 			if (m->spec.version >= 4)
@@ -449,12 +449,47 @@ static int amd_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 	return fault(m, msr);
 }
 
+/* GP counter index of a counter or control MSR (either vendor's aliases), or -1. */
+static int gp_index(const struct pmu_model *m, u32 msr, bool *is_ctl)
+{
+	u32 n = m->spec.nr_gp;
+
+	if (!is_intel(m))
+		return amd_index(m, msr, is_ctl);
+	*is_ctl = msr >= PMU_MSR_IA32_PERFEVTSEL0 && msr < PMU_MSR_IA32_PERFEVTSEL0 + n;
+	if (*is_ctl)
+		return msr - PMU_MSR_IA32_PERFEVTSEL0;
+	if (msr >= PMU_MSR_IA32_PMC0 && msr < PMU_MSR_IA32_PMC0 + n)
+		return msr - PMU_MSR_IA32_PMC0;
+	if (msr >= PMU_MSR_IA32_A_PMC0 && msr < PMU_MSR_IA32_A_PMC0 + n)
+		return msr - PMU_MSR_IA32_A_PMC0;
+	return -1;
+}
+
+/* Reservation and TSX_FORCE_ABORT bookkeeping of a write (no effect on the registers). */
+static void check_write(struct pmu_model *m, u32 msr, u64 val)
+{
+	bool is_ctl = false;
+	int i = gp_index(m, msr, &is_ctl);
+
+	if (i < 0)
+		return;
+	if (m->resv && !(m->resv->reserved & BIT(i)))
+		m->unreserved_wr++;
+	if (is_intel(m) && is_ctl && i == 3 && (val & PMU_EVTSEL_EN) &&
+	    m->spec.tsx_force_abort && !m->spec.rtm_always_abort && !(m->tfa & 1))
+		m->pmc3_unsafe++;
+}
+
 static int model_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 {
 	int err;
 
+	if (wr)
+		check_write(m, msr, *val);
+
 	if (m->tcg) {
-		/* helper_rdmsr/helper_wrmsr default: case (kernel-pmu.md 5) */
+		/* QEMU target/i386/tcg/sysemu/misc_helper.c: unknown MSRs read 0, writes ignored */
 		acc(m, PMU_ACC_OTHER);
 		if (!wr)
 			*val = 0;
@@ -536,12 +571,18 @@ void pmu_model_cpuid(const struct pmu_model *m, u32 leaf, u32 sub,
 			*c = BIT(15);	/* PDCM: PERF_CAPABILITIES exists */
 		break;
 	case 0x7:
-		if (intel && s->hybrid_atom)
-			*d = BIT(15);	/* hybrid part */
+		if (intel && (s->hybrid_atom || s->hybrid_core))
+			*d |= BIT(15);	/* hybrid part */
+		if (intel && s->tsx_force_abort)
+			*d |= BIT(13);
+		if (intel && s->rtm_always_abort)
+			*d |= BIT(11);
 		break;
 	case 0x1a:
 		if (intel && s->hybrid_atom)
-			*a = 0x20u << 24;	/* core type: Atom */
+			*a = (u32)PMU_CORE_TYPE_ATOM << 24;
+		else if (intel && s->hybrid_core)
+			*a = (u32)PMU_CORE_TYPE_CORE << 24;
 		break;
 	case 0xa:
 		if (!intel)
@@ -596,6 +637,25 @@ static void model_ops_cpuid(struct pmu_hw *hw, u32 leaf, u32 sub, u32 *a, u32 *b
 	pmu_model_cpuid(hw->model_probe, leaf, sub, a, b, c, d);
 }
 
+static int model_ops_reserve(struct pmu_hw *hw, u32 idx)
+{
+	struct pmu_model *m = hw->model_probe;
+
+	if (m->perf_held & BIT(idx))
+		return -EBUSY;
+	m->reserved |= BIT(idx);
+	m->reservations++;
+	return 0;
+}
+
+static void model_ops_release(struct pmu_hw *hw, u32 idx)
+{
+	struct pmu_model *m = hw->model_probe;
+
+	m->reserved &= ~BIT(idx);
+	m->releases++;
+}
+
 const struct pmu_msr_ops pmu_model_msr_ops = {
 	.name = "model",
 	.rd = model_ops_rd,
@@ -604,4 +664,6 @@ const struct pmu_msr_ops pmu_model_msr_ops = {
 	.rd_safe = model_ops_rd_safe,
 	.wr_safe = model_ops_wr_safe,
 	.cpuid = model_ops_cpuid,
+	.reserve = model_ops_reserve,
+	.release = model_ops_release,
 };

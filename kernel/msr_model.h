@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * msr_model.h - an in-memory model of the Intel architectural perfmon and
+ * An in-memory model of the Intel architectural perfmon and
  * AMD core/PerfMonV2 MSR files, with their real semantics: width-limited
  * counters that wrap, legacy IA32_PMCx writes sign-extended from bit 31,
  * full-width writes only with PERF_CAPABILITIES[13] (else #GP), overflow
@@ -42,6 +42,9 @@ struct pmu_model_spec {
 	bool full_width;	/* Intel PERF_CAPABILITIES[13] */
 	bool perfctr_core;	/* AMD: 6 counters at 0xc0010200 */
 	bool hybrid_atom;	/* Intel: a hybrid part's E-core (CPUID.07H EDX[15], 1AH = Atom) */
+	bool hybrid_core;	/* Intel: a hybrid part's P-core (CPUID.07H EDX[15], 1AH = Core) */
+	bool tsx_force_abort;	/* Intel: CPUID.07H EDX[13], the TSX_FORCE_ABORT microcode */
+	bool rtm_always_abort;	/* Intel: CPUID.07H EDX[11], TSX deprecated: PMC3 is safe */
 	u32 family, model;
 };
 
@@ -72,6 +75,20 @@ struct pmu_model {
 	u32 lag_left;
 	u64 lagging_bits;
 	bool tcg;			/* QEMU TCG: MSRs read 0, writes dropped, no #GP */
+
+	/*
+	 * perf's counter reservations (the model's reserve/release ops act on
+	 * hw->model_probe).  @resv: the model whose reservations govern this
+	 * CPU's GP registers (NULL: not checked); a write to a GP counter or
+	 * control while its counter is not reserved counts in unreserved_wr.
+	 */
+	u32 reserved;			/* counters reserved by us */
+	u32 perf_held;			/* counters perf holds: reserving them fails */
+	u64 reservations, releases;	/* successful reserve / release calls */
+	const struct pmu_model *resv;
+	u64 unreserved_wr;
+	u64 tfa;			/* MSR_TSX_FORCE_ABORT */
+	u64 pmc3_unsafe;		/* PMC3 on under TSX_FORCE_ABORT, RTM_FORCE_ABORT clear */
 
 	u64 acc[PMU_ACC_NR];
 	u8 order[32];			/* classes of the first accesses since reset_acc */

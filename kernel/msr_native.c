@@ -6,6 +6,7 @@
  * variants are for probing in process context and never fault.
  */
 #include <linux/kprobes.h>
+#include <asm/nmi.h>
 
 #include "compat.h"
 #include "pmu.h"
@@ -14,18 +15,21 @@ static u64 ops_native_rd(struct pmu_cpu *pc, u32 msr)
 {
 	return pmiprof_rdmsr(msr);
 }
+
 NOKPROBE_SYMBOL(ops_native_rd);
 
 static void ops_native_wr(struct pmu_cpu *pc, u32 msr, u64 val)
 {
 	pmiprof_wrmsr(msr, val);
 }
+
 NOKPROBE_SYMBOL(ops_native_wr);
 
 static void ops_native_lvtpc(struct pmu_cpu *pc)
 {
 	pmiprof_lvtpc_nmi();
 }
+
 NOKPROBE_SYMBOL(ops_native_lvtpc);
 
 static int ops_native_rd_safe(struct pmu_hw *hw, u32 msr, u64 *val)
@@ -43,6 +47,24 @@ static void ops_native_cpuid(struct pmu_hw *hw, u32 leaf, u32 sub, u32 *a, u32 *
 	cpuid_count(leaf, sub, a, b, c, d);
 }
 
+/* perf's allocation of the GP counters (arch/x86/kernel/cpu/perfctr-watchdog.c). */
+static int ops_native_reserve(struct pmu_hw *hw, u32 idx)
+{
+	if (!reserve_evntsel_nmi(hw->evntsel_msr[idx]))
+		return -EBUSY;
+	if (!reserve_perfctr_nmi(hw->perfctr_msr[idx])) {
+		release_evntsel_nmi(hw->evntsel_msr[idx]);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static void ops_native_release(struct pmu_hw *hw, u32 idx)
+{
+	release_perfctr_nmi(hw->perfctr_msr[idx]);
+	release_evntsel_nmi(hw->evntsel_msr[idx]);
+}
+
 const struct pmu_msr_ops pmu_native_msr_ops = {
 	.name		= "native",
 	.rd		= ops_native_rd,
@@ -51,4 +73,6 @@ const struct pmu_msr_ops pmu_native_msr_ops = {
 	.rd_safe	= ops_native_rd_safe,
 	.wr_safe	= ops_native_wr_safe,
 	.cpuid		= ops_native_cpuid,
+	.reserve	= ops_native_reserve,
+	.release	= ops_native_release,
 };

@@ -7,16 +7,72 @@
  * The driver's handle_pmi() reads the status, keeps only our bits, records,
  * acks, re-arms and rewrites LVTPC on every path; this file only decides
  * whether the CPU is armed and turns its return value into NMI_HANDLED.
+ *
+ * A PMI (or timer tick) that arrives while a KVM vCPU runs in guest mode is
+ * handled after the VM exit, with the host RIP of KVM's run loop in @regs.
+ * perf asks KVM through perf_guest_state(), which is not exported to
+ * modules (absent from the 6.1 and 6.12 Module.symvers); the same test is
+ * made here with what is exported: kvm_get_running_vcpu() (looked up with
+ * symbol_get() at START, so kvm.ko is neither required nor pinned while no
+ * session runs) and kvm_arch_pmi_in_guest() from KVM's header, which is
+ * what KVM's own perf callback returns.  Such a window is flagged GUEST with
+ * ip 0: the guest RIP needs a VMREAD that only KVM can make.
  */
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <asm/nmi.h>
 #include <asm/ptrace.h>
+#if IS_ENABLED(CONFIG_KVM)
+#include <linux/kvm_host.h>
+#endif
 
 #include "glue.h"
 
 #define PMIPROF_NMI_NAME	"pmiprof"
+
+#if IS_ENABLED(CONFIG_KVM)
+static struct kvm_vcpu *(*pmiprof_running_vcpu)(void) __read_mostly;
+
+void pmiprof_guest_detect_get(void)
+{
+	if (!pmiprof_running_vcpu)
+		WRITE_ONCE(pmiprof_running_vcpu, symbol_get(kvm_get_running_vcpu));
+}
+
+/* After every CPU stopped: no handler can be inside the hook any more. */
+void pmiprof_guest_detect_put(void)
+{
+	if (!pmiprof_running_vcpu)
+		return;
+	WRITE_ONCE(pmiprof_running_vcpu, NULL);
+	symbol_put(kvm_get_running_vcpu);
+}
+
+static bool pmiprof_in_guest(void)
+{
+	struct kvm_vcpu *vcpu = NULL;
+
+	if (READ_ONCE(pmiprof_running_vcpu))
+		vcpu = pmiprof_running_vcpu();
+	return kvm_arch_pmi_in_guest(vcpu);
+}
+#else
+void pmiprof_guest_detect_get(void)
+{
+}
+
+void pmiprof_guest_detect_put(void)
+{
+}
+
+static bool pmiprof_in_guest(void)
+{
+	return false;
+}
+#endif
+NOKPROBE_SYMBOL(pmiprof_in_guest);
 
 /*
  * Fill the fields every sample needs from the interrupted context.  Runs in
@@ -35,7 +91,9 @@ void pmiprof_fill_ctx(struct pmu_cpu *pc, struct pt_regs *regs, struct pmi_ctx *
 	ctx->tid = t->pid;
 	ctx->cpu = pc->cpu;
 	ctx->kernel_ip_ok = pc->hw->kernel_ips;
+	ctx->guest = regs && !ctx->user && pmiprof_in_guest();
 }
+
 NOKPROBE_SYMBOL(pmiprof_fill_ctx);
 
 static int pmiprof_nmi_handler(unsigned int type, struct pt_regs *regs)
@@ -53,6 +111,7 @@ static int pmiprof_nmi_handler(unsigned int type, struct pt_regs *regs)
 	pmiprof_fill_ctx(pc, regs, &ctx);
 	return pc->hw->drv->handle_pmi(pc, &ctx);
 }
+
 NOKPROBE_SYMBOL(pmiprof_nmi_handler);
 
 int pmiprof_nmi_register(void)

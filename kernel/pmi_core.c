@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmi_core.c - the kernel-independent heart of the PMI path: configuration
+ * The kernel-independent heart of the PMI path: configuration
  * validation, the overflow handler shared by the Intel and AMD drivers,
  * window records, re-arm with overshoot, storm throttling and statistics.
  * It touches the PMU only through hw->ops, so the same code runs on real
@@ -11,8 +11,9 @@
  * enabled counter, 1 re-arm write, 1 ack, 1 GLOBAL_CTRL write (re-enable),
  * 1 LVTPC write.  The status is re-read only when the counters contradict it
  * (an armed counter wrapped but its bit is not yet visible), at most
- * PMU_MAX_LOOPS times (then the sign bit is trusted): our counters are frozen while we run, so no new
- * overflow of ours can appear behind our back and no blind re-read is needed.
+ * PMU_MAX_LOOPS times (then the sign bit is trusted): our counters are
+ * frozen while we run, so no new overflow of ours can appear behind our
+ * back and no blind re-read is needed.
  */
 #include "pmu.h"
 
@@ -43,6 +44,11 @@ static int cfg_fail(struct pmu_hw *hw, int err, const char *why)
 	return err;
 }
 
+/*
+ * The one validation path of CONFIGURE, for every PMU including none
+ * (pmu=none: drv == NULL, timer mode without events).  The glue only adds
+ * the caller's right to kernel IPs.
+ */
 int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 {
 	u32 i, triggers = 0;
@@ -50,8 +56,6 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 
 	hw->configured = false;
 	hw->reason = NULL;
-	if (!hw->drv)
-		return cfg_fail(hw, -ENODEV, "no PMU driver");
 	if (cfg->size != sizeof(*cfg))
 		return cfg_fail(hw, -EINVAL, "config size mismatch");
 	if (cfg->flags & ~PMIPROF_CFG_KERNEL_IPS)
@@ -61,12 +65,25 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 	for (i = 0; i < ARRAY_SIZE(cfg->reserved); i++)
 		if (cfg->reserved[i])
 			return cfg_fail(hw, -EINVAL, "reserved config fields must be zero");
+	if (cfg->mode < PMIPROF_SAMPLING_PMI || cfg->mode > PMIPROF_SAMPLING_COUNT)
+		return cfg_fail(hw, -EINVAL, "unknown sampling mode");
 	if (cfg->nr_events > PMU_MAX_EVENTS)
 		return cfg_fail(hw, -EINVAL, "too many events");
-	if (cfg->nr_events > hw->nr_gp + hw->nr_fixed)
-		return cfg_fail(hw, -ENOSPC, "more events than counters");
 	if (cfg->max_rate > PMU_DEFAULT_MAX_RATE)
 		return cfg_fail(hw, -EINVAL, "max_rate above the module limit");
+	if (cfg->mode == PMIPROF_SAMPLING_TIMER &&
+	    (cfg->timer_ns < PMU_MIN_TIMER_NS || cfg->timer_ns > PMU_MAX_TIMER_NS))
+		return cfg_fail(hw, -EINVAL, "timer interval out of range");
+	if (!hw->drv) {
+		if (cfg->mode != PMIPROF_SAMPLING_TIMER)
+			return cfg_fail(hw, -EOPNOTSUPP,
+					"no PMU (pmu=none): only timer mode is available");
+		if (cfg->nr_events)
+			return cfg_fail(hw, -EOPNOTSUPP,
+					"no PMU (pmu=none): timer mode cannot count events");
+	} else if (cfg->nr_events > hw->nr_gp + hw->nr_fixed) {
+		return cfg_fail(hw, -ENOSPC, "more events than counters");
+	}
 
 	for (i = 0; i < cfg->nr_events; i++) {
 		const struct pmiprof_event *ev = &cfg->events[i];
@@ -98,8 +115,6 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 		if (triggers)
 			return cfg_fail(hw, -EINVAL, "trigger events need PMI mode");
 		break;
-	default:
-		return cfg_fail(hw, -EINVAL, "unknown sampling mode");
 	}
 
 	hw->mode = cfg->mode;
@@ -111,15 +126,22 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 	hw->period = 0;
 	hw->own_mask = 0;
 	hw->fixed_ctrl = 0;
+	hw->bigcore_events = false;
 	memset(hw->slots, 0, sizeof(hw->slots));
+	if (!hw->drv) {
+		hw->configured = true;
+		return 0;
+	}
 	/* Every driver takes only whitelisted events; it then picks the counters. */
 	for (i = 0; i < cfg->nr_events; i++) {
 		const struct pmiprof_event *ev = &cfg->events[i];
 		const char *why = NULL;
 
 		err = pmu_whitelist_check(hw, ev, &why);
-		if (err)
+		if (err < 0)
 			return cfg_fail(hw, err, why);
+		if (err)
+			hw->bigcore_events = true;
 		hw->slots[i].event = ev->event | (u32)ev->umask << 16;
 		hw->slots[i].flags = ev->flags;
 		if (ev->flags & PMIPROF_EV_TRIGGER) {
@@ -166,6 +188,55 @@ int pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *b)
 	return 0;
 }
 
+int pmu_reserve(struct pmu_hw *hw, u32 *idx)
+{
+	u32 i;
+
+	if (hw->nr_reserved)
+		return 0;
+	for (i = 0; i < hw->nr_gp && i < PMU_MAX_GP; i++) {
+		if (hw->ops->reserve(hw, i)) {
+			*idx = i;
+			while (i--)
+				hw->ops->release(hw, i);
+			return -EBUSY;
+		}
+	}
+	hw->nr_reserved = i;
+	return 0;
+}
+
+void pmu_release(struct pmu_hw *hw)
+{
+	while (hw->nr_reserved)
+		hw->ops->release(hw, --hw->nr_reserved);
+}
+
+int pmu_probe_cpu(struct pmu_cpu *pc, struct pmu_probe_res *res)
+{
+	struct pmu_hw *hw = pc->hw;
+	u32 msr = hw->probe_msr;
+	u64 old = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->msr = msr;
+	res->err = pmu_check_idle(pc, &res->busy);
+	if (res->err)
+		return res->err;
+	/* Low 16 bits flipped: the value differs from anything a TCG read returns. */
+	res->err = -EIO;
+	if (hw->ops->rd_safe(hw, msr, &old))
+		return res->err;
+	res->wrote = (old ^ 0xffff) & 0xffff;
+	if (hw->ops->wr_safe(hw, msr, (old & ~0xffffull) | res->wrote) ||
+	    hw->ops->rd_safe(hw, msr, &res->got))
+		return res->err;
+	hw->ops->wr_safe(hw, msr, old);
+	res->got &= 0xffff;
+	res->err = res->got == res->wrote ? 0 : -ENODEV;
+	return res->err;
+}
+
 void pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info)
 {
 	info->vendor = hw->vendor;
@@ -175,7 +246,8 @@ void pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info)
 	info->nr_fixed = hw->nr_fixed;
 	info->fixed_width = hw->fixed_width;
 	info->caps = hw->caps;
-	info->flags = hw->info_flags | (hw->emulated ? PMIPROF_INFO_F_EMULATED : 0);
+	info->flags = hw->info_flags | (hw->emulated ? PMIPROF_INFO_F_EMULATED : 0) |
+		      (hw->nr_reserved ? PMIPROF_INFO_F_RESERVED : 0);
 	info->cpu_family = hw->family;
 	info->cpu_model = hw->model;
 	info->min_period = hw->min_period;
@@ -189,10 +261,10 @@ void pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info)
 
 void pmu_cpu_reset_state(struct pmu_cpu *pc)
 {
-	pc->armed = false;
+	WRITE_ONCE(pc->armed, false);
 	pc->first = true;
 	pc->throttled = false;
-	pc->gctrl = 0;
+	WRITE_ONCE(pc->gctrl, 0);
 	pc->debugctl = 0;
 	pc->ack_extra = 0;
 	memset(pc->prev, 0, sizeof(pc->prev));
@@ -220,6 +292,8 @@ u64 pmu_rearm_left(u64 period, u64 overshoot)
 	left = period - overshoot;
 	return left < 2 ? 2 : left;
 }
+
+NOKPROBE_SYMBOL(pmu_rearm_left);
 
 /* Initial counter values: the trigger gets -period, the others 0. */
 void pmu_arm_counters(struct pmu_cpu *pc)
@@ -264,6 +338,8 @@ static void account_time(struct pmu_cpu *pc, u64 start_ns)
 	pc->stats.handler_ns_total += dt;
 }
 
+NOKPROBE_SYMBOL(account_time);
+
 static void emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 status, u32 flags,
 		 const u64 *counts, u32 nr)
 {
@@ -278,8 +354,15 @@ static void emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 status, u32 
 	rec.pid = ctx->pid;
 	rec.tid = ctx->tid;
 	rec.cpu = ctx->cpu;
-	rec.flags = flags | (ctx->user ? PMIPROF_REC_F_USER : PMIPROF_REC_F_KERNEL);
-	if (!ctx->user && !ctx->kernel_ip_ok) {
+	if (ctx->guest) {
+		/* The host RIP is KVM's run loop, and the guest's is not readable here. */
+		rec.ip = 0;
+		rec.flags = flags | PMIPROF_REC_F_GUEST;
+		pc->stats.guest++;
+	} else {
+		rec.flags = flags | (ctx->user ? PMIPROF_REC_F_USER : PMIPROF_REC_F_KERNEL);
+	}
+	if (!ctx->guest && !ctx->user && !ctx->kernel_ip_ok) {
 		rec.ip = 0;	/* no KASLR leak to unprivileged readers */
 		rec.flags |= PMIPROF_REC_F_IP_HIDDEN;
 	}
@@ -297,6 +380,8 @@ static void emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 status, u32 
 	else
 		pc->stats.samples++;
 }
+
+NOKPROBE_SYMBOL(emit);
 
 /*
  * Storm throttling, a cap of max_rate windows per second per CPU.  The rate
@@ -356,6 +441,8 @@ static u64 throttle(struct pmu_cpu *pc, u64 now, u64 left)
 	return left > hw->max_period ? hw->max_period : left;
 }
 
+NOKPROBE_SYMBOL(throttle);
+
 /*
  * Close the window: read every other counter, re-arm the trigger carrying
  * its overshoot (@vt: trigger value read after the wrap), emit the record.
@@ -385,6 +472,8 @@ static void close_window(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt, 
 	emit(pc, ctx, status, flags, counts, hw->nr_events);
 }
 
+NOKPROBE_SYMBOL(close_window);
+
 int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struct pmu_gregs *g)
 {
 	struct pmu_hw *hw = pc->hw;
@@ -394,7 +483,7 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	bool wrapped;
 	int loops = 0, handled = 0;
 
-	if (!pc->armed || hw->trigger < 0)
+	if (!READ_ONCE(pc->armed) || hw->trigger < 0)
 		return 0;
 	ts = &hw->slots[hw->trigger];
 	own = hw->own_mask | pc->ack_extra;
@@ -450,13 +539,15 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	return handled;
 }
 
+NOKPROBE_SYMBOL(pmu_handle_global);
+
 int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 {
 	struct pmu_hw *hw = pc->hw;
 	const struct pmu_slot *ts;
 	u64 vt;
 
-	if (!pc->armed || hw->trigger < 0)
+	if (!READ_ONCE(pc->armed) || hw->trigger < 0)
 		return 0;
 	ts = &hw->slots[hw->trigger];
 	/* Generic x86 order: unmask first (AMD never masks it; harmless). */
@@ -471,6 +562,8 @@ int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 	account_time(pc, ctx->time_ns);
 	return 1;
 }
+
+NOKPROBE_SYMBOL(pmu_handle_signbit);
 
 /*
  * Timer mode tick (hard irq): one time-based window; counters are read

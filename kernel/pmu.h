@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pmu.h - the interface between the PMU core (PMI handler, Intel/AMD drivers,
+ * The interface between the PMU core (PMI handler, Intel/AMD drivers,
  * MSR model, emulation, whitelist: pmi_core.c pmu_intel.c pmu_amd.c
  * msr_model.c pmu_emul.c pmu_whitelist.c) and the module glue (main.c,
  * chardev.c, ring.c, nmi.c, timer_mode.c, hotplug.c, coexist.c).
@@ -14,14 +14,16 @@
  *   hw.ops = &pmu_native_msr_ops;
  *   hw.drv = pmu_driver_for_vendor(pmu_cpuid_vendor(&hw));
  *     (pmu=emul: pmu_emul_setup(&hw, vendor) sets both, on the MSR model)
- *   hw.drv->probe(&hw)                   once, process context (safe accessors)
- *   pmu_configure(&hw, &cfg)             CONFIGURE ioctl: validate + assign counters
+ *   hw.drv->probe(&hw)                   once: CPUID and read-only MSRs, no writes
+ *   pmu_reserve(&hw) + pmu_probe_cpu(pc) load (then pmu_release) and START, pinned
+ *   pmu_configure(&hw, &cfg)             CONFIGURE ioctl: the only validation path
  *   drv->check_free(pc)                  per CPU: -EBUSY when EN bits are already set
  *   drv->start_cpu(pc)                   per CPU, IRQs off (on_each_cpu / cpuhp online)
  *   drv->handle_pmi(pc, &ctx)            NMI: returns how many PMIs it handled (0: not ours)
  *   pmu_sample_timer(pc, &ctx)           timer mode tick (hard irq)
  *   drv->stop_cpu(pc)                    per CPU, IRQs off (STOP / cpuhp offline / unload);
  *                                        a no-op on a CPU start_cpu() did not program
+ *   pmu_release(&hw)                     STOP / close: perf may use the PMU again
  *
  * The core never executes RDPMC: counters are read with RDMSR through ops->rd.
  */
@@ -37,6 +39,7 @@
 #include <linux/string.h>
 #include <linux/math64.h>
 #include <linux/delay.h>
+#include <linux/kprobes.h>
 
 /* Monotonic ns clock usable in NMI context.  User-space tests provide their own. */
 static inline u64 pmu_clock_ns(void)
@@ -59,7 +62,7 @@ static inline void pmu_udelay(unsigned long us)
 #define PMU_MAX_FIXED		4	/* Intel fixed counters */
 #define PMU_MAX_EVENTS		PMIPROF_ABI_MAX_EVENTS
 
-/* Handler bounds and policy (kernel-pmu.md 2.5 and 6.1) */
+/* Handler bounds and policy (docs/kernel-pmu-core.md, "The handler") */
 #define PMU_MAX_LOOPS		8	/* status re-reads per PMI before "stuck" */
 #define PMU_MIN_PERIOD		10000ull	/* floor against NMI storms */
 #define PMU_DEFAULT_MAX_RATE	100000u	/* samples per second per CPU */
@@ -72,7 +75,8 @@ static inline void pmu_udelay(unsigned long us)
 #define PMU_STOP_OVERFLOW_WAIT	PMU_AMD_OVERFLOW_WAIT	/* us: stop waits for an in-flight PMI */
 
 /*
- * Architectural MSR numbers and bits (kernel-pmu.md appendix).  Own names so
+ * Architectural MSR numbers and bits (Intel SDM vol. 3B ch. 20, AMD PPR
+ * "Performance Monitor Counters"; docs/kernel-pmu-core.md).  Own names so
  * the same code builds in user space, where <asm/msr-index.h> is absent.
  */
 #define PMU_MSR_IA32_PMC0		0x0c1	/* legacy alias: 32-bit sign-extended writes */
@@ -85,6 +89,7 @@ static inline void pmu_udelay(unsigned long us)
 #define PMU_MSR_IA32_GLOBAL_CTRL	0x38f
 #define PMU_MSR_IA32_GLOBAL_OVF_CTRL	0x390	/* a.k.a. GLOBAL_STATUS_RESET, W1C */
 #define PMU_MSR_IA32_DEBUGCTL		0x1d9
+#define PMU_MSR_TSX_FORCE_ABORT		0x10f	/* never written: PMC3 is avoided instead */
 #define PMU_MSR_K7_EVNTSEL0		0xc0010000u
 #define PMU_MSR_K7_PERFCTR0		0xc0010004u
 #define PMU_MSR_F15H_PERF_CTL0		0xc0010200u	/* + 2i */
@@ -132,6 +137,13 @@ struct pmu_msr_ops {
 	int (*rd_safe)(struct pmu_hw *hw, u32 msr, u64 *val);
 	int (*wr_safe)(struct pmu_hw *hw, u32 msr, u64 val);
 	void (*cpuid)(struct pmu_hw *hw, u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d);
+	/*
+	 * Counter @idx's reservation against perf (native: reserve_evntsel_nmi()
+	 * and reserve_perfctr_nmi() on hw->evntsel_msr/perfctr_msr[idx]; the
+	 * model counts them).  Process context.  0 or -EBUSY.
+	 */
+	int (*reserve)(struct pmu_hw *hw, u32 idx);
+	void (*release)(struct pmu_hw *hw, u32 idx);
 };
 
 /* Where an event was placed. */
@@ -193,7 +205,17 @@ struct pmu_hw {
 	u64 fixed_ctrl;			/* Intel FIXED_CTR_CTRL value */
 	struct pmu_slot slots[PMU_MAX_EVENTS];
 	const char *reason;		/* why configure/probe failed, for the log */
+
+	u32 nr_reserved;		/* counters reserved now (pmu_reserve()); 0: none */
+	u32 probe_msr;			/* counter 0 for the write/read-back probe */
+	u32 gp_avoid;			/* GP counters never used (PMC3 under TSX_FORCE_ABORT) */
+	u32 uarch;			/* PMU_UARCH_*: which model-specific encodings apply */
+	bool bigcore_events;		/* configured events exist only on big (Core) cores */
 };
+
+/* Intel model-specific event classes (pmu_whitelist.c); architectural events need none. */
+#define PMU_UARCH_SKL_ICL	BIT(0)	/* Skylake .. Ice/Tiger/Rocket Lake big cores */
+#define PMU_UARCH_SKL_GLC	BIT(1)	/* the above, plus Golden/Raptor/Redwood Cove */
 
 /* Per-CPU state.  The glue allocates it (per-CPU data) and sets cpu/hw/ring. */
 struct pmu_cpu {
@@ -230,7 +252,8 @@ struct pmu_cpu {
 };
 
 /*
- * When the PMI handler rewrites LVTPC (kernel-pmu.md 1.8): late, after the
+ * When the PMI handler rewrites LVTPC (docs/kernel-pmu-core.md, "LVTPC
+ * timing"): late, after the
  * re-enable (Haswell+ big cores, Tremont: avoids spurious PMIs); early, at
  * entry (older cores, AMD: generic x86 order); mid, after the ack and before
  * the re-enable (Gracemont E-cores).  Always exactly once, on every path.
@@ -250,6 +273,7 @@ struct pmi_ctx {
 	u32 pid, tid, cpu;
 	bool user;
 	bool kernel_ip_ok;
+	bool guest;		/* the PMI came from guest mode (KVM): no ip, flagged GUEST */
 };
 
 struct pmu_driver {
@@ -302,8 +326,9 @@ void pmu_read_deltas(struct pmu_cpu *pc, u64 *out);
 void pmu_arm_counters(struct pmu_cpu *pc);	/* write initial counter values, set prev[] */
 
 /*
- * Load time and CPU online (perf's check_hw_exists()): every counter of the
- * PMU, not only the configured ones, must have its enable bits clear (GP
+ * Load, START and CPU online, through pmu_probe_cpu() (perf's
+ * check_hw_exists()): every counter of the PMU, not only the configured
+ * ones, must have its enable bits clear (GP
  * EVENTSEL.EN, Intel FIXED_CTR_CTRL OS/USR bits).  perf's own counters are
  * excluded by the reservation before this runs, so a set bit belongs to
  * firmware, a hypervisor or a raw MSR user.  -EBUSY with @busy filled.
@@ -317,7 +342,41 @@ struct pmu_busy {
 
 int pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *busy);
 
-/* pmu_whitelist.c: kernel-pmu.md section 6.  @why gets a message on failure. */
+/*
+ * Counter reservation, held only while a session runs (or for the length of
+ * the load-time probe): perf's hardware events, KVM's vPMU and the
+ * hard-lockup detector work while the module is merely loaded.  Every GP
+ * counter is reserved; on -EBUSY *@idx names the one perf holds.
+ */
+int pmu_reserve(struct pmu_hw *hw, u32 *idx);
+void pmu_release(struct pmu_hw *hw);
+
+/*
+ * On the CPU being probed (pinned: IPI or cpuhp callback), with the counters
+ * reserved: every counter idle (pmu_check_idle()), then a write/read-back
+ * of counter 0, as perf's check_hw_exists() (a hypervisor without a vPMU
+ * reads 0 and drops writes).  0, -EBUSY (@res->busy), -ENODEV (read back
+ * @res->got after writing @res->wrote), or -EIO (the MSR faults).
+ */
+struct pmu_probe_res {
+	int err;
+	u32 msr;
+	u64 wrote, got;
+	struct pmu_busy busy;
+};
+
+int pmu_probe_cpu(struct pmu_cpu *pc, struct pmu_probe_res *res);
+
+/* Intel core type of the calling CPU (CPUID.1AH EAX[31:24]); 0 on non-hybrid parts. */
+#define PMU_CORE_TYPE_ATOM	0x20
+#define PMU_CORE_TYPE_CORE	0x40
+u32 pmu_intel_core_type(struct pmu_hw *hw);
+u32 pmu_intel_uarch(u32 family, u32 model);
+
+/*
+ * pmu_whitelist.c (docs/kernel-pmu-core.md, "Events").  0: allowed; 1:
+ * allowed on big (Core) cores only; < 0: refused, @why says why.
+ */
 int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
 			const char **why);
 u64 pmu_build_evtsel(const struct pmu_hw *hw, const struct pmiprof_event *ev, bool pmi);

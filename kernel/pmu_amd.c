@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmu_amd.c - AMD core PMU driver: K7 legacy counters (4), PerfCtrCore
+ * AMD core PMU driver: K7 legacy counters (4), PerfCtrCore
  * (6 counters at 0xc0010200 + 2i, CPUID 8000_0001 ECX[23]) and PerfMonV2
  * global status/control/clear (CPUID 8000_0022 EAX[0]).  Without PerfMonV2
  * there is no status register: overflow is detected by the counter's sign
@@ -30,7 +30,6 @@ static u32 amd_ctr_msr(const struct pmu_hw *hw, u32 i)
 static int amd_probe(struct pmu_hw *hw)
 {
 	u32 a, b, c, d, max_ext, i;
-	u64 old, val;
 
 	if (pmu_cpuid_vendor(hw) != PMIPROF_VENDOR_AMD) {
 		hw->reason = "not an AMD CPU";
@@ -69,19 +68,6 @@ static int amd_probe(struct pmu_hw *hw)
 	hw->gp_width = 48;
 	hw->gp_mask = BIT_ULL(48) - 1;
 
-	/* Write/read-back: emulators without a PMU read 0 and drop writes. */
-	if (hw->ops->rd_safe(hw, amd_ctr_msr(hw, 0), &old) ||
-	    hw->ops->wr_safe(hw, amd_ctr_msr(hw, 0), (old ^ 0xffff) & hw->gp_mask) ||
-	    hw->ops->rd_safe(hw, amd_ctr_msr(hw, 0), &val)) {
-		hw->reason = "PMU MSRs fault";
-		return -ENODEV;
-	}
-	hw->ops->wr_safe(hw, amd_ctr_msr(hw, 0), old);
-	if ((val & 0xffff) != ((old ^ 0xffff) & 0xffff)) {
-		hw->reason = "PMU counters do not hold written values (VM without a vPMU?)";
-		return -ENODEV;
-	}
-
 	hw->min_period = PMU_MIN_PERIOD;
 	hw->max_period = BIT_ULL(47) - 1;	/* the top bit detects the overflow */
 	hw->caps = PMIPROF_CAP_PMI | PMIPROF_CAP_TIMER | PMIPROF_CAP_READ_COUNTERS |
@@ -90,6 +76,7 @@ static int amd_probe(struct pmu_hw *hw)
 		hw->evntsel_msr[i] = amd_ctl_msr(hw, i);
 		hw->perfctr_msr[i] = amd_ctr_msr(hw, i);
 	}
+	hw->probe_msr = amd_ctr_msr(hw, 0);
 	scnprintf(hw->name, sizeof(hw->name), "%samd-%s", hw->emulated ? "emul-" : "",
 		  hw->global_regs ? "v2" : hw->perfctr_core ? "core" : "k7");
 	return 0;
@@ -144,7 +131,7 @@ static int amd_start_cpu(struct pmu_cpu *pc)
 	pmu_cpu_reset_state(pc);
 	pc->lvtpc_when = PMU_LVTPC_EARLY;	/* AMD never masks it; generic x86 order */
 	if (hw->global_regs) {
-		pc->gctrl = (ops->rd(pc, PMU_MSR_AMD_GLOBAL_CTL) & ~hw->own_mask) | hw->own_mask;
+		WRITE_ONCE(pc->gctrl, ops->rd(pc, PMU_MSR_AMD_GLOBAL_CTL) | hw->own_mask);
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_CTL, pc->gctrl & ~hw->own_mask);
 	}
 	for (k = 0; k < hw->nr_events; k++)
@@ -153,7 +140,7 @@ static int amd_start_cpu(struct pmu_cpu *pc)
 	if (hw->global_regs)
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_STATUS_CLR, hw->own_mask);
 	pc->started = true;
-	pc->armed = true;
+	WRITE_ONCE(pc->armed, true);
 	ops->lvtpc(pc);
 	/* Without PerfMonV2 each counter starts on its own EN bit. */
 	for (k = 0; k < hw->nr_events; k++)
@@ -204,7 +191,7 @@ static int amd_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 	struct pmu_hw *hw = pc->hw;
 	int handled;
 
-	if (!pc->armed)
+	if (!READ_ONCE(pc->armed))
 		return 0;
 	handled = hw->global_regs ? pmu_handle_global(pc, ctx, &amd_gregs) :
 				    pmu_handle_signbit(pc, ctx);
@@ -217,6 +204,8 @@ static int amd_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 		return 1;
 	return 0;
 }
+
+NOKPROBE_SYMBOL(amd_handle_pmi);
 
 const struct pmu_driver pmu_amd_driver = {
 	.name = "amd",

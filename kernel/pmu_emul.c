@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmu_emul.c - pmu=emul: the Intel (or AMD) driver running unchanged on the
+ * pmu=emul: the Intel (or AMD) driver running unchanged on the
  * in-memory MSR model (msr_model.c), one model per CPU.  A per-CPU hrtimer in
  * hard-irq context (HRTIMER_MODE_REL_PINNED_HARD) stands in for the PMU: each
  * tick advances the CPU's model by the elapsed time (instructions at

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmu_intel.c - Intel architectural perfmon (v2+) driver: CPUID.0AH
- * enumeration (checked again on every CPU: hybrid parts differ), a
- * write/read-back probe before the PMU is trusted, full-width counter writes
+ * Intel architectural perfmon (v2+) driver: CPUID.0AH
+ * enumeration (checked again on every CPU: hybrid parts differ), full-width
+ * counter writes
  * when PERF_CAPABILITIES[13] (else periods <= 2^31-1 because legacy IA32_PMCx
  * writes sign-extend bit 31), fixed counters through FIXED_CTR_CTRL, GP
  * counters through PERFEVTSELx, DEBUGCTL freeze-on-PMI detection.  The PMI
@@ -16,26 +16,6 @@ static const struct pmu_gregs intel_gregs = {
 	.ctrl = PMU_MSR_IA32_GLOBAL_CTRL,
 	.ack = PMU_MSR_IA32_GLOBAL_OVF_CTRL,
 };
-
-/*
- * check_hw_exists(): a PMU whose counter does not hold a written value is
- * not there (QEMU TCG reads 0 and drops writes).  Counter 0 is restored
- * through the full-width alias when there is one, so no bit is lost.
- */
-static int intel_probe_rw(struct pmu_hw *hw, bool full_width)
-{
-	u32 msr = full_width ? PMU_MSR_IA32_A_PMC0 : PMU_MSR_IA32_PMC0;
-	u64 old, val;
-
-	if (hw->ops->rd_safe(hw, msr, &old))
-		return -ENODEV;
-	if (hw->ops->wr_safe(hw, msr, old ^ 0xffff))
-		return -ENODEV;
-	if (hw->ops->rd_safe(hw, msr, &val))
-		return -ENODEV;
-	hw->ops->wr_safe(hw, msr, old);
-	return (val & 0xffff) == ((old ^ 0xffff) & 0xffff) ? 0 : -ENODEV;
-}
 
 static int intel_probe(struct pmu_hw *hw)
 {
@@ -94,17 +74,25 @@ static int intel_probe(struct pmu_hw *hw)
 		hw->reason = "implausible CPUID.0AH counter enumeration";
 		return -ENODEV;
 	}
-	if (intel_probe_rw(hw, caps & PMU_PERF_CAP_FW_WRITE)) {
-		hw->reason = "PMU counters do not hold written values (VM without a vPMU?)";
-		return -ENODEV;
-	}
+	/*
+	 * Skylake microcode with TSX_FORCE_ABORT (CPUID.07H EDX[13]) corrupts
+	 * PMC3 while RTM may run, unless MSR_TSX_FORCE_ABORT makes every RTM
+	 * transaction abort; perf's allow_tsx_force_abort=0 choice is taken:
+	 * PMC3 is never used, so profiling does not change how TSX code runs.
+	 * Microcode that deprecated TSX (RTM_ALWAYS_ABORT, EDX[11]) frees it.
+	 */
+	hw->ops->cpuid(hw, 7, 0, &a, &b, &c, &d);
+	hw->gp_avoid = 0;
+	if ((d & BIT(13)) && !(d & BIT(11)) && hw->nr_gp > 3)
+		hw->gp_avoid = BIT(3);
+	hw->uarch = pmu_intel_uarch(hw->family, hw->model);
 
 	hw->gp_mask = BIT_ULL(hw->gp_width) - 1;
 	hw->fixed_mask = hw->nr_fixed ? BIT_ULL(hw->fixed_width) - 1 : 0;
 	hw->full_width = caps & PMU_PERF_CAP_FW_WRITE;
 	hw->global_regs = true;
 	hw->min_period = PMU_MIN_PERIOD;
-	/* Legacy IA32_PMCx writes sign-extend bit 31 (kernel-pmu.md 1.3). */
+	/* Legacy IA32_PMCx writes sign-extend bit 31 (SDM 3B 20.2.6; "Periods"). */
 	hw->max_period = hw->full_width ? hw->gp_mask >> 1 : BIT_ULL(31) - 1;
 	if (hw->nr_fixed && hw->full_width && (hw->fixed_mask >> 1) < hw->max_period)
 		hw->max_period = hw->fixed_mask >> 1;
@@ -115,6 +103,8 @@ static int intel_probe(struct pmu_hw *hw)
 		hw->evntsel_msr[i] = PMU_MSR_IA32_PERFEVTSEL0 + i;
 		hw->perfctr_msr[i] = PMU_MSR_IA32_PMC0 + i;
 	}
+	/* the full-width alias restores all 48 bits after the probe */
+	hw->probe_msr = hw->full_width ? PMU_MSR_IA32_A_PMC0 : PMU_MSR_IA32_PMC0;
 	scnprintf(hw->name, sizeof(hw->name), "%sintel-v%u", hw->emulated ? "emul-" : "",
 		  hw->version);
 	return 0;
@@ -161,8 +151,12 @@ static int intel_place(struct pmu_hw *hw, struct pmu_slot *s, const struct pmipr
 		hw->reason = "reference cycles need a free fixed counter 2";
 		return -EOPNOTSUPP;
 	}
+	while (*next_gp < hw->nr_gp && (hw->gp_avoid & BIT(*next_gp)))
+		(*next_gp)++;
 	if (*next_gp >= hw->nr_gp) {
-		hw->reason = "more events than general-purpose counters";
+		hw->reason = hw->gp_avoid ?
+			"more events than GP counters (PMC3 unused under TSX_FORCE_ABORT)" :
+			"more events than general-purpose counters";
 		return -ENOSPC;
 	}
 	intel_slot_gp(hw, s, ev, (*next_gp)++, pmi);
@@ -234,21 +228,14 @@ static u32 intel_lvtpc_when(struct pmu_cpu *pc)
 		0x5c, 0x5f, 0x7a,		/* Goldmont, Goldmont Plus */
 	};
 	struct pmu_hw *hw = pc->hw;
-	u32 a, b, c, d, max, i;
+	u32 i;
 
 	if (hw->family != 6)
 		return PMU_LVTPC_LATE;
 	if (hw->model == 0xbe)			/* Alder Lake-N: Gracemont only */
 		return PMU_LVTPC_MID;
-	hw->ops->cpuid(hw, 0, 0, &max, &b, &c, &d);
-	if (max >= 0x1a) {
-		hw->ops->cpuid(hw, 7, 0, &a, &b, &c, &d);
-		if (d & BIT(15)) {		/* hybrid: ask this CPU its core type */
-			hw->ops->cpuid(hw, 0x1a, 0, &a, &b, &c, &d);
-			if ((a >> 24) == 0x20)	/* Atom */
-				return PMU_LVTPC_MID;
-		}
-	}
+	if (pmu_intel_core_type(hw) == PMU_CORE_TYPE_ATOM)	/* hybrid: this CPU's core type */
+		return PMU_LVTPC_MID;
 	for (i = 0; i < ARRAY_SIZE(early_models); i++)
 		if (hw->model == early_models[i])
 			return PMU_LVTPC_EARLY;
@@ -266,6 +253,11 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 	ops->cpuid(hw, 0xa, 0, &a, &b, &c, &d);
 	if (a != hw->cpuid_a_eax || d != hw->cpuid_a_edx)
 		return -ENODEV;
+	/* Big-core encodings count something else on E-cores: refuse, not miscount */
+	if (hw->bigcore_events && pmu_intel_core_type(hw) == PMU_CORE_TYPE_ATOM) {
+		hw->reason = "model-specific event not counted by this CPU's E-core type";
+		return -EOPNOTSUPP;
+	}
 
 	pmu_cpu_reset_state(pc);
 	pc->lvtpc_when = intel_lvtpc_when(pc);
@@ -273,7 +265,7 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 	/* Freeze-on-PMI set by BIOS/another tool: v4 parks counters until CTR_Frz is acked. */
 	if ((pc->debugctl & PMU_DEBUGCTL_FREEZE_ON_PMI) && hw->version >= 4)
 		pc->ack_extra = PMU_STATUS_CTR_FRZ;
-	pc->gctrl = (ops->rd(pc, PMU_MSR_IA32_GLOBAL_CTRL) & ~hw->own_mask) | hw->own_mask;
+	WRITE_ONCE(pc->gctrl, ops->rd(pc, PMU_MSR_IA32_GLOBAL_CTRL) | hw->own_mask);
 
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_CTRL, pc->gctrl & ~hw->own_mask);
 	for (k = 0; k < hw->nr_events; k++)
@@ -290,7 +282,7 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 	}
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_OVF_CTRL, hw->own_mask | pc->ack_extra);
 	pc->started = true;
-	pc->armed = true;
+	WRITE_ONCE(pc->armed, true);
 	ops->lvtpc(pc);
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_CTRL, pc->gctrl);
 	return 0;
@@ -342,6 +334,8 @@ static int intel_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 {
 	return pmu_handle_global(pc, ctx, &intel_gregs);
 }
+
+NOKPROBE_SYMBOL(intel_handle_pmi);
 
 const struct pmu_driver pmu_intel_driver = {
 	.name = "intel",

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pmu_whitelist.c - which events user space may ask for, and how their
- * control words are built (kernel-pmu.md section 6).  User space names an
+ * Which events user space may ask for, and how their
+ * control words are built (docs/kernel-pmu-core.md, "Events").  User space names an
  * event by code/umask/cmask/flags; it never supplies an MSR number or a raw
  * control word.  Only event, umask, cmask, EDGE, INV, USR, OS come from the
  * request; INT and EN are forced by the driver; PC, AnyThread and every bit
  * from 32 up (TSX filters, adaptive PEBS, EQ, UMASK2, AMD Host/GuestOnly)
  * are never set.  Events that need an extra MSR (OFFCORE_RESPONSE 0xb7/0xbb,
- * load latency 0xcd) are refused.
+ * load latency 0xcd) are refused.  Intel events outside the architectural
+ * set are model-specific encodings: each is accepted only on the CPU models
+ * whose SDM event tables list it (family 6 big cores), and a configuration
+ * holding one refuses to start on a hybrid part's Atom (E-core) CPUs, where
+ * the same code counts something else.
  */
 #include "pmu.h"
 
@@ -15,26 +19,92 @@ struct wl_event {
 	u16 event;
 	u8 umask;
 	s8 arch_bit;	/* Intel CPUID.0AH EBX bit (set = absent); -1: not architectural */
+	u32 uarch;	/* Intel: PMU_UARCH_* the encoding needs; 0: any CPU of the vendor */
 };
 
-/* Intel architectural events, then a short curated list present since Skylake. */
+/* Intel architectural events, then a short curated list of big-core encodings. */
 static const struct wl_event intel_events[] = {
-	{ 0x3c, 0x00, 0 },	/* UNHALTED_CORE_CYCLES */
-	{ 0xc0, 0x00, 1 },	/* INST_RETIRED.ANY_P */
-	{ 0x3c, 0x01, 2 },	/* UNHALTED_REFERENCE_CYCLES */
-	{ 0x2e, 0x4f, 3 },	/* LLC references */
-	{ 0x2e, 0x41, 4 },	/* LLC misses */
-	{ 0xc4, 0x00, 5 },	/* BR_INST_RETIRED.ALL_BRANCHES */
-	{ 0xc5, 0x00, 6 },	/* BR_MISP_RETIRED.ALL_BRANCHES */
-	{ 0x00, 0x03, -1 },	/* ref-cycles pseudo-encoding: fixed counter 2 only */
-	{ 0x0e, 0x01, -1 },	/* UOPS_ISSUED.ANY */
-	{ 0xd1, 0x01, -1 },	/* MEM_LOAD_RETIRED.L1_HIT */
-	{ 0xd1, 0x02, -1 },	/* MEM_LOAD_RETIRED.L2_HIT */
-	{ 0xd1, 0x04, -1 },	/* MEM_LOAD_RETIRED.L3_HIT */
-	{ 0xd1, 0x08, -1 },	/* MEM_LOAD_RETIRED.L1_MISS */
-	{ 0xd1, 0x10, -1 },	/* MEM_LOAD_RETIRED.L2_MISS */
-	{ 0xd1, 0x20, -1 },	/* MEM_LOAD_RETIRED.L3_MISS */
+	{ 0x3c, 0x00, 0, 0 },	/* UNHALTED_CORE_CYCLES */
+	{ 0xc0, 0x00, 1, 0 },	/* INST_RETIRED.ANY_P */
+	{ 0x3c, 0x01, 2, 0 },	/* UNHALTED_REFERENCE_CYCLES */
+	{ 0x2e, 0x4f, 3, 0 },	/* LLC references */
+	{ 0x2e, 0x41, 4, 0 },	/* LLC misses */
+	{ 0xc4, 0x00, 5, 0 },	/* BR_INST_RETIRED.ALL_BRANCHES */
+	{ 0xc5, 0x00, 6, 0 },	/* BR_MISP_RETIRED.ALL_BRANCHES */
+	{ 0x00, 0x03, -1, 0 },	/* ref-cycles pseudo-encoding: fixed counter 2 only */
+	/* Golden Cove moved UOPS_ISSUED.ANY to 0xae/0x01: Skylake .. Tiger/Rocket Lake only */
+	{ 0x0e, 0x01, -1, PMU_UARCH_SKL_ICL },	/* UOPS_ISSUED.ANY */
+	{ 0xd1, 0x01, -1, PMU_UARCH_SKL_GLC },	/* MEM_LOAD_RETIRED.L1_HIT */
+	{ 0xd1, 0x02, -1, PMU_UARCH_SKL_GLC },	/* MEM_LOAD_RETIRED.L2_HIT */
+	{ 0xd1, 0x04, -1, PMU_UARCH_SKL_GLC },	/* MEM_LOAD_RETIRED.L3_HIT */
+	{ 0xd1, 0x08, -1, PMU_UARCH_SKL_GLC },	/* MEM_LOAD_RETIRED.L1_MISS */
+	{ 0xd1, 0x10, -1, PMU_UARCH_SKL_GLC },	/* MEM_LOAD_RETIRED.L2_MISS */
+	{ 0xd1, 0x20, -1, PMU_UARCH_SKL_GLC },	/* MEM_LOAD_RETIRED.L3_MISS */
 };
+
+/*
+ * Family 6 big-core models (arch/x86/include/asm/intel-family.h names) and
+ * the encoding classes their event tables share.  Atom-only parts, Xeon
+ * Phi, pre-Skylake cores and models not listed get architectural events only.
+ */
+#define PMU_UARCH_SKL_BOTH	(PMU_UARCH_SKL_ICL | PMU_UARCH_SKL_GLC)
+
+static const struct {
+	u8 model;
+	u32 uarch;
+} intel_models[] = {
+	{ 0x4e, PMU_UARCH_SKL_BOTH },	/* SKYLAKE_L */
+	{ 0x5e, PMU_UARCH_SKL_BOTH },	/* SKYLAKE */
+	{ 0x55, PMU_UARCH_SKL_BOTH },	/* SKYLAKE_X (Cascade/Cooper Lake) */
+	{ 0x8e, PMU_UARCH_SKL_BOTH },	/* KABYLAKE_L */
+	{ 0x9e, PMU_UARCH_SKL_BOTH },	/* KABYLAKE (Coffee Lake) */
+	{ 0xa5, PMU_UARCH_SKL_BOTH },	/* COMETLAKE */
+	{ 0xa6, PMU_UARCH_SKL_BOTH },	/* COMETLAKE_L */
+	{ 0x66, PMU_UARCH_SKL_BOTH },	/* CANNONLAKE_L */
+	{ 0x7d, PMU_UARCH_SKL_BOTH },	/* ICELAKE */
+	{ 0x7e, PMU_UARCH_SKL_BOTH },	/* ICELAKE_L */
+	{ 0x6a, PMU_UARCH_SKL_BOTH },	/* ICELAKE_X */
+	{ 0x6c, PMU_UARCH_SKL_BOTH },	/* ICELAKE_D */
+	{ 0x8c, PMU_UARCH_SKL_BOTH },	/* TIGERLAKE_L */
+	{ 0x8d, PMU_UARCH_SKL_BOTH },	/* TIGERLAKE */
+	{ 0xa7, PMU_UARCH_SKL_BOTH },	/* ROCKETLAKE */
+	{ 0x97, PMU_UARCH_SKL_GLC },	/* ALDERLAKE (hybrid) */
+	{ 0x9a, PMU_UARCH_SKL_GLC },	/* ALDERLAKE_L (hybrid) */
+	{ 0xb7, PMU_UARCH_SKL_GLC },	/* RAPTORLAKE (hybrid) */
+	{ 0xba, PMU_UARCH_SKL_GLC },	/* RAPTORLAKE_P (hybrid) */
+	{ 0xbf, PMU_UARCH_SKL_GLC },	/* RAPTORLAKE_S (hybrid) */
+	{ 0xaa, PMU_UARCH_SKL_GLC },	/* METEORLAKE (hybrid) */
+	{ 0xac, PMU_UARCH_SKL_GLC },	/* METEORLAKE_L (hybrid) */
+	{ 0x8f, PMU_UARCH_SKL_GLC },	/* SAPPHIRERAPIDS_X */
+	{ 0xcf, PMU_UARCH_SKL_GLC },	/* EMERALDRAPIDS_X */
+};
+
+u32 pmu_intel_uarch(u32 family, u32 model)
+{
+	size_t i;
+
+	if (family != 6)
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(intel_models); i++)
+		if (intel_models[i].model == model)
+			return intel_models[i].uarch;
+	return 0;
+}
+
+/* On the CPU concerned: 0 unless CPUID.07H EDX[15] (hybrid) and leaf 1AH exists. */
+u32 pmu_intel_core_type(struct pmu_hw *hw)
+{
+	u32 a, b, c, d, max;
+
+	hw->ops->cpuid(hw, 0, 0, &max, &b, &c, &d);
+	if (max < 0x1a)
+		return 0;
+	hw->ops->cpuid(hw, 7, 0, &a, &b, &c, &d);
+	if (!(d & BIT(15)))
+		return 0;
+	hw->ops->cpuid(hw, 0x1a, 0, &a, &b, &c, &d);
+	return a >> 24;
+}
 
 /* AMD Zen core events (PPR "Core Performance Monitor Counters"). */
 static const struct wl_event amd_events[] = {
@@ -53,6 +123,7 @@ static const struct wl_event amd_events[] = {
 	{ 0x7e, 0x07, -1 },	/* pre-Zen: L2 cache misses */
 };
 
+/* 0: allowed; 1: allowed, but only on big (Core) cores; or a negative errno. */
 int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
 			const char **why)
 {
@@ -91,7 +162,11 @@ int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
 			*why = "architectural event not available on this CPU (CPUID.0AH EBX)";
 			return -EOPNOTSUPP;
 		}
-		return 0;
+		if (tab[i].uarch && !(hw->uarch & tab[i].uarch)) {
+			*why = "model-specific event encoding not valid on this CPU model";
+			return -EOPNOTSUPP;
+		}
+		return tab[i].uarch ? 1 : 0;
 	}
 	*why = "event/umask not in the whitelist";
 	return -EINVAL;

@@ -86,7 +86,7 @@ static void ring_destroy(struct pmiprof_ring *r)
 	kfree(r);
 }
 
-int ring_set_size(u32 data_bytes)
+int pmiprof_ring_set_size(u32 data_bytes)
 {
 	if (!is_power_of_2(data_bytes) || data_bytes < PAGE_SIZE)
 		return -EINVAL;
@@ -94,7 +94,7 @@ int ring_set_size(u32 data_bytes)
 	return 0;
 }
 
-int ring_init_all(void)
+int pmiprof_ring_init_all(void)
 {
 	unsigned int cpu;
 
@@ -106,14 +106,14 @@ int ring_init_all(void)
 	for_each_possible_cpu(cpu) {
 		rings[cpu] = ring_alloc(cpu, ring_bytes);
 		if (!rings[cpu]) {
-			ring_free_all();
+			pmiprof_ring_free_all();
 			return -ENOMEM;
 		}
 	}
 	return 0;
 }
 
-void ring_free_all(void)
+void pmiprof_ring_free_all(void)
 {
 	unsigned int cpu;
 
@@ -125,7 +125,7 @@ void ring_free_all(void)
 	rings = NULL;
 }
 
-void ring_reset_all(void)
+void pmiprof_ring_reset_all(void)
 {
 	unsigned int cpu;
 
@@ -160,7 +160,7 @@ static void ring_copy_in(struct pmiprof_ring *r, u64 head, const void *src)
 		memcpy(r->data, (const u8 *)src + first, RING_REC_BYTES - first);
 }
 
-int ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
+int pmiprof_ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
 {
 	struct pmiprof_ring *r = rings[cpu];
 	struct pmiprof_ring_header *hdr = r->hdr;
@@ -175,7 +175,7 @@ int ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
 	}
 	barrier();
 	head = hdr->head;	/* only this CPU writes head */
-	/* Pairs with the release in ring_consume(): the consumer is done with bytes below tail. */
+	/* Pairs with the release in pmiprof_ring_consume(): bytes below tail are consumed. */
 	tail = smp_load_acquire(&hdr->tail);
 	if (head + RING_REC_BYTES - tail > r->size) {
 		WRITE_ONCE(hdr->lost, hdr->lost + 1);
@@ -200,16 +200,18 @@ out:
 	r->nest--;
 	return ret;
 }
-NOKPROBE_SYMBOL(ring_write);
+
+NOKPROBE_SYMBOL(pmiprof_ring_write);
 
 /* The PMU core's output sink (pmu.h). */
 int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec)
 {
-	return ring_write(pc->cpu, rec);
+	return pmiprof_ring_write(pc->cpu, rec);
 }
+
 NOKPROBE_SYMBOL(pmiprof_emit);
 
-int ring_consume(unsigned int cpu, u64 tail)
+int pmiprof_ring_consume(unsigned int cpu, u64 tail)
 {
 	struct pmiprof_ring_header *hdr;
 	u64 head, old;
@@ -236,17 +238,17 @@ int ring_consume(unsigned int cpu, u64 tail)
 	return 0;
 }
 
-u64 ring_lost(unsigned int cpu)
+u64 pmiprof_ring_lost(unsigned int cpu)
 {
 	return READ_ONCE(rings[cpu]->hdr->lost);
 }
 
-u32 ring_data_bytes(void)
+u32 pmiprof_ring_data_bytes(void)
 {
 	return ring_bytes;
 }
 
-int ring_mmap(struct vm_area_struct *vma)
+int pmiprof_ring_mmap(struct vm_area_struct *vma)
 {
 	unsigned long map_pages = (PMIPROF_RING_HEADER_BYTES + ring_bytes) >> PAGE_SHIFT;
 	unsigned long size = vma->vm_end - vma->vm_start;
@@ -281,13 +283,13 @@ static bool ring_any_readable(void)
 	return false;
 }
 
-__poll_t ring_poll(struct file *file, poll_table *wait)
+__poll_t pmiprof_ring_poll(struct file *file, poll_table *wait)
 {
 	poll_wait(file, &ring_wq, wait);
 	return ring_any_readable() ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
-void ring_wake_readers(void)
+void pmiprof_ring_wake_readers(void)
 {
 	WRITE_ONCE(rings_flushing, true);
 	wake_up_interruptible(&ring_wq);

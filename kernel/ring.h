@@ -20,25 +20,25 @@ struct file;
 struct vm_area_struct;
 
 /* Load time: data bytes per ring (a power of two, at least a page). */
-int ring_set_size(u32 data_bytes);
+int pmiprof_ring_set_size(u32 data_bytes);
 /* Open: allocate every possible CPU's ring.  Release (sampling stopped): free them. */
-int ring_init_all(void);
-void ring_free_all(void);
+int pmiprof_ring_init_all(void);
+void pmiprof_ring_free_all(void);
 /* Empty every ring and clear its drop count; sampling must be stopped. */
-void ring_reset_all(void);
+void pmiprof_ring_reset_all(void);
 
 /*
  * Append one record to @cpu's ring; call on @cpu with interrupts off (NMI or
  * hard-irq).  Returns 0, or -ENOSPC when the record was dropped and counted.
  */
-int ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec);
+int pmiprof_ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec);
 
-int ring_consume(unsigned int cpu, u64 tail);
-u64 ring_lost(unsigned int cpu);
-u32 ring_data_bytes(void);
-int ring_mmap(struct vm_area_struct *vma);
-__poll_t ring_poll(struct file *file, poll_table *wait);
+int pmiprof_ring_consume(unsigned int cpu, u64 tail);
+u64 pmiprof_ring_lost(unsigned int cpu);
+u32 pmiprof_ring_data_bytes(void);
+int pmiprof_ring_mmap(struct vm_area_struct *vma);
+__poll_t pmiprof_ring_poll(struct file *file, poll_table *wait);
 /* Sampling stopped: every non-empty ring is readable from now on; wake poll(). */
-void ring_wake_readers(void);
+void pmiprof_ring_wake_readers(void);
 
 #endif /* PMIPROF_RING_H */

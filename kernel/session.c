@@ -25,54 +25,12 @@ static DEFINE_MUTEX(session_lock);
 static bool running;
 static bool suspended;	/* running, but stopped across system sleep */
 
-static bool cfg_reserved_zero(const struct pmiprof_config *cfg)
-{
-	unsigned int i;
-
-	if (cfg->reserved0)
-		return false;
-	for (i = 0; i < ARRAY_SIZE(cfg->reserved); i++)
-		if (cfg->reserved[i])
-			return false;
-	return true;
-}
-
-/* pmu=none: time-based windows only, nothing to count. */
-static int configure_no_pmu(struct pmu_hw *hw, const struct pmiprof_config *cfg)
-{
-	if (cfg->mode != PMIPROF_SAMPLING_TIMER) {
-		hw->reason = "no PMU (pmu=none): only timer mode is available";
-		return -EOPNOTSUPP;
-	}
-	if (cfg->nr_events) {
-		hw->reason = "no PMU (pmu=none): timer mode cannot count events";
-		return -EOPNOTSUPP;
-	}
-	hw->mode = cfg->mode;
-	hw->nr_events = 0;
-	hw->trigger = -1;
-	hw->period = 0;
-	hw->timer_ns = cfg->timer_ns;
-	hw->max_rate = cfg->max_rate ? cfg->max_rate : PMU_DEFAULT_MAX_RATE;
-	hw->own_mask = 0;
-	hw->configured = true;
-	return 0;
-}
-
+/* Validation is pmu_configure()'s alone; only the caller's right is checked here. */
 int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
 {
 	struct pmu_hw *hw = &pmiprof_hw;
 	int ret;
 
-	if (!cfg_reserved_zero(cfg) || cfg->flags & ~PMIPROF_CFG_KERNEL_IPS)
-		return -EINVAL;
-	if (cfg->mode < PMIPROF_SAMPLING_PMI || cfg->mode > PMIPROF_SAMPLING_COUNT)
-		return -EINVAL;
-	if (cfg->nr_events > PMIPROF_ABI_MAX_EVENTS || cfg->max_rate > PMU_DEFAULT_MAX_RATE)
-		return -EINVAL;
-	if (cfg->mode == PMIPROF_SAMPLING_TIMER &&
-	    (cfg->timer_ns < PMU_MIN_TIMER_NS || cfg->timer_ns > PMU_MAX_TIMER_NS))
-		return -EINVAL;
 	/* Kernel RIPs reveal the KASLR slide: only for perfmon-capable callers. */
 	if ((cfg->flags & PMIPROF_CFG_KERNEL_IPS) && !privileged)
 		return -EACCES;
@@ -82,12 +40,7 @@ int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
 		ret = -EBUSY;
 		goto out;
 	}
-	hw->configured = false;
-	hw->reason = NULL;
-	if (pmiprof_has_pmu())
-		ret = pmu_configure(hw, cfg);
-	else
-		ret = configure_no_pmu(hw, cfg);
+	ret = pmu_configure(hw, cfg);
 	if (ret) {
 		hw->configured = false;
 		pr_info("pmiprof: CONFIGURE rejected (%d): %s\n", ret,
@@ -100,27 +53,45 @@ out:
 	return ret;
 }
 
-/* On the target CPU with IRQs off (IPI, or the cpuhp online callback). */
+/*
+ * On the target CPU with IRQs off (IPI, or the cpuhp online callback), the
+ * counters reserved: probe this CPU (pinned, so the write/read-back cannot
+ * straddle two CPUs), then check and program it.
+ */
 static void session_start_cpu(void *arg)
 {
 	struct pmu_cpu *pc = this_cpu_ptr(&pmiprof_pcpu);
 	const struct pmu_hw *hw = pc->hw;
-	int *err = arg;
+	struct pmu_probe_res *res = arg;
 	int ret = 0;
 
 	pmu_cpu_reset_state(pc);
 	if (hw->drv) {
-		ret = hw->drv->check_free(pc);
+		/* pmu=emul: the per-CPU model is bound by its start_cpu() */
+		if (!hw->emulated)
+			ret = pmu_probe_cpu(pc, res);
+		if (!ret)
+			ret = hw->drv->check_free(pc);
 		if (!ret)
 			ret = hw->drv->start_cpu(pc);
 		if (ret) {
-			*err = ret;
+			res->err = ret;
 			return;
 		}
 	}
 	if (hw->mode == PMIPROF_SAMPLING_TIMER)
 		pmiprof_timer_start_cpu(pc, hw->timer_ns);
-	*err = 0;
+	res->err = 0;
+}
+
+static void session_report_start(unsigned int cpu, const struct pmu_probe_res *res)
+{
+	if (res->busy.msr || res->err == -ENODEV)
+		pmiprof_coexist_report(cpu, res, false);
+	else
+		pr_warn("pmiprof: cannot start sampling on CPU %u (%d)%s%s\n", cpu, res->err,
+			pmiprof_hw.reason ? ": " : "",
+			pmiprof_hw.reason ? pmiprof_hw.reason : "");
 }
 
 /* On the target CPU with IRQs off; its timer was cancelled already. */
@@ -129,7 +100,7 @@ static void session_stop_cpu(void *arg)
 	struct pmu_cpu *pc = this_cpu_ptr(&pmiprof_pcpu);
 	const struct pmu_hw *hw = pc->hw;
 
-	if (!hw->drv || !pmiprof_cpu_usable(pc->cpu))
+	if (!hw->drv)
 		return;
 	/* Counting mode: one record per CPU carrying the totals. */
 	if (hw->mode == PMIPROF_SAMPLING_COUNT && pc->armed) {
@@ -147,39 +118,50 @@ static void session_stop_cpus(void)
 	on_each_cpu(session_stop_cpu, NULL, 1);
 }
 
+/* The reservation is what lets perf back in: dropped whenever no session runs. */
+static void session_release_pmu(void)
+{
+	pmiprof_guest_detect_put();
+	if (pmiprof_has_pmu())
+		pmu_release(&pmiprof_hw);
+}
+
 /*
- * Start every online usable CPU and set running.  On failure the CPUs
- * started so far are stopped again; the driver's stop_cpu() leaves alone a
- * CPU it did not program (the one check_free() refused keeps the other
- * agent's counters, and those after it were never touched).
+ * Reserve the counters, then start every online CPU and set running.  On
+ * failure the CPUs started so far are stopped again (the driver's
+ * stop_cpu() leaves alone a CPU it did not program: the one refused keeps
+ * the other agent's counters, and those after it were never touched) and
+ * the reservation is dropped.
  */
 static int session_start_cpus(void)
 {
-	unsigned int cpu, started = 0;
+	unsigned int cpu;
 	int ret = 0;
 
+	if (pmiprof_has_pmu()) {
+		ret = pmiprof_coexist_reserve(&pmiprof_hw);
+		if (ret)
+			return ret;
+	}
+	pmiprof_guest_detect_get();
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		int err = -EIO;
+		struct pmu_probe_res res = { .err = -EIO };
 
-		if (!pmiprof_cpu_usable(cpu))
-			continue;
-		smp_call_function_single(cpu, session_start_cpu, &err, 1);
-		if (err) {
-			pr_warn("pmiprof: cannot start sampling on CPU %u (%d)%s\n", cpu, err,
-				err == -EBUSY ? ": its counters are in use by another agent" : "");
-			ret = err;
+		smp_call_function_single(cpu, session_start_cpu, &res, 1);
+		if (res.err) {
+			session_report_start(cpu, &res);
+			ret = res.err;
 			break;
 		}
-		started++;
 	}
-	if (!ret && !started)
-		ret = -ENODEV;
 	if (ret)
 		session_stop_cpus();
 	else
 		WRITE_ONCE(running, true);
 	cpus_read_unlock();
+	if (ret)
+		session_release_pmu();
 	return ret;
 }
 
@@ -197,7 +179,7 @@ int pmiprof_session_start(void)
 		ret = -EINVAL;	/* CONFIGURE first */
 		goto out;
 	}
-	ring_reset_all();
+	pmiprof_ring_reset_all();
 	/* Stats are per session, also for CPUs that come online later. */
 	for_each_possible_cpu(cpu)
 		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, 0,
@@ -212,7 +194,8 @@ static void session_stop_locked(void)
 {
 	if (suspended) {
 		suspended = false;	/* STOP while asleep: do not restart at resume */
-		ring_wake_readers();
+		session_release_pmu();
+		pmiprof_ring_wake_readers();
 		return;
 	}
 	if (!running)
@@ -221,8 +204,9 @@ static void session_stop_locked(void)
 	session_stop_cpus();
 	WRITE_ONCE(running, false);
 	cpus_read_unlock();
+	session_release_pmu();
 	/* Readers blocked in poll() drain what is left and see STOP. */
-	ring_wake_readers();
+	pmiprof_ring_wake_readers();
 }
 
 void pmiprof_session_stop(void)
@@ -241,20 +225,25 @@ void pmiprof_session_release(void)
 	mutex_unlock(&session_lock);
 }
 
-/* On @cpu: the cpuhp online callback (hotplug lock held for writing). */
+/*
+ * On @cpu: the cpuhp online callback (hotplug lock held for writing).  The
+ * reservation is held while running, so the probe may write counter 0; a
+ * CPU that fails it is not sampled.  Without a session nothing is touched.
+ */
 void pmiprof_session_cpu_online(unsigned int cpu)
 {
+	struct pmu_probe_res res = { .err = -EIO };
 	unsigned long flags;
-	int err;
 
-	if (!READ_ONCE(running) || !pmiprof_cpu_usable(cpu))
+	if (!READ_ONCE(running))
 		return;
 	local_irq_save(flags);
-	session_start_cpu(&err);
+	session_start_cpu(&res);
 	local_irq_restore(flags);
-	if (err)
-		pr_warn("pmiprof: CPU %u came online but sampling could not start on it (%d)\n",
-			cpu, err);
+	if (res.err) {
+		session_report_start(cpu, &res);
+		pr_warn("pmiprof: CPU %u came online but will not be sampled\n", cpu);
+	}
 }
 
 /* On @cpu: the cpuhp offline callback. */
@@ -295,12 +284,30 @@ void pmiprof_session_resume(void)
 	mutex_lock(&session_lock);
 	if (suspended) {
 		suspended = false;
+		session_release_pmu();	/* taken again by session_start_cpus() */
 		if (session_start_cpus()) {
 			pr_warn("pmiprof: sampling could not restart after resume; the recording ends here\n");
-			ring_wake_readers();
+			pmiprof_ring_wake_readers();
 		}
 	}
 	mutex_unlock(&session_lock);
+}
+
+/*
+ * Reboot and kexec (reboot notifier, process context, every CPU still
+ * online): a session must not survive into the next kernel with counters
+ * and LVTPC=NMI enabled.  Stop it for good; the recorder sees STOP.
+ */
+void pmiprof_session_shutdown(void)
+{
+	bool was_running;
+
+	mutex_lock(&session_lock);
+	was_running = running || suspended;
+	session_stop_locked();
+	mutex_unlock(&session_lock);
+	if (was_running)
+		pr_info("pmiprof: reboot: sampling stopped on every CPU\n");
 }
 
 void pmiprof_session_get_info(struct pmiprof_info *info)
@@ -324,7 +331,7 @@ void pmiprof_session_get_info(struct pmiprof_info *info)
 		info->flags |= PMIPROF_INFO_F_HYPERVISOR;
 	info->nr_cpus = nr_cpu_ids;
 	info->min_timer_ns = PMU_MIN_TIMER_NS;
-	info->ring_bytes = ring_data_bytes();
+	info->ring_bytes = pmiprof_ring_data_bytes();
 	info->record_size = sizeof(struct pmiprof_sample_rec);
 }
 
@@ -340,7 +347,7 @@ int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus
 		if (cpu_possible(cpu)) {
 			/* A racing handler may update it meanwhile: each u64 is read whole. */
 			memcpy(&s, &per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, sizeof(s));
-			s.lost = max(s.lost, ring_lost(cpu));
+			s.lost = max(s.lost, pmiprof_ring_lost(cpu));
 			memset(s.reserved, 0, sizeof(s.reserved));
 		}
 		if (copy_to_user(&buf[cpu], &s, sizeof(s)))

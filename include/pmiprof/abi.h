@@ -7,7 +7,10 @@
  * Rules: fixed-width types only, explicit reserved fields, no bitfields,
  * no enums or pointers in structs (user pointers travel as __u64), a size
  * assert per struct.  Structs passed by ioctl start with their own size so
- * they can grow by appending; the module rejects sizes it does not know.
+ * they can grow by appending: the module takes any size from the 1.0 size
+ * up (copy_struct_from_user(): a shorter struct reads as zero-extended, a
+ * longer one must have zeros past what the module knows) and matches ioctl
+ * numbers without their size bits.
  */
 #ifndef PMIPROF_ABI_H
 #define PMIPROF_ABI_H
@@ -23,7 +26,7 @@
 
 /* Major changes break compatibility; minor ones only append. */
 #define PMIPROF_ABI_MAJOR		1
-#define PMIPROF_ABI_MINOR		0
+#define PMIPROF_ABI_MINOR		1	/* 1.1: INFO_F_RESERVED, REC_F_GUEST, stats.guest */
 
 #define PMIPROF_DEVICE_NAME		"pmiprof"
 #define PMIPROF_DEVICE_PATH		"/dev/pmiprof"
@@ -47,6 +50,7 @@
 #define PMIPROF_INFO_F_EMULATED		(1u << 0)	/* pmu=emul: in-memory MSR model */
 #define PMIPROF_INFO_F_HYPERVISOR	(1u << 1)	/* running in a VM */
 #define PMIPROF_INFO_F_ICOUNT		(1u << 2)	/* emul_clock=icount: instructions exact */
+#define PMIPROF_INFO_F_RESERVED		(1u << 3)	/* counters reserved from perf now (a session runs) */
 
 struct pmiprof_info {
 	__u32 size;			/* in: sizeof(struct pmiprof_info) */
@@ -129,7 +133,8 @@ struct pmiprof_cpu_stats {
 	__u64 stuck;			/* bounded re-read loop exhausted */
 	__u64 handler_ns_total;
 	__u64 handler_ns_hist[PMIPROF_HIST_BUCKETS];
-	__u64 reserved[2];
+	__u64 guest;			/* 1.1: windows closed by a PMI in guest mode */
+	__u64 reserved[1];
 };
 PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_cpu_stats) == 200, "pmiprof_cpu_stats size");
 
@@ -192,6 +197,7 @@ PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_ring_header) == 64, "ring header siz
 #define PMIPROF_REC_F_TIMER		(1u << 4)	/* timer-closed window */
 #define PMIPROF_REC_F_FIRST		(1u << 5)	/* first window on this CPU */
 #define PMIPROF_REC_F_THROTTLED		(1u << 6)	/* spans a throttled stretch: > 1 period */
+#define PMIPROF_REC_F_GUEST		(1u << 7)	/* 1.1: PMI in KVM guest mode: ip 0, no USER/KERNEL */
 
 struct pmiprof_sample_rec {
 	__u64 time_ns;			/* local_clock() */

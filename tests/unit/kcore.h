@@ -18,6 +18,7 @@ struct kcore {
 	struct pmu_cpu pc;
 	u64 ip;				/* ip reported by the next PMI */
 	bool user;			/* mode of the next PMI */
+	bool guest;			/* the next PMI comes from KVM guest mode */
 	u64 pmis_taken;
 };
 

@@ -62,6 +62,9 @@ int kcore_setup(struct kcore *k, const struct pmu_model_spec *spec)
 	memset(k, 0, sizeof(*k));
 	pmu_model_init(&k->probe_model, spec);
 	pmu_model_init(&k->model, spec);
+	/* one reservation bitmap, as perf's, governs the CPU's GP registers */
+	k->probe_model.resv = &k->probe_model;
+	k->model.resv = &k->probe_model;
 	k->hw.ops = &pmu_model_msr_ops;
 	k->hw.model_probe = &k->probe_model;
 	k->hw.emulated = true;
@@ -130,6 +133,7 @@ struct pmi_ctx kcore_ctx(const struct kcore *k)
 		.cpu = k->pc.cpu,
 		.user = k->user,
 		.kernel_ip_ok = k->hw.kernel_ips,
+		.guest = k->guest,
 	};
 	return ctx;
 }

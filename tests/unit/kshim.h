@@ -34,6 +34,9 @@ typedef int64_t s64;
 #define fallthrough		__attribute__((fallthrough))
 #define scnprintf		snprintf
 
+/* kprobes do not exist here; the kernel marks the NMI path with it. */
+#define NOKPROBE_SYMBOL(fname)	_Static_assert(1, #fname)
+
 /* Single-copy accesses shared with the NMI handler. */
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))

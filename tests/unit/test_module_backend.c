@@ -218,9 +218,11 @@ static void throttled_record_flag_maps_to_sample_flag(void **state)
 	assert_int_equal(module_rec_flags_to_trace(PMIPROF_REC_F_THROTTLED),
 			 PMIPROF_SAMPLE_F_THROTTLED);
 	assert_int_equal(module_rec_flags_to_trace(PMIPROF_REC_F_USER), PMIPROF_SAMPLE_F_USER);
-	assert_int_equal(module_rec_flags_to_trace(PMIPROF_REC_F_THROTTLED | (1u << 7) |
+	assert_int_equal(module_rec_flags_to_trace(PMIPROF_REC_F_THROTTLED | (1u << 30) |
 						   (1u << 31)),
 			 PMIPROF_SAMPLE_F_THROTTLED);
+	/* ABI 1.1: a guest-mode window keeps its label */
+	assert_int_equal(module_rec_flags_to_trace(PMIPROF_REC_F_GUEST), PMIPROF_SAMPLE_F_GUEST);
 
 	memset(&rec, 0, sizeof(rec));
 	rec.time_ns = 77;

@@ -71,10 +71,11 @@ static int cmd_info(void)
 	printf("abi %u.%u pmu %s vendor %u version %u gp %u x %u bits fixed %u x %u bits\n",
 	       i.abi_major, i.abi_minor, i.pmu_name, i.vendor, i.pmu_version, i.nr_gp,
 	       i.gp_width, i.nr_fixed, i.fixed_width);
-	printf("caps %#llx flags %#x%s%s cpus %u ring %u bytes record %u bytes\n",
+	printf("caps %#llx flags %#x%s%s%s cpus %u ring %u bytes record %u bytes\n",
 	       (unsigned long long)i.caps, i.flags,
 	       i.flags & PMIPROF_INFO_F_EMULATED ? " EMULATED" : "",
 	       i.flags & PMIPROF_INFO_F_HYPERVISOR ? " hypervisor" : "",
+	       i.flags & PMIPROF_INFO_F_RESERVED ? " reserved" : "",
 	       i.nr_cpus, i.ring_bytes, i.record_size);
 	printf("period %llu..%llu timer >= %llu ns\n", (unsigned long long)i.min_period,
 	       (unsigned long long)i.max_period, (unsigned long long)i.min_timer_ns);
@@ -310,6 +311,53 @@ static struct pmiprof_config base_cfg(void)
 	return c;
 }
 
+/*
+ * When the module holds perf's counter reservations (GET_INFO's
+ * INFO_F_RESERVED): loaded, configured, running, stopped, running again,
+ * after a close without STOP.  One "name=0|1" line each.
+ */
+static int reserved_now(int fd)
+{
+	struct pmiprof_info i;
+
+	get_info(fd, &i);
+	return !!(i.flags & PMIPROF_INFO_F_RESERVED);
+}
+
+static int cmd_reservation(void)
+{
+	struct pmiprof_config cfg = { .size = sizeof(cfg), .mode = PMIPROF_SAMPLING_PMI,
+				      .nr_events = 1 };
+	int fd = dev_open();
+
+	parse_event("c0:00", &cfg.events[0]);
+	cfg.events[0].flags |= PMIPROF_EV_TRIGGER;
+	cfg.events[0].period = 1000000;
+	printf("loaded=%d\n", reserved_now(fd));
+	if (ioctl(fd, PMIPROF_IOC_CONFIGURE, &cfg)) {
+		fprintf(stderr, "kclient: CONFIGURE: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("configured=%d\n", reserved_now(fd));
+	if (ioctl(fd, PMIPROF_IOC_START)) {
+		fprintf(stderr, "kclient: START: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("running=%d\n", reserved_now(fd));
+	ioctl(fd, PMIPROF_IOC_STOP);
+	printf("stopped=%d\n", reserved_now(fd));
+	if (ioctl(fd, PMIPROF_IOC_START)) {
+		fprintf(stderr, "kclient: second START: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("restarted=%d\n", reserved_now(fd));
+	close(fd);	/* no STOP: the release of the device stops */
+	fd = dev_open();
+	printf("closed=%d\n", reserved_now(fd));
+	close(fd);
+	return 0;
+}
+
 static int cmd_abuse(void)
 {
 	struct pmiprof_info info;
@@ -326,11 +374,21 @@ static int cmd_abuse(void)
 	if (fd2 >= 0)
 		close(fd2);
 
+	/* ABI 1.1: structs grow by appending (copy_struct_from_user) */
 	struct { uint32_t size; char pad[200]; } big = { .size = sizeof(struct pmiprof_info) + 8 };
-	expect_err(fd, PMIPROF_IOC_GET_INFO, &big, EINVAL, "GET_INFO with a wrong size field");
+	expect(ioctl(fd, PMIPROF_IOC_GET_INFO, &big) == 0 && big.size == sizeof(struct pmiprof_info),
+	       "GET_INFO from a newer user (longer struct, zero tail) answered at the module's size");
+	big.size = sizeof(struct pmiprof_info) + 8;
+	big.pad[sizeof(struct pmiprof_info)] = 1;	/* byte sizeof(info) + 4: past the module's */
+	expect_err(fd, PMIPROF_IOC_GET_INFO, &big, E2BIG,
+		   "GET_INFO with non-zero bytes past the module's struct");
+	big.pad[sizeof(struct pmiprof_info)] = 0;
+	big.size = 100;
+	expect_err(fd, PMIPROF_IOC_GET_INFO, &big, EINVAL, "GET_INFO smaller than the ABI 1.0 struct");
 	expect_err(fd, PMIPROF_IOC_GET_INFO, NULL, EFAULT, "GET_INFO with a NULL pointer");
-	expect_err(fd, _IOWR(PMIPROF_IOC_MAGIC, 0x01, char[64]), &big, ENOTTY,
-		   "GET_INFO encoded with another struct size");
+	big.size = sizeof(struct pmiprof_info);
+	expect(ioctl(fd, _IOWR(PMIPROF_IOC_MAGIC, 0x01, char[64]), &big) == 0,
+	       "GET_INFO encoded with another struct size: the size field decides");
 	expect_err(fd, _IO(PMIPROF_IOC_MAGIC, 0x7f), NULL, ENOTTY, "unknown ioctl");
 	expect_err(fd, PMIPROF_IOC_START, NULL, EINVAL, "START before CONFIGURE");
 
@@ -637,9 +695,11 @@ int main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "abuse"))
 		return cmd_abuse();
+	if (argc >= 2 && !strcmp(argv[1], "reservation"))
+		return cmd_reservation();
 	if (argc >= 2 && !strcmp(argv[1], "stress"))
 		return cmd_stress(argc - 1, argv + 1);
-	fprintf(stderr, "usage: kclient_abi info | record [-m timer|pmi|count] [-t ns] [-p period] "
+	fprintf(stderr, "usage: kclient_abi info | reservation | record [-m timer|pmi|count] [-t ns] [-p period] "
 		"[-e ev:umask]... [-k] -- CMD | abuse | stress [-H] [-m timer|pmi] [-t ns] [-p period] "
 		"[-e ev:umask]... [-s sec]\n");
 	return 2;
