@@ -93,6 +93,8 @@ struct perf_state {
 #define DWARF_REGS_MASK		0xff0fffull
 /* fp leaf fix-up: bp, sp, ip */
 #define LEAF_REGS_MASK		((1ull << 6) | (1ull << 7) | (1ull << 8))
+_Static_assert(RECORD_LEAF_WORDS_SIZE <= PERF_DECODE_LEAF_WORDS_MAX,
+	       "the decoder filters every leaf word");
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
 			       unsigned long flags)
@@ -1022,6 +1024,7 @@ static int perf_poll_fds(struct record_session *s, struct pollfd *fds, int max)
 static int synth_task(struct record_session *s, struct trace_writer *w, pid_t pid)
 {
 	char path[64], line[4096 + 256], comm[64] = "";
+	struct perf_state *ps = s->priv;
 	struct trace_comm c;
 	FILE *f;
 	int ret = 0;
@@ -1055,7 +1058,15 @@ static int synth_task(struct record_session *s, struct trace_writer *w, pid_t pi
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms,
 			   &off, file) < 4)
 			continue;
-		if (perms[2] != 'x' || !file[0])
+		if (perms[2] != 'x')
+			continue;
+		/* fp leaf words: code addresses of mappings made before we started */
+		if (ps->call_graph == PMIPROF_CALL_GRAPH_FP) {
+			ret = perf_decode_note_exec(&ps->dec, start, end - start);
+			if (ret)
+				break;
+		}
+		if (!file[0])
 			continue;
 		memset(&m, 0, sizeof(m));
 		m.time = s->hdr.start_time;

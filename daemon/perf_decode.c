@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "pmiprof/trace.h"
 
@@ -42,6 +43,92 @@ void perf_decoder_free(struct perf_decoder *d)
 	pid_set_free(&d->pids);
 	free(d->cpus);
 	d->cpus = NULL;
+	free(d->exec.v);
+	d->exec = (struct exec_ranges){ 0 };
+}
+
+/* First range whose end is >= addr (ranges are disjoint and sorted). */
+static size_t exec_lower(const struct exec_ranges *x, uint64_t addr)
+{
+	size_t lo = 0, hi = x->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->v[mid].end < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int perf_decode_note_exec(struct perf_decoder *d, uint64_t start, uint64_t len)
+{
+	struct exec_ranges *x = &d->exec;
+	uint64_t end = start + len < start ? UINT64_MAX : start + len;
+	size_t lo, hi;
+
+	if (!len)
+		return 0;
+	/* ranges overlapping or touching [start, end) become one */
+	lo = exec_lower(x, start);
+	for (hi = lo; hi < x->nr && x->v[hi].start <= end; hi++)
+		;
+	if (lo < hi) {
+		if (x->v[lo].start < start)
+			start = x->v[lo].start;
+		if (x->v[hi - 1].end > end)
+			end = x->v[hi - 1].end;
+		x->v[lo] = (struct exec_range){ start, end };
+		memmove(x->v + lo + 1, x->v + hi, (x->nr - hi) * sizeof(*x->v));
+		x->nr -= hi - lo - 1;
+		return 0;
+	}
+	if (x->nr == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 64;
+		struct exec_range *n = realloc(x->v, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		x->v = n;
+		x->cap = cap;
+	}
+	memmove(x->v + lo + 1, x->v + lo, (x->nr - lo) * sizeof(*x->v));
+	x->v[lo] = (struct exec_range){ start, end };
+	x->nr++;
+	return 0;
+}
+
+bool perf_decode_is_exec(const struct perf_decoder *d, uint64_t addr)
+{
+	size_t i = exec_lower(&d->exec, addr);
+
+	/* exec_lower finds end >= addr; end itself is outside */
+	if (i < d->exec.nr && d->exec.v[i].end == addr)
+		i++;
+	return i < d->exec.nr && d->exec.v[i].start <= addr && addr < d->exec.v[i].end;
+}
+
+/*
+ * fp leaf words: keep the words that can be return addresses (inside an
+ * executable mapping) and zero the rest.  The report's leaf fix-up reads
+ * only the leaf's return address slot, which always holds a code address;
+ * the other words (saved registers, locals, stack addresses) are what made
+ * fp samples cost ~60 bytes more than perf's, and zeros cost the compact
+ * USTACK word form nothing (docs/trace-format.md).
+ */
+static void keep_code_words(const struct perf_decoder *d, uint8_t *words, uint64_t size)
+{
+	uint64_t i, v;
+
+	for (i = 0; i + 8 <= size; i += 8) {
+		memcpy(&v, words + i, 8);
+		if (v && !perf_decode_is_exec(d, v)) {
+			v = 0;
+			memcpy(words + i, &v, 8);
+		}
+	}
 }
 
 static struct perf_cpu_loss *cpu_loss(struct perf_decoder *d, uint32_t cpu)
@@ -118,6 +205,7 @@ static int write_with_stack(struct perf_decoder *d, struct trace_writer *w,
 {
 	uint64_t ips[PMIPROF_MAX_STACK], cnr, abi, size = 0, dyn = 0;
 	struct trace_ustack u = { 0 };
+	uint8_t leaf[PERF_DECODE_LEAF_WORDS_MAX];
 	uint32_t nr, nr_kernel = 0, nregs = (uint32_t)__builtin_popcountll(d->regs_mask);
 	const uint64_t *chain, *regs = NULL;
 	const uint8_t *data = NULL;
@@ -167,6 +255,12 @@ static int write_with_stack(struct perf_decoder *d, struct trace_writer *w,
 	}
 	u.size = (uint32_t)dyn;
 	u.data = data;
+	/* fp: only return-address candidates; dwarf's copy is stored untouched */
+	if (d->call_graph == PMIPROF_CALL_GRAPH_FP && dyn <= sizeof(leaf)) {
+		memcpy(leaf, data, dyn);
+		keep_code_words(d, leaf, dyn);
+		u.data = leaf;
+	}
 	return trace_write_ustack(w, &u);
 }
 
@@ -242,7 +336,8 @@ static int do_sample(struct perf_decoder *d, struct trace_writer *w,
 	return ret;
 }
 
-static int do_mmap2(struct trace_writer *w, const struct perf_event_header *h)
+static int do_mmap2(struct perf_decoder *d, struct trace_writer *w,
+		    const struct perf_event_header *h)
 {
 	const char *body = (const char *)(h + 1);
 	struct trace_mmap m;
@@ -273,6 +368,12 @@ static int do_mmap2(struct trace_writer *w, const struct perf_event_header *h)
 	m.path = body + 64;
 	if (!memchr(m.path, '\0', h->size - sizeof(*h) - 64))
 		return 1;
+	if (d->call_graph == PMIPROF_CALL_GRAPH_FP && (m.prot & PROT_EXEC)) {
+		int ret = perf_decode_note_exec(d, m.start, m.len);
+
+		if (ret)
+			return ret;
+	}
 	return trace_write_mmap(w, &m);
 }
 
@@ -419,7 +520,7 @@ int perf_decode_record(struct perf_decoder *d, int ring_cpu, struct trace_writer
 	case PERF_RECORD_SAMPLE:
 		return do_sample(d, w, h);
 	case PERF_RECORD_MMAP2:
-		ret = do_mmap2(w, h);
+		ret = do_mmap2(d, w, h);
 		break;
 	case PERF_RECORD_COMM:
 		ret = do_comm(w, h);

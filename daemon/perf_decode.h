@@ -24,6 +24,22 @@ struct perf_cpu_loss {
 	uint64_t throttle_start;	/* time of an open THROTTLE, or 0 */
 };
 
+/*
+ * Address ranges of executable user mappings seen (MMAP2 with PROT_EXEC,
+ * synthesized maps), all processes merged, sorted and coalesced; never
+ * shrunk (munmap is not reported).  Only a filter for fp leaf words: an
+ * address of another process's code passing it is harmless.
+ */
+struct exec_ranges {
+	struct exec_range {
+		uint64_t start, end;	/* [start, end) */
+	} *v;
+	size_t nr, cap;
+};
+
+/* fp leaf words filtered per sample, at most (RECORD_LEAF_WORDS_SIZE) */
+#define PERF_DECODE_LEAF_WORDS_MAX	64
+
 struct perf_decoder {
 	unsigned int nr_ev;		/* counters per sample (group order) */
 	unsigned int group_to_ev[PMIPROF_MAX_EVENTS];	/* group position -> header index */
@@ -35,6 +51,7 @@ struct perf_decoder {
 	uint32_t call_graph;		/* PMIPROF_CALL_GRAPH_*: samples carry CALLCHAIN,
 					 * REGS_USER and STACK_USER */
 	uint64_t regs_mask;		/* sample_regs_user */
+	struct exec_ranges exec;	/* fp: which leaf words may be return addresses */
 	struct window_deltas deltas;
 	struct pid_set pids;		/* filter: the workload's processes */
 	struct perf_cpu_loss *cpus;	/* indexed by CPU number */
@@ -63,6 +80,15 @@ int perf_decode_record(struct perf_decoder *d, int ring_cpu, struct trace_writer
  */
 uint32_t perf_callchain_split(const uint64_t *chain, uint64_t nr, uint64_t ip, uint64_t *out,
 			      uint32_t max, uint32_t *nr_kernel);
+
+/*
+ * An executable mapping [start, start + len) of some traced process (the
+ * recorder's synthesized maps; MMAP2 records are noted by the decoder).
+ * 0 or -ENOMEM.
+ */
+int perf_decode_note_exec(struct perf_decoder *d, uint64_t start, uint64_t len);
+/* Whether addr lies in a noted executable mapping. */
+bool perf_decode_is_exec(const struct perf_decoder *d, uint64_t addr);
 
 /* A FORK seen ahead of its turn (fallback pre-scan): follow pid if ppid is followed. */
 void perf_decode_learn_fork(struct perf_decoder *d, uint32_t pid, uint32_t ppid);

@@ -37,7 +37,8 @@ const char cmd_dump_help[] =
 "    chunk-local stack id with its frames, leaf first, k: kernel and u: user\n"
 "    (the sampled ip is not repeated); a sample shows the id it uses as\n"
 "    stack=ID; a 'ustack' line after a sample shows its user registers and the\n"
-"    size of the user stack copy.\n"
+"    size of the user stack copy, and copies of up to 64 bytes (fp leaf words)\n"
+"    word by word.\n"
 "\n"
 "    Damaged or truncated chunks are reported on standard error as\n"
 "    \"FILE: offset N: chunk S: what\" and appear in the record stream as\n"
@@ -320,6 +321,15 @@ static void print_record(const struct dump_ctx *d, const struct trace_record *re
 				printf(" reg%u=0x%" PRIx64, bit, u->regs[k++]);
 		}
 		printf(" size=%u", u->size);
+		/* fp leaf words (non-code words zeroed by the recorder) */
+		if (u->size && u->size <= 64 && u->size % 8 == 0) {
+			for (k = 0; k < u->size / 8; k++) {
+				uint64_t w;
+
+				memcpy(&w, u->data + 8 * k, 8);
+				printf("%s0x%" PRIx64, k ? "," : " words=", w);
+			}
+		}
 		break;
 	}
 	case PMIPROF_REC_MMAP: {

@@ -16,8 +16,17 @@
 #   group reads (:S) with inherit, so perf samples cpu-clock alone there
 #   (fewer values per sample than pmiprof: the comparison favours perf).
 # Case 3: the same two threads, both tools sampling cpu-clock alone.
+# Call stacks (callgraph workload, CG_SCALE): `pmiprof record -g` against
+#   `perf record -g -e cpu-clock`, and `--call-graph dwarf` against perf's
+#   `--call-graph dwarf`, both tools at the same rate; pmiprof once with the
+#   four counters per sample and once with cpu-clock alone (perf's single
+#   value).  Bytes per sample of the file and the workload's wall-time
+#   slowdown (median of ROUNDS and its min..max range) with their ratios to
+#   perf's in the same run.  The load average is printed before and after:
+#   wall times on a shared machine are only as good as it.
 #
-#   ROUNDS=5 SHARES_ROUNDS=1200 THREAD_UNITS=100000 tests/bench/b20_record.sh
+#   ROUNDS=5 SHARES_ROUNDS=1200 THREAD_UNITS=100000 CG_SCALE=2 tests/bench/b20_record.sh
+#   CASES="callgraph-fp callgraph-dwarf" tests/bench/b20_record.sh   (a subset)
 set -u
 : "${PMIPROF_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
 P=$PMIPROF_BUILD/pmiprof
@@ -33,6 +42,9 @@ perf stat -e cpu-clock -x, true >/dev/null 2>&1 || { echo "perf events not usabl
 
 now() { date +%s%N; }
 median() { sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print 0 }'; }
+range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s\n", lo, hi }'; }
+want() { [ -z "${CASES:-}" ] || [[ " $CASES " == *" $1 "* ]]; }
+loadavg() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"; }
 # the workload's own "in X s (cpu Y s)" line: wall and CPU time in ms
 self_ms() { sed -n 's/.* in \([0-9.]*\) s.*/\1/p' "$1" | awk '{ printf "%d\n", $1 * 1000 }'; }
 cpu_ms() { sed -n 's/.*(cpu \([0-9.]*\) s).*/\1/p' "$1" | awk '{ printf "%d\n", $1 * 1000 }'; }
@@ -96,7 +108,72 @@ run_case() {	# name, perf event spec, pmiprof events, workload command...
 		printf "ratio of slowdowns pmiprof/perf: workload wall %s, workload cpu %s, whole command %s (goal <= 0.50)\n", r, rc, rm }'
 }
 
+# The callgraph workload prints nothing: time it from inside the recorded
+# command, so recorder start-up and post-processing stay out of its wall time.
+cat >"$tmp/timed" <<'EOS'
+#!/usr/bin/env bash
+TIMEFORMAT='%R %U %S'
+t=$( { time "$@" >/dev/null 2>&1; } 2>&1 )
+set -- $t
+awk -v r="$1" -v u="$2" -v s="$3" 'BEGIN { printf "timed: in %.3f s (cpu %.3f s)\n", r, u + s }'
+EOS
+chmod +x "$tmp/timed"
+
+# name, perf call-graph option, pmiprof call-graph option, workload command...
+run_cg_case() {
+	local name=$1 popt=$2 mopt=$3 d=$tmp/$1 r t
+	shift 3
+	mkdir -p "$d"
+	for r in $(seq 1 "$ROUNDS"); do
+		"$tmp/timed" "$@" >"$d/out"; self_ms "$d/out" >>"$d/plain"
+		perf record $popt -e cpu-clock -F $RATE -o "$d/perf.data" -- "$tmp/timed" "$@" >"$d/out" 2>"$d/perf.err"
+		self_ms "$d/out" >>"$d/perf"
+		stat -c %s "$d/perf.data" >>"$d/perf.bytes"
+		perf report -i "$d/perf.data" --stats 2>/dev/null >"$d/perf.stats"
+		awk '/SAMPLE events:/ { print $3; exit }' "$d/perf.stats" >>"$d/perf.samples"
+		awk '/LOST(_SAMPLES)? events:/ { s += $3 } END { print s + 0 }' "$d/perf.stats" >>"$d/perf.lost"
+		for t in pm4 pm1; do
+			local ev=$EV
+			[ $t = pm1 ] && ev=cpu-clock
+			"$P" record $mopt -e "$ev" -F $RATE -o "$d/$t.data" -- "$tmp/timed" "$@" >"$d/out" 2>"$d/$t.err"
+			self_ms "$d/out" >>"$d/$t"
+			sed -n 's/.*recorded \([0-9]*\) samples.*/\1/p' "$d/$t.err" >>"$d/$t.samples"
+			sed -n 's/.*samples (\([0-9]*\) lost,.*/\1/p' "$d/$t.err" >>"$d/$t.lost"
+			stat -c %s "$d/$t.data" >>"$d/$t.bytes"
+		done
+	done
+	local p pr
+	p=$(median <"$d/plain"); pr=$(range <"$d/plain")
+	echo
+	echo "case $name: $* ($ROUNDS rounds: medians, min..max)"
+	echo "  perf record $popt -e cpu-clock -F $RATE; pmiprof record $mopt -F $RATE"
+	printf '%-26s %8s %13s %9s %8s %5s %10s %9s %11s\n' tool wall_ms range slowdown samples lost bytes B/sample "B/s vs perf"
+	printf '%-26s %8d %13s %9s %8s %5s %10s %9s %11s\n' plain "$p" "$pr" - - - - - -
+	local pbps
+	pbps=$(awk -v by="$(median <"$d/perf.bytes")" -v s="$(median <"$d/perf.samples")" 'BEGIN { if (s > 0) printf "%.1f", by / s; else print 0 }')
+	for t in perf pm4 pm1; do
+		local label="perf record (cpu-clock)"
+		[ $t = pm4 ] && label="pmiprof record (4 counters)"
+		[ $t = pm1 ] && label="pmiprof record (cpu-clock)"
+		awk -v l="$label" -v w="$(median <"$d/$t")" -v rg="$(range <"$d/$t")" -v p="$p" \
+		    -v s="$(median <"$d/$t.samples")" -v lo="$(median <"$d/$t.lost")" \
+		    -v by="$(median <"$d/$t.bytes")" -v pb="$pbps" 'BEGIN {
+			bps = 0; if (s > 0) bps = by / s
+			rel = "-"; if (pb > 0) rel = sprintf("%.2fx", bps / pb)
+			printf "%-26s %8d %13s %8.1f%% %8d %5d %10d %9.1f %11s\n", l, w, rg, 100 * (w - p) / p, s, lo, by, bps, rel }'
+	done
+	awk -v p="$p" -v a="$(median <"$d/perf")" -v b="$(median <"$d/pm4")" -v c="$(median <"$d/pm1")" 'BEGIN {
+		r = "n/a (perf added no measurable time)"; r1 = r
+		if (a - p > 0) { r = sprintf("%.2f", (b - p) / (a - p)); r1 = sprintf("%.2f", (c - p) / (a - p)) }
+		printf "ratio of wall slowdowns pmiprof/perf: %s (4 counters), %s (cpu-clock)\n", r, r1 }'
+}
+
+loadavg
 echo "trigger: cpu-clock at $RATE Hz; task-clock, page-faults, context-switches read per sample"
-run_case single "{$EV}:S" "$EV" "$WL/shares" -n "${SHARES_ROUNDS:-1200}"
-run_case threads cpu-clock "$EV" "$WL/threads2" -n "${THREAD_UNITS:-100000}"
-run_case threads-1ev cpu-clock cpu-clock "$WL/threads2" -n "${THREAD_UNITS:-100000}"
+want single && run_case single "{$EV}:S" "$EV" "$WL/shares" -n "${SHARES_ROUNDS:-1200}"
+want threads && run_case threads cpu-clock "$EV" "$WL/threads2" -n "${THREAD_UNITS:-100000}"
+want threads-1ev && run_case threads-1ev cpu-clock cpu-clock "$WL/threads2" -n "${THREAD_UNITS:-100000}"
+want callgraph-fp && run_cg_case callgraph-fp -g -g "$WL/callgraph" "${CG_SCALE:-2}"
+want callgraph-dwarf && run_cg_case callgraph-dwarf "--call-graph dwarf" "--call-graph dwarf" "$WL/callgraph" "${CG_SCALE:-2}"
+echo
+loadavg

@@ -34,7 +34,7 @@ awk -v lo="$lo" -v hi="$hi" "$HEX"'
 	/ sample / { samples++
 		if (match($0, / stack=[0-9]+$/)) { with_stack++; with_bin += bin[$1 ":" substr($0, RSTART + 7)] }
 		if ($0 ~ /flags=(0x)?[0-9a-f]*[13579bdf]( |$)/) user++ }
-	/ ustack / && / regs=0x1c0 / && / size=64$/ { leaf++ }
+	/ ustack / && / regs=0x1c0 / && / size=64( |$)/ { leaf++ }
 	END { printf "%d %d %d %d %d %d\n", samples, with_stack, stacks, with_bin, user, leaf }' "$TMPD/raw" >"$TMPD/n"
 read -r samples with_stack stacks with_bin user leaf <"$TMPD/n"
 [ "${samples:-0}" -gt 500 ] && ok "enough samples ($samples)" || not_ok "enough samples" "$samples"

@@ -5,7 +5,9 @@
  * every instance on the CPU, throttling becomes events with a duration,
  * exited threads are forgotten, the fallback's pid set follows forks and
  * exits without a cap), and perf_rings_drain() over fake mmap rings (merge
- * by time, records above the publication watermark held back).
+ * by time, records above the publication watermark held back); fp leaf words
+ * keep only addresses inside executable mappings (MMAP2 exec ranges), dwarf
+ * stacks stay untouched.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -28,7 +31,7 @@
 /* ---- building perf records ---- */
 
 struct rec_buf {
-	uint64_t w[64];
+	uint64_t w[64];			/* the largest: a call-graph sample, 36 words */
 };
 
 static struct perf_event_header *sample(struct rec_buf *b, uint32_t pid, uint32_t tid,
@@ -363,6 +366,142 @@ static void drain_merges_by_time_and_holds_back_records_above_the_watermark(void
 	free(fr[1].mem);
 }
 
+/* ---- fp leaf words: only code addresses survive ---- */
+
+static void exec_ranges_merge_and_bound(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_false(perf_decode_is_exec(&f->d, 0x1000));
+	assert_int_equal(perf_decode_note_exec(&f->d, 0x5000, 0x1000), 0);
+	assert_int_equal(perf_decode_note_exec(&f->d, 0x1000, 0x1000), 0);
+	assert_int_equal(perf_decode_note_exec(&f->d, 0x9000, 0x1000), 0);
+	assert_int_equal(f->d.exec.nr, 3);
+	assert_true(perf_decode_is_exec(&f->d, 0x1000));
+	assert_true(perf_decode_is_exec(&f->d, 0x1fff));
+	assert_false(perf_decode_is_exec(&f->d, 0x2000));	/* end is outside */
+	assert_false(perf_decode_is_exec(&f->d, 0xfff));
+	assert_true(perf_decode_is_exec(&f->d, 0x5800));
+	/* touching and overlapping ranges coalesce, all three into one */
+	assert_int_equal(perf_decode_note_exec(&f->d, 0x2000, 0x3000), 0);
+	assert_int_equal(perf_decode_note_exec(&f->d, 0x5800, 0x4000), 0);
+	assert_int_equal(f->d.exec.nr, 1);
+	assert_int_equal(f->d.exec.v[0].start, 0x1000);
+	assert_int_equal(f->d.exec.v[0].end, 0xa000);
+	assert_true(perf_decode_is_exec(&f->d, 0x3000));
+	assert_false(perf_decode_is_exec(&f->d, 0xa000));
+	assert_int_equal(perf_decode_note_exec(&f->d, UINT64_MAX - 10, 100), 0);	/* clamped */
+	assert_true(perf_decode_is_exec(&f->d, UINT64_MAX - 1));
+	assert_int_equal(f->d.exec.nr, 2);
+}
+
+static struct perf_event_header *mmap2(struct rec_buf *b, uint64_t start, uint64_t len,
+				       uint32_t prot, const char *path)
+{
+	struct perf_event_header *h = (void *)b->w;
+	char *body = (char *)(h + 1);
+	uint32_t v32[2] = { 100, 100 };
+	uint64_t v64[3] = { start, len, 0 }, trailer[3] = { 100 | 100ull << 32, 1, 0 };
+	size_t plen = (strlen(path) + 8) & ~(size_t)7;
+
+	memset(b, 0, sizeof(*b));
+	h->type = PERF_RECORD_MMAP2;
+	memcpy(body, v32, 8);
+	memcpy(body + 8, v64, 24);
+	memcpy(body + 56, &prot, 4);
+	strcpy(body + 64, path);
+	memcpy(body + 64 + plen, trailer, sizeof(trailer));
+	h->size = (uint16_t)(sizeof(*h) + 64 + plen + sizeof(trailer));
+	return h;
+}
+
+/* A sample with CALLCHAIN {user ip, caller}, REGS_USER bp/sp/ip, 64 stack bytes. */
+static struct perf_event_header *cg_sample(struct rec_buf *b, const uint64_t *words)
+{
+	struct perf_event_header *h = sample(b, 100, 100, 10, 0, 1000, 2000);
+	uint64_t *p = (uint64_t *)(h + 1) + 9;
+
+	*p++ = 3;
+	*p++ = PERF_CONTEXT_USER;
+	*p++ = 0x401000;			/* the sample's ip */
+	*p++ = 0x400900;
+	*p++ = 2;				/* PERF_SAMPLE_REGS_ABI_64 */
+	*p++ = 0x7ffc00001000ull;		/* bp */
+	*p++ = 0x7ffc00000f00ull;		/* sp */
+	*p++ = 0x401000;			/* ip */
+	*p++ = 64;
+	memcpy(p, words, 64);
+	p += 8;
+	*p++ = 64;				/* dyn_size */
+	h->size = (uint16_t)((char *)p - (char *)h);
+	return h;
+}
+
+static const uint64_t leaf_words[8] = {
+	0x7ffc00000f40ull,	/* a stack address */
+	42,			/* a saved counter */
+	0x400a17,		/* return address into the executable */
+	0x7f0000001234ull,	/* return address into a library mapped executable */
+	0x7f0000101234ull,	/* into the same library's data (not executable) */
+	0x400000 + 0x10000,	/* one past the executable's end */
+	0,
+	0x3fffff,		/* one before its start */
+};
+
+static void check_words(struct fixture *f, const uint64_t *want)
+{
+	struct trace_reader *r;
+	struct trace_record rec;
+	unsigned int ustacks = 0;
+
+	assert_int_equal(trace_writer_close(f->w), 0);
+	f->w = NULL;
+	assert_int_equal(trace_reader_open(&r, f->path, NULL, NULL), 0);
+	while (trace_reader_next(r, &rec) == 1) {
+		uint64_t got[8];
+
+		if (rec.type != PMIPROF_REC_USTACK)
+			continue;
+		assert_int_equal(rec.ustack.size, 64);
+		assert_int_equal(rec.ustack.regs_mask, 0x1c0);
+		assert_int_equal(rec.ustack.regs[1], 0x7ffc00000f00ull);
+		memcpy(got, rec.ustack.data, 64);
+		assert_memory_equal(got, want, 64);
+		ustacks++;
+	}
+	assert_int_equal(ustacks, 1);
+	trace_reader_close(r);
+}
+
+static void fp_leaf_words_keep_only_addresses_in_executable_mappings(void **state)
+{
+	struct fixture *f = *state;
+	static const uint64_t want[8] = { 0, 0, 0x400a17, 0x7f0000001234ull, 0, 0, 0, 0 };
+	struct rec_buf b;
+
+	f->d.call_graph = PMIPROF_CALL_GRAPH_FP;
+	f->d.regs_mask = 0x1c0;
+	assert_int_equal(feed(f, 0, mmap2(&b, 0x400000, 0x10000, PROT_READ | PROT_EXEC, "/bin/x")), 0);
+	assert_int_equal(feed(f, 0, mmap2(&b, 0x7f0000000000ull, 0x100000, PROT_READ | PROT_EXEC,
+					  "/lib/libc.so.6")), 0);
+	assert_int_equal(feed(f, 0, mmap2(&b, 0x7f0000100000ull, 0x10000, PROT_READ | PROT_WRITE,
+					  "/lib/libc.so.6")), 0);
+	assert_int_equal(feed(f, 0, cg_sample(&b, leaf_words)), 0);
+	check_words(f, want);
+}
+
+static void dwarf_user_stack_is_stored_untouched(void **state)
+{
+	struct fixture *f = *state;
+	struct rec_buf b;
+
+	f->d.call_graph = PMIPROF_CALL_GRAPH_DWARF;
+	f->d.regs_mask = 0x1c0;
+	assert_int_equal(feed(f, 0, mmap2(&b, 0x400000, 0x10000, PROT_READ | PROT_EXEC, "/bin/x")), 0);
+	assert_int_equal(feed(f, 0, cg_sample(&b, leaf_words)), 0);
+	check_words(f, leaf_words);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +518,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(fallback_follows_forks_beyond_4096_and_prunes_exits,
 						setup, teardown),
 		cmocka_unit_test(pid_set_grows_and_removes),
+		cmocka_unit_test_setup_teardown(exec_ranges_merge_and_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			fp_leaf_words_keep_only_addresses_in_executable_mappings, setup, teardown),
+		cmocka_unit_test_setup_teardown(dwarf_user_stack_is_stored_untouched, setup,
+						teardown),
 		cmocka_unit_test(drain_merges_by_time_and_holds_back_records_above_the_watermark),
 	};
 
