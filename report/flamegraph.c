@@ -126,22 +126,94 @@ static const char *tag_name(const struct fg_opts *o, uint32_t tag)
 	return n ? n : "";
 }
 
-/* A DSO's hue: the same DSO the same colour in every graph. */
-static double dso_hue(const char *dso)
+/*
+ * DSO hues: hashing names onto a colour wheel made two of three DSOs share a
+ * colour in small graphs, so the DSOs are ranked by leaf samples and take
+ * well-separated hues in that order; the kernel is always green, as in
+ * flamegraph.pl's "kernel" palettes.  DSOs past the palette fall back to a hash.
+ */
+static const double fg_palette[] = { 20, 210, 290, 48, 180, 335, 255, 0, 85, 155 };
+#define FG_KERNEL_HUE	120
+
+static bool is_kernel_dso(const char *name)
 {
-	return (double)(hash_str(dso) % 36) * 10;
+	return !strncmp(name, "[kernel", 7) || !strncmp(name, "[guest.kernel", 13);
 }
 
-static struct rgb dso_color(const struct fg_opts *o, const struct stree *t, uint32_t node)
+/* Per tag hue of this graph (NULL on allocation failure: hashed hues). */
+static double *dso_hues(const struct stree *t, const struct fg_opts *o, uint32_t *ntags_out)
 {
-	const char *name = stree_name(t, node);
+	uint32_t ntags = 0, i, rank = 0;
+	uint64_t *leaf;
+	double *hue;
+
+	for (i = 1; i < t->nr; i++)
+		if (t->nodes[i].tag >= ntags)
+			ntags = t->nodes[i].tag + 1;
+	*ntags_out = ntags;
+	leaf = calloc(ntags ? ntags : 1, sizeof(*leaf));
+	hue = calloc(ntags ? ntags : 1, sizeof(*hue));
+	if (!leaf || !hue) {
+		free(leaf);
+		free(hue);
+		return NULL;
+	}
+	for (i = 1; i < t->nr; i++)
+		leaf[t->nodes[i].tag] += t->nodes[i].self.samples + 1;
+	for (;;) {
+		uint32_t best = 0, j;
+		const char *nm;
+
+		for (j = 1; j < ntags; j++)
+			if (leaf[j] > leaf[best])
+				best = j;
+		if (!leaf[best])
+			break;
+		leaf[best] = 0;
+		nm = tag_name(o, best);
+		if (is_kernel_dso(nm))
+			hue[best] = FG_KERNEL_HUE;
+		else if (rank < sizeof(fg_palette) / sizeof(fg_palette[0]))
+			hue[best] = fg_palette[rank++];
+		else
+			hue[best] = (double)(hash_str(nm) % 36) * 10;
+	}
+	free(leaf);
+	return hue;
+}
+
+struct fg_layout {
+	const struct stree *t;
+	const struct fg_opts *o;
+	uint64_t *off;			/* value offset of each node */
+	double scale;			/* px per value unit */
+	double hi;			/* top of the colour scale */
+	uint32_t height;
+	double *tag_hue;		/* FG_COLOR_DSO: hue of each tag, or NULL */
+	uint32_t ntags;
+};
+
+static double dso_hue(const struct fg_layout *L, uint32_t tag)
+{
+	if (L->tag_hue && tag < L->ntags)
+		return L->tag_hue[tag];
+	return (double)(hash_str(tag_name(L->o, tag)) % 36) * 10;
+}
+
+static struct rgb dso_color(const struct fg_layout *L, uint32_t node)
+{
+	const struct fg_opts *o = L->o;
+	const char *name = stree_name(L->t, node);
 	uint32_t h = hash_str(name);
 
 	if (!o->tag_name)	/* flamegraph.pl's "hot" palette, by name */
 		return (struct rgb){ 205 + (int)(h % 50), (int)((h >> 8) % 230),
 				     (int)((h >> 16) % 55) };
-	return hsl(dso_hue(tag_name(o, t->nodes[node].tag)), 0.55,
-		   0.62 + (double)(h % 16) / 100);
+	/* Markers ([truncated], [unknown]) are not code: grey. */
+	if (!strcmp(tag_name(o, L->t->nodes[node].tag), "[truncated]") ||
+	    !strcmp(tag_name(o, L->t->nodes[node].tag), "[unknown]"))
+		return (struct rgb){ 200, 200, 200 };
+	return hsl(dso_hue(L, L->t->nodes[node].tag), 0.55, 0.62 + (double)(h % 16) / 100);
 }
 
 static bool ratio_of(const struct fg_opts *o, const struct stree_sums *s, double *r)
@@ -152,14 +224,6 @@ static bool ratio_of(const struct fg_opts *o, const struct stree_sums *s, double
 	return true;
 }
 
-struct fg_layout {
-	const struct stree *t;
-	const struct fg_opts *o;
-	uint64_t *off;			/* value offset of each node */
-	double scale;			/* px per value unit */
-	double hi;			/* top of the colour scale */
-	uint32_t height;
-};
 
 static struct rgb frame_color(const struct fg_layout *L, uint32_t node)
 {
@@ -168,7 +232,7 @@ static struct rgb frame_color(const struct fg_layout *L, uint32_t node)
 	if (!node)
 		return (struct rgb){ 200, 200, 190 };	/* "all" */
 	if (L->o->color == FG_COLOR_DSO)
-		return dso_color(L->o, L->t, node);
+		return dso_color(L, node);
 	if (!ratio_of(L->o, &L->t->nodes[node].total, &r))
 		return (struct rgb){ 190, 190, 190 };	/* no denominator: no colour */
 	r /= L->hi;
@@ -270,7 +334,7 @@ static void write_legend(FILE *f, const struct fg_layout *L)
 			nm = tag_name(o, best);
 			base = strrchr(nm, '/');
 			base = base ? base + 1 : nm;
-			c = hsl(dso_hue(nm), 0.55, 0.68);
+			c = hsl(dso_hue(L, best), 0.55, 0.68);
 			fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" "
 				"fill=\"rgb(%d,%d,%d)\"/><text x=\"%d\" y=\"%d\">", x, y, c.r, c.g,
 				c.b, x + 18, y + 12);
@@ -464,6 +528,8 @@ int flamegraph_write(FILE *f, const struct stree *t, const struct fg_opts *o)
 	L.scale = all ? (double)(W - 2 * FG_XPAD) / (double)all : 0;
 	L.height = FG_TOP + (t->max_depth + 1) * FG_FRAME_H + FG_BOTTOM;
 	L.hi = o->color == FG_COLOR_RATIO ? ratio_top(t, o) : 1;
+	if (o->color == FG_COLOR_DSO && o->tag_name)
+		L.tag_hue = dso_hues(t, o, &L.ntags);
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" "
@@ -505,6 +571,7 @@ int flamegraph_write(FILE *f, const struct stree *t, const struct fg_opts *o)
 			if ((double)t->nodes[i].total.value * L.scale >= FG_MIN_PX)
 				write_frame(f, &L, i);
 	fputs("</svg>\n", f);
+	free(L.tag_hue);
 	free(L.off);
 	return ferror(f) ? -EIO : 0;
 }
