@@ -133,6 +133,55 @@ static void narrow_frames_are_left_out(void **state)
 	stree_free(&t);
 }
 
+static const char *three_dsos(void *arg, uint32_t tag)
+{
+	static const char *const n[] = { "/usr/bin/app", "/lib/ld-linux-x86-64.so.2",
+					 "[kernel.kallsyms]", "[truncated]" };
+
+	(void)arg;
+	return n[tag < 4 ? tag : 0];
+}
+
+/* Each DSO its own hue (a hash put app and ld.so on the same pink), the kernel green. */
+static void dso_colours_are_distinct_kernel_green(void **state)
+{
+	const char *names[2];
+	uint32_t tags[2];
+	struct stree_sums v = { .value = 10, .samples = 10 };
+	struct fg_opts o = ipc_opts;
+	struct stree t;
+	int rgb[4][3], i, j;
+	char *svg;
+
+	(void)state;
+	o.color = FG_COLOR_DSO;
+	o.tag_name = three_dsos;
+	assert_int_equal(stree_init(&t), 0);
+	names[0] = "main", tags[0] = 0;
+	names[1] = "work", tags[1] = 0;
+	assert_int_equal(stree_add(&t, names, tags, 2, &v), 0);
+	names[1] = "_dl_start", tags[1] = 1;
+	assert_int_equal(stree_add(&t, names, tags, 2, &v), 0);
+	names[1] = "do_syscall_64", tags[1] = 2;
+	assert_int_equal(stree_add(&t, names, tags, 2, &v), 0);
+	names[0] = "[truncated]", tags[0] = 3;
+	names[1] = "memcpy", tags[1] = 1;
+	assert_int_equal(stree_add(&t, names, tags, 2, &v), 0);
+	svg = svg_of(&t, &o);
+	fill_of(svg, "work", &rgb[0][0], &rgb[0][1], &rgb[0][2]);
+	fill_of(svg, "_dl_start", &rgb[1][0], &rgb[1][1], &rgb[1][2]);
+	fill_of(svg, "do_syscall_64", &rgb[2][0], &rgb[2][1], &rgb[2][2]);
+	fill_of(svg, "[truncated]", &rgb[3][0], &rgb[3][1], &rgb[3][2]);
+	for (i = 0; i < 3; i++)
+		for (j = i + 1; j < 3; j++)
+			assert_true(abs(rgb[i][0] - rgb[j][0]) + abs(rgb[i][1] - rgb[j][1]) +
+				    abs(rgb[i][2] - rgb[j][2]) > 60);
+	assert_true(rgb[2][1] > rgb[2][0] && rgb[2][1] > rgb[2][2]);	/* kernel green */
+	assert_true(rgb[3][0] == rgb[3][1] && rgb[3][1] == rgb[3][2]);	/* marker grey */
+	free(svg);
+	stree_free(&t);
+}
+
 static void deep_stack_draws_every_level(void **state)
 {
 	enum { DEPTH = 3000 };
@@ -197,6 +246,7 @@ int main(void)
 		cmocka_unit_test(ipc_colours_follow_the_ramp),
 		cmocka_unit_test(names_are_escaped_for_xml),
 		cmocka_unit_test(narrow_frames_are_left_out),
+		cmocka_unit_test(dso_colours_are_distinct_kernel_green),
 		cmocka_unit_test(deep_stack_draws_every_level),
 		cmocka_unit_test(svg_is_well_formed_xml),
 	};
