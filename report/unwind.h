@@ -24,6 +24,8 @@ struct unwind_stats {
 	uint64_t truncated;		/* stopped early: stack copy too short, no CFI, ... */
 	uint64_t bad_input;		/* damaged registers/stack bytes (counted, not fatal) */
 	uint64_t leaf_fixups;		/* unwind_leaf_caller() restored a caller */
+	uint64_t fast_frames;		/* frames found with compiled CFI rules */
+	uint64_t libunwind_frames;	/* frames found by libunwind (rows the rules cannot express) */
 };
 
 /* The maps and symbolizer are borrowed and must outlive the unwinder. */
