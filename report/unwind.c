@@ -156,7 +156,6 @@ struct floc {
 /* The registers of the frame the fast path has reached. */
 struct fstate {
 	uint64_t ip, sp;	/* sp = the callee's CFA */
-	uint64_t lu_ip;		/* the IP libunwind is handed (ip - 1 past the first frame) */
 	struct floc reg[NR_TRACKED];
 };
 
@@ -219,12 +218,13 @@ static bool file_is_debug_only(Elf *elf)
 	return false;
 }
 
-static bool file_bytes(const struct ufile *f, uint64_t vaddr, void *buf, size_t len)
+static bool segs_bytes(const struct ufile *f, const struct useg *segs, uint32_t nr,
+		       uint64_t vaddr, void *buf, size_t len)
 {
 	uint32_t i;
 
-	for (i = 0; i < f->nr_segs; i++) {
-		const struct useg *s = &f->segs[i];
+	for (i = 0; i < nr; i++) {
+		const struct useg *s = &segs[i];
 
 		if (vaddr >= s->vaddr && vaddr - s->vaddr <= s->filesz &&
 		    len <= s->filesz - (vaddr - s->vaddr)) {
@@ -233,6 +233,11 @@ static bool file_bytes(const struct ufile *f, uint64_t vaddr, void *buf, size_t 
 		}
 	}
 	return false;
+}
+
+static bool file_bytes(const struct ufile *f, uint64_t vaddr, void *buf, size_t len)
+{
+	return segs_bytes(f, f->segs, f->nr_segs, vaddr, buf, len);
 }
 
 /* .eh_frame_hdr (PT_GNU_EH_FRAME): version 1 with the sorted sdata4 search table. */
@@ -399,6 +404,25 @@ static bool rule_compile(struct ufile *f, uint64_t addr, struct urule *r)
 		free(fr);
 		return false;
 	}
+	/*
+	 * After DW_CFA_restore_state, libdw (0.188) reports the row as starting
+	 * where the state was remembered, over rows that differ: trust a start
+	 * below addr only if the row there is this same range.
+	 */
+	if (start < addr) {
+		Dwarf_Frame *at;
+		Dwarf_Addr s2, e2;
+		bool sig2;
+
+		if (dwarf_cfi_addrframe(f->cfi, start, &at)) {
+			start = addr;
+		} else {
+			if (dwarf_frame_info(at, &s2, &e2, &sig2) != DW_REG_RA || s2 != start ||
+			    e2 != end || sig2 != signal)
+				start = addr;
+			free(at);
+		}
+	}
 	r->start = start;
 	r->end = end;
 	if (signal || dwarf_frame_cfa(fr, &ops, &nops) || nops != 1)
@@ -463,9 +487,16 @@ static const struct urule *rule_get(struct ufile *f, uint64_t addr, struct urule
 		return &f->rules[lo - 1];
 	if (!rule_compile(f, addr, tmp))
 		return NULL;
-	/* tmp starts at or below addr and ends above it: its place is lo unless it overlaps. */
-	if ((lo && f->rules[lo - 1].end > tmp->start) ||
-	    (lo < f->nr_rules && tmp->end > f->rules[lo].start) || f->nr_rules >= UNWIND_MAX_RULES)
+	/*
+	 * tmp covers addr, the rules around it do not: its place is lo, clipped
+	 * to its neighbours (a row found again from another address, or
+	 * overlapping rows of a damaged file).
+	 */
+	if (lo && f->rules[lo - 1].end > tmp->start)
+		tmp->start = f->rules[lo - 1].end;
+	if (lo < f->nr_rules && tmp->end > f->rules[lo].start)
+		tmp->end = f->rules[lo].start;
+	if (f->nr_rules >= UNWIND_MAX_RULES)
 		return tmp;
 	if (f->nr_rules == f->cap_rules) {
 		uint32_t cap = f->cap_rules ? f->cap_rules * 2 : 64;
@@ -600,7 +631,17 @@ static bool mem_read(struct uctx *c, uint64_t addr, uint64_t *val)
 	}
 	r = region_of(c, addr);
 	f = r ? file_get(c->u, r->dso) : NULL;
-	return f && file_bytes(f, addr - r->bias, val, 8);
+	if (!f)
+		return false;
+	if (file_bytes(f, addr - r->bias, val, 8))
+		return true;
+	/*
+	 * Writable segments as the file has them (unrelocated): libunwind reads
+	 * a CIE's personality pointer, in .data.rel.ro or the GOT, when it
+	 * parses the CIE and drops the frame if it cannot, though the value is
+	 * never used for unwinding (every C++ function with cleanups).
+	 */
+	return f->nr_segs && segs_bytes(f, f->loads, f->nr_loads, addr - r->bias, val, 8);
 }
 
 static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
@@ -652,7 +693,7 @@ static int acc_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val
 		int i;
 
 		if (reg == UNW_X86_64_RIP || reg == UNW_X86_64_RSP) {
-			*val = reg == UNW_X86_64_RIP ? c->over->lu_ip : c->over->sp;
+			*val = reg == UNW_X86_64_RIP ? c->over->ip : c->over->sp;
 			return 0;
 		}
 		for (i = 0; i < NR_TRACKED; i++) {
@@ -862,14 +903,14 @@ static bool is_root_addr(struct uctx *c, uint64_t addr)
 
 /* ---- unwinding ---- */
 
-enum { FS_OK, FS_DONE, FS_STOP, FS_SLOW };
+enum { FS_OK, FS_DONE, FS_STOP, FS_SLOW, FS_RESTART };
 
 /* The sampled registers as the fast path's first frame. */
 static void fast_init(struct uctx *c, struct fstate *st)
 {
 	int i;
 
-	st->ip = st->lu_ip = c->ip;
+	st->ip = c->ip;
 	st->sp = c->sp;
 	for (i = 0; i < NR_TRACKED; i++)
 		st->reg[i].kind = ustack_reg(c->us, (unsigned int)perf_reg_of[tracked_reg[i]],
@@ -881,7 +922,11 @@ static void fast_init(struct uctx *c, struct fstate *st)
  * (dwarf_step + x86-64 unw_step): FS_OK to the caller's frame, FS_DONE at an
  * undefined RA or RBP, FS_STOP where libunwind fails (no CFI, unreadable
  * word, ip and CFA unchanged), FS_SLOW when the row is not simple: st is left
- * as it was, for libunwind to continue from.  *ra_at: where the RA was read.
+ * as it was, for libunwind to continue from.  A cursor libunwind starts looks
+ * its row up at ip itself, not at ip - 1 as it does past the first frame (and
+ * CFI expressions read that ip), so it can take over only where both are in
+ * one row; elsewhere FS_RESTART: libunwind redoes the sample.  *ra_at: where
+ * the RA was read.
  */
 static int fast_step(struct uctx *c, struct fstate *st, bool first, uint64_t *ra_at)
 {
@@ -897,8 +942,10 @@ static int fast_step(struct uctx *c, struct fstate *st, bool first, uint64_t *ra
 	f = r ? file_get(c->u, r->dso) : NULL;
 	if (!f)
 		return FS_STOP;		/* find_proc_info would find nothing */
-	if (!f->fde_count || !(ru = rule_get(f, addr - r->bias, &tmp)) || !ru->simple)
-		return FS_SLOW;
+	if (!f->fde_count || !(ru = rule_get(f, addr - r->bias, &tmp)))
+		return first ? FS_SLOW : FS_RESTART;
+	if (!ru->simple)
+		return first || addr - r->bias + 1 < ru->end ? FS_SLOW : FS_RESTART;
 	if (!ru->cfa_rbp)
 		cfa = st->sp;
 	else if (!loc_get(c, &st->reg[T_RBP], &cfa))
@@ -921,7 +968,6 @@ static int fast_step(struct uctx *c, struct fstate *st, bool first, uint64_t *ra
 	if (ip == st->ip && cfa == st->sp)
 		return FS_STOP;
 	st->ip = ip;
-	st->lu_ip = ip - 1;	/* libunwind starts a cursor without its "previous instruction" rule */
 	st->sp = cfa;
 	memcpy(st->reg, regs, sizeof(regs));
 	/* x86-64 ABI: an undefined RBP ends the chain too. */
@@ -982,10 +1028,17 @@ int unwind_user(struct unwinder *u, uint32_t pid, uint64_t ip, const struct trac
 		fast_init(&c, &st);
 		for (; n < max && steps < UNWIND_MAX_STEPS; steps++) {
 			ret = fast_step(&c, &st, n == 1, &ra_at);
-			if (ret == FS_SLOW) {
+			if (ret == FS_SLOW || ret == FS_RESTART) {
 				/* libunwind takes over from this frame, its registers as we have them */
 				c.over = &st;
 				slow = true;
+				if (ret == FS_RESTART) {
+					u->stats.fast_frames -= n - 1;
+					c.over = NULL;
+					n = 1;
+					prev_sp = c.sp;
+					steps = 0;
+				}
 				break;
 			}
 			if (ret != FS_OK) {
@@ -1057,11 +1110,11 @@ uint64_t unwind_leaf_caller(struct unwinder *u, uint32_t pid, uint64_t ip,
 	if (u->fast) {
 		fast_init(&c, &st);
 		ret = fast_step(&c, &st, true, &ra_at);
-		if (ret != FS_OK && ret != FS_SLOW)
+		if (ret != FS_OK && ret != FS_SLOW && ret != FS_RESTART)
 			return 0;
 		ra = st.ip;
 	}
-	if (ret == FS_SLOW) {
+	if (ret == FS_SLOW || ret == FS_RESTART) {
 		if (unw_init_remote(&cursor, c.s->as, &c) || unw_step(&cursor) <= 0 ||
 		    c.no_cfi || unw_get_reg(&cursor, UNW_REG_IP, &ra) ||
 		    unw_get_save_loc(&cursor, UNW_X86_64_RIP, &loc) || loc.type != UNW_SLT_MEMORY)
