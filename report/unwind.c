@@ -14,6 +14,13 @@
  * cache is flushed when the process's maps change (maps_tag).  perf and
  * hotspot redo much of this per sample.
  *
+ * In front of libunwind sits a fast path: CFI rows that are plain register
+ * + offset rules, compiled once per address range from libdw's view of the
+ * file's .eh_frame and kept sorted per file, stepped in plain C with
+ * libunwind's semantics.  Anything else is libunwind's (it takes over
+ * mid-chain); PMIPROF_UNWIND=libunwind disables the fast path.  Debian's
+ * libunwind makes two sigprocmask() calls per step, which the fast path saves.
+ *
  * Hostile input (registers pointing anywhere, random stack bytes) only ever
  * reaches libunwind as values our accessors bounds-check; the CFI comes from
  * the files.  A chain stops on an undefined return address (complete), or on

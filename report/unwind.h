@@ -4,7 +4,8 @@
  * libunwind's remote interface: call chains of --call-graph dwarf samples, and
  * the frame-pointer leaf fix-up (the caller a leaf function without a frame
  * hides from an fp chain).  One libunwind address space per process, unwind
- * tables cached per mapped file (see docs/report.md "Call stacks").
+ * tables cached per mapped file, simple CFI rows compiled into a fast path
+ * (PMIPROF_UNWIND=libunwind: libunwind only; see docs/report.md "Unwinding").
  */
 #ifndef PMIPROF_REPORT_UNWIND_H
 #define PMIPROF_REPORT_UNWIND_H
