@@ -14,6 +14,13 @@
  * cache is flushed when the process's maps change (maps_tag).  perf and
  * hotspot redo much of this per sample.
  *
+ * In front of libunwind sits a fast path: CFI rows that are plain register
+ * + offset rules, compiled once per address range from libdw's view of the
+ * file's .eh_frame and kept sorted per file, stepped in plain C with
+ * libunwind's semantics.  Anything else is libunwind's (it takes over
+ * mid-chain); PMIPROF_UNWIND=libunwind disables the fast path.  Debian's
+ * libunwind makes two sigprocmask() calls per step, which the fast path saves.
+ *
  * Hostile input (registers pointing anywhere, random stack bytes) only ever
  * reaches libunwind as values our accessors bounds-check; the CFI comes from
  * the files.  A chain stops on an undefined return address (complete), or on
@@ -22,6 +29,8 @@
  */
 #include "unwind.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <gelf.h>
 #include <libunwind.h>
@@ -44,6 +53,7 @@ extern int UNW_OBJ(dwarf_find_debug_frame)(int found, unw_dyn_info_t *di, unw_wo
 #define UNWIND_MAX_STEPS	2048	/* a chain longer than this is a loop */
 #define UNWIND_MAX_SPACES	256	/* live libunwind address spaces (LRU beyond) */
 #define UNWIND_RS_CACHE		1024	/* libunwind register states per address space */
+#define UNWIND_MAX_RULES	(1u << 20)	/* compiled rules cached per file */
 
 /* perf's x86-64 user register order (asm/perf_regs.h), by libunwind number. */
 static const int8_t perf_reg_of[UNW_X86_64_RIP + 1] = {
@@ -64,6 +74,32 @@ struct useg {
 
 enum ufile_state { UF_NEW, UF_OK, UF_NONE };
 
+/* Callee-saved registers the fast path carries (DWARF = libunwind numbers). */
+enum { T_RBP, T_RBX, T_R12, T_R13, T_R14, T_R15, NR_TRACKED };
+static const uint8_t tracked_reg[NR_TRACKED] = {
+	UNW_X86_64_RBP, UNW_X86_64_RBX, UNW_X86_64_R12, UNW_X86_64_R13, UNW_X86_64_R14,
+	UNW_X86_64_R15,
+};
+#define DW_REG_RSP	7
+#define DW_REG_RA	16
+#define RULE_SAME	INT32_MIN	/* register unchanged by the frame */
+#define RULE_UNDEF	(INT32_MIN + 1)	/* value lost (the RA: end of the chain) */
+
+/*
+ * One CFI row compiled for the fast path: CFA = RSP or RBP + cfa_off; the
+ * return address and each tracked register at CFA + offset, RULE_SAME or
+ * RULE_UNDEF.  Rows needing more (expressions, register copies, signal
+ * frames, a CFA in another register) are kept as slow: libunwind steps them.
+ */
+struct urule {
+	uint64_t start, end;	/* link addresses, [start, end) */
+	bool simple;
+	bool cfa_rbp;
+	int32_t cfa_off;
+	int32_t ra;
+	int32_t reg[NR_TRACKED];
+};
+
 /* A mapped file's unwind data, once per symbolizer DSO (path + build-id). */
 struct ufile {
 	enum ufile_state state;
@@ -78,6 +114,11 @@ struct ufile {
 	uint32_t fde_count;	/* 0: no usable table */
 	bool is_exec;		/* ET_EXEC: .debug_frame addresses are absolute */
 	const char *path;
+	Elf *elf;		/* the symbolizer's */
+	Dwarf_CFI *cfi;		/* libdw's view of .eh_frame, for compiling rules */
+	bool cfi_tried;
+	struct urule *rules;	/* sorted by start, disjoint */
+	uint32_t nr_rules, cap_rules;
 };
 
 /* A file placed in a process: link address + bias = process address. */
@@ -109,6 +150,20 @@ struct unwinder {
 	struct hashmap space_slot;	/* space id -> slot (checked: slots are reused) */
 	uint64_t clock;
 	struct hashmap root_cache;	/* (file offset, dso) -> 1 root function, 0 not */
+	bool fast;		/* compiled rules first (PMIPROF_UNWIND=libunwind: off) */
+};
+
+/* Where the fast path keeps a callee-saved register: lazily, as libunwind does. */
+enum { L_VAL, L_MEM, L_NULL, L_BAD };	/* value, saved at address, undefined, not recorded */
+struct floc {
+	uint8_t kind;
+	uint64_t v;
+};
+
+/* The registers of the frame the fast path has reached. */
+struct fstate {
+	uint64_t ip, sp;	/* sp = the callee's CFA */
+	struct floc reg[NR_TRACKED];
 };
 
 /* What the accessors of one unwind_user() / unwind_leaf_caller() call see. */
@@ -118,6 +173,7 @@ struct uctx {
 	const struct trace_ustack *us;
 	uint64_t ip, sp;
 	bool no_cfi;		/* find_proc_info found nothing for the current frame */
+	const struct fstate *over;	/* registers after the fast path's frames */
 };
 
 /* ---- files ---- */
@@ -169,12 +225,13 @@ static bool file_is_debug_only(Elf *elf)
 	return false;
 }
 
-static bool file_bytes(const struct ufile *f, uint64_t vaddr, void *buf, size_t len)
+static bool segs_bytes(const struct ufile *f, const struct useg *segs, uint32_t nr,
+		       uint64_t vaddr, void *buf, size_t len)
 {
 	uint32_t i;
 
-	for (i = 0; i < f->nr_segs; i++) {
-		const struct useg *s = &f->segs[i];
+	for (i = 0; i < nr; i++) {
+		const struct useg *s = &segs[i];
 
 		if (vaddr >= s->vaddr && vaddr - s->vaddr <= s->filesz &&
 		    len <= s->filesz - (vaddr - s->vaddr)) {
@@ -183,6 +240,11 @@ static bool file_bytes(const struct ufile *f, uint64_t vaddr, void *buf, size_t 
 		}
 	}
 	return false;
+}
+
+static bool file_bytes(const struct ufile *f, uint64_t vaddr, void *buf, size_t len)
+{
+	return segs_bytes(f, f->segs, f->nr_segs, vaddr, buf, len);
 }
 
 /* .eh_frame_hdr (PT_GNU_EH_FRAME): version 1 with the sorted sdata4 search table. */
@@ -247,6 +309,7 @@ static void file_load(struct unwinder *u, struct ufile *f, uint32_t dso)
 		return;
 	f->image = (const uint8_t *)image;
 	f->path = path;
+	f->elf = elf;
 	if (file_load_segments(f, elf))
 		return;
 	if (file_is_debug_only(elf)) {
@@ -281,6 +344,180 @@ static struct ufile *file_get(struct unwinder *u, uint32_t dso)
 	if (f->state == UF_NEW)
 		file_load(u, f, dso);
 	return f->state == UF_OK ? f : NULL;
+}
+
+/* ---- compiled rules (the fast path) ---- */
+
+/*
+ * A register's rule as libdw states it: RULE_SAME, RULE_UNDEF or an offset
+ * from the CFA (*is_val: the value is CFA + offset rather than saved there).
+ * false for anything else (register copies, expressions).
+ */
+static bool reg_rule(Dwarf_Frame *fr, int regno, int32_t *off, bool *is_val)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	int64_t o = 0;
+
+	*is_val = false;
+	if (dwarf_frame_register(fr, regno, mem, &ops, &nops))
+		return false;
+	if (!nops) {
+		*off = ops ? RULE_UNDEF : RULE_SAME;
+		return true;
+	}
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	if (nops > 1 && ops[1].atom == DW_OP_plus_uconst) {
+		o = (int64_t)ops[1].number;
+		ops++;
+		nops--;
+	}
+	if (nops == 2 && ops[1].atom == DW_OP_stack_value) {
+		*is_val = true;
+		nops--;
+	}
+	if (nops != 1 || o <= RULE_UNDEF || o > INT32_MAX)
+		return false;
+	*off = (int32_t)o;
+	return true;
+}
+
+/*
+ * The CFI row of link address addr compiled into *r (simple or not), or
+ * false when libdw has no row for it.  Registers libunwind would treat
+ * differently from "same value" or a CFA offset make the row slow, so the
+ * two paths agree on every simple row.
+ */
+static bool rule_compile(struct ufile *f, uint64_t addr, struct urule *r)
+{
+	Dwarf_Addr start, end;
+	Dwarf_Frame *fr;
+	Dwarf_Op *ops;
+	size_t nops;
+	int32_t off;
+	bool signal, is_val;
+	int i, reg;
+
+	if (!f->cfi_tried) {
+		f->cfi_tried = true;
+		f->cfi = dwarf_getcfi_elf(f->elf);
+	}
+	if (!f->cfi || dwarf_cfi_addrframe(f->cfi, addr, &fr))
+		return false;
+	memset(r, 0, sizeof(*r));
+	if (dwarf_frame_info(fr, &start, &end, &signal) != DW_REG_RA || addr < start ||
+	    addr >= end) {
+		free(fr);
+		return false;
+	}
+	/*
+	 * After DW_CFA_restore_state, libdw (0.188) reports the row as starting
+	 * where the state was remembered, over rows that differ: trust a start
+	 * below addr only if the row there is this same range.
+	 */
+	if (start < addr) {
+		Dwarf_Frame *at;
+		Dwarf_Addr s2, e2;
+		bool sig2;
+
+		if (dwarf_cfi_addrframe(f->cfi, start, &at)) {
+			start = addr;
+		} else {
+			if (dwarf_frame_info(at, &s2, &e2, &sig2) != DW_REG_RA || s2 != start ||
+			    e2 != end || sig2 != signal)
+				start = addr;
+			free(at);
+		}
+	}
+	r->start = start;
+	r->end = end;
+	if (signal || dwarf_frame_cfa(fr, &ops, &nops) || nops != 1)
+		goto out;
+	if (ops[0].atom == DW_OP_bregx) {
+		reg = ops[0].number > 31 ? -1 : (int)ops[0].number;
+		off = (int32_t)(int64_t)ops[0].number2;
+		if ((int64_t)ops[0].number2 != off)
+			goto out;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		reg = ops[0].atom - DW_OP_breg0;
+		off = (int32_t)(int64_t)ops[0].number;
+		if ((int64_t)ops[0].number != off)
+			goto out;
+	} else {
+		goto out;
+	}
+	if (reg != DW_REG_RSP && reg != UNW_X86_64_RBP)
+		goto out;
+	r->cfa_rbp = reg == UNW_X86_64_RBP;
+	r->cfa_off = off;
+	/* The RA saved at CFA + n, or undefined (outermost frame). */
+	if (!reg_rule(fr, DW_REG_RA, &r->ra, &is_val) || is_val || r->ra == RULE_SAME)
+		goto out;
+	/* RSP: the CFA (libdw's x86-64 default) or unchanged, as libunwind assumes. */
+	if (!reg_rule(fr, DW_REG_RSP, &off, &is_val) || (off != RULE_SAME && !(is_val && !off)))
+		goto out;
+	for (i = 0; i < NR_TRACKED; i++)
+		if (!reg_rule(fr, tracked_reg[i], &r->reg[i], &is_val) || is_val)
+			goto out;
+	/* Caller-saved registers must not be restored: the handover serves them as sampled. */
+	for (reg = 0; reg < DW_REG_RA; reg++) {
+		if (reg == DW_REG_RSP || reg == UNW_X86_64_RBP || reg == UNW_X86_64_RBX ||
+		    (reg >= UNW_X86_64_R12 && reg <= UNW_X86_64_R15))
+			continue;
+		if (!reg_rule(fr, reg, &off, &is_val) || (off != RULE_SAME && off != RULE_UNDEF))
+			goto out;
+	}
+	r->simple = true;
+out:
+	free(fr);
+	return true;
+}
+
+/*
+ * The rule for link address addr: from the file's sorted rule array, else
+ * compiled and inserted (*tmp holds it when it cannot be: overlapping rows of
+ * a damaged file, or the cap).  NULL: no CFI row.
+ */
+static const struct urule *rule_get(struct ufile *f, uint64_t addr, struct urule *tmp)
+{
+	uint32_t lo = 0, hi = f->nr_rules, mid;
+
+	while (lo < hi) {		/* first rule starting above addr */
+		mid = lo + (hi - lo) / 2;
+		if (f->rules[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && addr < f->rules[lo - 1].end)
+		return &f->rules[lo - 1];
+	if (!rule_compile(f, addr, tmp))
+		return NULL;
+	/*
+	 * tmp covers addr, the rules around it do not: its place is lo, clipped
+	 * to its neighbours (a row found again from another address, or
+	 * overlapping rows of a damaged file).
+	 */
+	if (lo && f->rules[lo - 1].end > tmp->start)
+		tmp->start = f->rules[lo - 1].end;
+	if (lo < f->nr_rules && tmp->end > f->rules[lo].start)
+		tmp->end = f->rules[lo].start;
+	if (f->nr_rules >= UNWIND_MAX_RULES)
+		return tmp;
+	if (f->nr_rules == f->cap_rules) {
+		uint32_t cap = f->cap_rules ? f->cap_rules * 2 : 64;
+		struct urule *nr = realloc(f->rules, cap * sizeof(*nr));
+
+		if (!nr)
+			return tmp;
+		f->rules = nr;
+		f->cap_rules = cap;
+	}
+	memmove(f->rules + lo + 1, f->rules + lo, (f->nr_rules - lo) * sizeof(*f->rules));
+	f->rules[lo] = *tmp;
+	f->nr_rules++;
+	return &f->rules[lo];
 }
 
 /* ---- regions: where each file sits in a process ---- */
@@ -389,25 +626,53 @@ static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, voi
 	return -UNW_ENOINFO;
 }
 
+/* A word of the process: the stack copy, else a file's read-only bytes. */
+static bool mem_read(struct uctx *c, uint64_t addr, uint64_t *val)
+{
+	struct region *r;
+	struct ufile *f;
+
+	if (addr >= c->sp && addr - c->sp < c->us->size && c->us->size - (addr - c->sp) >= 8) {
+		memcpy(val, c->us->data + (addr - c->sp), 8);
+		return true;
+	}
+	r = region_of(c, addr);
+	f = r ? file_get(c->u, r->dso) : NULL;
+	if (!f)
+		return false;
+	if (file_bytes(f, addr - r->bias, val, 8))
+		return true;
+	/*
+	 * Writable segments as the file has them (unrelocated): libunwind reads
+	 * a CIE's personality pointer, in .data.rel.ro or the GOT, when it
+	 * parses the CIE and drops the frame if it cannot, though the value is
+	 * never used for unwinding (every C++ function with cleanups).
+	 */
+	return f->nr_segs && segs_bytes(f, f->loads, f->nr_loads, addr - r->bias, val, 8);
+}
+
 static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val, int write,
 			  void *arg)
 {
-	struct uctx *c = arg;
-	struct region *r;
-	struct ufile *f;
+	uint64_t v;
 
 	(void)as;
 	if (write)
 		return -UNW_EREADONLYREG;
-	if (addr >= c->sp && addr - c->sp < c->us->size && c->us->size - (addr - c->sp) >= 8) {
-		memcpy(val, c->us->data + (addr - c->sp), 8);
-		return 0;
+	if (!mem_read(arg, addr, &v))
+		return -UNW_EINVAL;
+	*val = v;
+	return 0;
+}
+
+/* A tracked register's value: read where the frame saved it, only when needed. */
+static bool loc_get(struct uctx *c, const struct floc *l, uint64_t *val)
+{
+	if (l->kind == L_VAL) {
+		*val = l->v;
+		return true;
 	}
-	r = region_of(c, addr);
-	f = r ? file_get(c->u, r->dso) : NULL;
-	if (f && file_bytes(f, addr - r->bias, val, 8))
-		return 0;
-	return -UNW_EINVAL;
+	return l->kind == L_MEM && mem_read(c, l->v, val);
 }
 
 /* The value of perf register i from the USTACK record. */
@@ -430,6 +695,23 @@ static int acc_access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val
 		return -UNW_EREADONLYREG;
 	if (reg < 0 || reg > UNW_X86_64_RIP)
 		return -UNW_EBADREG;
+	if (c->over) {
+		/* Handed over mid-chain: the fast path's frame; others as sampled (same value). */
+		int i;
+
+		if (reg == UNW_X86_64_RIP || reg == UNW_X86_64_RSP) {
+			*val = reg == UNW_X86_64_RIP ? c->over->ip : c->over->sp;
+			return 0;
+		}
+		for (i = 0; i < NR_TRACKED; i++) {
+			if (reg != tracked_reg[i])
+				continue;
+			if (!loc_get(c, &c->over->reg[i], &v))
+				return -UNW_EBADREG;
+			*val = v;
+			return 0;
+		}
+	}
 	if (reg == UNW_X86_64_RIP) {
 		*val = c->ip;
 		return 0;
@@ -476,6 +758,7 @@ static int acc_get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, si
 int unwinder_new(struct unwinder **out, struct symbolizer *sy, struct maps *maps)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
+	const char *env;
 	uint32_t i;
 
 	if (!u)
@@ -494,6 +777,8 @@ int unwinder_new(struct unwinder **out, struct symbolizer *sy, struct maps *maps
 	};
 	for (i = 0; i < UNWIND_MAX_SPACES; i++)
 		u->spaces[i].space = UINT32_MAX;
+	env = getenv("PMIPROF_UNWIND");
+	u->fast = !env || strcmp(env, "libunwind");
 	if (hm_init(&u->space_slot, 64) || hm_init(&u->root_cache, 64)) {
 		unwinder_free(u);
 		return -ENOMEM;
@@ -516,6 +801,9 @@ void unwinder_free(struct unwinder *u)
 	for (i = 0; i < u->nr_files; i++) {
 		free(u->files[i].segs);
 		free(u->files[i].loads);
+		free(u->files[i].rules);
+		if (u->files[i].cfi)
+			dwarf_cfi_end(u->files[i].cfi);
 	}
 	free(u->files);
 	hm_free(&u->space_slot);
@@ -622,14 +910,109 @@ static bool is_root_addr(struct uctx *c, uint64_t addr)
 
 /* ---- unwinding ---- */
 
+enum { FS_OK, FS_DONE, FS_STOP, FS_SLOW, FS_RESTART };
+
+/* The sampled registers as the fast path's first frame. */
+static void fast_init(struct uctx *c, struct fstate *st)
+{
+	int i;
+
+	st->ip = c->ip;
+	st->sp = c->sp;
+	for (i = 0; i < NR_TRACKED; i++)
+		st->reg[i].kind = ustack_reg(c->us, (unsigned int)perf_reg_of[tracked_reg[i]],
+					     &st->reg[i].v) ? L_VAL : L_BAD;
+}
+
+/*
+ * One step with a compiled rule, in libunwind's order and with its outcomes
+ * (dwarf_step + x86-64 unw_step): FS_OK to the caller's frame, FS_DONE at an
+ * undefined RA or RBP, FS_STOP where libunwind fails (no CFI, unreadable
+ * word, ip and CFA unchanged), FS_SLOW when the row is not simple: st is left
+ * as it was, for libunwind to continue from.  A cursor libunwind starts looks
+ * its row up at ip itself, not at ip - 1 as it does past the first frame (and
+ * CFI expressions read that ip), so it can take over only where both are in
+ * one row; elsewhere FS_RESTART: libunwind redoes the sample.  *ra_at: where
+ * the RA was read.
+ */
+static int fast_step(struct uctx *c, struct fstate *st, bool first, uint64_t *ra_at)
+{
+	uint64_t addr = first ? st->ip : st->ip - 1, cfa, ip = 0;
+	struct floc regs[NR_TRACKED];
+	const struct urule *ru;
+	struct region *r;
+	struct urule tmp;
+	struct ufile *f;
+	int i, ret = FS_DONE;
+
+	r = region_of(c, addr);
+	f = r ? file_get(c->u, r->dso) : NULL;
+	if (!f)
+		return FS_STOP;		/* find_proc_info would find nothing */
+	if (!f->fde_count || !(ru = rule_get(f, addr - r->bias, &tmp)))
+		return first ? FS_SLOW : FS_RESTART;
+	if (!ru->simple)
+		return first || addr - r->bias + 1 < ru->end ? FS_SLOW : FS_RESTART;
+	if (!ru->cfa_rbp)
+		cfa = st->sp;
+	else if (!loc_get(c, &st->reg[T_RBP], &cfa))
+		return FS_STOP;
+	cfa += (uint64_t)(int64_t)ru->cfa_off;
+	for (i = 0; i < NR_TRACKED; i++) {
+		if (ru->reg[i] == RULE_SAME)
+			regs[i] = st->reg[i];
+		else if (ru->reg[i] == RULE_UNDEF)
+			regs[i] = (struct floc){ L_NULL, 0 };
+		else
+			regs[i] = (struct floc){ L_MEM, cfa + (uint64_t)(int64_t)ru->reg[i] };
+	}
+	if (ru->ra != RULE_UNDEF) {
+		*ra_at = cfa + (uint64_t)(int64_t)ru->ra;
+		if (!mem_read(c, *ra_at, &ip))
+			return FS_STOP;
+		ret = FS_OK;
+	}
+	if (ip == st->ip && cfa == st->sp)
+		return FS_STOP;
+	st->ip = ip;
+	st->sp = cfa;
+	memcpy(st->reg, regs, sizeof(regs));
+	/* x86-64 ABI: an undefined RBP ends the chain too. */
+	return st->reg[T_RBP].kind == L_NULL ? FS_DONE : ret;
+}
+
+/*
+ * A found frame (pc, its CFA rsp) as both paths check it: false ends the
+ * chain, *done when at a zero return address.
+ */
+static bool frame_ok(struct uctx *c, uint64_t pc, uint64_t rsp, uint64_t prev_ip, uint64_t prev_sp,
+		     bool *done)
+{
+	if (!pc) {
+		*done = true;
+		return false;
+	}
+	/* The stack grows down: a caller's frame is never below its callee's. */
+	if (rsp < prev_sp || (pc == prev_ip && rsp == prev_sp)) {
+		c->u->stats.bad_input++;
+		return false;
+	}
+	if (!maps_find(c->u->maps, c->s->space, pc)) {
+		c->u->stats.bad_input++;
+		return false;
+	}
+	return true;
+}
+
 int unwind_user(struct unwinder *u, uint32_t pid, uint64_t ip, const struct trace_ustack *us,
 		uint64_t *ips, uint32_t max, bool *complete)
 {
 	struct uctx c = { .u = u, .us = us, .ip = ip };
-	uint64_t prev_sp;
+	struct fstate st;
+	uint64_t prev_sp, ra_at;
 	unw_cursor_t cursor;
-	uint32_t n = 1, steps;
-	bool done = false;
+	uint32_t n = 1, steps = 0;
+	bool done = false, slow = !u->fast;
 	int ret;
 
 	u->stats.samples++;
@@ -643,41 +1026,64 @@ int unwind_user(struct unwinder *u, uint32_t pid, uint64_t ip, const struct trac
 		return 1;
 	}
 	c.s = space_get(u, pid, ip);
-	if (!c.s || unw_init_remote(&cursor, c.s->as, &c)) {
+	if (!c.s) {
 		u->stats.truncated++;
 		return 1;
 	}
 	prev_sp = c.sp;
-	for (steps = 0; n < max && steps < UNWIND_MAX_STEPS; steps++) {
-		unw_word_t pc, rsp;
-
-		c.no_cfi = false;
-		ret = unw_step(&cursor);
-		if (c.no_cfi)
-			break;		/* libunwind guessed a frame from RBP: not ours to show */
-		if (ret == 0) {
-			done = true;	/* undefined return address: _start, clone */
-			break;
+	if (u->fast) {
+		fast_init(&c, &st);
+		for (; n < max && steps < UNWIND_MAX_STEPS; steps++) {
+			ret = fast_step(&c, &st, n == 1, &ra_at);
+			if (ret == FS_SLOW || ret == FS_RESTART) {
+				/* libunwind takes over from this frame, its registers as we have them */
+				c.over = &st;
+				slow = true;
+				if (ret == FS_RESTART) {
+					u->stats.fast_frames -= n - 1;
+					c.over = NULL;
+					n = 1;
+					prev_sp = c.sp;
+					steps = 0;
+				}
+				break;
+			}
+			if (ret != FS_OK) {
+				done = ret == FS_DONE;
+				break;
+			}
+			if (!frame_ok(&c, st.ip, st.sp, ips[n - 1], prev_sp, &done))
+				break;
+			prev_sp = st.sp;
+			ips[n++] = st.ip;
+			u->stats.fast_frames++;
 		}
-		if (ret < 0 || unw_get_reg(&cursor, UNW_REG_IP, &pc) ||
-		    unw_get_reg(&cursor, UNW_REG_SP, &rsp))
-			break;
-		if (!pc) {
-			done = true;
-			break;
-		}
-		/* The stack grows down: a caller's frame is never below its callee's. */
-		if (rsp < prev_sp || (pc == ips[n - 1] && rsp == prev_sp)) {
-			u->stats.bad_input++;
-			break;
-		}
-		if (!maps_find(u->maps, c.s->space, pc)) {
-			u->stats.bad_input++;
-			break;
-		}
-		prev_sp = rsp;
-		ips[n++] = pc;
 	}
+	if (slow && n < max && steps < UNWIND_MAX_STEPS) {
+		if (unw_init_remote(&cursor, c.s->as, &c))
+			goto out;
+		for (; n < max && steps < UNWIND_MAX_STEPS; steps++) {
+			unw_word_t pc, rsp;
+
+			c.no_cfi = false;
+			ret = unw_step(&cursor);
+			if (c.no_cfi)
+				break;		/* libunwind guessed a frame from RBP: not ours to show */
+			if (ret == 0) {
+				done = true;	/* undefined return address: _start, clone */
+				break;
+			}
+			if (ret < 0 || unw_get_reg(&cursor, UNW_REG_IP, &pc) ||
+			    unw_get_reg(&cursor, UNW_REG_SP, &rsp))
+				break;
+			if (!frame_ok(&c, pc, rsp, ips[n - 1], prev_sp, &done))
+				break;
+			prev_sp = rsp;
+			ips[n++] = pc;
+			u->stats.libunwind_frames++;
+		}
+	}
+out:
 	/* Cut short right at the root (stack copy ends there): complete all the same. */
 	if (!done && n > 1 && is_root_addr(&c, ips[n - 1] - 1))
 		done = true;
@@ -689,27 +1095,42 @@ int unwind_user(struct unwinder *u, uint32_t pid, uint64_t ip, const struct trac
 	return (int)n;
 }
 
+/* The caller of the function at ip found by one step, 0 if none (see unwind.h). */
 uint64_t unwind_leaf_caller(struct unwinder *u, uint32_t pid, uint64_t ip,
 			    const struct trace_ustack *us, uint64_t fp_first)
 {
 	struct uctx c = { .u = u, .us = us, .ip = ip };
 	unw_cursor_t cursor;
 	unw_save_loc_t loc;
-	unw_word_t ra;
-	uint64_t bp = 0;
+	unw_word_t ra = 0;
+	uint64_t bp = 0, ra_at = 0;
+	struct fstate st;
+	int ret = FS_SLOW;
 
 	if (!ustack_usable(us, &c.sp)) {
 		u->stats.bad_input++;
 		return 0;
 	}
 	c.s = space_get(u, pid, ip);
-	if (!c.s || unw_init_remote(&cursor, c.s->as, &c) || unw_step(&cursor) <= 0 ||
-	    c.no_cfi || unw_get_reg(&cursor, UNW_REG_IP, &ra) ||
-	    unw_get_save_loc(&cursor, UNW_X86_64_RIP, &loc) || loc.type != UNW_SLT_MEMORY)
+	if (!c.s)
 		return 0;
+	if (u->fast) {
+		fast_init(&c, &st);
+		ret = fast_step(&c, &st, true, &ra_at);
+		if (ret != FS_OK && ret != FS_SLOW && ret != FS_RESTART)
+			return 0;
+		ra = st.ip;
+	}
+	if (ret == FS_SLOW || ret == FS_RESTART) {
+		if (unw_init_remote(&cursor, c.s->as, &c) || unw_step(&cursor) <= 0 ||
+		    c.no_cfi || unw_get_reg(&cursor, UNW_REG_IP, &ra) ||
+		    unw_get_save_loc(&cursor, UNW_X86_64_RIP, &loc) || loc.type != UNW_SLT_MEMORY)
+			return 0;
+		ra_at = loc.u.addr;
+	}
 	/* Read through RBP (CFA = RBP + 16): the frame the fp chain starts from. */
 	ustack_reg(us, PERF_REG_BP, &bp);
-	if (loc.u.addr == bp + 8 || ra == fp_first || !ra)
+	if (ra_at == bp + 8 || ra == fp_first || !ra)
 		return 0;
 	if (!maps_find(u->maps, c.s->space, ra))
 		return 0;

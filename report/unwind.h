@@ -4,7 +4,8 @@
  * libunwind's remote interface: call chains of --call-graph dwarf samples, and
  * the frame-pointer leaf fix-up (the caller a leaf function without a frame
  * hides from an fp chain).  One libunwind address space per process, unwind
- * tables cached per mapped file (see docs/report.md "Call stacks").
+ * tables cached per mapped file, simple CFI rows compiled into a fast path
+ * (PMIPROF_UNWIND=libunwind: libunwind only; see docs/report.md "Unwinding").
  */
 #ifndef PMIPROF_REPORT_UNWIND_H
 #define PMIPROF_REPORT_UNWIND_H
@@ -24,6 +25,8 @@ struct unwind_stats {
 	uint64_t truncated;		/* stopped early: stack copy too short, no CFI, ... */
 	uint64_t bad_input;		/* damaged registers/stack bytes (counted, not fatal) */
 	uint64_t leaf_fixups;		/* unwind_leaf_caller() restored a caller */
+	uint64_t fast_frames;		/* frames found with compiled CFI rules */
+	uint64_t libunwind_frames;	/* frames found by libunwind (rows the rules cannot express) */
 };
 
 /* The maps and symbolizer are borrowed and must outlive the unwinder. */

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Unwinding benchmark (make bench): samples/s of report/unwind.c on 8 KiB
-# dwarf-mode stacks with warm caches (tests/bench/unwind_bench.c), next to the
-# rate perf report achieves on a --call-graph dwarf,8192 recording made in
-# this run.  Goal (issue #8): >= 10x perf report's rate (about 40k samples/s).
+# dwarf-mode stacks with warm caches (tests/bench/unwind_bench.c), with the
+# compiled-rule fast path and with libunwind alone (PMIPROF_UNWIND=libunwind),
+# next to the rate perf report achieves on a --call-graph dwarf,8192 recording
+# made in this run.  Goal (issue #8): >= 10x perf report's rate.
 # Prints a table; never fails on numbers.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -25,12 +26,21 @@ if ! $cc -O2 -g -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -Itests/unit $(pkg-config
 	exit 1
 fi
 
-best=0
-for i in 1 2 3; do
-	set -- $("$out/unwind_bench" "$n" 8192) || exit 1
-	rate=$1 frames=$2 share=$3
-	best=$(echo "$rate $best" | awk '{print ($1 > $2) ? $1 : $2}')
-done
+# best_of MODE N: best samples/s of 3 runs (MODE: fast or libunwind).
+best_of() {
+	local mode=$1 runs=$2 b=0 i env=
+	[ "$mode" = libunwind ] && env=libunwind
+	for i in 1 2 3; do
+		set -- $(PMIPROF_UNWIND=$env "$out/unwind_bench" "$runs" 8192) || exit 1
+		frames=$2 share=$3 fast_share=$4
+		b=$(echo "$1 $b" | awk '{print ($1 > $2) ? $1 : $2}')
+	done
+	echo "$b $frames $share $fast_share"
+}
+set -- $(best_of fast "$n")
+best=$1 frames=$2 share=$3 fast_share=$4
+set -- $(best_of libunwind $((n / 10)))
+lu_best=$1
 
 # perf report on a dwarf recording of a workload: samples / wall seconds.
 perf_rate=
@@ -48,8 +58,12 @@ if command -v perf >/dev/null && [ -x "$wl" ] &&
 		'BEGIN { printf "%.0f", n * 1e9 / t }')
 fi
 
-printf '%-44s %14s %10s\n' "unwinding 8 KiB dwarf stacks, warm caches" "samples/s" "vs perf"
-printf '%-44s %14s %10s\n' "pmiprof unwind_user (best of 3, $frames frames)" "$best" \
-	"$([ -n "$perf_rate" ] && awk -v a="$best" -v b="$perf_rate" 'BEGIN { printf "%.1fx", a / b }' || echo -)"
-printf '%-44s %14s %10s\n' "perf report -g (whole report, $wl)" "${perf_rate:-n/a}" "1.0x"
-echo "(complete chains: $share of the bench's samples; perf's rate includes its symbolization)"
+vs() {
+	[ -n "$perf_rate" ] && awk -v a="$1" -v b="$perf_rate" 'BEGIN { printf "%.1fx", a / b }' || echo -
+}
+printf '%-50s %14s %10s\n' "unwinding 8 KiB dwarf stacks, warm caches" "samples/s" "vs perf"
+printf '%-50s %14s %10s\n' "pmiprof unwind_user, compiled rules (best of 3)" "$best" "$(vs "$best")"
+printf '%-50s %14s %10s\n' "pmiprof unwind_user, PMIPROF_UNWIND=libunwind" "$lu_best" "$(vs "$lu_best")"
+printf '%-50s %14s %10s\n' "perf report -g (whole report, $(basename "$wl"))" "${perf_rate:-n/a}" "1.0x"
+echo "($frames frames a sample; complete chains: $share; frames from compiled rules: $fast_share;"
+echo " perf's rate includes its symbolization)"

@@ -3,7 +3,9 @@
  * Unwinding speed (make bench, b60): samples of this program's own stack
  * (8 KiB copies by default, as --call-graph dwarf,8192 records them) taken at
  * a few depths under a qsort callback, unwound over and over with warm caches
- * as a report does.  Prints "samples_per_s frames_per_sample complete_share".
+ * as a report does.  Prints "samples_per_s frames_per_sample complete_share
+ * fast_share" (fast_share: frames found by compiled rules rather than by
+ * libunwind; PMIPROF_UNWIND=libunwind measures libunwind alone).
  *   unwind_bench [SAMPLES] [STACK_BYTES]
  */
 #include <stdio.h>
@@ -52,6 +54,7 @@ int main(int argc, char **argv)
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 200000, i, frames = 0, complete = 0;
 	uint32_t pid = (uint32_t)getpid();
 	struct symbolizer *sy;
+	const struct unwind_stats *st;
 	struct unwinder *u;
 	uint64_t ips[256], t0, t1;
 	struct maps maps;
@@ -80,8 +83,10 @@ int main(int argc, char **argv)
 		complete += done;
 	}
 	t1 = pm_now_ns();
-	printf("%.0f %.1f %.2f\n", n * 1e9 / (double)(t1 - t0 ? t1 - t0 : 1), (double)frames / n,
-	       (double)complete / n);
+	st = unwinder_stats(u);
+	printf("%.0f %.1f %.2f %.2f\n", n * 1e9 / (double)(t1 - t0 ? t1 - t0 : 1),
+	       (double)frames / n, (double)complete / n,
+	       (double)st->fast_frames / (double)(st->fast_frames + st->libunwind_frames + !st->fast_frames));
 	unwinder_free(u);
 	symbolizer_free(sy);
 	maps_free(&maps);

@@ -7,11 +7,15 @@
  * unwinder) finds at the same place.  (libunwind.so exports a backtrace()
  * of its own, which would come first: glibc's is looked up in libc.)  The fp leaf fix-up is checked on
  * assembly functions whose frames are known exactly.  Damaged registers and
- * stack bytes must never crash and are counted.
+ * stack bytes must never crash and are counted.  The fast path (compiled CFI
+ * rules) must give what libunwind alone gives (PMIPROF_UNWIND=libunwind) on
+ * every stack here, including one through a signal frame, which it hands
+ * over to libunwind.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -383,6 +387,183 @@ static void damaged_registers_and_stack_never_crash_and_are_counted(void **state
 	assert_false(complete);
 }
 
+/* A sample inside a signal handler: the chain crosses the kernel's signal frame. */
+static struct ut_sample sig_sample;
+static volatile sig_atomic_t sig_captured;
+
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+	ut_capture(&sig_sample, PMIPROF_MAX_USTACK);
+	sig_captured = 1;
+}
+
+FRAMELESS static int unw_raise(int n)
+{
+	raise(SIGUSR1);
+	return n + sink;
+}
+
+/* Both unwinders on one input: same chain, same end, same leaf caller, same counters. */
+static void assert_same_unwind(struct fixture *f, struct unwinder *ref, uint64_t ip,
+			       const struct trace_ustack *us, uint32_t max)
+{
+	const struct unwind_stats *fs = unwinder_stats(f->u), *rs = unwinder_stats(ref);
+	uint64_t a[MAX_FRAMES], b[MAX_FRAMES], bp = 0;
+	bool ca, cb;
+	int na, nb;
+
+	na = unwind_user(f->u, f->pid, ip, us, a, max, &ca);
+	nb = unwind_user(ref, f->pid, ip, us, b, max, &cb);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, (size_t)na * sizeof(a[0]));
+	assert_int_equal(ca, cb);
+	if (us->nr_regs == UT_NR_REGS && us->regs_mask == UT_REGS_MASK)
+		bp = us->regs[UT_REG_BP];
+	assert_int_equal(unwind_leaf_caller(f->u, f->pid, ip, us, bp),
+			 unwind_leaf_caller(ref, f->pid, ip, us, bp));
+	assert_int_equal(fs->reached_root, rs->reached_root);
+	assert_int_equal(fs->truncated, rs->truncated);
+	assert_int_equal(fs->bad_input, rs->bad_input);
+	assert_int_equal(fs->leaf_fixups, rs->leaf_fixups);
+}
+
+static void fast_path_gives_libunwinds_chains_on_every_test_stack(void **state)
+{
+	struct fixture *f = *state;
+	struct unwinder *ref;
+	static uint8_t stack[PMIPROF_MAX_USTACK];
+	const struct ut_sample *samples[2] = { &sample, &sig_sample };
+	uint64_t ips[MAX_FRAMES], regs[UT_NR_REGS], seed = 0x2545f4914f6cdd1dull, fast, slow;
+	struct sigaction sa = { .sa_handler = on_sigusr1 }, old;
+	struct trace_ustack us;
+	struct unwinder *mine;
+	bool complete;
+	int i, j, k, n, seen_raise = 0, seen_main = 0;
+
+	/* The reference: libunwind only, as PMIPROF_UNWIND=libunwind asks. */
+	assert_int_equal(setenv("PMIPROF_UNWIND", "libunwind", 1), 0);
+	assert_int_equal(unwinder_new(&ref, f->sy, &f->maps), 0);
+	unsetenv("PMIPROF_UNWIND");
+	/* A fresh fast unwinder: its counters start where the reference's do. */
+	mine = f->u;
+	assert_int_equal(unwinder_new(&f->u, f->sy, &f->maps), 0);
+
+	sample_in_qsort();
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+	sig_captured = 0;
+	sink = unw_raise(1);
+	sigaction(SIGUSR1, &old, NULL);
+	assert_true(sig_captured);
+
+	/* The signal sample's chain crosses the signal frame to main, libunwind taking over. */
+	fast = unwinder_stats(f->u)->fast_frames;
+	slow = unwinder_stats(f->u)->libunwind_frames;
+	n = unwind_user(f->u, f->pid, sig_sample.regs[UT_REG_IP], &sig_sample.us, ips, MAX_FRAMES,
+			&complete);
+	assert_true(complete);
+	for (i = 1; i < n; i++) {
+		seen_raise |= !strncmp(name_of(f, ips[i], false), "unw_raise", 9);
+		seen_main |= !strcmp(name_of(f, ips[i], false), "main");
+	}
+	assert_true(seen_raise && seen_main);
+	assert_true(unwinder_stats(f->u)->fast_frames > fast);
+	assert_true(unwinder_stats(f->u)->libunwind_frames > slow);
+	unwind_user(ref, f->pid, sig_sample.regs[UT_REG_IP], &sig_sample.us, ips, MAX_FRAMES,
+		    &complete);
+
+	/* The qsort sample goes through the fast path only. */
+	slow = unwinder_stats(f->u)->libunwind_frames;
+	assert_same_unwind(f, ref, sample.regs[UT_REG_IP], &sample.us, MAX_FRAMES);
+	assert_int_equal(unwinder_stats(f->u)->libunwind_frames, slow);
+
+	for (k = 0; k < 2; k++) {
+		const struct ut_sample *s = samples[k];
+
+		/* Every stack copy length (truncation at every word), every chain bound. */
+		us = s->us;
+		for (us.size = 0; us.size <= s->size; us.size += 8)
+			assert_same_unwind(f, ref, s->regs[UT_REG_IP], &us, MAX_FRAMES);
+		for (j = 1; j < MAX_FRAMES; j += 7)
+			assert_same_unwind(f, ref, s->regs[UT_REG_IP], &s->us, (uint32_t)j);
+		/* Damage: random words in the stack copy, random registers. */
+		for (i = 0; i < 2000; i++) {
+			uint64_t ip = s->regs[UT_REG_IP];
+
+			memcpy(regs, s->regs, sizeof(regs));
+			memcpy(stack, s->stack, s->size);
+			us = s->us;
+			us.regs = regs;
+			us.data = stack;
+			for (j = 0; j < 8; j++) {
+				uint64_t w = xorshift(&seed);
+
+				memcpy(stack + xorshift(&seed) % (s->size - 8), &w, 8);
+			}
+			if (i % 2)
+				regs[xorshift(&seed) % UT_NR_REGS] ^= xorshift(&seed) >> (xorshift(&seed) & 63);
+			assert_same_unwind(f, ref, ip, &us, MAX_FRAMES);
+		}
+	}
+	unwinder_free(ref);
+	unwinder_free(f->u);
+	f->u = mine;
+}
+
+/*
+ * A frame whose CIE names a personality routine through a pointer in
+ * writable data (as every C++ function with cleanups has): the unwinder must
+ * read through it (libunwind parses it with the CIE) and go on to main.
+ */
+void ut_eh_frame(void (*fn)(void));
+__asm__(".text\n"
+	".globl ut_eh_frame\n.type ut_eh_frame,@function\nut_eh_frame:\n"
+	".cfi_startproc\n"
+	".cfi_personality 0x9b, ut_pers_ref\n"
+	"	subq $8, %rsp\n.cfi_adjust_cfa_offset 8\n"
+	"	call *%rdi\n"
+	"	addq $8, %rsp\n.cfi_adjust_cfa_offset -8\n"
+	"	ret\n.cfi_endproc\n.size ut_eh_frame, .-ut_eh_frame\n"
+	".type ut_personality,@function\nut_personality:\n	ret\n"
+	".data\n.align 8\n.type ut_pers_ref,@object\nut_pers_ref:\n	.quad ut_personality\n"
+	".size ut_pers_ref, 8\n.text\n");
+
+static struct ut_sample eh_sample;
+
+static void eh_capture(void)
+{
+	ut_capture(&eh_sample, PMIPROF_MAX_USTACK);
+}
+
+static void chain_through_frame_with_personality_routine_reaches_main(void **state)
+{
+	struct fixture *f = *state;
+	struct unwinder *u[2];
+	uint64_t ips[MAX_FRAMES];
+	bool complete;
+	int i, k, n, seen_eh, seen_main;
+
+	ut_eh_frame(eh_capture);
+	assert_int_equal(setenv("PMIPROF_UNWIND", "libunwind", 1), 0);
+	assert_int_equal(unwinder_new(&u[0], f->sy, &f->maps), 0);
+	unsetenv("PMIPROF_UNWIND");
+	assert_int_equal(unwinder_new(&u[1], f->sy, &f->maps), 0);
+	for (k = 0; k < 2; k++) {
+		n = unwind_user(u[k], f->pid, eh_sample.regs[UT_REG_IP], &eh_sample.us, ips,
+				MAX_FRAMES, &complete);
+		seen_eh = seen_main = 0;
+		for (i = 1; i < n; i++) {
+			seen_eh |= !strcmp(name_of(f, ips[i], false), "ut_eh_frame");
+			seen_main |= !strcmp(name_of(f, ips[i], false), "main");
+		}
+		assert_true(seen_eh);
+		assert_true(seen_main);
+		assert_true(complete);
+		unwinder_free(u[k]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +572,8 @@ int main(void)
 		cmocka_unit_test(leaf_fixup_restores_caller_fp_chain_skipped),
 		cmocka_unit_test(leaf_fixup_leaves_framed_function_alone),
 		cmocka_unit_test(damaged_registers_and_stack_never_crash_and_are_counted),
+		cmocka_unit_test(chain_through_frame_with_personality_routine_reaches_main),
+		cmocka_unit_test(fast_path_gives_libunwinds_chains_on_every_test_stack),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
