@@ -115,6 +115,24 @@ struct symbolizer {
 	uint32_t *chain_syms;	/* every chain's sym ids, innermost first */
 	uint32_t nr_chain_syms, cap_chain_syms;
 	struct inl_level *levels;	/* scratch */
+	/*
+	 * The last address looked up, with its function and DWARF scopes: a
+	 * sample's leaf is resolved flat (session) and then as an inline
+	 * chain (call stacks), and libdwfl's lookups are the expensive part.
+	 */
+	struct {
+		bool valid, have_scopes;
+		uint32_t dso;
+		uint64_t off;
+		const char *fn;		/* NULL: *other stands for the address */
+		uint64_t vaddr;
+		GElf_Off symoff;
+		int64_t other;
+		Dwarf_Die *cu;
+		Dwarf_Addr bias;
+		Dwarf_Die *scopes;	/* dwarf_getscopes() at vaddr, n of them */
+		int n;
+	} last;
 };
 
 /*
@@ -204,6 +222,7 @@ void symbolizer_free(struct symbolizer *sy)
 	free(sy->chains);
 	free(sy->chain_syms);
 	free(sy->levels);
+	free(sy->last.scopes);
 	free(sy->ktext);
 	free(sy);
 }
@@ -749,18 +768,37 @@ static const char *srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t
 	return buf;
 }
 
-/* Name of the innermost inlined function containing addr, or NULL. */
-static const char *inline_name_of(Dwfl_Module *mod, uint64_t addr)
+/*
+ * The DWARF scopes at the last address function_at() looked up (vaddr in
+ * mod), innermost first: their number (0 without DWARF); *cu its CU.
+ */
+static int last_scopes(struct symbolizer *sy, Dwfl_Module *mod, uint64_t vaddr,
+		       Dwarf_Die **scopes, Dwarf_Die **cu)
 {
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = cu_of(mod, addr, &bias);
-	Dwarf_Die *scopes = NULL;
-	const char *name = NULL;
-	int i, n;
+	if (!sy->last.have_scopes) {
+		sy->last.have_scopes = true;
+		free(sy->last.scopes);
+		sy->last.scopes = NULL;
+		sy->last.n = 0;
+		sy->last.cu = cu_of(mod, vaddr, &sy->last.bias);
+		if (sy->last.cu)
+			sy->last.n = dwarf_getscopes(sy->last.cu, vaddr - sy->last.bias,
+						     &sy->last.scopes);
+		if (sy->last.n < 0)
+			sy->last.n = 0;
+	}
+	*scopes = sy->last.scopes;
+	*cu = sy->last.cu;
+	return sy->last.n;
+}
 
-	if (!cu)
-		return NULL;
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
+/* Name of the innermost inlined function containing the last address looked up, or NULL. */
+static const char *inline_name_of(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr)
+{
+	Dwarf_Die *scopes, *cu;
+	const char *name = NULL;
+	int i, n = last_scopes(sy, mod, addr, &scopes, &cu);
+
 	for (i = 0; i < n; i++) {
 		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
 			name = dwarf_diename(&scopes[i]);
@@ -769,7 +807,6 @@ static const char *inline_name_of(Dwfl_Module *mod, uint64_t addr)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
 			break;
 	}
-	free(scopes);
 	return name;
 }
 
@@ -789,14 +826,10 @@ static bool in_plt(Dwfl_Module *mod, uint64_t vaddr)
 	return name && !strncmp(name, ".plt", 4);
 }
 
-/*
- * The function symbol of file offset off of dso: true with its name
- * (alias-chosen), link address and offset into it; false when there is
- * none, with *other the sym standing for the address ([plt], [unknown]) or
- * -ENOMEM.
- */
-static bool function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const char **fn_out,
-			uint64_t *vaddr_out, GElf_Off *symoff_out, int64_t *other)
+/* The function symbol of off in dso, uncached: FOUND with its name etc., else what stands for off. */
+#define FOUND INT64_MAX
+static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t off,
+				const char **fn_out, uint64_t *vaddr_out, GElf_Off *symoff_out)
 {
 	struct dso *d = sy->dsos[dso];
 	char key[64];
@@ -807,16 +840,12 @@ static bool function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const
 
 	if (d->state == DSO_NEW) {
 		dso_load(sy, d);
-		if (d->state == DSO_LOADED && load_aliases(sy, d)) {
-			*other = -ENOMEM;
-			return false;
-		}
+		if (d->state == DSO_LOADED && load_aliases(sy, d))
+			return -ENOMEM;
 	}
 	sy->lookups++;
-	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr)) {
-		*other = symbolizer_unknown(sy, dso);
-		return false;
-	}
+	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
+		return symbolizer_unknown(sy, dso);
 	fn = dwfl_module_addrinfo(d->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
 	if (fn) {
 		const char *alias = alias_of(d, vaddr - symoff);
@@ -827,8 +856,7 @@ static bool function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const
 	if (!fn && in_plt(d->mod, vaddr)) {
 		/* perf names each stub func@plt; one row per DSO is enough here. */
 		snprintf(key, sizeof(key), "d%u:plt", dso);
-		*other = get_sym(sy, key, "[plt]", NULL, dso, 0);
-		return false;
+		return get_sym(sy, key, "[plt]", NULL, dso, 0);
 	}
 	if (!fn) {
 		if (!d->info.note) {
@@ -836,13 +864,48 @@ static bool function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const
 				 "(stripped? install its debug info)");
 			d->info.note = d->note;
 		}
-		*other = symbolizer_unknown(sy, dso);
-		return false;
+		return symbolizer_unknown(sy, dso);
 	}
 	*fn_out = fn;
 	*vaddr_out = vaddr;
 	*symoff_out = symoff;
-	return true;
+	return FOUND;
+}
+
+/*
+ * The function symbol of file offset off of dso: true with its name
+ * (alias-chosen), link address and offset into it; false when there is
+ * none, with *other the sym standing for the address ([plt], [unknown]) or
+ * -ENOMEM.  The last address is remembered (sy->last).
+ */
+static bool function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const char **fn_out,
+			uint64_t *vaddr_out, GElf_Off *symoff_out, int64_t *other)
+{
+	const char *fn = NULL;
+	uint64_t vaddr = 0;
+	GElf_Off symoff = 0;
+	int64_t r;
+
+	if (!sy->last.valid || sy->last.dso != dso || sy->last.off != off) {
+		r = function_at_slow(sy, dso, off, &fn, &vaddr, &symoff);
+		if (r < 0) {
+			*other = r;
+			return false;
+		}
+		sy->last.valid = true;
+		sy->last.have_scopes = false;
+		sy->last.dso = dso;
+		sy->last.off = off;
+		sy->last.fn = r == FOUND ? fn : NULL;
+		sy->last.vaddr = vaddr;
+		sy->last.symoff = symoff;
+		sy->last.other = r;
+	}
+	*fn_out = sy->last.fn;
+	*vaddr_out = sy->last.vaddr;
+	*symoff_out = sy->last.symoff;
+	*other = sy->last.other;
+	return sy->last.fn != NULL;
 }
 
 /*
@@ -883,7 +946,7 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 	if (sy->opts.srcline)
 		src = srcline_of(d->mod, vaddr, line, sizeof(line));
 	if (sy->opts.inline_frames)
-		inl = inline_name_of(d->mod, vaddr);
+		inl = inline_name_of(sy, d->mod, vaddr);
 	if (inl) {
 		snprintf(name, sizeof(name), "%s (inlined in %s)", inl, fn);
 		return function_sym(sy, dso, vaddr - symoff, fn, name, src);
@@ -920,18 +983,14 @@ static const char *inline_level_name(Dwarf_Die *die)
  * (dwarf_getscopes_die()) are the concrete nesting, up to the physical
  * function, as elfutils' addr2line -i walks them.
  */
-static int inline_levels(Dwfl_Module *mod, uint64_t addr, struct inl_level *lv, int max)
+static int inline_levels(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr,
+			 struct inl_level *lv, int max)
 {
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = cu_of(mod, addr, &bias);
-	Dwarf_Die *scopes = NULL, *chain = NULL;
+	Dwarf_Die *scopes, *cu, *chain = NULL;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
-	int i, n, k = 0;
+	int i, n = last_scopes(sy, mod, addr, &scopes, &cu), k = 0;
 
-	if (!cu)
-		return 0;
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
 	for (i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 
@@ -942,7 +1001,6 @@ static int inline_levels(Dwfl_Module *mod, uint64_t addr, struct inl_level *lv, 
 			break;
 		}
 	}
-	free(scopes);
 	if (!chain)
 		return 0;
 	if (n > 0 && dwarf_getsrcfiles(cu, &files, &nfiles))
@@ -1037,7 +1095,7 @@ static int inline_chain_syms(struct symbolizer *sy, uint32_t dso, uint64_t off, 
 	}
 	if (sy->opts.srcline)
 		src = srcline_of(d->mod, vaddr, line, sizeof(line));
-	k = inline_levels(d->mod, vaddr, lv, MAX_INLINE_DEPTH);
+	k = inline_levels(sy, d->mod, vaddr, lv, MAX_INLINE_DEPTH);
 	/*
 	 * Each inlined function is one sym per DSO (per source line with
 	 * --srcline: the innermost at the address's line, each outer level at
