@@ -948,7 +948,11 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 	if (sy->opts.inline_frames)
 		inl = inline_name_of(sy, d->mod, vaddr);
 	if (inl) {
-		snprintf(name, sizeof(name), "%s (inlined in %s)", inl, fn);
+		char dm[512];
+
+		/* The whole name does not demangle: its mangled part must be demangled first. */
+		snprintf(name, sizeof(name), "%s (inlined in %s)", inl,
+			 sy->opts.no_demangle ? fn : symbol_demangle(fn, dm, sizeof(dm)));
 		return function_sym(sy, dso, vaddr - symoff, fn, name, src);
 	}
 	return function_sym(sy, dso, vaddr - symoff, fn, fn, src);
