@@ -702,6 +702,10 @@ void session_print_warnings(const struct session *s, bool quiet)
 		pm_warn("%" PRIu64 " sample(s) were lost during recording (ring full %" PRIu64
 			", write errors %" PRIu64 ")", drop, s->lost[PMIPROF_LOST_RING_FULL],
 			s->lost[PMIPROF_LOST_WRITE]);
+	if (s->lost[PMIPROF_LOST_REGION_MARKERS])
+		pm_warn("%" PRIu64 " code-region marker(s) were dropped in the workload (marker ring "
+			"full): windows inside those regions count for the enclosing region or "
+			"[no region]", s->lost[PMIPROF_LOST_REGION_MARKERS]);
 	if (s->throttle_events)
 		pm_warn("the kernel throttled sampling %" PRIu64 " time(s) for %.3f s%s: fewer "
 			"samples in those stretches", s->throttle_events,

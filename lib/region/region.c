@@ -39,7 +39,8 @@
 
 struct pmr_frame {
 	uint32_t id;
-	uint32_t orphan;		/* inherited across fork: not measured */
+	uint16_t orphan;		/* inherited across fork: not measured */
+	uint16_t marked;		/* MARKERS: its BEGIN is in the ring, so its END goes too */
 	uint64_t wall;
 	uint64_t v[PMR_MAX_EVENTS];
 };
@@ -54,6 +55,7 @@ struct pmr_tls {
 	unsigned int rpos[PMR_MAX_EVENTS];	/* its position in that read */
 	struct perf_event_mmap_page *pg[PMR_MAX_EVENTS];
 	uint32_t depth;
+	uint32_t marked_open;		/* MARKERS: open frames whose END has a slot reserved */
 	struct pmr_frame stack[PMR_MAX_DEPTH];
 	struct {
 		const char *p;
@@ -332,11 +334,27 @@ void pmiprof_region_begin(const char *name)
 	f = &t->stack[d];
 	f->id = id;
 	f->orphan = 0;
+	f->marked = 0;
 	if (unlikely(id == PMR_NO_ID)) {
 		pmr_anomaly(t, PMR_AN_TOO_MANY_NAMES);
 		return;
 	}
 	if (pmr_markers) {
+		struct pmr_thread *sl = t->slot;
+
+		/*
+		 * A BEGIN goes in only with room left for the ENDs of every marked
+		 * open region and its own: an END is then never dropped, so a full
+		 * ring loses whole regions (BEGIN and END, counted as 2) and never
+		 * leaves one open in the trace that the thread closed.
+		 */
+		if (unlikely(sl->head - __atomic_load_n(&sl->tail, __ATOMIC_ACQUIRE) +
+			     t->marked_open + 2 > PMR_RING_RECS)) {
+			__atomic_store_n(&sl->lost, sl->lost + 1, __ATOMIC_RELAXED);
+			return;
+		}
+		f->marked = 1;
+		t->marked_open++;
 		pmr_marker(t, PMR_REC_BEGIN, id, d);
 		return;
 	}
@@ -427,6 +445,10 @@ void pmiprof_region_end(const char *name)
 			return;
 		}
 		pmr_anomaly(t, PMR_AN_MISMATCHED);
+		/* the inner ones end unmarked: their reserved END slots are free again */
+		for (i = d + 1; i < t->depth && i < PMR_MAX_DEPTH; i++)
+			if (t->stack[i].marked)
+				t->marked_open--;
 		f = &t->stack[d];
 		if (pmr->read_mode == PMR_READ_OUTER && d != 0)
 			counted = false;
@@ -436,6 +458,12 @@ void pmiprof_region_end(const char *name)
 	if (f->orphan || id == PMR_NO_ID)
 		return;
 	if (pmr_markers) {
+		if (!f->marked) {
+			/* its BEGIN found the ring full: the END goes with it */
+			__atomic_store_n(&t->slot->lost, t->slot->lost + 1, __ATOMIC_RELAXED);
+			return;
+		}
+		t->marked_open--;
 		pmr_marker(t, PMR_REC_END, id, d);
 		return;
 	}
@@ -486,6 +514,7 @@ static void pmr_after_fork_child(void)
 	}
 	for (d = 0; d < t->depth && d < PMR_MAX_DEPTH; d++)
 		t->stack[d].orphan = 1;
+	t->marked_open = 0;	/* a new slot: the parent's ENDs are not this ring's */
 	if (t->depth)
 		pmr_anomaly(t, PMR_AN_FORK_IN_REGION);
 	if (pmr->read_mode != PMR_READ_CLOCK)
