@@ -515,14 +515,79 @@ static int write_hists(const char *path, const struct plot_data *d, const uint32
 	return err;
 }
 
+#define PLOT_MAX_SHADES	2000	/* rectangles of region shading, after merging */
+
+static const char *const region_colors[] = {
+	"#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e",
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct region_span *x = a, *y = b;
+
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/*
+ * Code regions (1.4 traces): each region's spans, of every thread, as
+ * translucent rectangles behind the time series, one colour per region
+ * (named in the first panel's key).  Spans of a region closer than 0.1% of
+ * the time axis merge, so a region entered 10^5 times is a few bands, not
+ * 10^5 objects.  Returns the regions shaded.
+ */
+static uint32_t write_region_shading(FILE *f, struct session *s, double tmax)
+{
+	struct regions *r = &s->reg;
+	double gap = tmax / 1000, b = 0, e = 0;
+	uint32_t i, nobj = 0, cur = REGIONS_NONE, shaded = 0;
+	uint64_t left = 0;
+
+	if (!r->nr_spans)
+		return 0;
+	qsort(r->spans, r->nr_spans, sizeof(*r->spans), span_cmp);
+	for (i = 0; i <= r->nr_spans; i++) {
+		const struct region_span *sp = i < r->nr_spans ? &r->spans[i] : NULL;
+		double sb = sp ? (double)session_time_ns(s, sp->begin) / 1e9 : 0;
+		double se = sp ? (double)session_time_ns(s, sp->end) / 1e9 : 0;
+
+		if (sp && sp->region == cur && sb <= e + gap) {
+			e = se > e ? se : e;
+			continue;
+		}
+		if (cur != REGIONS_NONE) {
+			if (nobj < PLOT_MAX_SHADES)
+				fprintf(f, "set object %u rect from %.9f, graph 0 to %.9f, graph 1 "
+					"fc rgb \"%s\" fs transparent solid 0.18 noborder behind\n",
+					100 + nobj, b, e > b ? e : b + gap / 10,
+					region_colors[cur % ARRAY_SIZE(region_colors)]);
+			else
+				left++;
+			nobj++;
+		}
+		if (!sp)
+			break;
+		if (sp->region != cur)
+			shaded++;
+		cur = sp->region;
+		b = sb;
+		e = se;
+	}
+	if (left || r->spans_dropped)
+		fprintf(f, "set label 4 \"region shading: %" PRIu64 " band(s) not drawn\" at graph "
+			"0.99, graph 0.92 right front tc rgb \"gray40\"\n", left + r->spans_dropped);
+	return shaded;
+}
+
 static int write_script(const char *path, const struct plot_args *a, const struct plot_data *d,
 			const uint32_t *order, uint32_t ntop, const char *series,
 			const char *hists, uint64_t per_point, const struct hist *all)
 {
-	const struct session *s = d->p.s;
+	struct session *s = d->p.s;
 	const struct trace_header *h = s->h;
 	const struct profile *p = &d->p;
-	uint32_t nm = p->nr_hist, i, k, panels = nm + (ntop ? 1 : 0) + 1;
+	uint32_t nm = p->nr_hist, i, k, panels = nm + (ntop ? 1 : 0) + 1, shaded = 0;
 	unsigned int width = a->width ? a->width : 1200;
 	unsigned int height = a->height ? a->height : 250 * panels + 60;
 	/* Equal rows under a title band: series panels, the function strip, histograms. */
@@ -596,6 +661,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		for (w = 0; w < d->n; w++)
 			tmax = d->t[w] > tmax ? d->t[w] : tmax;
 		fprintf(f, "set xrange [0:%.9f]\n", tmax > 0 ? tmax : 1e-3);
+		shaded = write_region_shading(f, s, tmax > 0 ? tmax : 1e-3);
 	}
 	/*
 	 * Lost samples: a red line at each place the trace reported a loss;
@@ -627,9 +693,15 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		fprintf(f, "\nplot \"%s\" using 1:%u with %s lc rgb \"#1f77b4\" title ", series,
 			i + 2, per_point > 1 || d->n > 500 ? "lines" : "linespoints pt 7 ps 0.4");
 		gp_str(f, p->hist_metrics[i].name);
+		/* the first panel's key names the shaded regions */
+		for (k = 0; i == 0 && k < shaded && k < regions_count(&s->reg); k++) {
+			fprintf(f, ", keyentry with boxes fc rgb \"%s\" fs transparent solid 0.35 "
+				"title ", region_colors[k % ARRAY_SIZE(region_colors)]);
+			gp_str(f, regions_name(&s->reg, k));
+		}
 		fputc('\n', f);
 	}
-	fprintf(f, "unset label 2\nunset label 3\nunset arrow\n");
+	fprintf(f, "unset label 2\nunset label 3\nunset label 4\nunset arrow\nunset object\n");
 	if (ntop) {
 		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - (nm + 1) * ph);
 		/* Each function's share is in its label: no key to cover the strip. */
@@ -747,8 +819,13 @@ static int make_plot(struct plot_args *a)
 		return rc > 0 ? rc : 1;
 	}
 	rc = profile_init(&d.p, &s, BY_SYMBOL, ms.m, ms.n);
+	s.reg.want_spans = (s.h->flags & PMIPROF_TRACE_F_REGIONS) != 0;
 	if (!rc)
 		rc = session_run(&s, plot_add_sample, &d);
+	/* regions still open at the end: shaded up to the last sample */
+	if (!rc)
+		rc = regions_close_all(&s.reg, s.base_time + (uint64_t)((double)s.last_ns /
+								    s.time_scale));
 	if (rc) {
 		pm_err("%s: %s", s.opts.input, strerror(-rc));
 		goto out;

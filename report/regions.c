@@ -199,3 +199,20 @@ void regions_open_text(const struct regions *r, char *buf, size_t len)
 		at += (size_t)k;
 	}
 }
+
+int regions_close_all(struct regions *r, uint64_t time)
+{
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < r->nr_threads; i++) {
+		struct region_thread *t = &r->threads[i];
+
+		for (; t->depth; t->depth--) {
+			err = add_span(r, t, t->depth - 1, time);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}

@@ -75,6 +75,8 @@ static inline const char *regions_name(const struct regions *r, uint32_t region)
 }
 /* Dense id of a name seen so far, or REGIONS_NONE. */
 uint32_t regions_find(const struct regions *r, const char *name);
+/* Close every open region at time (spans for plots); 0 or -ENOMEM. */
+int regions_close_all(struct regions *r, uint64_t time);
 /* Regions still open at the end of the pass: one line per thread into buf. */
 void regions_open_text(const struct regions *r, char *buf, size_t len);
 uint64_t regions_open_count(const struct regions *r);
