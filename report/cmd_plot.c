@@ -894,6 +894,222 @@ out:
 	return status;
 }
 
+/* ---- the region table of 'pmiprof stat --regions -o FILE' ---- */
+
+#define STAT_CSV_HEAD	"region,calls,event,sum,mean,min,median,mode,p99,max"
+#define STAT_MAX_ROWS	4096
+
+struct stat_row {
+	char region[128], event[64];
+	double calls, v[5];		/* min, median, mode, p99, max */
+};
+
+static bool is_stat_csv(const char *path)
+{
+	char line[128];
+	FILE *f = fopen(path, "r");
+	bool yes;
+
+	if (!f)
+		return false;
+	yes = fgets(line, sizeof(line), f) && !strncmp(line, STAT_CSV_HEAD, strlen(STAT_CSV_HEAD));
+	fclose(f);
+	return yes;
+}
+
+/* One csv field (stat quotes names with commas or quotes, RFC 4180 style). */
+static char *csv_field(char *p, char *out, size_t len)
+{
+	size_t n = 0;
+	bool q = *p == '"';
+
+	if (q)
+		p++;
+	for (; *p && *p != '\n'; p++) {
+		if (q && *p == '"' && p[1] == '"') {
+			p++;
+		} else if (q && *p == '"') {
+			q = false;
+			continue;
+		} else if (!q && *p == ',') {
+			break;
+		}
+		if (n + 1 < len)
+			out[n++] = *p;
+	}
+	out[n] = '\0';
+	return *p == ',' ? p + 1 : p;
+}
+
+static int read_stat_csv(const char *path, struct stat_row **rows, uint32_t *n)
+{
+	char line[1024], num[64];
+	struct stat_row *r;
+	FILE *f = fopen(path, "r");
+	uint32_t lineno = 0;
+	int k;
+
+	*rows = NULL;
+	*n = 0;
+	if (!f)
+		return -errno;
+	r = calloc(STAT_MAX_ROWS, sizeof(*r));
+	if (!r) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	while (fgets(line, sizeof(line), f) && *n < STAT_MAX_ROWS) {
+		char *p = line, *end;
+		struct stat_row *row = &r[*n];
+
+		if (lineno++ == 0 || line[0] == '#' || line[0] == '\n')
+			continue;
+		p = csv_field(p, row->region, sizeof(row->region));
+		p = csv_field(p, num, sizeof(num));
+		row->calls = strtod(num, &end);
+		p = csv_field(p, row->event, sizeof(row->event));
+		p = csv_field(p, num, sizeof(num));	/* sum */
+		p = csv_field(p, num, sizeof(num));	/* mean */
+		for (k = 0; k < 5; k++) {
+			p = csv_field(p, num, sizeof(num));
+			row->v[k] = strtod(num, &end);
+			if (end == num)
+				break;
+		}
+		if (k < 5) {
+			pm_err("%s: line %u: not a 'pmiprof stat --regions' csv row", path, lineno);
+			free(r);
+			fclose(f);
+			return -EINVAL;
+		}
+		(*n)++;
+	}
+	fclose(f);
+	*rows = r;
+	return 0;
+}
+
+/*
+ * Per-region distributions of a stat csv: a panel per event (at most
+ * PLOT_MAX_METRICS), a candlestick per region: whiskers min..max, box
+ * median..p99, a bar at the median and a point at the mode; log scale
+ * when the values span more than two decades.
+ */
+static int plot_stat_csv(const struct plot_args *a)
+{
+	char dir[] = "/tmp/pmiprof-plot.XXXXXX", data[4200], script[4200];
+	const char *events[PLOT_MAX_METRICS];
+	uint32_t nrows, ne = 0, i, e, nr;
+	struct stat_row *rows;
+	struct stat st;
+	FILE *f = NULL, *g = NULL;
+	int rc, status = 1;
+
+	rc = read_stat_csv(a->so.input ? a->so.input : "pmiprof.data", &rows, &nrows);
+	if (rc) {
+		if (rc != -EINVAL)
+			pm_err("%s: %s", a->so.input, strerror(-rc));
+		return 1;
+	}
+	for (i = 0; i < nrows && ne < PLOT_MAX_METRICS; i++) {
+		for (e = 0; e < ne && strcmp(events[e], rows[i].event); e++)
+			;
+		if (e == ne)
+			events[ne++] = rows[i].event;
+	}
+	if (!ne) {
+		pm_err("%s: no region rows to plot", a->so.input);
+		free(rows);
+		return 1;
+	}
+	if (a->keep) {
+		size_t len = strlen(a->output) - 4;
+
+		snprintf(data, sizeof(data), "%.*s.regions.dat", (int)len, a->output);
+		snprintf(script, sizeof(script), "%.*s.gp", (int)len, a->output);
+	} else {
+		if (!mkdtemp(dir)) {
+			pm_err("cannot create a temporary directory: %s", strerror(errno));
+			free(rows);
+			return 1;
+		}
+		snprintf(data, sizeof(data), "%s/regions.dat", dir);
+		snprintf(script, sizeof(script), "%s/plot.gp", dir);
+	}
+	f = fopen(data, "w");
+	g = fopen(script, "w");
+	if (!f || !g) {
+		pm_err("writing the plot data: %s", strerror(errno));
+		goto out;
+	}
+	fprintf(g, "# pmiprof plot of %s; rerun with: gnuplot %s\n", a->so.input, script);
+	fprintf(g, "set terminal %s size %u,%u%s\nset output ", a->terminal,
+		a->width ? a->width : 1000, a->height ? a->height : 320 * ne + 60,
+		strcmp(a->terminal, "png") ? " font \"sans,10\"" : "");
+	gp_str(g, a->output);
+	fprintf(g, "\nset grid\nset key outside right top box opaque\nset multiplot layout %u,1 "
+		"title ", ne);
+	gp_str(g, a->title ? a->title : a->so.input);
+	fprintf(g, " . \"\\nper-call distribution per region (pmiprof stat --regions): whiskers "
+		"min..max, box median..p99\"\nset offsets 0, 0, graph 0.05, graph 0.05\n"
+		"set style fill solid 0.3\nset boxwidth 0.5\n");
+	for (e = 0; e < ne; e++) {
+		double lo = 0, hi = 0;
+
+		fprintf(f, "# %s\n", events[e]);
+		for (i = 0, nr = 0; i < nrows; i++) {
+			const struct stat_row *r = &rows[i];
+
+			if (strcmp(r->event, events[e]))
+				continue;
+			fprintf(f, "%u %.17g %.17g %.17g %.17g %.17g \"%s (%.0f calls)\"\n", nr++,
+				r->v[0], r->v[1], r->v[2], r->v[3], r->v[4], r->region, r->calls);
+			lo = !nr || (r->v[0] > 0 && (lo == 0 || r->v[0] < lo)) ? r->v[0] : lo;
+			hi = r->v[4] > hi ? r->v[4] : hi;
+		}
+		fprintf(f, "\n\n");
+		fprintf(g, "set xrange [-0.6:%u.6]\nset ylabel ", nr ? nr - 1 : 0);
+		gp_str(g, events[e]);
+		if (lo > 0 && hi / lo > 100)
+			fprintf(g, "\nset logscale y\n");
+		else
+			fprintf(g, "\nunset logscale y\n");
+		fprintf(g, "plot \"%s\" index %u using 1:3:2:6:5:xtic(7) with candlesticks "
+			"whiskerbars lc rgb \"#1f77b4\" title \"min, median..p99, max\", "
+			"\"\" index %u using 1:3:3:3:3 with candlesticks lt -1 lw 2 notitle, "
+			"\"\" index %u using 1:4 with points pt 7 ps 1.2 lc rgb \"#d62728\" "
+			"title \"mode\"\n", data, e, e, e);
+	}
+	fprintf(g, "unset multiplot\n");
+	if (fclose(f) | fclose(g)) {
+		f = g = NULL;
+		pm_err("writing the plot data: %s", strerror(errno));
+		goto out;
+	}
+	f = g = NULL;
+	unlink(a->output);
+	rc = run_gnuplot(script, NULL, false);
+	if (rc || stat(a->output, &st) || !st.st_size) {
+		pm_err("gnuplot failed (status %d) to write %s", rc, a->output);
+		goto out;
+	}
+	pm_info("wrote %s (per-region distributions of %u event(s) from %s)", a->output, ne,
+		a->so.input);
+	status = 0;
+out:
+	if (f)
+		fclose(f);
+	if (g)
+		fclose(g);
+	if (!a->keep) {
+		unlink(data);
+		unlink(script);
+		rmdir(dir);
+	}
+	free(rows);
+	return status;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	struct plot_args a;
@@ -912,7 +1128,8 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (!rc) {
 		a.terminal = terminal_for(a.output);
-		rc = make_plot(&a);
+		/* a region table of 'pmiprof stat --regions -o FILE' instead of a trace */
+		rc = a.so.input && is_stat_csv(a.so.input) ? plot_stat_csv(&a) : make_plot(&a);
 	}
 	session_opts_free(&a.so);
 	return rc;
