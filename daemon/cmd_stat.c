@@ -48,7 +48,8 @@ const char cmd_stat_help[] =
 "\n"
 "SYNOPSIS\n"
 "    pmiprof stat [-e EVENTS] [-x SEP] [-q] [-r N | -I MS] -- COMMAND [ARGS...]\n"
-"    pmiprof stat --regions [--format text|csv] [--region-read MODE] [-e EVENTS]\n"
+"    pmiprof stat --regions [--format text|csv] [--region-read MODE] [-o FILE]\n"
+"                 [-e EVENTS]\n"
 "                 [-r N] -- COMMAND [ARGS...]\n"
 "    pmiprof stat [-e EVENTS] [-I MS] -p PID[,PID...] | -a\n"
 "\n"
@@ -100,6 +101,9 @@ const char cmd_stat_help[] =
 "        Region table layout; csv: region,calls,event,sum,mean,min,median,mode,\n"
 "        p99,max, then '#' lines for anomalies and open regions (the whole-run\n"
 "        counts are then left out).\n"
+"    -o, --output FILE\n"
+"        With --regions: also write the region table in the csv layout to FILE\n"
+"        ('pmiprof plot -i FILE -o OUT.png' draws its per-region distributions).\n"
 "    -q, --quiet\n"
 "        Print nothing but errors (the exit status still reports the workload's).\n"
 "    -h, --help\n"
@@ -460,11 +464,12 @@ int cmd_stat(int argc, char **argv)
 		{ "regions", no_argument, NULL, OPT_REGIONS },
 		{ "region-read", required_argument, NULL, OPT_REGION_READ },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *events = STAT_DEFAULT_EVENTS, *sep = NULL;
+	const char *events = STAT_DEFAULT_EVENTS, *sep = NULL, *csv_out = NULL;
 	static struct stat_ctr ctr[PMIPROF_MAX_EVENTS];
 	static struct stat_repeat rep[PMIPROF_MAX_EVENTS];
 	struct stat_reading rd[PMIPROF_MAX_EVENTS], last[PMIPROF_MAX_EVENTS];
@@ -484,7 +489,7 @@ int cmd_stat(int argc, char **argv)
 	memset(&wl, 0, sizeof(wl));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:p:ax:r:I:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:p:ax:r:I:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'p':
@@ -521,6 +526,7 @@ int cmd_stat(int argc, char **argv)
 			else if (strcmp(optarg, "text"))
 				return pm_usage_error("stat", "--format '%s': text or csv", optarg);
 			break;
+		case 'o': csv_out = optarg; break;
 		case 'q': o.quiet = true; break;
 		case 'h': return command_help("stat");
 		case ':':
@@ -544,6 +550,8 @@ int cmd_stat(int argc, char **argv)
 		return pm_usage_error("stat", "-r repeats a command: give one after --");
 	if (repeat > 1 && interval_ms)
 		return pm_usage_error("stat", "-r and -I cannot be combined");
+	if (csv_out && !want_regions)
+		return pm_usage_error("stat", "-o FILE writes the region table: it goes with --regions");
 	if (want_regions && !o.argv)
 		return pm_usage_error("stat", "--regions needs a command (after --) linked with "
 				      "libpmiprof-region");
@@ -655,6 +663,17 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (regions && runs_done && !o.quiet)
 		stat_regions_print(regions, stderr, o.argv[0], csv);
+	if (regions && runs_done && csv_out) {
+		/* the csv layout, for 'pmiprof plot -i FILE' and scripts */
+		FILE *f = fopen(csv_out, "w");
+
+		if (f)
+			stat_regions_print(regions, f, o.argv[0], true);
+		if (!f || fclose(f)) {
+			pm_err("cannot write %s: %s", csv_out, strerror(errno));
+			status = 1;
+		}
+	}
 	stat_regions_free(regions);
 	cpu_set_free(&cpus);
 	close(sfd);

@@ -589,6 +589,43 @@ int trace_write_finish(struct trace_writer *w, const struct trace_finish *f)
 	return rec_end(w, trace_enc_finish(&w->codec, rec_begin(w, PMIPROF_REC_FINISH), f));
 }
 
+int trace_write_region_def(struct trace_writer *w, const struct trace_region_def *d)
+{
+	size_t len;
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
+	if (check_str(d->name, &len))
+		return -ENAMETOOLONG;
+	return rec_end(w, trace_enc_region_def(&w->codec, rec_begin(w, PMIPROF_REC_REGION_DEF),
+					       d, len));
+}
+
+int trace_write_region(struct trace_writer *w, const struct trace_region *r)
+{
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
+	if ((r->kind != PMIPROF_REGION_BEGIN && r->kind != PMIPROF_REGION_END) ||
+	    (w->nr_events < 32 && r->evmask >> w->nr_events))
+		return -EINVAL;
+	return rec_end(w, trace_enc_region(&w->codec, rec_begin(w, PMIPROF_REC_REGION), r));
+}
+
+int trace_write_region_anomaly(struct trace_writer *w, const struct trace_region_anomaly *a)
+{
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
+	if (!a->what || a->what >= PMIPROF_REGION_AN_MAX)
+		return -EINVAL;
+	return rec_end(w, trace_enc_region_anomaly(&w->codec,
+						   rec_begin(w, PMIPROF_REC_REGION_ANOMALY), a));
+}
+
 int trace_write_raw(struct trace_writer *w, uint8_t type, const void *body, size_t len)
 {
 	uint8_t *p;

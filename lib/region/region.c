@@ -39,7 +39,8 @@
 
 struct pmr_frame {
 	uint32_t id;
-	uint32_t orphan;		/* inherited across fork: not measured */
+	uint16_t orphan;		/* inherited across fork: not measured */
+	uint16_t marked;		/* MARKERS: its BEGIN is in the ring, so its END goes too */
 	uint64_t wall;
 	uint64_t v[PMR_MAX_EVENTS];
 };
@@ -54,6 +55,7 @@ struct pmr_tls {
 	unsigned int rpos[PMR_MAX_EVENTS];	/* its position in that read */
 	struct perf_event_mmap_page *pg[PMR_MAX_EVENTS];
 	uint32_t depth;
+	uint32_t marked_open;		/* MARKERS: open frames whose END has a slot reserved */
 	struct pmr_frame stack[PMR_MAX_DEPTH];
 	struct {
 		const char *p;
@@ -67,6 +69,7 @@ static pthread_key_t pmr_key;
 static pthread_mutex_t pmr_names_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread struct pmr_tls *pmr_self __attribute__((tls_model("initial-exec")));
 static __thread bool pmr_no_slot __attribute__((tls_model("initial-exec")));
+static bool pmr_markers;	/* MARKERS mode (pmiprof record), else STAT */
 
 static inline void pmr_anomaly(struct pmr_tls *t, enum pmr_anomaly a)
 {
@@ -95,6 +98,11 @@ static inline void pmr_read(struct pmr_tls *t, uint64_t *v)
 		}
 		if (t->pg[i] && !pmr_mmap_read(t->pg[i], pmr_rdpmc, NULL, &v[i]))
 			continue;
+		if (pmr_markers) {
+			/* markers carry only what costs no system call */
+			v[i] = 0;
+			continue;
+		}
 		/* one read() serves every member of the group */
 		if (t->rfd[i] != last_fd) {
 			if (read(t->rfd[i], buf, sizeof(buf)) < (ssize_t)(2 * sizeof(uint64_t)))
@@ -156,7 +164,7 @@ static void pmr_open_counters(struct pmr_tls *t)
 
 	t->nr_ev = pmr->nr_events;
 	for (i = 0; i < t->nr_ev; i++) {
-		int fd = pmr_open_one(&pmr->ev[i], leader);
+		int fd = pmr_open_one(&pmr->ev[i], pmr_markers ? -1 : leader);
 		bool alone = leader < 0;
 		void *pg;
 
@@ -170,7 +178,6 @@ static void pmr_open_counters(struct pmr_tls *t)
 			continue;
 		}
 		t->fd[i] = fd;
-		t->counters = true;
 		if (leader < 0)
 			leader = fd;
 		/* a group member shares the leader's read(); a loner has its own */
@@ -184,12 +191,21 @@ static void pmr_open_counters(struct pmr_tls *t)
 
 			if (p->cap_user_rdpmc && p->index) {
 				t->pg[i] = p;
+				t->counters = true;
 				s->path[i] = PMR_PATH_RDPMC;
 				continue;
 			}
 			munmap(pg, page);
 		}
+		if (pmr_markers) {
+			/* a read() per marker would make regions cost microseconds */
+			close(fd);
+			t->fd[i] = -1;
+			s->path[i] = PMR_PATH_NO_RDPMC;
+			continue;
+		}
 		s->path[i] = PMR_PATH_READ;
+		t->counters = true;
 		t->need_read = true;
 	}
 }
@@ -289,9 +305,12 @@ static struct pmr_tls *pmr_thread_setup(void)
 		pmr_open_counters(t);
 	pthread_setspecific(pmr_key, t);
 	pmr_self = t;
-	pmr_calibrate();
+	if (!pmr_markers)
+		pmr_calibrate();
 	return t;
 }
+
+static void pmr_marker(struct pmr_tls *t, unsigned int kind, uint32_t id, uint32_t depth);
 
 void pmiprof_region_begin(const char *name)
 {
@@ -315,8 +334,28 @@ void pmiprof_region_begin(const char *name)
 	f = &t->stack[d];
 	f->id = id;
 	f->orphan = 0;
+	f->marked = 0;
 	if (unlikely(id == PMR_NO_ID)) {
 		pmr_anomaly(t, PMR_AN_TOO_MANY_NAMES);
+		return;
+	}
+	if (pmr_markers) {
+		struct pmr_thread *sl = t->slot;
+
+		/*
+		 * A BEGIN goes in only with room left for the ENDs of every marked
+		 * open region and its own: an END is then never dropped, so a full
+		 * ring loses whole regions (BEGIN and END, counted as 2) and never
+		 * leaves one open in the trace that the thread closed.
+		 */
+		if (unlikely(sl->head - __atomic_load_n(&sl->tail, __ATOMIC_ACQUIRE) +
+			     t->marked_open + 2 > PMR_RING_RECS)) {
+			__atomic_store_n(&sl->lost, sl->lost + 1, __ATOMIC_RELAXED);
+			return;
+		}
+		f->marked = 1;
+		t->marked_open++;
+		pmr_marker(t, PMR_REC_BEGIN, id, d);
 		return;
 	}
 	/* the reads last, so the bookkeeping above is not measured */
@@ -340,6 +379,30 @@ static inline void pmr_push(struct pmr_thread *s, const struct pmr_rec *r, unsig
 	__atomic_store_n(&s->head, head + 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * MARKERS mode: one BEGIN or END record, stamped with the trace clock
+ * (CLOCK_MONOTONIC, as perf_event_attr.clockid of the recording) and the
+ * rdpmc values; the recorder merges them with the samples by time.
+ */
+static void pmr_marker(struct pmr_tls *t, unsigned int kind, uint32_t id, uint32_t depth)
+{
+	struct pmr_rec r;
+	unsigned int i, missing = 0;
+
+	r.region = id;
+	r.depth = (uint16_t)depth;
+	if (t->counters) {
+		for (i = 0; i < t->nr_ev; i++) {
+			r.val[i] = 0;
+			if (t->pg[i] && pmr_mmap_read(t->pg[i], pmr_rdpmc, NULL, &r.val[i]))
+				missing |= 1u << i;
+		}
+	}
+	r.kind = (uint16_t)(kind | missing << 8);
+	r.wall_ns = pmr_wall();
+	pmr_push(t->slot, &r, t->counters ? t->nr_ev : 0);
+}
+
 void pmiprof_region_end(const char *name)
 {
 	uint64_t wall, v[PMR_MAX_EVENTS];
@@ -356,7 +419,7 @@ void pmiprof_region_end(const char *name)
 	if (unlikely(!t) && !(t = pmr_thread_setup()))
 		return;
 	/* the reads first, so the bookkeeping below is not measured */
-	if (t->counters && t->depth && (pmr->read_mode != PMR_READ_OUTER || t->depth == 1)) {
+	if (!pmr_markers && t->counters && t->depth && (pmr->read_mode != PMR_READ_OUTER || t->depth == 1)) {
 		pmr_read(t, v);
 		counted = true;
 	}
@@ -382,6 +445,10 @@ void pmiprof_region_end(const char *name)
 			return;
 		}
 		pmr_anomaly(t, PMR_AN_MISMATCHED);
+		/* the inner ones end unmarked: their reserved END slots are free again */
+		for (i = d + 1; i < t->depth && i < PMR_MAX_DEPTH; i++)
+			if (t->stack[i].marked)
+				t->marked_open--;
 		f = &t->stack[d];
 		if (pmr->read_mode == PMR_READ_OUTER && d != 0)
 			counted = false;
@@ -390,6 +457,16 @@ void pmiprof_region_end(const char *name)
 	__atomic_store_n(&t->slot->depth, d, __ATOMIC_RELAXED);
 	if (f->orphan || id == PMR_NO_ID)
 		return;
+	if (pmr_markers) {
+		if (!f->marked) {
+			/* its BEGIN found the ring full: the END goes with it */
+			__atomic_store_n(&t->slot->lost, t->slot->lost + 1, __ATOMIC_RELAXED);
+			return;
+		}
+		t->marked_open--;
+		pmr_marker(t, PMR_REC_END, id, d);
+		return;
+	}
 	r.region = id;
 	r.kind = counted ? PMR_REC_CALL : PMR_REC_CALL_WALL;
 	r.depth = (uint16_t)d;
@@ -437,6 +514,7 @@ static void pmr_after_fork_child(void)
 	}
 	for (d = 0; d < t->depth && d < PMR_MAX_DEPTH; d++)
 		t->stack[d].orphan = 1;
+	t->marked_open = 0;	/* a new slot: the parent's ENDs are not this ring's */
 	if (t->depth)
 		pmr_anomaly(t, PMR_AN_FORK_IN_REGION);
 	if (pmr->read_mode != PMR_READ_CLOCK)
@@ -461,12 +539,13 @@ __attribute__((constructor)) static void pmr_init(void)
 	if (m == MAP_FAILED)
 		return;
 	if (m->magic != PMR_MAGIC || m->version != PMR_VERSION || m->size != PMR_SHM_SIZE ||
-	    m->mode != PMR_MODE_STAT || m->nr_events > PMR_MAX_EVENTS || m->nr_names < 1 ||
+	    (m->mode != PMR_MODE_STAT && m->mode != PMR_MODE_MARKERS) || m->nr_events > PMR_MAX_EVENTS || m->nr_names < 1 ||
 	    pthread_key_create(&pmr_key, pmr_thread_exit) ||
 	    pthread_atfork(NULL, NULL, pmr_after_fork_child)) {
 		munmap(m, PMR_SHM_SIZE);
 		return;
 	}
 	pmr = m;
+	pmr_markers = m->mode == PMR_MODE_MARKERS;
 	pmiprof_region_active = 1;
 }

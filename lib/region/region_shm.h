@@ -18,8 +18,10 @@
  * waits for pmiprof, which may have been killed.
  *
  * Mode STAT writes one CALL record per completed region with the counter
- * deltas; mode MARKERS (reserved for record) will write BEGIN and END
- * records with a timestamp and the raw counter values.
+ * deltas; mode MARKERS (pmiprof record) writes a BEGIN and an END record per
+ * region with a CLOCK_MONOTONIC timestamp (the trace clock) and the raw
+ * values of the counters that user space reads without a system call
+ * (rdpmc); the others are not opened.
  */
 #ifndef PMIPROF_REGION_SHM_H
 #define PMIPROF_REGION_SHM_H
@@ -39,7 +41,7 @@
 
 enum pmr_mode {
 	PMR_MODE_STAT = 1,		/* CALL records with deltas */
-	PMR_MODE_MARKERS = 2,		/* BEGIN/END records (record, not yet) */
+	PMR_MODE_MARKERS = 2,		/* BEGIN/END records (pmiprof record) */
 };
 
 /* How the library reads counters (header.read_mode, set by pmiprof). */
@@ -55,11 +57,12 @@ enum pmr_path {
 	PMR_PATH_RDPMC = 1,		/* user-space rdpmc through the mmap page */
 	PMR_PATH_READ = 2,		/* read() of the group leader (a syscall) */
 	PMR_PATH_FAILED = 3,		/* perf_event_open failed: errno in err[] */
+	PMR_PATH_NO_RDPMC = 4,		/* MARKERS: no rdpmc for it, so not read at all */
 };
 
 enum pmr_rec_kind {
 	PMR_REC_CALL = 1,
-	PMR_REC_BEGIN = 2,		/* reserved for MARKERS mode */
+	PMR_REC_BEGIN = 2,		/* MARKERS mode */
 	PMR_REC_END = 3,
 	PMR_REC_CALL_WALL = 4,		/* a CALL measured by the clock only (read mode OUTER) */
 };
@@ -94,8 +97,13 @@ struct pmr_name {
 /*
  * One record: 16 bytes + 8 per event.  val[] holds the deltas (CALL) or
  * raw values (BEGIN/END) of the header's events in order; wall_ns is the
- * CLOCK_MONOTONIC delta (CALL) or timestamp (BEGIN/END).
+ * CLOCK_MONOTONIC delta (CALL) or timestamp (BEGIN/END).  BEGIN/END: bits
+ * 8..15 of kind flag events whose rdpmc read failed this time (counter not
+ * scheduled): their val[] is 0 and means nothing; depth is the regions
+ * open before the BEGIN / after the END.
  */
+#define PMR_REC_KIND(k)		((k) & 0xffu)
+#define PMR_REC_MISSING(k)	((unsigned int)(k) >> 8)
 struct pmr_rec {
 	uint32_t region;		/* index into names[] */
 	uint16_t kind;			/* pmr_rec_kind */
