@@ -548,9 +548,16 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 	memset(&fin, 0, sizeof(fin));
 	fin.time = pm_now_ns();
 	if (l.regions && !l.write_failed) {
+		uint64_t written, dropped;
+		uint32_t regions;
+
 		ret = record_regions_finish(l.regions, l.w, fin.time);
 		if (ret)
 			write_error(&l, ret);
+		/* A workload that never used regions: no region column in its reports. */
+		record_regions_counts(l.regions, &written, &dropped, &regions);
+		if (!ret && !written && !dropped && !regions)
+			trace_writer_set_flags(l.w, l.s.hdr.flags & ~PMIPROF_TRACE_F_REGIONS);
 	}
 	fin.samples = l.s.stats.samples;
 	fin.lost = l.s.stats.lost;	/* samples; throttling is not a sample count */

@@ -9,6 +9,9 @@
  * on a full disk with a small chunk saying why it ends there.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +66,8 @@ struct trace_writer {
 	int fd;
 	int err;			/* sticky -errno */
 	int first_err;			/* kept across trace_writer_recover() for close() */
+	bool set_flags;			/* trace_writer_set_flags() called */
+	uint32_t flags;			/* its value, written into the prologue at close */
 	int level;			/* zlib level; 0 = store */
 	uint32_t nr_events;
 	uint32_t chunk_size;
@@ -667,6 +672,33 @@ int trace_writer_recover(struct trace_writer *w)
 	return w->first_err;
 }
 
+/*
+ * The prologue's flags are outside the header checksum, so a flag that is
+ * only known at the end (were region markers recorded?) can be corrected in
+ * place.  Pipes keep what was written at the start.
+ */
+static int rewrite_flags(struct trace_writer *w)
+{
+	uint32_t v = w->flags;		/* host order, as the prologue was written */
+	struct stat st;
+
+	if (fstat(w->fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (pwrite(w->fd, &v, sizeof(v), offsetof(struct pmiprof_file_prologue, flags)) !=
+	    (ssize_t)sizeof(v))
+		return -errno ? -errno : -EIO;
+	return 0;
+}
+
+int trace_writer_set_flags(struct trace_writer *w, uint32_t flags)
+{
+	if (!w)
+		return -EINVAL;
+	w->set_flags = true;
+	w->flags = flags;
+	return 0;
+}
+
 int trace_writer_close(struct trace_writer *w)
 {
 	int err;
@@ -676,6 +708,8 @@ int trace_writer_close(struct trace_writer *w)
 	err = trace_writer_flush(w);
 	if (w->first_err)
 		err = w->first_err;
+	if (!err && w->set_flags)
+		err = rewrite_flags(w);
 	if (close(w->fd) && !err)
 		err = -errno;
 	free_writer(w);

@@ -711,11 +711,20 @@ int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uin
 		cid = NO_CHAIN;
 		chain = &no_chain;
 	}
-	if (c->leaf_fixup && !kmode && c->mode == PMIPROF_CALL_GRAPH_FP &&
-	    (c->cg_flags & PMIPROF_CALL_GRAPH_F_LEAF_WORDS) && us && us->size && us->data) {
+	/*
+	 * The fp leaf fix-up.  A kernel-mode sample's user part starts with the
+	 * exact user ip at kernel entry, whose caller the fp walk misses the
+	 * same way when that code set up no frame: its USTACK holds the user
+	 * registers and words at entry, so the fix-up goes after that frame.
+	 */
+	if (c->leaf_fixup && c->mode == PMIPROF_CALL_GRAPH_FP &&
+	    (c->cg_flags & PMIPROF_CALL_GRAPH_F_LEAF_WORDS) && us && us->size && us->data &&
+	    (!kmode || (r && r->nr > r->nr_kernel))) {
 		struct unwinder *u = unwinder_of(c);
-		uint64_t first = r && r->nr > r->nr_kernel ? c->ips[r->off + r->nr_kernel] : 0;
-		uint64_t ra = u ? unwind_leaf_caller(u, smp->pid, smp->ip, us, first) : 0;
+		uint32_t k = r ? r->nr_kernel + (kmode ? 1 : 0) : 0;
+		uint64_t uip = kmode ? c->ips[r->off + r->nr_kernel] : smp->ip;
+		uint64_t first = r && r->nr > k ? c->ips[r->off + k] : 0;
+		uint64_t ra = u ? unwind_leaf_caller(u, smp->pid, uip, us, first) : 0;
 
 		if (ra) {
 			int got = frames_of(c, smp->pid, ra, true, CS_F_FIXUP, c->fixbuf, MAX_INLINE,
@@ -733,7 +742,31 @@ int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uin
 	if (v != HM_EMPTY) {
 		id = v;
 	} else {
-		id = final_stack(c, leaf, nleaf, c->fixbuf, nfix, chain->frames, chain->nr,
+		const struct cs_frame *head = leaf, *tail = chain->frames;
+		uint32_t nhead = nleaf, ntail = chain->nr;
+
+		if (kmode && nfix) {
+			/* leaf, the kernel frames and the user ip, then the fix-up */
+			uint32_t p = 0;
+
+			while (p < ntail && (tail[p].flags & CS_F_KERNEL))
+				p++;
+			if (p < ntail) {
+				uint64_t a = tail[p].addr;
+
+				while (p < ntail && tail[p].addr == a && !(tail[p].flags & CS_F_KERNEL))
+					p++;
+			}
+			if (nleaf + p > MAX_OUT)
+				p = MAX_OUT - nleaf;
+			memcpy(c->dwbuf, leaf, nleaf * sizeof(*leaf));
+			memcpy(c->dwbuf + nleaf, tail, p * sizeof(*tail));
+			head = c->dwbuf;
+			nhead = nleaf + p;
+			tail += p;
+			ntail -= p;
+		}
+		id = final_stack(c, head, nhead, c->fixbuf, nfix, tail, ntail,
 				 cid == NO_CHAIN ? 0 : c->chains.rooted[cid], false);
 		if (id >= 0 && hm_put(&c->final, (uint64_t)cid << 32 | leaf_key, fix_key,
 				      (uint32_t)id))

@@ -500,6 +500,12 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 int trace_write_ustack(struct trace_writer *w, const struct trace_ustack *u);
 int trace_write_finish(struct trace_writer *w, const struct trace_finish *f);
 /*
+ * Header flags known only at the end (PMIPROF_TRACE_F_REGIONS: were markers
+ * recorded?): rewritten in the prologue at close when the output is a
+ * regular file.
+ */
+int trace_writer_set_flags(struct trace_writer *w, uint32_t flags);
+/*
  * 1.4: code regions.  -EINVAL for a REGION with an unknown kind or evmask
  * bits at or above the header's nr_events, an anomaly of unknown kind;
  * -ENAMETOOLONG for a name over PMIPROF_MAX_STRING.
