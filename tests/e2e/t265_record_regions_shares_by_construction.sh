@@ -50,4 +50,11 @@ grep -Eq '^# code regions open at the end: 1 \(tid [0-9]+: left-open\)' "$TMPD/n
 "$PMIPROF" report -i tests/fixtures/v13-stacks.pmiprof --by region >/dev/null 2>"$TMPD/old"; rc=$?
 [ $rc -eq 1 ] && grep -q 'has no code-region markers (trace format 1.3)' "$TMPD/old" &&
 	ok "--by region on a trace without markers: clear error" || not_ok "old trace" "rc=$rc" "$(cat "$TMPD/old")"
+# a workload that never uses regions: no regions flag, no region column
+"$PMIPROF" record -q -o "$TMPD/plain.data" -- "$WORKLOADS/shares" >/dev/null 2>&1
+"$PMIPROF" dump -i "$TMPD/plain.data" 2>/dev/null | grep -m1 '^flags:' >"$TMPD/pflags"
+"$PMIPROF" report -i "$TMPD/plain.data" --windows --format csv 2>/dev/null | head -1 >"$TMPD/phead"
+! grep -q regions "$TMPD/pflags" && ! grep -q ',region,' "$TMPD/phead" &&
+	ok "no regions used: header flag cleared at close, no region column" ||
+	not_ok "no regions used" "$(cat "$TMPD/pflags" "$TMPD/phead")"
 done_testing
