@@ -125,7 +125,8 @@ static long pmiprof_ioctl_get_stats(void __user *uarg)
 
 	if (ret)
 		return ret;
-	ret = pmiprof_session_get_stats(u64_to_user_ptr(req.buf), &req.nr_cpus);
+	ret = pmiprof_session_get_stats(u64_to_user_ptr(req.buf), u64_to_user_ptr(req.stack_buf),
+					&req.nr_cpus);
 	if (ret)
 		return ret;
 	return put_user(req.nr_cpus, &((struct pmiprof_stats_req __user *)uarg)->nr_cpus);

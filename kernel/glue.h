@@ -30,6 +30,9 @@ void pmiprof_nmi_unregister(void);
 void pmiprof_guest_detect_get(void);	/* START: look up KVM's running-vCPU hook */
 void pmiprof_guest_detect_put(void);	/* STOP */
 
+/* stack_native.c: user memory and the kernel unwinder for call stacks (1.2). */
+extern const struct pmu_stack_ops pmiprof_stack_native_ops;
+
 /* timer_mode.c: per-CPU hard-irq hrtimer sampling. */
 void pmiprof_timer_init(void);
 void pmiprof_timer_start_cpu(struct pmu_cpu *pc, u64 interval_ns);
@@ -52,7 +55,8 @@ void pmiprof_session_suspend(void);	/* PM notifier: stop every CPU, remember */
 void pmiprof_session_resume(void);	/* PM notifier: restart what suspend stopped */
 void pmiprof_session_shutdown(void);	/* reboot notifier: stop for good */
 void pmiprof_session_get_info(struct pmiprof_info *info);
-int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus);
+int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf,
+			      struct pmiprof_stack_stats __user *sbuf, u32 *nr_cpus);
 
 /* hotplug.c */
 int pmiprof_hotplug_init(void);

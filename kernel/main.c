@@ -93,6 +93,7 @@ static int pmiprof_setup_native(struct pmu_hw *hw)
 
 static int pmiprof_setup_pmu(struct pmu_hw *hw)
 {
+	hw->stack_ops = &pmiprof_stack_native_ops;	/* call stacks on every PMU (1.2) */
 	if (!strcmp(pmu, "none")) {
 		strscpy(hw->name, "none", sizeof(hw->name));
 		hw->caps = PMIPROF_CAP_TIMER;

@@ -116,6 +116,9 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 			return cfg_fail(hw, -EINVAL, "trigger events need PMI mode");
 		break;
 	}
+	err = pmu_stack_configure(hw, cfg);
+	if (err)
+		return cfg_fail(hw, err, "invalid call-stack settings (stack_mode/max/dump)");
 
 	hw->mode = cfg->mode;
 	hw->nr_events = cfg->nr_events;
@@ -375,7 +378,8 @@ static void emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 status, u32 
 	rec.nr = nr;
 	for (k = 0; k < nr; k++)
 		rec.counts[k] = counts[k];
-	if (pmiprof_emit(pc, &rec))
+	/* 1.2: with call stacks the record is variable-length (stack.c). */
+	if (hw->stack_mode ? pmu_stack_emit(pc, ctx, &rec) : pmiprof_emit(pc, &rec))
 		pc->stats.lost++;
 	else
 		pc->stats.samples++;

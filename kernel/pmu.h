@@ -119,6 +119,7 @@ static inline void pmu_udelay(unsigned long us)
 
 struct pmu_cpu;
 struct pmu_hw;
+struct pmi_ctx;
 
 /*
  * MSR, APIC and CPUID indirection.  The native ops (real RDMSR/WRMSR,
@@ -211,6 +212,13 @@ struct pmu_hw {
 	u32 gp_avoid;			/* GP counters never used (PMC3 under TSX_FORCE_ABORT) */
 	u32 uarch;			/* PMU_UARCH_*: which model-specific encodings apply */
 	bool bigcore_events;		/* configured events exist only on big (Core) cores */
+
+	/* 1.2 call stacks (stack.c): pmu_configure() results and the user-memory hooks */
+	u32 stack_mode;			/* PMIPROF_STACK_*; NONE: fixed-size records */
+	u32 stack_max;			/* frames per record, kernel + user */
+	u32 stack_dump;			/* DWARF: user stack bytes per record */
+	u32 stack_rec_max;		/* largest record the session can write */
+	const struct pmu_stack_ops *stack_ops;	/* glue (stack_native.c) or a test double */
 };
 
 /* Intel model-specific event classes (pmu_whitelist.c); architectural events need none. */
@@ -249,6 +257,7 @@ struct pmu_cpu {
 	 */
 	bool started;
 	u64 stretch;			/* throttle: period multiplier, carried across slices */
+	struct pmiprof_stack_stats stack_stats;	/* 1.2: zeroed at START with stats */
 };
 
 /*
@@ -274,6 +283,7 @@ struct pmi_ctx {
 	bool user;
 	bool kernel_ip_ok;
 	bool guest;		/* the PMI came from guest mode (KVM): no ip, flagged GUEST */
+	const void *regs;	/* 1.2: the interrupted struct pt_regs (NULL: none), for stacks */
 };
 
 struct pmu_driver {
@@ -396,5 +406,69 @@ bool pmu_intel_fixed_only(const struct pmiprof_event *ev);
  */
 int pmu_emul_setup(struct pmu_hw *hw, u32 vendor);
 void pmu_emul_teardown(struct pmu_hw *hw);
+
+/*
+ * 1.2: call stacks (stack.c, docs/kernel-pmu-core.md "Call stacks").
+ * Records become variable-length: the sink reserves the largest record the
+ * session can write, the core writes the stack part in place and commits
+ * what it used.  The glue implements the sink on the ring (ring.c); the
+ * tests on an in-memory ring.  NMI-safe.
+ */
+struct pmu_out {
+	void *ring;		/* sink-private */
+	u64 head;		/* stream position of the record */
+	u64 tail;		/* consumer position seen at begin */
+	u32 max;		/* bytes reserved */
+};
+
+/* 0, or -ENOSPC: no room for @max bytes (counted by the sink). */
+int pmiprof_out_begin(struct pmu_cpu *pc, u32 max, struct pmu_out *o);
+/* Pointer to byte @off of the reserved record and the bytes contiguous from there. */
+u8 *pmiprof_out_ptr(struct pmu_out *o, u32 off, u32 *contig);
+/* Publish @len bytes (0: nothing) and end the record begun. */
+void pmiprof_out_commit(struct pmu_out *o, u32 len, u64 now_ns);
+
+/* perf's x86-64 user register numbering (PERF_REG_X86_*), as the trace stores it */
+#define PMU_UREG_BP		6
+#define PMU_UREG_SP		7
+#define PMU_UREG_IP		8
+#define PMU_UREG_MAX		24
+
+/*
+ * Per-PMI bound of the user-memory walk (docs/kernel-pmu-core.md): at most
+ * PMU_STACK_MAX_READS reads, and no new read once PMU_STACK_BUDGET_NS have
+ * passed since the walk began (tested every PMU_STACK_CLOCK_EVERY reads).
+ */
+#define PMU_STACK_MAX_READS	128
+#define PMU_STACK_BUDGET_NS	20000ull
+#define PMU_STACK_CLOCK_EVERY	8
+
+/*
+ * How the core reaches user memory and the kernel stack.  Kernel:
+ * stack_native.c (copy_from_user_nmi, task_pt_regs, the ORC unwinder);
+ * tests: a fake address space.  All three run in NMI or hard-irq context.
+ */
+struct pmu_stack_ops {
+	/*
+	 * The interrupted task's user registers (perf order): out[i] for each
+	 * bit i of @mask, in increasing i.  false: no user context (a kernel
+	 * thread, or an NMI inside the kernel entry before pt_regs is saved).
+	 */
+	bool (*user_regs)(const struct pmi_ctx *ctx, u64 mask, u64 *out);
+	/* Copy @n bytes from user address @src; returns the bytes NOT copied. */
+	unsigned long (*read)(void *dst, u64 src, unsigned long n);
+	/*
+	 * Kernel return addresses of the interrupted kernel context, leaf
+	 * first, the sampled ip excluded; @put is called once per frame, at
+	 * most @max times.  NULL: kernel frames are not recorded.
+	 */
+	u32 (*kernel_stack)(const struct pmi_ctx *ctx, u32 max,
+			    void (*put)(void *arg, u64 ip), void *arg);
+};
+
+/* pmu_configure()'s part for the 1.2 stack fields: 0 or -EINVAL (hw->reason). */
+int pmu_stack_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg);
+/* The record with its stack part: 0 or -ENOSPC (dropped, counted by the sink). */
+int pmu_stack_emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, struct pmiprof_sample_rec *rec);
 
 #endif /* PMIPROF_PMU_H */

@@ -41,6 +41,11 @@ int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
 		goto out;
 	}
 	ret = pmu_configure(hw, cfg);
+	/* A stack record may take at most a quarter of a ring (1.2). */
+	if (!ret && hw->stack_rec_max > pmiprof_ring_data_bytes() / 4) {
+		hw->reason = "stack records do not fit the ring (raise ring_kb)";
+		ret = -ENOSPC;
+	}
 	if (ret) {
 		hw->configured = false;
 		pr_info("pmiprof: CONFIGURE rejected (%d): %s\n", ret,
@@ -179,11 +184,14 @@ int pmiprof_session_start(void)
 		ret = -EINVAL;	/* CONFIGURE first */
 		goto out;
 	}
-	pmiprof_ring_reset_all();
+	pmiprof_ring_reset_all(pmiprof_hw.stack_mode != PMIPROF_STACK_NONE);
 	/* Stats are per session, also for CPUs that come online later. */
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, 0,
 		       sizeof(struct pmiprof_cpu_stats));
+		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stack_stats, 0,
+		       sizeof(struct pmiprof_stack_stats));
+	}
 	ret = session_start_cpus();
 out:
 	mutex_unlock(&session_lock);
@@ -324,7 +332,7 @@ void pmiprof_session_get_info(struct pmiprof_info *info)
 	info->size = sizeof(*info);
 	info->abi_major = PMIPROF_ABI_MAJOR;
 	info->abi_minor = PMIPROF_ABI_MINOR;
-	info->caps |= PMIPROF_CAP_TIMER;
+	info->caps |= PMIPROF_CAP_TIMER | PMIPROF_CAP_STACKS;
 	if (hw->emulated)
 		info->flags |= PMIPROF_INFO_F_EMULATED;
 	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
@@ -335,7 +343,8 @@ void pmiprof_session_get_info(struct pmiprof_info *info)
 	info->record_size = sizeof(struct pmiprof_sample_rec);
 }
 
-int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus)
+int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf,
+			      struct pmiprof_stack_stats __user *sbuf, u32 *nr_cpus)
 {
 	u32 n = min_t(u32, *nr_cpus, nr_cpu_ids);
 	unsigned int cpu;
@@ -351,6 +360,17 @@ int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus
 			memset(s.reserved, 0, sizeof(s.reserved));
 		}
 		if (copy_to_user(&buf[cpu], &s, sizeof(s)))
+			return -EFAULT;
+	}
+	/* 1.2: the stack walk's cost, when asked for */
+	for (cpu = 0; sbuf && cpu < n; cpu++) {
+		struct pmiprof_stack_stats ss;
+
+		memset(&ss, 0, sizeof(ss));
+		if (cpu_possible(cpu))
+			memcpy(&ss, &per_cpu_ptr(&pmiprof_pcpu, cpu)->stack_stats,
+			       offsetof(struct pmiprof_stack_stats, reserved));
+		if (copy_to_user(&sbuf[cpu], &ss, sizeof(ss)))
 			return -EFAULT;
 	}
 	*nr_cpus = n;
