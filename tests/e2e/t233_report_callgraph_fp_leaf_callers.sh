@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# record -g on the callgraph workload ("$(dirname "$0")/../workloads/callgraph.c": main ->
+# record -g on the callgraph workload (tests/workloads/callgraph.c: main ->
 # caller_a/caller_b -> leaf_shared 2:1, main -> leaf_heavy, main -> sort_work
 # -> libc qsort -> cmp_u64; the leaves set up no frame).  The leaves' self
 # shares are flat-profile facts; by construction caller_a holds 2/3 of
