@@ -18,7 +18,8 @@ static void abi_struct_sizes_are_frozen(void **state)
 	(void)state;
 	assert_int_equal(sizeof(struct pmiprof_info), 152);
 	assert_int_equal(sizeof(struct pmiprof_event), 16);
-	assert_int_equal(sizeof(struct pmiprof_config), 192);
+	assert_int_equal(sizeof(struct pmiprof_config), 256);
+	assert_int_equal(offsetof(struct pmiprof_config, nr_tasks), 192);
 	assert_int_equal(sizeof(struct pmiprof_cpu_stats), 200);
 	assert_int_equal(sizeof(struct pmiprof_stats_req), 16);
 	assert_int_equal(sizeof(struct pmiprof_consume), 16);
