@@ -14,6 +14,7 @@
 #include "../../kernel/pmi_core.c"
 #include "../../kernel/pmu_amd.c"
 #include "../../kernel/pmu_intel.c"
+#include "../../kernel/pmu_task.c"
 #include "../../kernel/pmu_whitelist.c"
 
 struct pmiprof_sample_rec *kcore_recs;
