@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * emul_icount.h - the pure arithmetic of pmu=emul emul_clock=icount, shared
+ * The pure arithmetic of pmu=emul emul_clock=icount, shared
  * by pmu_emul.c and tests/unit/test_emul_icount.c (no kernel calls).
  *
  * Under QEMU -icount shift=0 the guest TSC is QEMU's virtual clock, which

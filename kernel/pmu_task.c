@@ -3,7 +3,7 @@
  * Per-task counters: saving a task's open window when it is switched out
  * and loading it back when it is switched in (perf's per-task contexts,
  * reduced to what windows need).  Kernel-independent like pmi_core.c, so
- * tests/unit/test_pmu_task.c runs it against the MSR model with a PMI
+ * the unit test test_pmu_task (tests/unit/) runs it against the MSR model with a PMI
  * injected between any two MSR accesses.
  *
  * Why raw counter values are saved: the trigger counter armed at -left
