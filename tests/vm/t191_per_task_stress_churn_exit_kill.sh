@@ -71,9 +71,10 @@ grep -q 'states allocated' "$VM_OUT/dmesg-kill.txt" && ok "kill -9 of the record
 tb=$(awk '/ sample / && !/partial/ { for (i = 1; i <= NF; i++) if ($i ~ /^cpu-clock=/) print substr($i, 11) }' "$VM_OUT/dump-t.txt" | sort -u)
 [ "$tb" = 200000 ] && ok "per-task timer windows are 200000 ns of the task's CPU time" ||
 	not_ok "per-task timer windows are 200000 ns of the task's CPU time" "$(printf '%s\n' "$tb" | head -n 3)"
-grep -q 'unload: per-task states allocated \([0-9]*\), freed \1$' "$VM_OUT/dmesg-kill.txt" &&
-	grep -q 'unload: per-task states allocated \([0-9]*\), freed \1$' "$VM_OUT/dmesg.txt" &&
-	ok "unload: allocated = freed over the module's life" ||
+nu=$(grep -c 'unload: per-task states allocated' "$VM_OUT/dmesg.txt")
+ne=$(grep -c 'unload: per-task states allocated \([0-9]*\), freed \1$' "$VM_OUT/dmesg.txt")
+[ "$nu" = 2 ] && [ "$ne" = 2 ] &&
+	ok "unload: allocated = freed over the module's life (both loads)" ||
 	not_ok "unload: allocated = freed over the module's life" "$(grep 'unload: per-task' "$VM_OUT/dmesg.txt")"
 vm_dmesg_clean "$VM_OUT/dmesg.txt"
 done_testing
