@@ -6,9 +6,12 @@
  *
  *   open     GET_INFO + ABI check, events -> event/umask codes, CONFIGURE,
  *            mmap every CPU's ring, side-band (module_sideband.c), header
- *   enable   START (system-wide: the workload's pre-exec instants and other
- *            processes are recorded too; every record carries pid/tid, and
- *            the report keeps the workload's with --pid)
+ *   enable   START.  Per-task (-- CMD, -p; docs/kernel-module.md "Per-task
+ *            windows"): the module counts only the workload's tasks (its
+ *            threads and, as perf's inherit, their descendants), each with
+ *            its own window, and writes each task's open window as a
+ *            PARTIAL record at its exit or at STOP.  -a: system-wide, every
+ *            record carries pid/tid and report --pid selects.
  *   drain    side-band first (so a process's MMAPs precede its samples),
  *            then each ring: records -> SAMPLE, ring lost counter -> LOST,
  *            CONSUME with the new tail; after STOP, GET_STATS throttles ->
@@ -71,6 +74,7 @@ struct module_state {
 	unsigned int nr_trace_events;
 	int64_t clock_offset;		/* CLOCK_MONOTONIC - local_clock */
 	bool started, stopped, stats_done;
+	bool per_task;			/* CFG_TASK: only the workload's tasks count */
 	struct sideband sb;
 	struct pmiprof_cpu_stats *stats;
 	struct pmiprof_stack_stats *stack_stats;	/* 1.2, with call stacks */
@@ -388,7 +392,25 @@ static int module_build_config(struct record_session *s, struct module_state *m)
 	h->trigger_flags = 0;
 	h->freq_hz = 0;
 	h->backend = PMIPROF_BACKEND_MODULE;
-	h->flags |= PMIPROF_TRACE_F_SYSTEM_WIDE | PMIPROF_TRACE_F_KERNEL_IPS;
+	h->flags |= PMIPROF_TRACE_F_KERNEL_IPS;
+	if (m->per_task) {
+		c->flags |= PMIPROF_CFG_TASK;
+		if (s->child > 0) {
+			c->tasks[c->nr_tasks++] = (uint32_t)s->child;
+		} else {
+			for (i = 0; i < o->nr_pids; i++) {
+				if (c->nr_tasks >= PMIPROF_ABI_MAX_TASKS) {
+					pm_err("pmiprof.ko follows at most %d processes per recording",
+					       PMIPROF_ABI_MAX_TASKS);
+					return -E2BIG;
+				}
+				c->tasks[c->nr_tasks++] = (uint32_t)o->pids[i];
+			}
+		}
+		h->flags |= PMIPROF_TRACE_F_INHERIT;
+	} else {
+		h->flags |= PMIPROF_TRACE_F_SYSTEM_WIDE;
+	}
 	if (emul)
 		h->flags |= PMIPROF_TRACE_F_EMULATED;
 	return 0;
@@ -485,6 +507,13 @@ static int module_open(struct record_session *s)
 		ret = m->fd;
 		goto fail;
 	}
+	/* perf's semantics: -- CMD and -p follow the workload; -a (or nothing) is system-wide. */
+	m->per_task = !o->system_wide && (s->child > 0 || o->nr_pids);
+	if (m->per_task && !(m->info.caps & PMIPROF_CAP_TASK)) {
+		pm_warn("this pmiprof.ko has no per-task mode: recording system-wide "
+			"(report --pid selects the workload); load a newer pmiprof.ko");
+		m->per_task = false;
+	}
 	ret = module_build_config(s, m);
 	if (ret)
 		goto fail;
@@ -544,13 +573,13 @@ static int module_open(struct record_session *s)
 	if (m->timer) {
 		host_note_append(&s->hdr, "module timer mode: windows are time-based "
 				 "(event 0 = window length in ns)");
-		pm_info("pmiprof.ko: system-wide timer sampling every %llu ns "
-			"(time-based windows)%s",
+		pm_info("pmiprof.ko: %s timer sampling every %llu ns "
+			"(time-based windows)%s", m->per_task ? "per-task" : "system-wide",
 			(unsigned long long)m->cfg.timer_ns,
 			(m->info.flags & PMIPROF_INFO_F_EMULATED) ? ", EMULATED PMU" : "");
 	} else {
-		pm_info("pmiprof.ko: system-wide sampling every %llu %s%s",
-			(unsigned long long)s->hdr.period, s->hdr.events[s->hdr.trigger_index].name,
+		pm_info("pmiprof.ko: %s sampling every %llu %s%s",
+			m->per_task ? "per-task" : "system-wide", (unsigned long long)s->hdr.period, s->hdr.events[s->hdr.trigger_index].name,
 			(m->info.flags & PMIPROF_INFO_F_EMULATED) ?
 				module_emulation_text(&m->info) : "");
 	}
@@ -560,7 +589,10 @@ static int module_open(struct record_session *s)
 	else if (m->info.flags & PMIPROF_INFO_F_EMULATED)
 		host_note_append(&s->hdr,
 				 "EMULATED PMU (pmiprof.ko pmu=emul): counts are synthetic");
-	if (!o->system_wide)
+	if (m->per_task)
+		host_note_append(&s->hdr, "module backend per-task: only the workload's tasks "
+				 "count; a task's last window is PARTIAL");
+	else if (!o->system_wide)
 		host_note_append(&s->hdr, "module backend records system-wide; "
 				 "report --pid selects the workload");
 	return 0;
@@ -681,7 +713,12 @@ static int module_drain_ring(struct record_session *s, struct module_state *m,
 		}
 		rec.time_ns += (uint64_t)m->clock_offset;
 		module_rec_to_sample(&rec, m->first_counter, m->nr_trace_events, &ts);
-		if (m->timer) {
+		if (m->timer && m->per_task) {
+			/* The tick follows the task: a window is timer_ns of its CPU time. */
+			ts.counts[0] = rec.flags & PMIPROF_REC_F_PARTIAL ? rec.status :
+									  m->cfg.timer_ns;
+			ts.flags |= PMIPROF_SAMPLE_F_TIME_BASED;
+		} else if (m->timer) {
 			uint64_t prev = m->last_time[r->cpu];
 
 			ts.counts[0] = prev && rec.time_ns > prev ? rec.time_ns - prev :

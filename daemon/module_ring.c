@@ -147,6 +147,8 @@ uint32_t module_rec_flags_to_trace(uint32_t f)
 		t |= PMIPROF_SAMPLE_F_THROTTLED;
 	if (f & PMIPROF_REC_F_GUEST)
 		t |= PMIPROF_SAMPLE_F_GUEST;
+	if (f & PMIPROF_REC_F_PARTIAL)
+		t |= PMIPROF_SAMPLE_F_PARTIAL;
 	return t;
 }
 

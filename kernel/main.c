@@ -186,6 +186,7 @@ static void __exit pmiprof_exit(void)
 	if (pmiprof_uses_nmi())
 		pmiprof_nmi_unregister();	/* waits out running handlers */
 	pmiprof_teardown_pmu(&pmiprof_hw);
+	pmiprof_task_exit();
 }
 
 module_init(pmiprof_init);

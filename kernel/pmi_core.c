@@ -58,7 +58,7 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 	hw->reason = NULL;
 	if (cfg->size != sizeof(*cfg))
 		return cfg_fail(hw, -EINVAL, "config size mismatch");
-	if (cfg->flags & ~PMIPROF_CFG_KERNEL_IPS)
+	if (cfg->flags & ~(PMIPROF_CFG_KERNEL_IPS | PMIPROF_CFG_TASK))
 		return cfg_fail(hw, -EINVAL, "unknown config flags");
 	if (cfg->reserved0)
 		return cfg_fail(hw, -EINVAL, "reserved config fields must be zero");
@@ -278,6 +278,7 @@ void pmu_cpu_reset_state(struct pmu_cpu *pc)
 	pc->last_handled_ns = 0;
 	pc->stale = 0;
 	pc->lvtpc_when = PMU_LVTPC_LATE;
+	WRITE_ONCE(pc->switching, false);
 }
 
 /*
@@ -478,6 +479,13 @@ static void close_window(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt, 
 
 NOKPROBE_SYMBOL(close_window);
 
+void pmu_close_overflow(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt)
+{
+	close_window(pc, ctx, vt, 0);
+}
+
+NOKPROBE_SYMBOL(pmu_close_overflow);
+
 int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struct pmu_gregs *g)
 {
 	struct pmu_hw *hw = pc->hw;
@@ -515,7 +523,9 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 		mine |= ops->rd(pc, g->status) & own;
 	}
 
-	if (wrapped) {
+	if (wrapped && READ_ONCE(pc->switching)) {
+		handled = 1;	/* pmu_task_out() closes it, attributed to the task leaving */
+	} else if (wrapped) {
 		close_window(pc, ctx, vt, mine & hw->own_mask);
 		handled = 1;
 	} else if (mine & tbit) {
@@ -561,7 +571,8 @@ int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 		pc->stats.spurious++;
 		return 0;
 	}
-	close_window(pc, ctx, vt, 0);
+	if (!READ_ONCE(pc->switching))	/* else pmu_task_out() closes it */
+		close_window(pc, ctx, vt, 0);
 	pc->stats.pmis++;
 	account_time(pc, ctx->time_ns);
 	return 1;

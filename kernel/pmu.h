@@ -258,6 +258,12 @@ struct pmu_cpu {
 	bool started;
 	u64 stretch;			/* throttle: period multiplier, carried across slices */
 	struct pmiprof_stack_stats stack_stats;	/* 1.2: zeroed at START with stats */
+	/*
+	 * Per-task mode (pmu_task.c): a task's counters are being saved or
+	 * restored on this CPU.  A PMI arriving meanwhile only acks; the
+	 * switch code closes a wrapped trigger's window itself.
+	 */
+	bool switching;
 };
 
 /*
@@ -298,6 +304,14 @@ struct pmu_driver {
 	int (*handle_pmi)(struct pmu_cpu *pc, const struct pmi_ctx *ctx);
 	/* per-window deltas since the previous call (or start) into out[nr_events] */
 	void (*read_counters)(struct pmu_cpu *pc, u64 *out);
+	/*
+	 * Per-task mode, optional (the emulation): bring the counters up to
+	 * now (delivering due PMIs) before pmu_task_out() freezes them, and
+	 * restart counting after pmu_task_in().  Return the instruction clock
+	 * at that instant when one exists (emul_clock=icount: the TSC), else 0.
+	 */
+	u64 (*task_sync)(struct pmu_cpu *pc);
+	u64 (*task_resume)(struct pmu_cpu *pc);
 };
 
 extern const struct pmu_driver pmu_intel_driver;
@@ -470,5 +484,36 @@ struct pmu_stack_ops {
 int pmu_stack_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg);
 /* The record with its stack part: 0 or -ENOSPC (dropped, counted by the sink). */
 int pmu_stack_emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, struct pmiprof_sample_rec *rec);
+
+/*
+ * pmu_task.c: per-task counters (docs/kernel-module.md, "Per-task
+ * windows").  A task's counters are its own open window: the raw counter
+ * values when it was switched out and the values its window started at
+ * (so events left to the trigger's overflow = -ctr[trigger]).  On the
+ * task's CPU with IRQs off (sched_switch, task exit, the START/STOP IPI):
+ *
+ *   pmu_task_init(hw, t)            fresh window: trigger at -period
+ *   pmu_task_in(pc, t)              load t, unfreeze our counters
+ *   pmu_task_out(pc, t, ctx)        freeze, close a window whose trigger
+ *                                   wrapped (attributed to @ctx), save
+ *   pmu_task_freeze(pc)             freeze with nothing loaded (START)
+ *   pmu_task_partial(hw, t, counts) the open window's counts
+ *
+ * MSR accesses per switch: out 1 + n reads, in n + 1 writes (n events),
+ * without global control registers n more (EVENTSEL enables).
+ */
+struct pmu_task_ctr {
+	u64 ctr[PMU_MAX_EVENTS];	/* counter values at switch-out */
+	u64 prev[PMU_MAX_EVENTS];	/* counter values at the window start */
+	u64 left;			/* events in the current trigger period at its arm */
+};
+
+void pmu_task_init(const struct pmu_hw *hw, struct pmu_task_ctr *t);
+void pmu_task_freeze(struct pmu_cpu *pc);
+void pmu_task_in(struct pmu_cpu *pc, const struct pmu_task_ctr *t);
+void pmu_task_out(struct pmu_cpu *pc, struct pmu_task_ctr *t, const struct pmi_ctx *ctx);
+void pmu_task_partial(const struct pmu_hw *hw, const struct pmu_task_ctr *t, u64 *counts);
+/* pmi_core.c: close the window of a trigger read wrapped (@vt) with counters frozen */
+void pmu_close_overflow(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt);
 
 #endif /* PMIPROF_PMU_H */

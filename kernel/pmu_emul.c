@@ -95,6 +95,7 @@ struct emul_cpu {
 	struct emul_icount_clock clk;
 	u64 deadline_tsc;		/* TSC at which the trigger overflows */
 	u64 skid_sum, skid_min, skid_max, fires, early;
+	bool task_out;			/* per-task mode: no followed task runs here */
 };
 
 static bool emul_icount;
@@ -152,8 +153,8 @@ static void emul_advance(struct emul_cpu *ec, struct pt_regs *regs, bool deliver
 
 	ec->last_ns = now;
 	ec->last_tsc = tsc;
-	if (is_idle_task(current))
-		return;		/* unhalted events do not count in idle */
+	if (is_idle_task(current) || ec->task_out)
+		return;		/* unhalted events do not count in idle, nor for other tasks */
 	if (period && di > EMUL_MAX_STEPS * period) {
 		dc = mul_u64_u64_div_u64(dc, EMUL_MAX_STEPS * period, di);
 		di = EMUL_MAX_STEPS * period;
@@ -255,7 +256,7 @@ static void emul_icount_idle(void *data, unsigned int state, unsigned int cpu)
 		return;
 	local_irq_save(flags);
 	ec = this_cpu_ptr(emul_cpus);
-	if (ec->running) {
+	if (ec->running && !ec->task_out) {	/* task_out: frozen until a task comes in */
 		if (state != (unsigned int)PWR_EVENT_EXIT && !ec->clk.frozen) {
 			emul_icount_advance(ec, NULL, false, rdtsc());
 			ec->clk.frozen = true;
@@ -354,6 +355,7 @@ static int emul_start_cpu(struct pmu_cpu *pc)
 	if (ret)
 		return ret;
 	ec->pc = pc;
+	ec->task_out = false;
 	if (emul_icount) {
 		const struct pmu_hw *hw = pc->hw;
 
@@ -393,6 +395,53 @@ static void emul_stop_cpu(struct pmu_cpu *pc)
 			pc->cpu, ec->fires, ec->skid_min, ec->skid_max,
 			div64_u64(ec->skid_sum, ec->fires), ec->early);
 	emul_inner->stop_cpu(pc);
+}
+
+/*
+ * Per-task mode (task.c), IRQs off, on @pc's CPU: count up to now for the
+ * task leaving, delivering the PMIs that are due (its windows), then count
+ * nothing until emul_task_resume().  The TSC at both instants is the
+ * instruction clock task.c sums per task under icount.
+ */
+static u64 emul_task_sync(struct pmu_cpu *pc)
+{
+	struct emul_cpu *ec;
+	u64 tsc;
+
+	emul_bind(pc);
+	ec = pc->emul;
+	if (!emul_icount) {
+		emul_advance(ec, NULL, true);
+		ec->task_out = true;
+		return 0;
+	}
+	tsc = rdtsc();
+	if (ec->running && !ec->clk.frozen)
+		emul_icount_advance(ec, NULL, true, tsc);
+	ec->clk.last = tsc;
+	ec->clk.frozen = true;
+	ec->task_out = true;
+	hrtimer_try_to_cancel(&ec->timer);
+	return tsc;
+}
+
+static u64 emul_task_resume(struct pmu_cpu *pc)
+{
+	struct emul_cpu *ec;
+	u64 tsc;
+
+	emul_bind(pc);
+	ec = pc->emul;
+	ec->task_out = false;
+	if (!emul_icount) {
+		ec->last_ns = local_clock();
+		ec->last_tsc = rdtsc();
+		return 0;
+	}
+	tsc = rdtsc();
+	emul_icount_thaw(&ec->clk, tsc);
+	emul_icount_arm(ec);
+	return tsc;
 }
 
 static int emul_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
@@ -499,6 +548,8 @@ int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 	emul_driver.stop_cpu = emul_stop_cpu;
 	emul_driver.handle_pmi = emul_handle_pmi;
 	emul_driver.read_counters = emul_read_counters;
+	emul_driver.task_sync = emul_task_sync;
+	emul_driver.task_resume = emul_task_resume;
 
 	hw->ops = &pmu_model_msr_ops;
 	hw->model_probe = &emul_probe_model;

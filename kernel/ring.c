@@ -225,10 +225,23 @@ NOKPROBE_SYMBOL(ring_commit);
 int pmiprof_ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
 {
 	struct pmu_out o;
+	struct pmiprof_ring *r;
 
 	if (ring_begin(cpu, RING_REC_BYTES, &o))
 		return -ENOSPC;
-	ring_core_put(&((struct pmiprof_ring *)o.ring)->core, o.head, rec, RING_REC_BYTES);
+	r = o.ring;
+	ring_core_put(&r->core, o.head, rec, RING_REC_BYTES);
+	/*
+	 * A variable-length ring (call stacks) steps by each record's size:
+	 * records without a stack part (per-task PARTIAL windows, counting
+	 * totals) say they are the base size.
+	 */
+	if (!r->core.rec_size) {
+		u32 sz = RING_REC_BYTES;
+
+		ring_core_put(&r->core, o.head + offsetof(struct pmiprof_sample_rec, size), &sz,
+			      sizeof(sz));
+	}
 	ring_commit(&o, RING_REC_BYTES, rec->time_ns);
 	return 0;
 }

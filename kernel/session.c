@@ -46,6 +46,8 @@ int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
 		hw->reason = "stack records do not fit the ring (raise ring_kb)";
 		ret = -ENOSPC;
 	}
+	if (!ret)
+		ret = pmiprof_task_configure(cfg);
 	if (ret) {
 		hw->configured = false;
 		pr_info("pmiprof: CONFIGURE rejected (%d): %s\n", ret,
@@ -86,6 +88,7 @@ static void session_start_cpu(void *arg)
 	}
 	if (hw->mode == PMIPROF_SAMPLING_TIMER)
 		pmiprof_timer_start_cpu(pc, hw->timer_ns);
+	pmiprof_task_cpu_start(pc);
 	res->err = 0;
 }
 
@@ -119,6 +122,7 @@ static void session_stop_cpu(void *arg)
 
 static void session_stop_cpus(void)
 {
+	pmiprof_task_stop_cpus();	/* saves the running tasks' windows: timers still run */
 	pmiprof_timer_cancel_all();
 	on_each_cpu(session_stop_cpu, NULL, 1);
 }
@@ -192,7 +196,12 @@ int pmiprof_session_start(void)
 		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stack_stats, 0,
 		       sizeof(struct pmiprof_stack_stats));
 	}
-	ret = session_start_cpus();
+	ret = pmiprof_task_start();
+	if (!ret) {
+		ret = session_start_cpus();
+		if (ret)
+			pmiprof_task_stop();
+	}
 out:
 	mutex_unlock(&session_lock);
 	return ret;
@@ -202,6 +211,7 @@ static void session_stop_locked(void)
 {
 	if (suspended) {
 		suspended = false;	/* STOP while asleep: do not restart at resume */
+		pmiprof_task_stop();
 		session_release_pmu();
 		pmiprof_ring_wake_readers();
 		return;
@@ -212,6 +222,7 @@ static void session_stop_locked(void)
 	session_stop_cpus();
 	WRITE_ONCE(running, false);
 	cpus_read_unlock();
+	pmiprof_task_stop();	/* the open windows, before readers see STOP */
 	session_release_pmu();
 	/* Readers blocked in poll() drain what is left and see STOP. */
 	pmiprof_ring_wake_readers();
@@ -261,6 +272,9 @@ void pmiprof_session_cpu_offline(unsigned int cpu)
 
 	if (!READ_ONCE(running))
 		return;
+	local_irq_save(flags);
+	pmiprof_task_cpu_stop();
+	local_irq_restore(flags);
 	/* The pinned timer can only run on this CPU: cancelling cannot wait on it. */
 	pmiprof_timer_cancel_cpu(cpu);
 	local_irq_save(flags);
@@ -332,7 +346,7 @@ void pmiprof_session_get_info(struct pmiprof_info *info)
 	info->size = sizeof(*info);
 	info->abi_major = PMIPROF_ABI_MAJOR;
 	info->abi_minor = PMIPROF_ABI_MINOR;
-	info->caps |= PMIPROF_CAP_TIMER | PMIPROF_CAP_STACKS;
+	info->caps |= PMIPROF_CAP_TIMER | PMIPROF_CAP_STACKS | PMIPROF_CAP_TASK;
 	if (hw->emulated)
 		info->flags |= PMIPROF_INFO_F_EMULATED;
 	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))

@@ -154,6 +154,7 @@ static const struct flag_name sample_flags[] = {
 	{ PMIPROF_SAMPLE_F_FIRST, "first" },
 	{ PMIPROF_SAMPLE_F_THROTTLED, "throttled" },
 	{ PMIPROF_SAMPLE_F_AFTER_LOSS, "after-loss" },
+	{ PMIPROF_SAMPLE_F_PARTIAL, "partial" },
 };
 
 static const struct flag_name finish_flags[] = {

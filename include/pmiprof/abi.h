@@ -47,6 +47,7 @@
 #define PMIPROF_CAP_FIXED		(1ull << 4)	/* fixed counters */
 #define PMIPROF_CAP_READ_COUNTERS	(1ull << 5)	/* counters readable in timer mode */
 #define PMIPROF_CAP_STACKS		(1ull << 6)	/* 1.2: config.stack_mode fp and dwarf */
+#define PMIPROF_CAP_TASK		(1ull << 7)	/* per-task windows: PMIPROF_CFG_TASK */
 
 /* GET_INFO: flags */
 #define PMIPROF_INFO_F_EMULATED		(1u << 0)	/* pmu=emul: in-memory MSR model */
@@ -109,6 +110,9 @@ PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_event) == 16, "pmiprof_event size");
 
 /* Config flags */
 #define PMIPROF_CFG_KERNEL_IPS		(1u << 0)	/* request kernel RIPs (privileged) */
+#define PMIPROF_CFG_TASK		(1u << 1)	/* per-task: count only tasks[], threads, descendants */
+
+#define PMIPROF_ABI_MAX_TASKS		14	/* config.tasks[] */
 
 struct pmiprof_config {
 	__u32 size;			/* sizeof(struct pmiprof_config) */
@@ -130,8 +134,18 @@ struct pmiprof_config {
 	__u32 stack_max;		/* frames per record, kernel + user: 1..PMIPROF_STACK_MAX_FRAMES */
 	__u32 stack_dump;		/* DWARF: user stack bytes, multiple of 8, <= PMIPROF_STACK_MAX_DUMP */
 	__u32 stack_reserved;		/* must be 0 */
+	/*
+	 * 1.2: PMIPROF_CFG_TASK (GET_INFO cap TASK): the processes followed, by
+	 * thread-group id in the init pid namespace; their threads and every
+	 * task they create later are followed too (perf's inherit).  Counters
+	 * count only while a followed task runs; each task has its own open
+	 * window.  Zero without the flag.
+	 */
+	__u32 nr_tasks;			/* 1..PMIPROF_ABI_MAX_TASKS */
+	__u32 reserved1;
+	__u32 tasks[PMIPROF_ABI_MAX_TASKS];
 };
-PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_config) == 208, "pmiprof_config size");
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_config) == 272, "pmiprof_config size");
 
 /* Handler-time histogram buckets: [0] < 128 ns, [i] < 128 << i ns, last = rest */
 #define PMIPROF_HIST_BUCKETS		16
@@ -228,6 +242,15 @@ PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_ring_header) == 64, "ring header siz
 #define PMIPROF_REC_F_THROTTLED		(1u << 6)	/* spans a throttled stretch: > 1 period */
 #define PMIPROF_REC_F_GUEST		(1u << 7)	/* 1.1: PMI in KVM guest mode: ip 0, no USER/KERNEL */
 #define PMIPROF_REC_F_STACK		(1u << 8)	/* 1.2: a struct pmiprof_stack_rec follows */
+/*
+ * CFG_TASK: a task's open window at its exit (written on the CPU it exits
+ * on) or at STOP (on the ring of the CPU it last ran on): counts are the
+ * events since its last window closed, fewer than the period; ip 0, no
+ * USER/KERNEL.  Not a sample: the sum of a task's windows and its PARTIAL
+ * record is everything it counted.  Timer mode: status = the window's
+ * on-CPU nanoseconds so far.
+ */
+#define PMIPROF_REC_F_PARTIAL		(1u << 9)
 
 struct pmiprof_sample_rec {
 	__u64 time_ns;			/* local_clock() */

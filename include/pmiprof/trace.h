@@ -204,6 +204,7 @@ enum {
 #define PMIPROF_SAMPLE_F_THROTTLED	(1u << 6)	/* window stretched by storm throttling */
 #define PMIPROF_SAMPLE_F_AFTER_LOSS	(1u << 7)	/* window spans lost/throttled periods */
 #define PMIPROF_SAMPLE_F_GUEST		(1u << 8)	/* PMI in KVM guest mode: ip 0 */
+#define PMIPROF_SAMPLE_F_PARTIAL	(1u << 9)	/* a task's open window at exit/stop: ip 0 */
 
 /* LOST.cpu of losses that belong to no CPU (e.g. synthesized by the reader) */
 #define PMIPROF_CPU_NONE		0xffffffffu

@@ -14,6 +14,7 @@
 #include "../../kernel/pmi_core.c"
 #include "../../kernel/pmu_amd.c"
 #include "../../kernel/pmu_intel.c"
+#include "../../kernel/pmu_task.c"
 #include "../../kernel/pmu_whitelist.c"
 #include "../../kernel/ring_core.c"
 #include "../../kernel/stack.c"

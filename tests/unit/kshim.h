@@ -40,6 +40,7 @@ typedef int64_t s64;
 /* Single-copy accesses shared with the NMI handler. */
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#define barrier()		__asm__ __volatile__("" ::: "memory")
 
 /* Ring ordering (ring_core.c): the same acquire/release the kernel uses. */
 #define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)

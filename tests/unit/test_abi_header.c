@@ -18,9 +18,10 @@ static void abi_struct_sizes_are_frozen(void **state)
 	(void)state;
 	assert_int_equal(sizeof(struct pmiprof_info), 152);
 	assert_int_equal(sizeof(struct pmiprof_event), 16);
-	/* 1.2 appended the stack fields: the 1.0 prefixes (192, 16) are unchanged */
-	assert_int_equal(sizeof(struct pmiprof_config), 208);
+	/* 1.2 appended the stack fields, then the task list: the 1.0 prefixes (192, 16) are unchanged */
+	assert_int_equal(sizeof(struct pmiprof_config), 272);
 	assert_int_equal(offsetof(struct pmiprof_config, stack_mode), 192);
+	assert_int_equal(offsetof(struct pmiprof_config, nr_tasks), 208);
 	assert_int_equal(sizeof(struct pmiprof_cpu_stats), 200);
 	assert_int_equal(sizeof(struct pmiprof_stats_req), 24);
 	assert_int_equal(offsetof(struct pmiprof_stats_req, stack_buf), 16);
