@@ -31,7 +31,8 @@ for fn in inl_outer inl_mid inl_inner; do
 done
 grep -q 'inl_' "$TMPD/plain.folded" && not_ok "without --inline no inl_* frame" "$(grep inl_ "$TMPD/plain.folded" | head -3)" \
 	|| ok "without --inline no inl_* frame"
-pa=$(through ';main;path_a ' "$TMPD/plain.folded")
+# path_a is the innermost user frame (kernel-mode samples go on into _[k] frames)
+pa=$(through ';main;path_a( |;[^;]*_\\[k\\])' "$TMPD/plain.folded")
 [ "$pa" -gt 0 ] && [ "$pa" -ge "$a" ] && ok "without --inline path_a is the leaf ($pa samples)" \
 	|| not_ok "without --inline path_a leaf" "$pa vs $a"
 
