@@ -480,7 +480,10 @@ void stat_regions_print(struct stat_regions *sr, FILE *f, const char *cmd, bool 
 		for (i = 0; i < sr->nr_ev; i++) {
 			const char *p = sr_path_name(sr->paths[i]);
 
-			if (p)
+			if (p && sr->read_mode == PMR_READ_SAMPLED)
+				fprintf(f, "   %-22s read with %s, at the sampled calls only\n",
+					sr->ev[i].name, p);
+			else if (p)
 				fprintf(f, "   %-22s read with %s\n", sr->ev[i].name, p);
 			else if (sr->paths[i] & (1u << PMR_PATH_FAILED))
 				fprintf(f, "   %-22s <not supported> in the workload's threads (%s)\n",

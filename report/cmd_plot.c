@@ -58,7 +58,7 @@ const char cmd_plot_help[] =
 "    first panel's key.\n"
 "    Given the region table of 'pmiprof stat --regions -o FILE' (csv) as -i,\n"
 "    plot draws per event one candlestick per region instead: whiskers\n"
-"    min..max, box median..p99, a bar at the median, a point at the mode.\n"
+"    min..max, box median..p99, a bar at the median, a point per mode.\n"
 "    The format follows the extension of OUT: .png, .svg or .pdf.\n"
 "\n"
 "    Metrics: ipc, <event>-mpki and branch-miss-pct (see pmiprof report),\n"

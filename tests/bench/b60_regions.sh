@@ -35,7 +35,7 @@ for mode in auto outer sampled sampled:4096 clock clock-vdso; do
 	out=$(env $env "$build/pmiprof" stat --regions --region-read $mode -e task-clock -- "$tmp/pm" $n 2>"$tmp/stat.$mode")
 	path=$(sed -n 's/^   task-clock  *read with \(.*\)$/\1/p' "$tmp/stat.$mode" | head -1)
 	case $mode$env in
-	auto) what="2 x group read() (${path:-?}) + 2 x rdtsc + ring write" ;;
+	auto) what="task-clock: ${path:-?}; 2 x rdtsc + ring write" ;;
 	outer) what="as auto: every region here is outermost" ;;
 	sampled) what="2 x rdtsc + ring write; read() x 2 at 1 call in 256" ;;
 	sampled:4096) what="2 x rdtsc + ring write; read() x 2 at 1 call in 4096" ;;
