@@ -96,10 +96,13 @@ const char cmd_stat_help[] =
 "    --region-read MODE\n"
 "        auto (default): rdpmc where the kernel allows it, else read();\n"
 "        outer: counters at outermost regions only, nested ones get wall-ns;\n"
+"        sampled[:N]: counters at 1 call in N (256), chosen at random, wall-ns\n"
+"        at every call (the event rows then cover the sampled calls);\n"
 "        clock: no counters, wall-ns only (the cheapest).\n"
 "    --format text|csv\n"
 "        Region table layout; csv: region,calls,event,sum,mean,min,median,mode,\n"
-"        p99,max, then '#' lines for anomalies and open regions (the whole-run\n"
+"        p99,max,modes (every peak, ';'-separated), then '#' lines for\n"
+"        anomalies and open regions (the whole-run\n"
 "        counts are then left out).\n"
 "    -o, --output FILE\n"
 "        With --regions: also write the region table in the csv layout to FILE\n"
@@ -479,6 +482,7 @@ int cmd_stat(int argc, char **argv)
 	struct workload wl;
 	sigset_t set, old;
 	unsigned int i, run, runs_done = 0, region_read = PMR_READ_AUTO;
+	uint64_t sample_n;
 	uint64_t repeat = 1, interval_ms = 0;
 	bool want_regions = false, csv = false, stop = false;
 	int c, sfd, status = 0;
@@ -516,9 +520,15 @@ int cmd_stat(int argc, char **argv)
 				region_read = PMR_READ_OUTER;
 			else if (!strcmp(optarg, "clock"))
 				region_read = PMR_READ_CLOCK;
+			else if (!strcmp(optarg, "sampled"))
+				region_read = PMR_READ_SAMPLED | 8u << 8;
+			else if (!strncmp(optarg, "sampled:", 8) &&
+				 !pm_parse_u64(optarg + 8, 1, 1u << 30, &sample_n) &&
+				 !(sample_n & (sample_n - 1)))
+				region_read = PMR_READ_SAMPLED | (unsigned int)__builtin_ctzll(sample_n) << 8;
 			else
-				return pm_usage_error("stat", "--region-read '%s': auto, outer or clock",
-						      optarg);
+				return pm_usage_error("stat", "--region-read '%s': auto, outer, "
+						      "sampled[:N] (N a power of two) or clock", optarg);
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv"))

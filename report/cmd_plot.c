@@ -58,7 +58,7 @@ const char cmd_plot_help[] =
 "    first panel's key.\n"
 "    Given the region table of 'pmiprof stat --regions -o FILE' (csv) as -i,\n"
 "    plot draws per event one candlestick per region instead: whiskers\n"
-"    min..max, box median..p99, a bar at the median, a point at the mode.\n"
+"    min..max, box median..p99, a bar at the median, a point per mode.\n"
 "    The format follows the extension of OUT: .png, .svg or .pdf.\n"
 "\n"
 "    Metrics: ipc, <event>-mpki and branch-miss-pct (see pmiprof report),\n"
@@ -904,10 +904,13 @@ out:
 
 #define STAT_CSV_HEAD	"region,calls,event,sum,mean,min,median,mode,p99,max"
 #define STAT_MAX_ROWS	4096
+#define STAT_MAX_MODES	4
 
 struct stat_row {
 	char region[128], event[64];
 	double calls, v[5];		/* min, median, mode, p99, max */
+	double modes[STAT_MAX_MODES];	/* the 'modes' column (every peak) */
+	unsigned int nr_modes;
 };
 
 static bool is_stat_csv(const char *path)
@@ -949,7 +952,7 @@ static char *csv_field(char *p, char *out, size_t len)
 
 static int read_stat_csv(const char *path, struct stat_row **rows, uint32_t *n)
 {
-	char line[1024], num[64];
+	char line[1024], num[64], mbuf[256];
 	struct stat_row *r;
 	FILE *f = fopen(path, "r");
 	uint32_t lineno = 0;
@@ -988,6 +991,20 @@ static int read_stat_csv(const char *path, struct stat_row **rows, uint32_t *n)
 			fclose(f);
 			return -EINVAL;
 		}
+		/* modes: "a;b;..." (absent in older files: the mode alone) */
+		p = csv_field(p, mbuf, sizeof(mbuf));
+		for (end = mbuf; row->nr_modes < STAT_MAX_MODES && *end;) {
+			char *q = end;
+			double m = strtod(q, &end);
+
+			if (end == q)
+				break;
+			row->modes[row->nr_modes++] = m;
+			if (*end == ';')
+				end++;
+		}
+		if (!row->nr_modes)
+			row->modes[row->nr_modes++] = row->v[2];
 		(*n)++;
 	}
 	fclose(f);
@@ -998,14 +1015,15 @@ static int read_stat_csv(const char *path, struct stat_row **rows, uint32_t *n)
 /*
  * Per-region distributions of a stat csv: a panel per event (at most
  * PLOT_MAX_METRICS), a candlestick per region: whiskers min..max, box
- * median..p99, a bar at the median and a point at the mode; log scale
- * when the values span more than two decades.
+ * median..p99, a bar at the median and a point at every mode (a bimodal
+ * snippet shows two); log scale when the values span more than two decades.
  */
 static int plot_stat_csv(const struct plot_args *a)
 {
 	char dir[] = "/tmp/pmiprof-plot.XXXXXX", data[4200], script[4200];
 	const char *events[PLOT_MAX_METRICS];
 	uint32_t nrows, ne = 0, i, e, nr;
+	unsigned int k;
 	struct stat_row *rows;
 	struct stat st;
 	FILE *f = NULL, *g = NULL;
@@ -1068,8 +1086,15 @@ static int plot_stat_csv(const struct plot_args *a)
 
 			if (strcmp(r->event, events[e]))
 				continue;
-			fprintf(f, "%u %.17g %.17g %.17g %.17g %.17g \"%s (%.0f calls)\"\n", nr++,
+			fprintf(f, "%u %.17g %.17g %.17g %.17g %.17g \"%s (%.0f calls)\"", nr++,
 				r->v[0], r->v[1], r->v[2], r->v[3], r->v[4], r->region, r->calls);
+			for (k = 0; k < STAT_MAX_MODES; k++) {
+				if (k < r->nr_modes)
+					fprintf(f, " %.17g", r->modes[k]);
+				else
+					fprintf(f, " NaN");
+			}
+			fputc('\n', f);
 			lo = !nr || (r->v[0] > 0 && (lo == 0 || r->v[0] < lo)) ? r->v[0] : lo;
 			hi = r->v[4] > hi ? r->v[4] : hi;
 		}
@@ -1083,8 +1108,12 @@ static int plot_stat_csv(const struct plot_args *a)
 		fprintf(g, "plot \"%s\" index %u using 1:3:2:6:5:xtic(7) with candlesticks "
 			"whiskerbars lc rgb \"#1f77b4\" title \"min, median..p99, max\", "
 			"\"\" index %u using 1:3:3:3:3 with candlesticks lt -1 lw 2 notitle, "
-			"\"\" index %u using 1:4 with points pt 7 ps 1.2 lc rgb \"#d62728\" "
-			"title \"mode\"\n", data, e, e, e);
+			"\"\" index %u using 1:8 with points pt 7 ps 1.2 lc rgb \"#d62728\" "
+			"title \"modes\"", data, e, e, e);
+		for (k = 1; k < STAT_MAX_MODES; k++)
+			fprintf(g, ", \"\" index %u using 1:%u with points pt 7 ps 1.2 "
+				"lc rgb \"#d62728\" notitle", e, 8 + k);
+		fputc('\n', g);
 	}
 	fprintf(g, "unset multiplot\n");
 	if (fclose(f) | fclose(g)) {

@@ -23,7 +23,7 @@ grep -q 'keyentry with boxes .* title "heavy", keyentry with boxes .* title "lig
 	ok "SVG written with the region names" || not_ok "svg" "rc=$rc" "$(cat "$TMPD/err")"
 
 "$PMIPROF" stat -q --regions -e task-clock -o "$TMPD/s.csv" -- "$wl" shares 100; rc=$?
-[ $rc -eq 0 ] && head -1 "$TMPD/s.csv" | grep -qx 'region,calls,event,sum,mean,min,median,mode,p99,max' &&
+[ $rc -eq 0 ] && head -1 "$TMPD/s.csv" | grep -qx 'region,calls,event,sum,mean,min,median,mode,p99,max,modes' &&
 	grep -q '^heavy,200,task-clock,' "$TMPD/s.csv" && ok "stat --regions -o FILE writes the csv table" ||
 	not_ok "stat -o" "rc=$rc" "$(cat "$TMPD/s.csv")"
 "$PMIPROF" stat -q -o "$TMPD/x.csv" -- true 2>"$TMPD/err"; rc=$?
