@@ -42,7 +42,7 @@ u64 pmiprof_timer_pause_cpu(void);		/* per-task: stop, return ns left */
 void pmiprof_timer_resume_cpu(u64 left_ns);
 
 /* coexist.c: the reservation against perf and the per-CPU hardware probe. */
-int pmiprof_coexist_reserve(struct pmu_hw *hw);	/* pmu_reserve() + the message */
+int pmiprof_coexist_reserve(struct pmu_hw *hw);	/* pmiprof_pmu_reserve() + the message */
 int pmiprof_coexist_probe_all(struct pmu_hw *hw);	/* load: reserve, probe, release */
 void pmiprof_coexist_report(unsigned int cpu, const struct pmu_probe_res *res, bool load);
 

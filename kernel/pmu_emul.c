@@ -134,7 +134,7 @@ static void emul_deliver(void *arg)
 
 /*
  * Bring the CPU's model up to now.  A late tick (TCG is slow) may cover
- * several periods: pmu_model_run() advances one period at a time so each
+ * several periods: pmiprof_pmu_model_run() advances one period at a time so each
  * overflow gets its own PMI, as the counter would on hardware.  A tick that
  * comes very late (a TCG stall) credits at most EMUL_MAX_STEPS periods, the
  * emulated CPU simply ran slower, so no window is ever merged; its cycles
@@ -160,7 +160,7 @@ static void emul_advance(struct emul_cpu *ec, struct pt_regs *regs, bool deliver
 		di = EMUL_MAX_STEPS * period;
 	}
 	m->user = regs && user_mode(regs);
-	pmu_model_run(m, di, dc, period, EMUL_MAX_STEPS, deliver ? emul_deliver : NULL, &d);
+	pmiprof_pmu_model_run(m, di, dc, period, EMUL_MAX_STEPS, deliver ? emul_deliver : NULL, &d);
 }
 
 static enum hrtimer_restart emul_tick(struct hrtimer *timer)
@@ -201,7 +201,7 @@ static ktime_t emul_icount_deadline(struct emul_cpu *ec)
 	ktime_t now;
 
 	if (!m->pmi_pending)
-		left = emul_icount_events_left(pmu_model_rdmsr(m, ec->trig_msr), m->mask);
+		left = emul_icount_events_left(pmiprof_pmu_model_rdmsr(m, ec->trig_msr), m->mask);
 	ec->deadline_tsc = ec->clk.last + left;
 	tsc = rdtsc();
 	now = ktime_get();
@@ -380,7 +380,7 @@ static int emul_start_cpu(struct pmu_cpu *pc)
 
 /*
  * On @pc's CPU with IRQs off: the pinned tick cannot be running here, so
- * try_to_cancel always succeeds; pmu_emul_teardown() waits for it anyway.
+ * try_to_cancel always succeeds; pmiprof_pmu_emul_teardown() waits for it anyway.
  */
 static void emul_stop_cpu(struct pmu_cpu *pc)
 {
@@ -466,7 +466,7 @@ static void emul_read_counters(struct pmu_cpu *pc, u64 *out)
 	emul_inner->read_counters(pc, out);
 }
 
-int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
+int pmiprof_pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 {
 	struct pmu_model_spec spec;
 	unsigned int cpu;
@@ -491,10 +491,10 @@ int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 		pr_err("pmiprof: emul_clock=%s: expected tick or icount\n", emul_clock);
 		return -EINVAL;
 	}
-	emul_inner = pmu_driver_for_vendor(vendor);
+	emul_inner = pmiprof_pmu_driver_for_vendor(vendor);
 	if (!emul_inner)
 		return -EINVAL;
-	pmu_model_spec_default(&spec, vendor);
+	pmiprof_pmu_model_spec_default(&spec, vendor);
 	if (emul_version) {
 		if (vendor == PMIPROF_VENDOR_INTEL ? emul_version < 2 || emul_version > 4 :
 		    emul_version > 2)
@@ -513,11 +513,11 @@ int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 		emul_cpus = NULL;
 		return -ENOMEM;
 	}
-	pmu_model_init(&emul_probe_model, &spec);
+	pmiprof_pmu_model_init(&emul_probe_model, &spec);
 	for_each_possible_cpu(cpu) {
 		struct emul_cpu *ec = per_cpu_ptr(emul_cpus, cpu);
 
-		pmu_model_init(per_cpu_ptr(emul_models, cpu), &spec);
+		pmiprof_pmu_model_init(per_cpu_ptr(emul_models, cpu), &spec);
 		if (emul_icount)
 			pmiprof_hrtimer_setup(&ec->timer, emul_icount_fire, CLOCK_MONOTONIC,
 					      HRTIMER_MODE_ABS_PINNED_HARD);
@@ -551,14 +551,14 @@ int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 	emul_driver.task_sync = emul_task_sync;
 	emul_driver.task_resume = emul_task_resume;
 
-	hw->ops = &pmu_model_msr_ops;
+	hw->ops = &pmiprof_pmu_model_msr_ops;
 	hw->model_probe = &emul_probe_model;
 	hw->emulated = true;
 	hw->drv = &emul_driver;
 	return 0;
 }
 
-void pmu_emul_teardown(struct pmu_hw *hw)
+void pmiprof_pmu_emul_teardown(struct pmu_hw *hw)
 {
 	unsigned int cpu;
 

@@ -16,13 +16,13 @@
  *
  * The PMI (an NMI) can land anywhere in here.  pc->switching tells the
  * handler to only ack: a trigger that wrapped before the freeze is closed
- * by pmu_task_out() itself, with the leaving task's context.  pc->gctrl
+ * by pmiprof_pmu_task_out() itself, with the leaving task's context.  pc->gctrl
  * loses our enable bits before GLOBAL_CTRL does, so a handler re-enabling
  * on its way out cannot undo the freeze (as in the drivers' stop_cpu()).
  */
 #include "pmu.h"
 
-void pmu_task_init(const struct pmu_hw *hw, struct pmu_task_ctr *t)
+void pmiprof_pmu_task_init(const struct pmu_hw *hw, struct pmu_task_ctr *t)
 {
 	u32 k;
 
@@ -43,7 +43,7 @@ static u32 task_ctrl_msr(const struct pmu_hw *hw)
 }
 
 /* Our counters stop; everything else in the PMU is left as it is. */
-void pmu_task_freeze(struct pmu_cpu *pc)
+void pmiprof_pmu_task_freeze(struct pmu_cpu *pc)
 {
 	struct pmu_hw *hw = pc->hw;
 	u32 k;
@@ -58,7 +58,7 @@ void pmu_task_freeze(struct pmu_cpu *pc)
 			hw->ops->wr(pc, hw->slots[k].ctl_msr, hw->slots[k].ctl & ~PMU_EVTSEL_EN);
 }
 
-NOKPROBE_SYMBOL(pmu_task_freeze);
+NOKPROBE_SYMBOL(pmiprof_pmu_task_freeze);
 
 static void task_unfreeze(struct pmu_cpu *pc)
 {
@@ -75,7 +75,7 @@ static void task_unfreeze(struct pmu_cpu *pc)
 			hw->ops->wr(pc, hw->slots[k].ctl_msr, hw->slots[k].ctl);
 }
 
-void pmu_task_in(struct pmu_cpu *pc, const struct pmu_task_ctr *t)
+void pmiprof_pmu_task_in(struct pmu_cpu *pc, const struct pmu_task_ctr *t)
 {
 	struct pmu_hw *hw = pc->hw;
 	u32 k;
@@ -100,9 +100,9 @@ void pmu_task_in(struct pmu_cpu *pc, const struct pmu_task_ctr *t)
 	WRITE_ONCE(pc->switching, false);
 }
 
-NOKPROBE_SYMBOL(pmu_task_in);
+NOKPROBE_SYMBOL(pmiprof_pmu_task_in);
 
-void pmu_task_out(struct pmu_cpu *pc, struct pmu_task_ctr *t, const struct pmi_ctx *ctx)
+void pmiprof_pmu_task_out(struct pmu_cpu *pc, struct pmu_task_ctr *t, const struct pmi_ctx *ctx)
 {
 	struct pmu_hw *hw = pc->hw;
 	int trig = hw->mode == PMIPROF_SAMPLING_PMI ? hw->trigger : -1;
@@ -110,14 +110,14 @@ void pmu_task_out(struct pmu_cpu *pc, struct pmu_task_ctr *t, const struct pmi_c
 
 	WRITE_ONCE(pc->switching, true);
 	barrier();
-	pmu_task_freeze(pc);
+	pmiprof_pmu_task_freeze(pc);
 	if (trig >= 0) {
 		const struct pmu_slot *ts = &hw->slots[trig];
 		u64 vt = hw->ops->rd(pc, ts->ctr_msr);
 
 		/* Wrapped before the freeze: its PMI is in flight or was only acked. */
 		if (!(vt & ts->top)) {
-			pmu_close_overflow(pc, ctx, vt);
+			pmiprof_pmu_close_overflow(pc, ctx, vt);
 			vt = pc->prev[trig];	/* the re-armed value close wrote */
 		}
 		t->ctr[trig] = vt;
@@ -132,9 +132,9 @@ void pmu_task_out(struct pmu_cpu *pc, struct pmu_task_ctr *t, const struct pmi_c
 	WRITE_ONCE(pc->switching, false);
 }
 
-NOKPROBE_SYMBOL(pmu_task_out);
+NOKPROBE_SYMBOL(pmiprof_pmu_task_out);
 
-void pmu_task_partial(const struct pmu_hw *hw, const struct pmu_task_ctr *t, u64 *counts)
+void pmiprof_pmu_task_partial(const struct pmu_hw *hw, const struct pmu_task_ctr *t, u64 *counts)
 {
 	u32 k;
 

@@ -195,7 +195,7 @@ static int ring_begin(unsigned int cpu, u32 max, struct pmu_out *o)
 		return -ENOSPC;
 	}
 	barrier();
-	if (ring_core_reserve(&r->core, max, &o->head, &tail)) {
+	if (pmiprof_ring_core_reserve(&r->core, max, &o->head, &tail)) {
 		ring_mark(r, o->head, tail, local_clock());
 		barrier();
 		r->nest--;
@@ -212,7 +212,7 @@ static void ring_commit(struct pmu_out *o, u32 len, u64 now)
 	struct pmiprof_ring *r = o->ring;
 
 	if (len) {
-		ring_core_publish(&r->core, o->head + len);
+		pmiprof_ring_core_publish(&r->core, o->head + len);
 		o->head += len;
 	}
 	ring_mark(r, o->head, o->tail, now);
@@ -230,7 +230,7 @@ int pmiprof_ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
 	if (ring_begin(cpu, RING_REC_BYTES, &o))
 		return -ENOSPC;
 	r = o.ring;
-	ring_core_put(&r->core, o.head, rec, RING_REC_BYTES);
+	pmiprof_ring_core_put(&r->core, o.head, rec, RING_REC_BYTES);
 	/*
 	 * A variable-length ring (call stacks) steps by each record's size:
 	 * records without a stack part (per-task PARTIAL windows, counting
@@ -239,8 +239,8 @@ int pmiprof_ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
 	if (!r->core.rec_size) {
 		u32 sz = RING_REC_BYTES;
 
-		ring_core_put(&r->core, o.head + offsetof(struct pmiprof_sample_rec, size), &sz,
-			      sizeof(sz));
+		pmiprof_ring_core_put(&r->core, o.head + offsetof(struct pmiprof_sample_rec, size),
+				      &sz, sizeof(sz));
 	}
 	ring_commit(&o, RING_REC_BYTES, rec->time_ns);
 	return 0;
@@ -265,7 +265,9 @@ NOKPROBE_SYMBOL(pmiprof_out_begin);
 
 u8 *pmiprof_out_ptr(struct pmu_out *o, u32 off, u32 *contig)
 {
-	return ring_core_ptr(&((struct pmiprof_ring *)o->ring)->core, o->head + off, contig);
+	struct pmiprof_ring *r = o->ring;
+
+	return pmiprof_ring_core_ptr(&r->core, o->head + off, contig);
 }
 
 NOKPROBE_SYMBOL(pmiprof_out_ptr);
@@ -287,7 +289,7 @@ int pmiprof_ring_consume(unsigned int cpu, u64 tail)
 	r = rings[cpu];
 	mutex_lock(&ring_consume_lock);
 	/* Clamped to [tail, head] and on a record boundary, else -EINVAL and unchanged. */
-	ret = ring_core_consume(&r->core, tail);
+	ret = pmiprof_ring_core_consume(&r->core, tail);
 	/* Re-arm readiness; a mark the producer set meanwhile may be lost, so re-test fill. */
 	if (!ret) {
 		/* Pairs with the producer's release of head. */

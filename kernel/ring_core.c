@@ -6,12 +6,12 @@
  */
 #include "ring_core.h"
 
-int ring_core_reserve(struct ring_core *r, u32 max, u64 *head, u64 *tail)
+int pmiprof_ring_core_reserve(struct ring_core *r, u32 max, u64 *head, u64 *tail)
 {
 	struct pmiprof_ring_header *hdr = r->hdr;
 
 	*head = hdr->head;	/* only this CPU writes head */
-	/* Pairs with the release in ring_core_consume(): bytes below tail are consumed. */
+	/* Pairs with the release in pmiprof_ring_core_consume(): bytes below tail are consumed. */
 	*tail = smp_load_acquire(&hdr->tail);
 	if (*head + max - *tail > r->size) {
 		WRITE_ONCE(hdr->lost, hdr->lost + 1);
@@ -20,9 +20,9 @@ int ring_core_reserve(struct ring_core *r, u32 max, u64 *head, u64 *tail)
 	return 0;
 }
 
-NOKPROBE_SYMBOL(ring_core_reserve);
+NOKPROBE_SYMBOL(pmiprof_ring_core_reserve);
 
-u8 *ring_core_ptr(struct ring_core *r, u64 pos, u32 *contig)
+u8 *pmiprof_ring_core_ptr(struct ring_core *r, u64 pos, u32 *contig)
 {
 	u32 off = pos & (r->size - 1);
 
@@ -30,9 +30,9 @@ u8 *ring_core_ptr(struct ring_core *r, u64 pos, u32 *contig)
 	return r->data + off;
 }
 
-NOKPROBE_SYMBOL(ring_core_ptr);
+NOKPROBE_SYMBOL(pmiprof_ring_core_ptr);
 
-void ring_core_put(struct ring_core *r, u64 pos, const void *src, u32 len)
+void pmiprof_ring_core_put(struct ring_core *r, u64 pos, const void *src, u32 len)
 {
 	u32 off = pos & (r->size - 1);
 	u32 first = min_t(u32, len, r->size - off);
@@ -42,9 +42,9 @@ void ring_core_put(struct ring_core *r, u64 pos, const void *src, u32 len)
 		memcpy(r->data, (const u8 *)src + first, len - first);
 }
 
-NOKPROBE_SYMBOL(ring_core_put);
+NOKPROBE_SYMBOL(pmiprof_ring_core_put);
 
-void ring_core_get(const struct ring_core *r, u64 pos, void *dst, u32 len)
+void pmiprof_ring_core_get(const struct ring_core *r, u64 pos, void *dst, u32 len)
 {
 	u32 off = pos & (r->size - 1);
 	u32 first = min_t(u32, len, r->size - off);
@@ -54,13 +54,13 @@ void ring_core_get(const struct ring_core *r, u64 pos, void *dst, u32 len)
 		memcpy((u8 *)dst + first, r->data, len - first);
 }
 
-void ring_core_publish(struct ring_core *r, u64 new_head)
+void pmiprof_ring_core_publish(struct ring_core *r, u64 new_head)
 {
 	/* The record is visible before the new head (the consumer acquires head). */
 	smp_store_release(&r->hdr->head, new_head);
 }
 
-NOKPROBE_SYMBOL(ring_core_publish);
+NOKPROBE_SYMBOL(pmiprof_ring_core_publish);
 
 /*
  * Variable-length: walk the sizes the producer wrote from the old tail.
@@ -74,7 +74,8 @@ static bool ring_core_var_boundary(const struct ring_core *r, u64 pos, u64 tail,
 	while (pos < tail) {
 		u32 sz;
 
-		ring_core_get(r, pos + offsetof(struct pmiprof_sample_rec, size), &sz, sizeof(sz));
+		pmiprof_ring_core_get(r, pos + offsetof(struct pmiprof_sample_rec, size), &sz,
+				      sizeof(sz));
 		if (sz < base || sz % 8 || sz > head - pos)
 			return false;
 		pos += sz;
@@ -82,7 +83,7 @@ static bool ring_core_var_boundary(const struct ring_core *r, u64 pos, u64 tail,
 	return pos == tail;
 }
 
-int ring_core_consume(struct ring_core *r, u64 tail)
+int pmiprof_ring_core_consume(struct ring_core *r, u64 tail)
 {
 	struct pmiprof_ring_header *hdr = r->hdr;
 	u64 head, old;

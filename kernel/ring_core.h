@@ -23,20 +23,20 @@ struct ring_core {
  * Room for @max bytes at the head, else hdr->lost++ and -ENOSPC.  *@head is
  * where the record goes; *@tail the consumer position seen (acquire).
  */
-int ring_core_reserve(struct ring_core *r, u32 max, u64 *head, u64 *tail);
+int pmiprof_ring_core_reserve(struct ring_core *r, u32 max, u64 *head, u64 *tail);
 /* Pointer to byte @pos of the stream and how many bytes are contiguous from it. */
-u8 *ring_core_ptr(struct ring_core *r, u64 pos, u32 *contig);
+u8 *pmiprof_ring_core_ptr(struct ring_core *r, u64 pos, u32 *contig);
 /* Copy @len bytes to stream position @pos, wrapping at the end of the area. */
-void ring_core_put(struct ring_core *r, u64 pos, const void *src, u32 len);
-void ring_core_get(const struct ring_core *r, u64 pos, void *dst, u32 len);
+void pmiprof_ring_core_put(struct ring_core *r, u64 pos, const void *src, u32 len);
+void pmiprof_ring_core_get(const struct ring_core *r, u64 pos, void *dst, u32 len);
 /* Make the bytes below @new_head visible to the consumer (release). */
-void ring_core_publish(struct ring_core *r, u64 new_head);
+void pmiprof_ring_core_publish(struct ring_core *r, u64 new_head);
 /*
  * CONSUME: clamp @tail to [tail, head]; it must be a record boundary (a
  * multiple of rec_size, or, variable-length, reached by walking the record
  * sizes from the old tail).  0 and the tail published (release), or
  * -EINVAL with the tail unchanged.
  */
-int ring_core_consume(struct ring_core *r, u64 tail);
+int pmiprof_ring_core_consume(struct ring_core *r, u64 tail);
 
 #endif /* PMIPROF_RING_CORE_H */

@@ -25,7 +25,7 @@ static DEFINE_MUTEX(session_lock);
 static bool running;
 static bool suspended;	/* running, but stopped across system sleep */
 
-/* Validation is pmu_configure()'s alone; only the caller's right is checked here. */
+/* Validation is pmiprof_pmu_configure()'s alone; only the caller's right is checked here. */
 int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
 {
 	struct pmu_hw *hw = &pmiprof_hw;
@@ -40,7 +40,7 @@ int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
 		ret = -EBUSY;
 		goto out;
 	}
-	ret = pmu_configure(hw, cfg);
+	ret = pmiprof_pmu_configure(hw, cfg);
 	/* A stack record may take at most a quarter of a ring (1.2). */
 	if (!ret && hw->stack_rec_max > pmiprof_ring_data_bytes() / 4) {
 		hw->reason = "stack records do not fit the ring (raise ring_kb)";
@@ -72,11 +72,11 @@ static void session_start_cpu(void *arg)
 	struct pmu_probe_res *res = arg;
 	int ret = 0;
 
-	pmu_cpu_reset_state(pc);
+	pmiprof_pmu_cpu_reset_state(pc);
 	if (hw->drv) {
 		/* pmu=emul: the per-CPU model is bound by its start_cpu() */
 		if (!hw->emulated)
-			ret = pmu_probe_cpu(pc, res);
+			ret = pmiprof_pmu_probe_cpu(pc, res);
 		if (!ret)
 			ret = hw->drv->check_free(pc);
 		if (!ret)
@@ -115,7 +115,7 @@ static void session_stop_cpu(void *arg)
 		struct pmi_ctx ctx;
 
 		pmiprof_fill_ctx(pc, NULL, &ctx);
-		pmu_sample_timer(pc, &ctx);
+		pmiprof_pmu_sample_timer(pc, &ctx);
 	}
 	hw->drv->stop_cpu(pc);
 }
@@ -132,7 +132,7 @@ static void session_release_pmu(void)
 {
 	pmiprof_guest_detect_put();
 	if (pmiprof_has_pmu())
-		pmu_release(&pmiprof_hw);
+		pmiprof_pmu_release(&pmiprof_hw);
 }
 
 /*
@@ -338,7 +338,7 @@ void pmiprof_session_get_info(struct pmiprof_info *info)
 
 	memset(info, 0, sizeof(*info));
 	if (pmiprof_has_pmu()) {
-		pmu_fill_info(hw, info);
+		pmiprof_pmu_fill_info(hw, info);
 	} else {
 		info->vendor = PMIPROF_VENDOR_NONE;
 		strscpy(info->pmu_name, "none", sizeof(info->pmu_name));

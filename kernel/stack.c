@@ -26,7 +26,7 @@ static u32 stack_nr_regs(u32 mode)
 	return (u32)hweight64(mask);
 }
 
-int pmu_stack_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
+int pmiprof_pmu_stack_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 {
 	hw->stack_mode = PMIPROF_STACK_NONE;
 	hw->stack_rec_max = 0;
@@ -175,7 +175,8 @@ static void walk_fp(const struct pmu_hw *hw, struct stack_wr *w, u64 fp, u64 sp,
 
 NOKPROBE_SYMBOL(walk_fp);
 
-int pmu_stack_emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, struct pmiprof_sample_rec *rec)
+int pmiprof_pmu_stack_emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx,
+			   struct pmiprof_sample_rec *rec)
 {
 	const struct pmu_hw *hw = pc->hw;
 	struct pmiprof_stack_rec sr;
@@ -254,4 +255,4 @@ int pmu_stack_emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, struct pmiprof
 	return 0;
 }
 
-NOKPROBE_SYMBOL(pmu_stack_emit);
+NOKPROBE_SYMBOL(pmiprof_pmu_stack_emit);

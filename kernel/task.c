@@ -12,7 +12,7 @@
  * finds a stale entry.
  *
  * sched_switch (IRQs off, rq lock held): save the leaving task's window
- * (pmu_task_out), load the arriving one's (pmu_task_in).  Only the CPU a
+ * (pmiprof_pmu_task_out), load the arriving one's (pmiprof_pmu_task_in).  Only the CPU a
  * task runs on touches its state: a task is switched out under its old
  * CPU's rq lock before any other CPU can switch it in, so migration needs
  * nothing more, and a task exiting runs its exit probe on its own CPU.
@@ -176,7 +176,7 @@ static void task_add(struct task_struct *t)
 	st->tid = t->pid;
 	st->cpu = task_cpu(t);
 	if (pmiprof_has_pmu())
-		pmu_task_init(&pmiprof_hw, &st->ctr);
+		pmiprof_pmu_task_init(&pmiprof_hw, &st->ctr);
 	st->timer_left_ns = pmiprof_hw.timer_ns;
 	raw_spin_lock_irqsave(&task_hash_lock, flags);
 	if (task_lookup(t)) {
@@ -204,7 +204,7 @@ static void task_out(struct task_cpu *tc)
 		if (clk && st->clock_in)
 			tc->icount += clk - st->clock_in;
 		pmiprof_fill_ctx(pc, NULL, &ctx);
-		pmu_task_out(pc, &st->ctr, &ctx);
+		pmiprof_pmu_task_out(pc, &st->ctr, &ctx);
 	}
 	if (hw->mode == PMIPROF_SAMPLING_TIMER)
 		st->timer_left_ns = pmiprof_timer_pause_cpu();
@@ -219,7 +219,7 @@ static void task_in(struct task_cpu *tc, struct pmiprof_task *st)
 	const struct pmu_hw *hw = pc->hw;
 
 	if (hw->drv) {
-		pmu_task_in(pc, &st->ctr);
+		pmiprof_pmu_task_in(pc, &st->ctr);
 		st->clock_in = hw->drv->task_resume ? hw->drv->task_resume(pc) : 0;
 	}
 	if (hw->mode == PMIPROF_SAMPLING_TIMER)
@@ -238,7 +238,7 @@ static void task_emit_partial(struct pmu_cpu *pc, struct pmiprof_task *st)
 
 	memset(&rec, 0, sizeof(rec));
 	if (hw->drv) {
-		pmu_task_partial(hw, &st->ctr, rec.counts);
+		pmiprof_pmu_task_partial(hw, &st->ctr, rec.counts);
 		rec.nr = hw->nr_events;
 		for (k = 0; k < rec.nr; k++)
 			any |= rec.counts[k] != 0;
@@ -426,7 +426,7 @@ void pmiprof_task_cpu_start(struct pmu_cpu *pc)
 	if (pc->hw->drv) {
 		if (pc->hw->drv->task_sync)
 			pc->hw->drv->task_sync(pc);
-		pmu_task_freeze(pc);
+		pmiprof_pmu_task_freeze(pc);
 	}
 	if (pc->hw->mode == PMIPROF_SAMPLING_TIMER)
 		pmiprof_timer_pause_cpu();

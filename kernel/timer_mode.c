@@ -30,7 +30,7 @@ static enum hrtimer_restart pmiprof_timer_fn(struct hrtimer *timer)
 	struct pmi_ctx ctx;
 
 	pmiprof_fill_ctx(pc, get_irq_regs(), &ctx);
-	pmu_sample_timer(pc, &ctx);
+	pmiprof_pmu_sample_timer(pc, &ctx);
 	hrtimer_forward_now(timer, t->interval);
 	return HRTIMER_RESTART;
 }

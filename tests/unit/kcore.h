@@ -34,7 +34,7 @@ extern bool kcore_real_clock;
 
 /* Model + hw + CPU, probed with the driver for spec->vendor. Returns probe()'s result. */
 int kcore_setup(struct kcore *k, const struct pmu_model_spec *spec);
-/* PMI mode, trigger = events[trig], period. Returns pmu_configure()'s result. */
+/* PMI mode, trigger = events[trig], period. Returns pmiprof_pmu_configure()'s result. */
 int kcore_configure(struct kcore *k, const struct pmiprof_event *evs, u32 n, int trig,
 		    u64 period);
 int kcore_start(struct kcore *k);

@@ -86,7 +86,7 @@ int pmiprof_out_begin(struct pmu_cpu *pc, u32 max, struct pmu_out *o)
 	o->max = max;
 	if (kcore_emit_fail)
 		return -ENOSPC;
-	return ring_core_reserve(&kcore_ring, max, &o->head, &o->tail);
+	return pmiprof_ring_core_reserve(&kcore_ring, max, &o->head, &o->tail);
 }
 
 u8 *pmiprof_out_ptr(struct pmu_out *o, u32 off, u32 *contig)
@@ -96,7 +96,7 @@ u8 *pmiprof_out_ptr(struct pmu_out *o, u32 off, u32 *contig)
 		fprintf(stderr, "pmiprof_out_ptr: offset %u beyond the %u reserved\n", off, o->max);
 		abort();
 	}
-	return ring_core_ptr(o->ring, o->head + off, contig);
+	return pmiprof_ring_core_ptr(o->ring, o->head + off, contig);
 }
 
 void pmiprof_out_commit(struct pmu_out *o, u32 len, u64 now)
@@ -105,7 +105,7 @@ void pmiprof_out_commit(struct pmu_out *o, u32 len, u64 now)
 	if (len > o->max)
 		abort();
 	if (len)
-		ring_core_publish(o->ring, o->head + len);
+		pmiprof_ring_core_publish(o->ring, o->head + len);
 }
 
 static bool kcore_user_regs(const struct pmi_ctx *ctx, u64 mask, u64 *out)
@@ -160,15 +160,15 @@ void kcore_reset_recs(void)
 int kcore_setup(struct kcore *k, const struct pmu_model_spec *spec)
 {
 	memset(k, 0, sizeof(*k));
-	pmu_model_init(&k->probe_model, spec);
-	pmu_model_init(&k->model, spec);
+	pmiprof_pmu_model_init(&k->probe_model, spec);
+	pmiprof_pmu_model_init(&k->model, spec);
 	/* one reservation bitmap, as perf's, governs the CPU's GP registers */
 	k->probe_model.resv = &k->probe_model;
 	k->model.resv = &k->probe_model;
-	k->hw.ops = &pmu_model_msr_ops;
+	k->hw.ops = &pmiprof_pmu_model_msr_ops;
 	k->hw.model_probe = &k->probe_model;
 	k->hw.emulated = true;
-	k->hw.drv = pmu_driver_for_vendor(spec->vendor);
+	k->hw.drv = pmiprof_pmu_driver_for_vendor(spec->vendor);
 	k->hw.stack_ops = &kcore_stack_ops;
 	k->pc.hw = &k->hw;
 	k->pc.model = &k->model;
@@ -212,7 +212,7 @@ int kcore_configure(struct kcore *k, const struct pmiprof_event *evs, u32 n, int
 			cfg.events[i].period = period;
 		}
 	}
-	return pmu_configure(&k->hw, &cfg);
+	return pmiprof_pmu_configure(&k->hw, &cfg);
 }
 
 int kcore_start(struct kcore *k)
@@ -264,7 +264,7 @@ void kcore_run(struct kcore *k, u64 instructions, u32 max_step, u32 seed)
 		step = 1 + (x >> 8) % max_step;
 		if (step > instructions)
 			step = instructions;
-		pmu_model_advance(&k->model, step, step + step / 2);
+		pmiprof_pmu_model_advance(&k->model, step, step + step / 2);
 		kcore_now_ns += step;
 		instructions -= step;
 		kcore_take_pmis(k);

@@ -65,7 +65,7 @@ static void setup(struct kcore *k, u32 mode, u32 max, u32 dump, u32 ring_bytes)
 	struct pmu_model_spec spec;
 	struct pmiprof_event ev = kcore_ev(0xc0, 0, true, PERIOD);
 
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
 	assert_int_equal(kcore_setup(k, &spec), 0);
 	kcore_ring_init(ring_bytes, mode != PMIPROF_STACK_NONE);
 	kcore_stack_mode = mode;
@@ -339,7 +339,7 @@ static void stack_config_is_validated(void **state)
 	u32 i;
 
 	(void)state;
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
 	assert_int_equal(kcore_setup(&k, &spec), 0);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		kcore_stack_mode = bad[i].mode;
@@ -357,11 +357,11 @@ static void stack_config_is_validated(void **state)
 	cfg.events[0] = kcore_ev(0xc0, 0, false, 0);
 	cfg.stack_mode = PMIPROF_STACK_FP;
 	cfg.stack_max = 127;
-	assert_int_equal(pmu_configure(&k.hw, &cfg), -EINVAL);
+	assert_int_equal(pmiprof_pmu_configure(&k.hw, &cfg), -EINVAL);
 	cfg.stack_mode = PMIPROF_STACK_NONE;
 	cfg.stack_max = 0;
 	cfg.stack_reserved = 1;
-	assert_int_equal(pmu_configure(&k.hw, &cfg), -EINVAL);
+	assert_int_equal(pmiprof_pmu_configure(&k.hw, &cfg), -EINVAL);
 	/* the largest record is known at CONFIGURE (the glue checks it against the ring) */
 	kcore_stack_mode = PMIPROF_STACK_DWARF;
 	kcore_stack_max = 127;
@@ -406,7 +406,7 @@ static void variable_records_wrap_in_the_ring(void **state)
 				assert_int_equal(st.ips[st.nr - 1], RET(st.nr - 1));
 				got++;
 			}
-			assert_int_equal(ring_core_consume(&kcore_ring, mr.tail), 0);
+			assert_int_equal(pmiprof_ring_core_consume(&kcore_ring, mr.tail), 0);
 			assert_int_equal(kcore_ring.hdr->tail, mr.tail);
 		}
 	}
@@ -454,14 +454,14 @@ static void consume_tail_must_be_a_record_boundary(void **state)
 	head = kcore_ring.hdr->head;
 	assert_true(first != 112 && first % 112 != 0 && head - first != first);
 	/* inside the first record, inside the second: refused, tail unchanged */
-	assert_int_equal(ring_core_consume(&kcore_ring, 8), -EINVAL);
-	assert_int_equal(ring_core_consume(&kcore_ring, 112), -EINVAL);
-	assert_int_equal(ring_core_consume(&kcore_ring, first + 8), -EINVAL);
+	assert_int_equal(pmiprof_ring_core_consume(&kcore_ring, 8), -EINVAL);
+	assert_int_equal(pmiprof_ring_core_consume(&kcore_ring, 112), -EINVAL);
+	assert_int_equal(pmiprof_ring_core_consume(&kcore_ring, first + 8), -EINVAL);
 	assert_int_equal(kcore_ring.hdr->tail, 0);
-	assert_int_equal(ring_core_consume(&kcore_ring, first), 0);
+	assert_int_equal(pmiprof_ring_core_consume(&kcore_ring, first), 0);
 	assert_int_equal(kcore_ring.hdr->tail, first);
 	/* beyond head clamps to head, a boundary */
-	assert_int_equal(ring_core_consume(&kcore_ring, head + 1000), 0);
+	assert_int_equal(pmiprof_ring_core_consume(&kcore_ring, head + 1000), 0);
 	assert_int_equal(kcore_ring.hdr->tail, head);
 
 	/* fixed-size rings keep the 1.1 rule: multiples of 112 */
@@ -470,12 +470,12 @@ static void consume_tail_must_be_a_record_boundary(void **state)
 	for (first = 0; first < 3 * 112; first += 112) {
 		u64 h, t;
 
-		assert_int_equal(ring_core_reserve(&fixed, 112, &h, &t), 0);
-		ring_core_put(&fixed, h, buf, 112);
-		ring_core_publish(&fixed, h + 112);
+		assert_int_equal(pmiprof_ring_core_reserve(&fixed, 112, &h, &t), 0);
+		pmiprof_ring_core_put(&fixed, h, buf, 112);
+		pmiprof_ring_core_publish(&fixed, h + 112);
 	}
-	assert_int_equal(ring_core_consume(&fixed, 100), -EINVAL);
-	assert_int_equal(ring_core_consume(&fixed, 224), 0);
+	assert_int_equal(pmiprof_ring_core_consume(&fixed, 100), -EINVAL);
+	assert_int_equal(pmiprof_ring_core_consume(&fixed, 224), 0);
 	assert_int_equal(fixed.hdr->tail, 224);
 }
 
@@ -524,7 +524,7 @@ static void walk_cost_per_pmi(void **state)
 	for (i = 0; i < n; i++) {
 		one_pmi(&k);
 		if (kcore_ring.hdr->head - kcore_ring.hdr->tail > kcore_ring.size / 2)
-			assert_int_equal(ring_core_consume(&kcore_ring, kcore_ring.hdr->head), 0);
+			assert_int_equal(pmiprof_ring_core_consume(&kcore_ring, kcore_ring.hdr->head), 0);
 	}
 	kcore_real_clock = false;
 	/* 16 frames + the leaf words: 17 reads per walk */

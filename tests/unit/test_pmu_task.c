@@ -44,18 +44,18 @@ static void w_inject(struct pmu_cpu *pc)
 static u64 w_rd(struct pmu_cpu *pc, u32 msr)
 {
 	w_inject(pc);
-	return pmu_model_msr_ops.rd(pc, msr);
+	return pmiprof_pmu_model_msr_ops.rd(pc, msr);
 }
 
 static void w_wr(struct pmu_cpu *pc, u32 msr, u64 val)
 {
 	w_inject(pc);
-	pmu_model_msr_ops.wr(pc, msr, val);
+	pmiprof_pmu_model_msr_ops.wr(pc, msr, val);
 }
 
 static void w_lvtpc(struct pmu_cpu *pc)
 {
-	pmu_model_msr_ops.lvtpc(pc);
+	pmiprof_pmu_model_msr_ops.lvtpc(pc);
 }
 
 static struct pmu_msr_ops w_ops;
@@ -72,7 +72,7 @@ static void setup(struct kcore *k, u32 vendor, u32 version)
 	struct pmu_model_spec spec;
 	struct pmiprof_event ev[2];
 
-	pmu_model_spec_default(&spec, vendor);
+	pmiprof_pmu_model_spec_default(&spec, vendor);
 	if (version)
 		spec.version = version;
 	assert_int_equal(kcore_setup(k, &spec), 0);
@@ -80,7 +80,7 @@ static void setup(struct kcore *k, u32 vendor, u32 version)
 	ev[1] = kcore_ev(vendor == PMIPROF_VENDOR_AMD ? 0x76 : 0x3c, 0, false, 0);
 	assert_int_equal(kcore_configure(k, ev, 2, 0, N), 0);
 	assert_int_equal(kcore_start(k), 0);
-	w_ops = pmu_model_msr_ops;
+	w_ops = pmiprof_pmu_model_msr_ops;
 	w_ops.rd = w_rd;
 	w_ops.wr = w_wr;
 	w_ops.lvtpc = w_lvtpc;
@@ -88,7 +88,7 @@ static void setup(struct kcore *k, u32 vendor, u32 version)
 	w_k = k;
 	inj_at = -1;
 	w_busy = false;
-	pmu_task_freeze(&k->pc);	/* as at START: nothing counts until a task comes in */
+	pmiprof_pmu_task_freeze(&k->pc);	/* as at START: nothing counts until a task comes in */
 }
 
 /* Closed windows since @from go to @t. */
@@ -116,7 +116,7 @@ static void run(struct kcore *k, struct task *t, u64 ins, u32 *x, bool hold)
 		step = 1 + (*x >> 8) % (N / 3);
 		if (step > ins)
 			step = ins;
-		pmu_model_advance(&k->model, step, step + step / 2);
+		pmiprof_pmu_model_advance(&k->model, step, step + step / 2);
 		if (t) {
 			t->ran_ins += step;
 			t->ran_cyc += step + step / 2;
@@ -133,7 +133,7 @@ static void check_tasks(struct kcore *k, struct task *ts, u32 n)
 	u32 i;
 
 	for (i = 0; i < n; i++) {
-		pmu_task_partial(&k->hw, &ts[i].ctr, part);
+		pmiprof_pmu_task_partial(&k->hw, &ts[i].ctr, part);
 		assert_true(part[0] < N || ts[i].ran_ins == 0);
 		assert_int_equal(ts[i].rec_ins + part[0], ts[i].ran_ins);
 		assert_int_equal(ts[i].rec_cyc + part[1], ts[i].ran_cyc);
@@ -157,7 +157,7 @@ static void scenario(u32 vendor, u32 version, int inj, u32 seed)
 	memset(ts, 0, sizeof(ts));
 	setup(&k, vendor, version);
 	for (i = 0; i < NTASKS; i++)
-		pmu_task_init(&k.hw, &ts[i].ctr);
+		pmiprof_pmu_task_init(&k.hw, &ts[i].ctr);
 	for (i = 0; i < 300; i++) {
 		struct pmi_ctx ctx = kcore_ctx(&k);
 		size_t from = kcore_nrecs;
@@ -174,7 +174,7 @@ static void scenario(u32 vendor, u32 version, int inj, u32 seed)
 			from = kcore_nrecs;
 			inj_at = inj;
 			w_count = 0;
-			pmu_task_out(&k.pc, &ts[cur].ctr, &ctx);
+			pmiprof_pmu_task_out(&k.pc, &ts[cur].ctr, &ctx);
 			inj_at = -1;
 			credit(&ts[cur], from);
 			/* a PMI still pending after the switch is stale: acked, no window */
@@ -187,20 +187,20 @@ static void scenario(u32 vendor, u32 version, int inj, u32 seed)
 			assert_int_equal(kcore_nrecs, from);
 		}
 		if (next >= 0)
-			pmu_task_in(&k.pc, &ts[next].ctr);
+			pmiprof_pmu_task_in(&k.pc, &ts[next].ctr);
 		cur = next;
 	}
 	if (cur >= 0) {
 		struct pmi_ctx ctx = kcore_ctx(&k);
 		size_t from = kcore_nrecs;
 
-		pmu_task_out(&k.pc, &ts[cur].ctr, &ctx);
+		pmiprof_pmu_task_out(&k.pc, &ts[cur].ctr, &ctx);
 		credit(&ts[cur], from);
 	}
 	check_tasks(&k, ts, NTASKS);
 	for (i = 0; i < NTASKS; i++)
 		assert_true(ts[i].windows > 10);
-	k.hw.ops = &pmu_model_msr_ops;
+	k.hw.ops = &pmiprof_pmu_model_msr_ops;
 	kcore_stop(&k);
 }
 
@@ -245,24 +245,24 @@ static void task_window_spans_switches_exactly(void **state)
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	setup(&k, PMIPROF_VENDOR_INTEL, 0);
-	pmu_task_init(&k.hw, &a.ctr);
-	pmu_task_init(&k.hw, &b.ctr);
+	pmiprof_pmu_task_init(&k.hw, &a.ctr);
+	pmiprof_pmu_task_init(&k.hw, &b.ctr);
 	ctx = kcore_ctx(&k);
 	/* a runs 0.4 N, b 0.9 N, a 0.6 N: a's first window closes now, exactly */
-	pmu_task_in(&k.pc, &a.ctr);
-	pmu_model_advance(&k.model, 4 * N / 10, 1);
-	pmu_task_out(&k.pc, &a.ctr, &ctx);
-	pmu_task_in(&k.pc, &b.ctr);
-	pmu_model_advance(&k.model, 9 * N / 10, 1);
-	pmu_task_out(&k.pc, &b.ctr, &ctx);
+	pmiprof_pmu_task_in(&k.pc, &a.ctr);
+	pmiprof_pmu_model_advance(&k.model, 4 * N / 10, 1);
+	pmiprof_pmu_task_out(&k.pc, &a.ctr, &ctx);
+	pmiprof_pmu_task_in(&k.pc, &b.ctr);
+	pmiprof_pmu_model_advance(&k.model, 9 * N / 10, 1);
+	pmiprof_pmu_task_out(&k.pc, &b.ctr, &ctx);
 	assert_int_equal(kcore_nrecs, 0);
-	pmu_task_in(&k.pc, &a.ctr);
-	pmu_model_advance(&k.model, 6 * N / 10, 1);
+	pmiprof_pmu_task_in(&k.pc, &a.ctr);
+	pmiprof_pmu_model_advance(&k.model, 6 * N / 10, 1);
 	kcore_take_pmis(&k);
 	assert_int_equal(kcore_nrecs, 1);
 	assert_int_equal(kcore_recs[0].counts[0], N);
 	(void)x;
-	k.hw.ops = &pmu_model_msr_ops;
+	k.hw.ops = &pmiprof_pmu_model_msr_ops;
 	kcore_stop(&k);
 }
 
@@ -288,19 +288,19 @@ static void task_switch_msr_accesses(void **state)
 		setup(&k, c[i].vendor, c[i].version);
 		for (s = 0; s < k.hw.nr_events; s++)
 			nr_gp_slots += k.hw.slots[s].kind == PMU_SLOT_GP;
-		pmu_task_init(&k.hw, &t);
+		pmiprof_pmu_task_init(&k.hw, &t);
 		ctx = kcore_ctx(&k);
 		w_count = 0;
-		pmu_task_in(&k.pc, &t);
+		pmiprof_pmu_task_in(&k.pc, &t);
 		assert_int_equal(w_count, k.hw.global_regs ? c[i].in : 2 + nr_gp_slots);
-		pmu_model_advance(&k.model, 1000, 1500);
+		pmiprof_pmu_model_advance(&k.model, 1000, 1500);
 		w_count = 0;
-		pmu_task_out(&k.pc, &t, &ctx);
+		pmiprof_pmu_task_out(&k.pc, &t, &ctx);
 		assert_int_equal(w_count, k.hw.global_regs ? c[i].out : 2 + nr_gp_slots);
 		print_message("%s v%u: %d MSR accesses in, %d out (2 events)\n",
 			      c[i].vendor == PMIPROF_VENDOR_AMD ? "amd" : "intel", k.hw.version,
 			      k.hw.global_regs ? (int)c[i].in : 2 + (int)nr_gp_slots, w_count);
-		k.hw.ops = &pmu_model_msr_ops;
+		k.hw.ops = &pmiprof_pmu_model_msr_ops;
 		kcore_stop(&k);
 	}
 }
