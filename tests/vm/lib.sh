@@ -49,6 +49,18 @@ vm_run() {
 	return $VM_RC
 }
 
+# The newest guest kernel older than 6.12 (the perf backend's fallback
+# tests need one: 6.12 accepts PERF_SAMPLE_READ with inherit), or nothing.
+vm_kernel_pre612() {
+	local k v
+	for k in $(ls /boot/vmlinuz-*-amd64 2>/dev/null | sort -V -r); do
+		v=${k#/boot/vmlinuz-}
+		v=$(printf '%s\n' "$v" | awk -F. '{ print $1 * 1000 + $2 }')
+		[ "${v:-99999}" -lt 6012 ] && { echo "$k"; return 0; }
+	done
+	return 1
+}
+
 vm_static() {
 	local name=$1 src=$2
 	shift 2

@@ -6,7 +6,8 @@
 # no other process's samples, and the profile of shares is still 50/30/20.
 . "$(dirname "$0")/lib.sh"
 vm_require
-vm_run --timeout 400 -- sh -c '
+k61=$(vm_kernel_pre612) || skip_all "no guest kernel older than 6.12 in /boot (linux-image-amd64 of Debian 12 is 6.1)"
+vm_run --timeout 400 --kernel "$k61" -- sh -c '
 	uname -r > /export/uname.txt
 	pmiprof record -o /export/t.data -- threads2 0.5 2>/export/record.err; echo "record=$?"
 	pmiprof record -q -o /export/s.data -- shares 2 2>/export/record2.err; echo "record2=$?"

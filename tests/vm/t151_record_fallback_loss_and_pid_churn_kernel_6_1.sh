@@ -10,7 +10,8 @@
 # that no recorded, unflagged window spans the lost periods.
 . "$(dirname "$0")/lib.sh"
 vm_require
-vm_run --timeout 600 -- sh -c '
+k61=$(vm_kernel_pre612) || skip_all "no guest kernel older than 6.12 in /boot (linux-image-amd64 of Debian 12 is 6.1)"
+vm_run --timeout 600 --kernel "$k61" -- sh -c '
 	uname -r > /export/uname.txt
 	pmiprof record -q -o /export/churn.data -- sh -c "i=0; while [ \$i -lt 4200 ]; do /bin/true; i=\$((i+1)); done; shares 2; true" \
 		2>/export/churn.err; echo "churn=$?"

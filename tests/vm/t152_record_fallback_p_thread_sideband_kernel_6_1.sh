@@ -6,7 +6,8 @@
 # the header note says event columns count the whole CPU in this mode.
 . "$(dirname "$0")/lib.sh"
 vm_require
-vm_run --timeout 400 -- sh -c '
+k61=$(vm_kernel_pre612) || skip_all "no guest kernel older than 6.12 in /boot (linux-image-amd64 of Debian 12 is 6.1)"
+vm_run --timeout 400 --kernel "$k61" -- sh -c '
 	uname -r > /export/uname.txt
 	thread_dlopen 1.5 >/tmp/wl.out & wp=$!
 	i=0; while [ $i -lt 100 ] && ! grep -q waiting /tmp/wl.out; do sleep 0.1; i=$((i+1)); done
