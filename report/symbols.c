@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "demangle.h"
+#include "hashmap.h"
 #include "kallsyms_cache.h"
 #include "kernel_id.h"
 #include "strtab.h"
@@ -45,10 +46,17 @@ struct dso {
 	uint32_t nr_aliases;
 	struct seg *segs;
 	uint32_t nr_segs;
+	struct plt_range *plts;	/* .plt* sections, found on first need */
+	uint32_t nr_plts;
+	bool plts_known;
 	int64_t unknown_sym;
 	bool is_jit;		/* a perf-PID.map: "offsets" are IPs */
 	struct jit_map *jit;
 	char note[320];
+};
+
+struct plt_range {
+	uint64_t start, end;	/* module addresses, as dwfl_module_addrinfo takes */
 };
 
 /* The name perf would show for an address several function symbols share. */
@@ -95,6 +103,12 @@ struct symbolizer {
 	uint32_t cap_dsos;
 	struct strtab names;	/* names and srclines, shared storage */
 	uint64_t lookups;
+	/*
+	 * (dso, offset) -> sym: the session caches per address space tag, which
+	 * changes with every mmap after use and per process; a DSO's symbols
+	 * do not.  dwfl_module_addrinfo scans the whole symbol table.
+	 */
+	struct hashmap resolved;
 	/* kernel */
 	bool kernel_loaded;
 	struct ksym *ksyms;
@@ -147,7 +161,8 @@ int symbolizer_new(struct symbolizer **out, const struct symbolizer_opts *opts)
 		sy->opts = *opts;
 	sy->kernel_dso = -1;
 	set_debuginfo_path(&sy->opts);
-	if (strtab_init(&sy->ids) || strtab_init(&sy->dso_keys) || strtab_init(&sy->names)) {
+	if (strtab_init(&sy->ids) || strtab_init(&sy->dso_keys) || strtab_init(&sy->names) ||
+	    hm_init(&sy->resolved, 4096)) {
 		symbolizer_free(sy);
 		return -ENOMEM;
 	}
@@ -169,6 +184,7 @@ void symbolizer_free(struct symbolizer *sy)
 		if (d->dwfl)
 			dwfl_end(d->dwfl);
 		free(d->segs);
+		free(d->plts);
 		free(d->aliases);
 		free(d->path);
 		if (d->jit) {
@@ -184,6 +200,7 @@ void symbolizer_free(struct symbolizer *sy)
 	strtab_free(&sy->ids);
 	strtab_free(&sy->dso_keys);
 	strtab_free(&sy->names);
+	hm_free(&sy->resolved);
 	free(sy->ktext);
 	free(sy);
 }
@@ -753,25 +770,63 @@ static const char *inline_name_of(Dwfl_Module *mod, uint64_t addr)
 	return name;
 }
 
-/* True when vaddr lies in a PLT section (.plt, .plt.sec, .plt.got): no symbol covers it. */
-static bool in_plt(Dwfl_Module *mod, uint64_t vaddr)
+/*
+ * The module's .plt, .plt.sec and .plt.got ranges, from the section headers
+ * of its main file.  dwfl_module_address_section would answer per address,
+ * but it loads the module's DWARF first (for libc with libc6-dbg: inflating
+ * tens of MB of compressed debug sections), a third of a small report.
+ */
+static int load_plts(struct dso *d)
 {
-	Dwarf_Addr adj = vaddr, bias;
-	Elf_Scn *scn = dwfl_module_address_section(mod, &adj, &bias);
-	Elf *elf = dwfl_module_getelf(mod, &bias);
-	GElf_Shdr shdr;
+	Elf_Scn *scn = NULL;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
 	size_t shstrndx;
-	const char *name;
 
-	if (!scn || !elf || !gelf_getshdr(scn, &shdr) || elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	name = elf_strptr(elf, shstrndx, shdr.sh_name);
-	return name && !strncmp(name, ".plt", 4);
+	d->plts_known = true;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name;
+		struct plt_range *n;
+
+		if (!gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_ALLOC) || !shdr.sh_size)
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!name || strncmp(name, ".plt", 4))
+			continue;
+		n = realloc(d->plts, (d->nr_plts + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		d->plts = n;
+		n[d->nr_plts++] = (struct plt_range){ shdr.sh_addr + bias,
+						      shdr.sh_addr + bias + shdr.sh_size };
+	}
+	return 0;
 }
 
-int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
+/* 1 when vaddr lies in a PLT section (no symbol covers it), 0 if not, -ENOMEM. */
+static int in_plt(struct dso *d, uint64_t vaddr)
+{
+	uint32_t i;
+
+	if (!d->plts_known) {
+		int err = load_plts(d);
+
+		if (err)
+			return err;
+	}
+	for (i = 0; i < d->nr_plts; i++)
+		if (vaddr >= d->plts[i].start && vaddr < d->plts[i].end)
+			return 1;
+	return 0;
+}
+
+static int64_t resolve_uncached(struct symbolizer *sy, uint32_t dso, uint64_t off)
 {
 	struct dso *d = sy->dsos[dso];
+	int plt;
 	char key[96], line[512], name[512];
 	const char *fn, *src = NULL, *inl = NULL;
 	uint64_t vaddr;
@@ -793,7 +848,10 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 		if (alias)
 			fn = alias;
 	}
-	if (!fn && in_plt(d->mod, vaddr)) {
+	plt = fn ? 0 : in_plt(d, vaddr);
+	if (plt < 0)
+		return plt;
+	if (plt) {
 		/* perf names each stub func@plt; one row per DSO is enough here. */
 		snprintf(key, sizeof(key), "d%u:plt", dso);
 		return get_sym(sy, key, "[plt]", NULL, dso, 0);
@@ -828,6 +886,19 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 		return id;
 	}
 	return get_sym(sy, key, fn, NULL, dso, 0);
+}
+
+int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
+{
+	uint32_t v = hm_get(&sy->resolved, off, dso);
+	int64_t sym;
+
+	if (v != HM_EMPTY)
+		return v;
+	sym = resolve_uncached(sy, dso, off);
+	if (sym >= 0 && hm_put(&sy->resolved, off, dso, (uint32_t)sym))
+		return -ENOMEM;
+	return sym;
 }
 
 const char *symbolizer_dso_file(struct symbolizer *sy, uint32_t dso, Elf **elf)

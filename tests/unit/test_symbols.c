@@ -531,11 +531,36 @@ static void plt_stub_is_named_plt(void **state)
 	symbolizer_free(sy);
 }
 
+/*
+ * An offset of a DSO is looked up in libdwfl once, whatever address space
+ * (session tag) asks for it again: dwfl_module_addrinfo scans the symbol table.
+ */
+static void dso_offset_looked_up_once(void **state)
+{
+	struct symbolizer *sy = new_sy(NULL);
+	uintptr_t ip = (uintptr_t)alias_weak + 1;
+	struct mapping m;
+	int64_t dso, a, b;
+
+	(void)state;
+	assert_int_equal(find_mapping((void *)ip, &m), 0);
+	dso = symbolizer_dso(sy, m.path, NULL, 0);
+	assert_true(dso >= 0);
+	a = symbolizer_resolve(sy, (uint32_t)dso, ip - m.start + m.pgoff);
+	assert_true(a >= 0);
+	assert_int_equal(symbolizer_lookups(sy), 1);
+	b = symbolizer_resolve(sy, (uint32_t)dso, ip - m.start + m.pgoff);
+	assert_int_equal(b, a);
+	assert_int_equal(symbolizer_lookups(sy), 1);
+	symbolizer_free(sy);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(resolves_own_pie_function),
 		cmocka_unit_test(plt_stub_is_named_plt),
+		cmocka_unit_test(dso_offset_looked_up_once),
 		cmocka_unit_test(resolves_shared_library_function),
 		cmocka_unit_test(srcline_names_file_and_line),
 		cmocka_unit_test(missing_binary_is_unknown_with_note),
