@@ -380,6 +380,9 @@ static void summary(struct loop *l, uint64_t bytes)
 		pm_info("call stacks (%s) recorded for %llu of %llu samples",
 			trace_call_graph_name(h->call_graph), (unsigned long long)l->s.stats.stacks,
 			(unsigned long long)l->s.stats.samples);
+	if (l->s.stats.ustack_trimmed)
+		pm_info("stack copies: %.1f MB above main threads' initial frames (argv, "
+			"environment, auxv) not stored", (double)l->s.stats.ustack_trimmed / 1e6);
 	if (l->s.stats.after_loss)
 		pm_info("%llu window(s) follow a loss or throttling: flagged after-loss, their "
 			"counts span unrecorded periods (reports leave them out of per-window "
