@@ -11,10 +11,10 @@
 # Samples, seconds (wall and user+sys), samples/s, and the ratio of
 # samples/s pmiprof/perf per run (runs interleaved: median and range).
 #
-# The pmiprof recorder may take fewer samples than perf in the same time;
-# when one recording has fewer than MIN_SAMPLES, whole recordings are
+# Both tools' traces hold >= MIN_SAMPLES samples, so fixed start-up costs
+# weigh alike: when a pmiprof recording has fewer, whole recordings are
 # concatenated chunk by chunk (each chunk decodes on its own, STACK ids are
-# chunk-local) until there are enough.  perf records long enough instead.
+# chunk-local); perf.data cannot be, perf records longer instead.
 #   RUNS=5 MIN_SAMPLES=100000 SECS=12 tests/bench/b35_stack_report.sh
 set -u
 top=${PMIPROF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -53,9 +53,14 @@ record_pmiprof() {
 	} >"$2"
 	rm -f "$T/one.data"
 }
-record_perf() { # MODE-OPTION OUT
-	perf record -q $1 -e cpu-clock -F "$RATE" -o "$2" -- "$WL" "$SECS" >/dev/null 2>"$T/perf.err" ||
-		{ echo "b35_stack_report: perf record $1 failed: $(tail -1 "$T/perf.err")"; exit 0; }
+record_perf() { # MODE-OPTION OUT: doubling the time until >= MIN_SAMPLES (at most 64 s)
+	local secs=$SECS
+	while :; do
+		perf record -q $1 -e cpu-clock -F "$RATE" -o "$2" -- "$WL" "$secs" >/dev/null 2>"$T/perf.err" ||
+			{ echo "b35_stack_report: perf record $1 failed: $(tail -1 "$T/perf.err")"; exit 0; }
+		[ "$(samples_of_perf "$2")" -ge "$MIN_SAMPLES" ] || [ "$secs" -ge 64 ] && break
+		secs=$(( secs * 2 ))
+	done
 }
 record_pmiprof "--call-graph dwarf" "$T/pd.data"
 record_pmiprof "-g" "$T/pg.data"
