@@ -46,6 +46,15 @@ struct dso {
 	uint32_t nr_aliases;
 	struct seg *segs;
 	uint32_t nr_segs;
+	/*
+	 * Every symbol's start and end, sorted and unique: between two
+	 * neighbours every address has the same symbols covering it, so
+	 * dwfl_module_addrinfo gives them the same answer (bound_sym caches
+	 * it per interval; it scans the whole symbol table per call).
+	 */
+	uint64_t *bounds;
+	uint32_t *bound_sym;	/* per interval [bounds[i], bounds[i+1]); HM_EMPTY */
+	uint32_t nr_bounds;
 	struct plt_range *plts;	/* .plt* sections, found on first need */
 	uint32_t nr_plts;
 	bool plts_known;
@@ -184,6 +193,8 @@ void symbolizer_free(struct symbolizer *sy)
 		if (d->dwfl)
 			dwfl_end(d->dwfl);
 		free(d->segs);
+		free(d->bounds);
+		free(d->bound_sym);
 		free(d->plts);
 		free(d->aliases);
 		free(d->path);
@@ -552,6 +563,47 @@ static const struct alias_cand *alias_choose(const struct symbolizer *sy,
  * every address that several function symbols (or labels) share.  Memory
  * and time are one pass over the symbol table, once per DSO.
  */
+static int u64_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+static int sort_bounds(struct dso *d)
+{
+	uint32_t i, n = 0;
+
+	qsort(d->bounds, d->nr_bounds, sizeof(*d->bounds), u64_cmp);
+	for (i = 0; i < d->nr_bounds; i++)
+		if (!n || d->bounds[i] != d->bounds[n - 1])
+			d->bounds[n++] = d->bounds[i];
+	d->nr_bounds = n;
+	d->bound_sym = malloc((n ? n : 1) * sizeof(*d->bound_sym));
+	if (!d->bound_sym)
+		return -ENOMEM;
+	memset(d->bound_sym, 0xff, (n ? n : 1) * sizeof(*d->bound_sym));	/* HM_EMPTY */
+	return 0;
+}
+
+/* The interval of bounds holding vaddr, or UINT32_MAX outside them all. */
+static uint32_t interval_of(const struct dso *d, uint64_t vaddr)
+{
+	uint32_t lo = 0, hi = d->nr_bounds;
+
+	if (!hi || vaddr < d->bounds[0] || vaddr >= d->bounds[hi - 1])
+		return UINT32_MAX;
+	while (hi - lo > 1) {		/* bounds[lo] <= vaddr < bounds[hi] */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->bounds[mid] <= vaddr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int load_aliases(const struct symbolizer *sy, struct dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod), i;
@@ -561,8 +613,11 @@ static int load_aliases(const struct symbolizer *sy, struct dso *d)
 	if (n <= 1)
 		return 0;
 	c = malloc((size_t)n * sizeof(*c));
-	if (!c)
+	d->bounds = malloc((size_t)n * 2 * sizeof(*d->bounds));
+	if (!c || !d->bounds) {
+		free(c);
 		return -ENOMEM;
+	}
 	for (i = 1; i < n; i++) {
 		GElf_Word shndx;
 		GElf_Addr addr;
@@ -570,6 +625,12 @@ static int load_aliases(const struct symbolizer *sy, struct dso *d)
 		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx,
 							   NULL, NULL);
 		int type = GELF_ST_TYPE(sym.st_info);
+
+		/* Every symbol: more bounds than libdwfl looks at only split intervals. */
+		if (name) {
+			d->bounds[d->nr_bounds++] = addr;
+			d->bounds[d->nr_bounds++] = addr + sym.st_size;
+		}
 
 		/* What perf's dso__load_sym() keeps: defined functions and labels. */
 		if (!name || !name[0] || shndx == SHN_UNDEF || shndx == SHN_ABS ||
@@ -581,6 +642,10 @@ static int load_aliases(const struct symbolizer *sy, struct dso *d)
 					       .type = (uint8_t)type };
 	}
 	qsort(c, nc, sizeof(*c), alias_cand_cmp);
+	if (sort_bounds(d)) {
+		free(c);
+		return -ENOMEM;
+	}
 	/* At most one alias per two candidates. */
 	d->aliases = malloc((nc / 2 + 1) * sizeof(*d->aliases));
 	if (!d->aliases) {
@@ -826,6 +891,8 @@ static int in_plt(struct dso *d, uint64_t vaddr)
 static int64_t resolve_uncached(struct symbolizer *sy, uint32_t dso, uint64_t off)
 {
 	struct dso *d = sy->dsos[dso];
+	uint32_t iv;
+	int64_t id;
 	int plt;
 	char key[96], line[512], name[512];
 	const char *fn, *src = NULL, *inl = NULL;
@@ -838,9 +905,13 @@ static int64_t resolve_uncached(struct symbolizer *sy, uint32_t dso, uint64_t of
 		if (d->state == DSO_LOADED && load_aliases(sy, d))
 			return -ENOMEM;
 	}
-	sy->lookups++;
 	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
 		return symbolizer_unknown(sy, dso);
+	/* srcline and inline names depend on the address itself */
+	iv = sy->opts.srcline || sy->opts.inline_frames ? UINT32_MAX : interval_of(d, vaddr);
+	if (iv != UINT32_MAX && d->bound_sym[iv] != HM_EMPTY)
+		return d->bound_sym[iv];
+	sy->lookups++;
 	fn = dwfl_module_addrinfo(d->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
 	if (fn) {
 		const char *alias = alias_of(d, vaddr - symoff);
@@ -876,7 +947,6 @@ static int64_t resolve_uncached(struct symbolizer *sy, uint32_t dso, uint64_t of
 	if (src || inl) {
 		/* Rows per line / inline frame: the identity carries them. */
 		char *full = malloc(strlen(key) + strlen(fn) + (src ? strlen(src) : 0) + 4);
-		int64_t id;
 
 		if (!full)
 			return -ENOMEM;
@@ -885,7 +955,11 @@ static int64_t resolve_uncached(struct symbolizer *sy, uint32_t dso, uint64_t of
 		free(full);
 		return id;
 	}
-	return get_sym(sy, key, fn, NULL, dso, 0);
+	id = get_sym(sy, key, fn, NULL, dso, 0);
+	/* Same covering symbols in the whole interval: the same answer. */
+	if (id >= 0 && iv != UINT32_MAX)
+		d->bound_sym[iv] = (uint32_t)id;
+	return id;
 }
 
 int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
