@@ -11,10 +11,11 @@
 # Samples, seconds (wall and user+sys), samples/s, and the ratio of
 # samples/s pmiprof/perf per run (runs interleaved: median and range).
 #
-# Both tools' traces hold >= MIN_SAMPLES samples, so fixed start-up costs
-# weigh alike: when a pmiprof recording has fewer, whole recordings are
-# concatenated chunk by chunk (each chunk decodes on its own, STACK ids are
-# chunk-local); perf.data cannot be, perf records longer instead.
+# Both tools' traces hold about as many samples, >= MIN_SAMPLES, so fixed
+# start-up costs weigh alike: perf records longer until it has MIN_SAMPLES
+# (perf.data cannot be concatenated); pmiprof's recording is concatenated
+# chunk by chunk (each chunk decodes on its own, STACK ids are chunk-local)
+# until it has at least as many samples as perf's.
 #   RUNS=5 MIN_SAMPLES=100000 SECS=12 tests/bench/b35_stack_report.sh
 set -u
 top=${PMIPROF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -38,14 +39,14 @@ perf stat -e cpu-clock -x, true >/dev/null 2>&1 || { echo "b35_stack_report: ski
 samples_of_pmiprof() { "$PMIPROF" report -i "$1" --format json --limit 1 2>/dev/null | sed -n 's/.*"samples": \([0-9]*\), "samples_shown".*/\1/p'; }
 samples_of_perf() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }'; }
 
-# record_pmiprof MODE-OPTION OUT: one recording, concatenated to >= MIN_SAMPLES
+# record_pmiprof MODE-OPTION OUT WANT: one recording, concatenated to >= WANT samples
 record_pmiprof() {
 	local one copies hsize
 	"$PMIPROF" record -q $1 -e cpu-clock -F "$RATE" -o "$T/one.data" -- "$WL" "$SECS" >/dev/null 2>"$T/rec.err" ||
 		{ echo "b35_stack_report: pmiprof record $1 failed: $(tail -1 "$T/rec.err")"; exit 0; }
 	one=$(samples_of_pmiprof "$T/one.data")
 	[ "${one:-0}" -gt 0 ] || { echo "b35_stack_report: no samples recorded ($1)"; exit 0; }
-	copies=$(( (MIN_SAMPLES + one - 1) / one ))
+	copies=$(( ($3 + one - 1) / one ))
 	hsize=$(od -An -tu4 -j12 -N4 "$T/one.data" | tr -d ' ')
 	{
 		cat "$T/one.data"
@@ -62,12 +63,13 @@ record_perf() { # MODE-OPTION OUT: doubling the time until >= MIN_SAMPLES (at mo
 		secs=$(( secs * 2 ))
 	done
 }
-record_pmiprof "--call-graph dwarf" "$T/pd.data"
-record_pmiprof "-g" "$T/pg.data"
 record_perf "--call-graph dwarf" "$T/fd.data"
 record_perf "-g" "$T/fg.data"
-pdn=$(samples_of_pmiprof "$T/pd.data") pgn=$(samples_of_pmiprof "$T/pg.data")
 fdn=$(samples_of_perf "$T/fd.data") fgn=$(samples_of_perf "$T/fg.data")
+# as many samples as perf's (start-up costs then weigh the same)
+record_pmiprof "--call-graph dwarf" "$T/pd.data" "$(( fdn > MIN_SAMPLES ? fdn : MIN_SAMPLES ))"
+record_pmiprof "-g" "$T/pg.data" "$(( fgn > MIN_SAMPLES ? fgn : MIN_SAMPLES ))"
+pdn=$(samples_of_pmiprof "$T/pd.data") pgn=$(samples_of_pmiprof "$T/pg.data")
 
 # timed NAME cmd...: $T/NAME.$i = "wall_s cpu_s" (wall from nanosecond clock reads)
 timed() {
@@ -109,7 +111,7 @@ ratio_line() { # label pname pn fname fn goal
 		'BEGIN { if (pc > 0 && fc > 0) printf "%.2fx", (pn / pc) / (fn / fc); else print "n/a" }')
 	printf '  ratio %-38s %s wall per run, %s per cpu second%s\n' "$1" "$(ratios "$2" "$3" "$4" "$5")" "$cr" "${6:+   goal >= $6}"
 }
-echo "pmiprof traces: dwarf $(stat -c %s "$T/pd.data") bytes, fp $(stat -c %s "$T/pg.data") bytes (>= $MIN_SAMPLES samples, concatenated);" \
+echo "pmiprof traces: dwarf $(stat -c %s "$T/pd.data") bytes, fp $(stat -c %s "$T/pg.data") bytes (concatenated to >= perf's samples);" \
 	"perf.data: dwarf $(stat -c %s "$T/fd.data"), fp $(stat -c %s "$T/fg.data") bytes"
 printf '%-46s %8s %8s %8s %11s %11s\n' "command (median of $RUNS runs)" samples wall_s cpu_s samples/s "samples/cpu_s"
 for m in d g; do
