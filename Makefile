@@ -8,7 +8,8 @@
 #   make deps          install the Debian packages everything needs
 #   make fuzz          run the trace-reader fuzzer (FUZZ_SECONDS, default 60)
 #   make bench         benchmarks with ratios against perf, as tables
-#   make install       PREFIX=/usr/local DESTDIR=
+#   make install       PREFIX=/usr/local DESTDIR= (also the udev rule and the DKMS source)
+#   make dkms-src      only the DKMS source tree (DKMS_SRCDIR, default /usr/src/pmiprof-VERSION)
 #   make CC=clang      any C11 compiler; WERROR=0 to drop -Werror
 
 VERSION   := 0.1.0
@@ -68,7 +69,7 @@ REG_LIBS  := $(REG_A) $(REG_SO) $(REG_PC)
 LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 
-.PHONY: all check module deps fuzz bench install clean vmtest modules_clean demo checkpatch
+.PHONY: all check module deps fuzz bench install dkms-src clean vmtest modules_clean demo checkpatch
 # Keep test objects between runs (they are intermediate files of pattern rules).
 .SECONDARY:
 all: $(BIN) $(UNIT_BINS) $(WL_BINS) $(WL_SOS) $(REG_LIBS)
@@ -174,7 +175,19 @@ fuzz:
 bench: all
 	$(Q)O=$(abspath $(O)) tests/bench/run
 
-install: $(BIN) $(REG_LIBS)
+# pmiprof.ko for DKMS: the kernel sources flat, abi.h under include/, dkms.conf versioned.
+DKMS_SRCDIR ?= /usr/src/pmiprof-$(VERSION)
+UDEVDIR     ?= /etc/udev/rules.d
+dkms-src:
+	install -d $(DESTDIR)$(DKMS_SRCDIR)/include/pmiprof
+	install -m 0644 kernel/Kbuild kernel/*.c kernel/*.h $(DESTDIR)$(DKMS_SRCDIR)/
+	install -m 0644 include/pmiprof/abi.h $(DESTDIR)$(DKMS_SRCDIR)/include/pmiprof/
+	sed 's/@VERSION@/$(VERSION)/g' kernel/dkms.conf > $(DESTDIR)$(DKMS_SRCDIR)/dkms.conf
+	@rm -f $(DESTDIR)$(DKMS_SRCDIR)/*.mod.c
+
+install: $(BIN) $(REG_LIBS) dkms-src
+	install -d $(DESTDIR)$(UDEVDIR)
+	install -m 0644 udev/60-pmiprof.rules $(DESTDIR)$(UDEVDIR)/
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/pmiprof
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/pmiprof

@@ -104,6 +104,13 @@ struct record_session {
 	pid_t child;			/* forked workload (blocked before exec), or 0 */
 	struct record_stats stats;
 	void *priv;			/* backend state */
+	/*
+	 * Code-region markers (record_regions.h), or NULL: a backend that
+	 * writes records in time order calls record_regions_flush() with each
+	 * record's time before writing it, so markers precede the samples
+	 * they come before.
+	 */
+	struct record_regions *regions;
 };
 
 struct trace_writer;

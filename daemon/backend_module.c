@@ -6,9 +6,12 @@
  *
  *   open     GET_INFO + ABI check, events -> event/umask codes, CONFIGURE,
  *            mmap every CPU's ring, side-band (module_sideband.c), header
- *   enable   START (system-wide: the workload's pre-exec instants and other
- *            processes are recorded too; every record carries pid/tid, and
- *            the report keeps the workload's with --pid)
+ *   enable   START.  Per-task (-- CMD, -p; docs/kernel-module.md "Per-task
+ *            windows"): the module counts only the workload's tasks (its
+ *            threads and, as perf's inherit, their descendants), each with
+ *            its own window, and writes each task's open window as a
+ *            PARTIAL record at its exit or at STOP.  -a: system-wide, every
+ *            record carries pid/tid and report --pid selects.
  *   drain    side-band first (so a process's MMAPs precede its samples),
  *            then each ring: records -> SAMPLE, ring lost counter -> LOST,
  *            CONSUME with the new tail; after STOP, GET_STATS throttles ->
@@ -20,6 +23,12 @@
  * length in ns, computed here from consecutive records of a CPU, followed by
  * the counters the module reads if it can).  Emulated PMUs are flagged in
  * the header, its PMU string and every sample.
+ *
+ * Call stacks (-g, --call-graph fp|dwarf, ABI 1.2): CONFIGURE asks the
+ * module for them, its rings then hold variable-length records (the PMI
+ * handler's fp walk or dwarf register + stack copy), decoded here into
+ * STACK (trace_write_sample_stack) and USTACK records, as the perf backend
+ * writes them.  A module older than 1.2 is refused with a message.
  *
  * Times: the module stamps records with local_clock(); the trace clock is
  * CLOCK_MONOTONIC.  The offset between them is measured once at open (a perf
@@ -45,6 +54,7 @@
 #include "module_dev.h"
 #include "module_ring.h"
 #include "module_sideband.h"
+#include "record.h"
 #include "util.h"
 
 #define MODULE_DEFAULT_PERIOD	512000ull	/* events per window without -c (as perf's) */
@@ -64,8 +74,12 @@ struct module_state {
 	unsigned int nr_trace_events;
 	int64_t clock_offset;		/* CLOCK_MONOTONIC - local_clock */
 	bool started, stopped, stats_done;
+	bool per_task;			/* CFG_TASK: only the workload's tasks count */
 	struct sideband sb;
 	struct pmiprof_cpu_stats *stats;
+	struct pmiprof_stack_stats *stack_stats;	/* 1.2, with call stacks */
+	uint64_t *recbuf;			/* one variable-length record (8-aligned) */
+	bool varlen;				/* call stacks: variable-length rings */
 };
 
 static const char *ev_base_name(const struct pm_event *e, char *buf, size_t len)
@@ -85,17 +99,17 @@ static bool ev_is_clock(const struct pm_event *e)
 	       (e->config == PERF_COUNT_SW_CPU_CLOCK || e->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
+/* ABI 1.2: the module walks stacks in its PMI handler. */
+static bool module_has_stacks(const struct pmiprof_info *info)
+{
+	return info->abi_minor >= 2 && (info->caps & PMIPROF_CAP_STACKS);
+}
+
 static int module_probe(const struct record_opts *o, char *why, size_t why_len)
 {
 	struct pmiprof_info info;
 	int fd;
 
-	if (o->call_graph) {
-		snprintf(why, why_len, "call stacks (-g/--call-graph) are not supported by the "
-			 "module backend yet: its stack walk needs a later pmiprof.ko; use "
-			 "--backend perf");
-		return -EOPNOTSUPP;
-	}
 	if (o->counting) {
 		snprintf(why, why_len,
 			 "counting (pmiprof stat) is not supported by pmiprof.ko yet");
@@ -105,6 +119,12 @@ static int module_probe(const struct record_opts *o, char *why, size_t why_len)
 	if (fd < 0)
 		return fd;
 	close(fd);
+	if (o->call_graph && !module_has_stacks(&info)) {
+		snprintf(why, why_len, "call stacks (-g/--call-graph) need pmiprof.ko ABI 1.2 or "
+			 "later (loaded: %u.%u): load the module built with this pmiprof, or use "
+			 "--backend perf", info.abi_major, info.abi_minor);
+		return -EOPNOTSUPP;
+	}
 	return 0;
 }
 
@@ -353,10 +373,44 @@ static int module_build_config(struct record_session *s, struct module_state *m)
 			      code.event | (uint64_t)code.umask << 8, tflags);
 	}
 	m->nr_trace_events = h->nr_events;
+	if (o->call_graph) {
+		c->stack_mode = o->call_graph == PMIPROF_CALL_GRAPH_DWARF ? PMIPROF_STACK_DWARF :
+								     PMIPROF_STACK_FP;
+		c->stack_max = o->max_stack ? o->max_stack : RECORD_DEFAULT_MAX_STACK;
+		if (c->stack_max > PMIPROF_STACK_MAX_FRAMES)
+			c->stack_max = PMIPROF_STACK_MAX_FRAMES;
+		c->stack_dump = c->stack_mode == PMIPROF_STACK_DWARF ? o->call_graph_dump_size : 0;
+		m->varlen = true;
+		/* As the perf backend's header: kernel frames (we ask for kernel IPs), leaf words */
+		h->call_graph = o->call_graph;
+		h->call_graph_max_stack = c->stack_max;
+		h->call_graph_dump_size = c->stack_dump;
+		h->call_graph_flags = PMIPROF_CALL_GRAPH_F_KERNEL;
+		if (c->stack_mode == PMIPROF_STACK_FP)
+			h->call_graph_flags |= PMIPROF_CALL_GRAPH_F_LEAF_WORDS;
+	}
 	h->trigger_flags = 0;
 	h->freq_hz = 0;
 	h->backend = PMIPROF_BACKEND_MODULE;
-	h->flags |= PMIPROF_TRACE_F_SYSTEM_WIDE | PMIPROF_TRACE_F_KERNEL_IPS;
+	h->flags |= PMIPROF_TRACE_F_KERNEL_IPS;
+	if (m->per_task) {
+		c->flags |= PMIPROF_CFG_TASK;
+		if (s->child > 0) {
+			c->tasks[c->nr_tasks++] = (uint32_t)s->child;
+		} else {
+			for (i = 0; i < o->nr_pids; i++) {
+				if (c->nr_tasks >= PMIPROF_ABI_MAX_TASKS) {
+					pm_err("pmiprof.ko follows at most %d processes per recording",
+					       PMIPROF_ABI_MAX_TASKS);
+					return -E2BIG;
+				}
+				c->tasks[c->nr_tasks++] = (uint32_t)o->pids[i];
+			}
+		}
+		h->flags |= PMIPROF_TRACE_F_INHERIT;
+	} else {
+		h->flags |= PMIPROF_TRACE_F_SYSTEM_WIDE;
+	}
 	if (emul)
 		h->flags |= PMIPROF_TRACE_F_EMULATED;
 	return 0;
@@ -366,6 +420,13 @@ static int module_configure(struct module_state *m)
 {
 	if (ioctl(m->fd, PMIPROF_IOC_CONFIGURE, &m->cfg) == 0)
 		return 0;
+	if (errno == ENOSPC && m->cfg.stack_mode) {
+		pm_err("pmiprof.ko: a call-stack record (up to %u frames and %u bytes of stack) "
+		       "does not fit a quarter of its ring: load it with a larger ring_kb= or "
+		       "lower --max-stack / the dwarf size", m->cfg.stack_max,
+		       m->cfg.stack_dump ? m->cfg.stack_dump : PMIPROF_STACK_LEAF_BYTES);
+		return -ENOSPC;
+	}
 	switch (errno) {
 	case EBUSY:
 		pm_err("pmiprof.ko: the PMU is in use (NMI watchdog or perf?): run "
@@ -446,6 +507,13 @@ static int module_open(struct record_session *s)
 		ret = m->fd;
 		goto fail;
 	}
+	/* perf's semantics: -- CMD and -p follow the workload; -a (or nothing) is system-wide. */
+	m->per_task = !o->system_wide && (s->child > 0 || o->nr_pids);
+	if (m->per_task && !(m->info.caps & PMIPROF_CAP_TASK)) {
+		pm_warn("this pmiprof.ko has no per-task mode: recording system-wide "
+			"(report --pid selects the workload); load a newer pmiprof.ko");
+		m->per_task = false;
+	}
 	ret = module_build_config(s, m);
 	if (ret)
 		goto fail;
@@ -466,6 +534,20 @@ static int module_open(struct record_session *s)
 	ret = module_map_rings(m);
 	if (ret)
 		goto fail;
+	if (m->varlen) {
+		m->recbuf = malloc(MODULE_REC_MAX);
+		if (!m->recbuf) {
+			pm_err("out of memory");
+			ret = -ENOMEM;
+			goto fail;
+		}
+		if (o->call_graph == PMIPROF_CALL_GRAPH_DWARF)
+			pm_info("pmiprof.ko: call stacks: dwarf, %u bytes of user stack per sample",
+				m->cfg.stack_dump);
+		else
+			pm_info("pmiprof.ko: call stacks: fp (user walk in the PMI handler, "
+				"at most %u frames, and kernel frames)", m->cfg.stack_max);
+	}
 
 	ret = sideband_open(&m->sb, s->child, o->pids, o->nr_pids, o->system_wide || (!s->child &&
 			    !o->nr_pids), m->info.nr_cpus, why, sizeof(why));
@@ -491,13 +573,13 @@ static int module_open(struct record_session *s)
 	if (m->timer) {
 		host_note_append(&s->hdr, "module timer mode: windows are time-based "
 				 "(event 0 = window length in ns)");
-		pm_info("pmiprof.ko: system-wide timer sampling every %llu ns "
-			"(time-based windows)%s",
+		pm_info("pmiprof.ko: %s timer sampling every %llu ns "
+			"(time-based windows)%s", m->per_task ? "per-task" : "system-wide",
 			(unsigned long long)m->cfg.timer_ns,
 			(m->info.flags & PMIPROF_INFO_F_EMULATED) ? ", EMULATED PMU" : "");
 	} else {
-		pm_info("pmiprof.ko: system-wide sampling every %llu %s%s",
-			(unsigned long long)s->hdr.period, s->hdr.events[s->hdr.trigger_index].name,
+		pm_info("pmiprof.ko: %s sampling every %llu %s%s",
+			m->per_task ? "per-task" : "system-wide", (unsigned long long)s->hdr.period, s->hdr.events[s->hdr.trigger_index].name,
 			(m->info.flags & PMIPROF_INFO_F_EMULATED) ?
 				module_emulation_text(&m->info) : "");
 	}
@@ -507,7 +589,10 @@ static int module_open(struct record_session *s)
 	else if (m->info.flags & PMIPROF_INFO_F_EMULATED)
 		host_note_append(&s->hdr,
 				 "EMULATED PMU (pmiprof.ko pmu=emul): counts are synthetic");
-	if (!o->system_wide)
+	if (m->per_task)
+		host_note_append(&s->hdr, "module backend per-task: only the workload's tasks "
+				 "count; a task's last window is PARTIAL");
+	else if (!o->system_wide)
 		host_note_append(&s->hdr, "module backend records system-wide; "
 				 "report --pid selects the workload");
 	return 0;
@@ -530,9 +615,18 @@ static int module_enable(struct record_session *s)
 	}
 	m->started = true;
 	/* START resets the rings: take the fresh positions. */
-	for (cpu = 0; cpu < m->info.nr_cpus; cpu++)
-		if (m->maps[cpu])
-			module_ring_sync(&m->rings[cpu]);
+	for (cpu = 0; cpu < m->info.nr_cpus; cpu++) {
+		if (!m->maps[cpu])
+			continue;
+		module_ring_sync(&m->rings[cpu]);
+		/* With stacks the module marks its rings variable-length (record_size 0). */
+		if (m->varlen != !m->rings[cpu].record_size) {
+			pm_err("pmiprof.ko ring of CPU %u has record size %u, expected %s",
+			       cpu, m->rings[cpu].record_size,
+			       m->varlen ? "variable-length records" : "fixed-size records");
+			return -EPROTO;
+		}
+	}
 	ret = sideband_enable(&m->sb);
 	if (ret)
 		pm_err("cannot enable the side-band events: %s", strerror(-ret));
@@ -553,15 +647,64 @@ static int module_poll_fds(struct record_session *s, struct pollfd *fds, int max
 	return n + sideband_poll_fds(&m->sb, fds + 1, max - 1);
 }
 
+/* A 1.2 sample with its stack part: STACK (interned) and USTACK, as the perf backend writes them. */
+static int module_write_stack_sample(struct record_session *s, struct trace_writer *w,
+				     const struct trace_sample *ts, const struct module_stack *st)
+{
+	struct trace_ustack u;
+	int ret = trace_write_sample_stack(w, ts, st->ips, st->nr, st->nr_kernel);
+
+	if (ret)
+		return ret;
+	if (st->nr || st->nr_regs || st->dump_size)
+		s->stats.stacks++;
+	if (!st->nr_regs && !st->dump_size)
+		return 0;		/* a kernel thread: no user state */
+	memset(&u, 0, sizeof(u));
+	u.abi = st->nr_regs ? PERF_SAMPLE_REGS_ABI_64 : 0;
+	u.nr_regs = st->nr_regs;
+	u.regs_mask = st->regs_mask;
+	u.regs = st->nr_regs ? st->regs : NULL;
+	u.size = st->dump_size;
+	u.data = st->dump;
+	return trace_write_ustack(w, &u);
+}
+
+/*
+ * The next record of @r: fixed-size (1.1 layout), or with stacks a
+ * variable-length one split into *rec and *st.  1, 0 (none), -EPROTO.
+ */
+static int module_next(struct module_state *m, struct module_ring *r, uint64_t head,
+		       struct pmiprof_sample_rec *rec, struct module_stack *st)
+{
+	uint32_t len;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (!m->varlen)
+		return module_ring_next(r, head, rec);
+	ret = module_ring_next_var(r, head, m->recbuf, MODULE_REC_MAX, &len);
+	if (ret <= 0)
+		return ret;
+	if (module_rec_split(m->recbuf, len, rec, st) < 0) {
+		/* sizes held, so the ring stays in step: only this record is lost */
+		r->skipped++;
+		memset(st, 0, sizeof(*st));
+		rec->flags &= ~PMIPROF_REC_F_STACK;
+	}
+	return 1;
+}
+
 static int module_drain_ring(struct record_session *s, struct module_state *m,
 			     struct module_ring *r, struct trace_writer *w)
 {
 	struct pmiprof_sample_rec rec;
+	struct module_stack st;
 	struct trace_sample ts;
 	uint64_t head = module_ring_head(r), start = r->tail, lost, last = 0;
 	int n = 0, ret;
 
-	while ((ret = module_ring_next(r, head, &rec)) != 0) {
+	while ((ret = module_next(m, r, head, &rec, &st)) != 0) {
 		if (ret < 0) {
 			pm_warn("pmiprof.ko ring of CPU %u: inconsistent head/tail, %llu "
 				"records skipped (counted as lost)", r->cpu,
@@ -570,7 +713,12 @@ static int module_drain_ring(struct record_session *s, struct module_state *m,
 		}
 		rec.time_ns += (uint64_t)m->clock_offset;
 		module_rec_to_sample(&rec, m->first_counter, m->nr_trace_events, &ts);
-		if (m->timer) {
+		if (m->timer && m->per_task) {
+			/* The tick follows the task: a window is timer_ns of its CPU time. */
+			ts.counts[0] = rec.flags & PMIPROF_REC_F_PARTIAL ? rec.status :
+									  m->cfg.timer_ns;
+			ts.flags |= PMIPROF_SAMPLE_F_TIME_BASED;
+		} else if (m->timer) {
 			uint64_t prev = m->last_time[r->cpu];
 
 			ts.counts[0] = prev && rec.time_ns > prev ? rec.time_ns - prev :
@@ -578,7 +726,8 @@ static int module_drain_ring(struct record_session *s, struct module_state *m,
 			m->last_time[r->cpu] = rec.time_ns;
 			ts.flags |= PMIPROF_SAMPLE_F_TIME_BASED;
 		}
-		ret = trace_write_sample(w, &ts);
+		ret = m->varlen ? module_write_stack_sample(s, w, &ts, &st) :
+				  trace_write_sample(w, &ts);
 		if (ret)
 			return ret;
 		last = ts.time;
@@ -631,6 +780,14 @@ static int module_final_stats(struct record_session *s, struct module_state *m,
 	req.size = sizeof(req);
 	req.nr_cpus = m->info.nr_cpus;
 	req.buf = (uint64_t)(uintptr_t)m->stats;
+	req.stack_buf = 0;
+	if (m->varlen) {
+		/* 1.2 only: a 1.1 module refuses a non-zero stack_buf (E2BIG) */
+		m->stack_stats = calloc(m->info.nr_cpus, sizeof(*m->stack_stats));
+		if (!m->stack_stats)
+			return -ENOMEM;
+		req.stack_buf = (uint64_t)(uintptr_t)m->stack_stats;
+	}
 	if (ioctl(m->fd, PMIPROF_IOC_GET_STATS, &req) < 0) {
 		pm_warn("pmiprof.ko GET_STATS failed: %s (throttle counts unknown)",
 			strerror(errno));
@@ -782,6 +939,23 @@ static void module_print_stats(const struct module_state *m)
 	if (line[0])
 		pm_info("pmiprof.ko: handler time histogram%s:%s",
 			emul ? " (EMULATION, in a VM: not a bare-metal figure)" : "", line);
+	if (m->stack_stats) {
+		struct pmiprof_stack_stats t = { 0 };
+
+		for (cpu = 0; cpu < m->info.nr_cpus; cpu++) {
+			t.walks += m->stack_stats[cpu].walks;
+			t.reads += m->stack_stats[cpu].reads;
+			t.ns_total += m->stack_stats[cpu].ns_total;
+			t.truncated += m->stack_stats[cpu].truncated;
+			t.faults += m->stack_stats[cpu].faults;
+		}
+		pm_info("pmiprof.ko: stack walk per %s: %.1f user reads, %llu ns mean; %llu of %llu "
+			"walks cut by --max-stack or the per-PMI budget, %llu ended by a fault%s",
+			m->timer ? "tick" : "PMI", t.walks ? (double)t.reads / (double)t.walks : 0.0,
+			(unsigned long long)(t.walks ? t.ns_total / t.walks : 0),
+			(unsigned long long)t.truncated, (unsigned long long)t.walks,
+			(unsigned long long)t.faults, emul ? " (emulated PMU)" : "");
+	}
 }
 
 static void module_close(struct record_session *s)
@@ -805,6 +979,8 @@ static void module_close(struct record_session *s)
 	free(m->rings);
 	free(m->last_time);
 	free(m->stats);
+	free(m->stack_stats);
+	free(m->recbuf);
 	free(m);
 	s->priv = NULL;
 }

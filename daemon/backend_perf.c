@@ -40,6 +40,7 @@
 #include "host_info.h"
 #include "perf_decode.h"
 #include "perf_ring.h"
+#include "record_regions.h"
 #include "proc_tasks.h"
 #include "record.h"
 #include "util.h"
@@ -1116,7 +1117,15 @@ static int perf_synthesize(struct record_session *s, struct trace_writer *w)
 static int take_record(void *arg, struct perf_ring *r, const struct perf_event_header *h)
 {
 	void **a = arg;
+	struct record_session *s = a[2];
 
+	/* region markers up to this record's time go first: one time order */
+	if (s->regions) {
+		int ret = record_regions_flush(s->regions, a[1], r->next_time);
+
+		if (ret)
+			return ret;
+	}
 	return perf_decode_record(a[0], r->cpu, a[1], h);
 }
 
@@ -1154,7 +1163,7 @@ static void prescan_forks(struct perf_state *ps)
 static int perf_drain(struct record_session *s, struct trace_writer *w)
 {
 	struct perf_state *ps = s->priv;
-	void *arg[2] = { &ps->dec, w };
+	void *arg[3] = { &ps->dec, w, s };
 	uint64_t now;
 	int ret;
 

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -195,6 +196,76 @@ static const char *paranoid_meaning(long p)
 	return "perf_event_open is denied to unprivileged users (Debian/Ubuntu level 3+)";
 }
 
+/* Is @gid one of ours (primary or supplementary)? */
+static bool in_group(gid_t gid)
+{
+	gid_t groups[256];
+	int i, n = getgroups(256, groups);
+
+	if (getegid() == gid)
+		return true;
+	for (i = 0; i < n; i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
+/*
+ * The installed pieces of the module (docs/kernel-module.md, "Installing"):
+ * DKMS source and a build for this kernel, the udev rule, the pmiprof group
+ * and whether we are in it, the device node's group and mode.
+ */
+static void doctor_install(struct doctor *d, const char *device, const char *release)
+{
+	static const char *const rules[] = { "/etc/udev/rules.d/60-pmiprof.rules",
+					     "/usr/lib/udev/rules.d/60-pmiprof.rules",
+					     "/lib/udev/rules.d/60-pmiprof.rules" };
+	static const char *const kos[] = { "updates/dkms/pmiprof.ko", "updates/dkms/pmiprof.ko.xz",
+					   "updates/dkms/pmiprof.ko.zst", "extra/pmiprof.ko" };
+	const char *rule = NULL;
+	char path[512];
+	struct group *g;
+	struct stat st;
+	size_t i;
+	bool built = false;
+
+	snprintf(path, sizeof(path), "/usr/src/pmiprof-%s/dkms.conf", PMIPROF_VERSION);
+	for (i = 0; i < ARRAY_SIZE(kos) && !built; i++) {
+		char ko[512];
+
+		snprintf(ko, sizeof(ko), "/lib/modules/%s/%s", release, kos[i]);
+		built = !access(ko, F_OK);
+	}
+	if (built)
+		line(d, V_OK, "install", NULL, "pmiprof.ko installed for %s (DKMS)", release);
+	else if (!access(path, F_OK))
+		line(d, V_WARN, "install", "sudo dkms install pmiprof/" PMIPROF_VERSION,
+		     "DKMS source %s present, no pmiprof.ko installed for %s", path, release);
+	else
+		line(d, V_WARN, "install", "sudo make install (then dkms install pmiprof/"
+		     PMIPROF_VERSION ")", "no DKMS source (%s) and no installed pmiprof.ko", path);
+	for (i = 0; i < ARRAY_SIZE(rules) && !rule; i++)
+		if (!access(rules[i], F_OK))
+			rule = rules[i];
+	g = getgrnam("pmiprof");
+	if (!rule)
+		line(d, V_WARN, "install", "sudo make install (installs 60-pmiprof.rules)",
+		     "no udev rule: /dev/pmiprof stays root-only (0600)");
+	else if (!g)
+		line(d, V_WARN, "install", "sudo groupadd --system pmiprof && sudo udevadm trigger",
+		     "udev rule %s present, but no group pmiprof", rule);
+	else if (!in_group(g->gr_gid))
+		line(d, V_WARN, "install", "sudo usermod -aG pmiprof $USER (then log in again)",
+		     "udev rule %s and group pmiprof present; you are not in the group", rule);
+	else
+		line(d, V_OK, "install", NULL, "udev rule %s, group pmiprof (you are a member: "
+		     "per-task recording of your own processes)", rule);
+	if (!stat(device, &st))
+		line(d, V_OK, "install", NULL, "%s: mode %04o, group %s", device,
+		     (unsigned int)(st.st_mode & 07777),
+		     g && st.st_gid == g->gr_gid ? "pmiprof" : "not pmiprof (root only)");
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -363,11 +434,13 @@ int cmd_doctor(int argc, char **argv)
 		     "run as root (sudo pmiprof ...) or give pmiprof CAP_PERFMON", "%s", why);
 	}
 
+	doctor_install(&d, device, u.release);
+
 	/* What record --backend auto would do */
 	if (mod_ok) {
 		if (mod_pmi)
 			line(&d, V_OK, "record", NULL, "module backend: PMI sampling every N %s "
-			     "(system-wide, report --pid selects the workload)",
+			     "(per-task for -- CMD and -p, system-wide with -a)",
 			     "instructions");
 		else
 			line(&d, V_OK, "record", NULL, "module backend: timer sampling, time-based "

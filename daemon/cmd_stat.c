@@ -48,7 +48,8 @@ const char cmd_stat_help[] =
 "\n"
 "SYNOPSIS\n"
 "    pmiprof stat [-e EVENTS] [-x SEP] [-q] [-r N | -I MS] -- COMMAND [ARGS...]\n"
-"    pmiprof stat --regions [--format text|csv] [--region-read MODE] [-e EVENTS]\n"
+"    pmiprof stat --regions [--format text|csv] [--region-read MODE] [-o FILE]\n"
+"                 [-e EVENTS]\n"
 "                 [-r N] -- COMMAND [ARGS...]\n"
 "    pmiprof stat [-e EVENTS] [-I MS] -p PID[,PID...] | -a\n"
 "\n"
@@ -95,11 +96,17 @@ const char cmd_stat_help[] =
 "    --region-read MODE\n"
 "        auto (default): rdpmc where the kernel allows it, else read();\n"
 "        outer: counters at outermost regions only, nested ones get wall-ns;\n"
+"        sampled[:N]: counters at 1 call in N (256), chosen at random, wall-ns\n"
+"        at every call (the event rows then cover the sampled calls);\n"
 "        clock: no counters, wall-ns only (the cheapest).\n"
 "    --format text|csv\n"
 "        Region table layout; csv: region,calls,event,sum,mean,min,median,mode,\n"
-"        p99,max, then '#' lines for anomalies and open regions (the whole-run\n"
+"        p99,max,modes (every peak, ';'-separated), then '#' lines for\n"
+"        anomalies and open regions (the whole-run\n"
 "        counts are then left out).\n"
+"    -o, --output FILE\n"
+"        With --regions: also write the region table in the csv layout to FILE\n"
+"        ('pmiprof plot -i FILE -o OUT.png' draws its per-region distributions).\n"
 "    -q, --quiet\n"
 "        Print nothing but errors (the exit status still reports the workload's).\n"
 "    -h, --help\n"
@@ -460,11 +467,12 @@ int cmd_stat(int argc, char **argv)
 		{ "regions", no_argument, NULL, OPT_REGIONS },
 		{ "region-read", required_argument, NULL, OPT_REGION_READ },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *events = STAT_DEFAULT_EVENTS, *sep = NULL;
+	const char *events = STAT_DEFAULT_EVENTS, *sep = NULL, *csv_out = NULL;
 	static struct stat_ctr ctr[PMIPROF_MAX_EVENTS];
 	static struct stat_repeat rep[PMIPROF_MAX_EVENTS];
 	struct stat_reading rd[PMIPROF_MAX_EVENTS], last[PMIPROF_MAX_EVENTS];
@@ -474,6 +482,7 @@ int cmd_stat(int argc, char **argv)
 	struct workload wl;
 	sigset_t set, old;
 	unsigned int i, run, runs_done = 0, region_read = PMR_READ_AUTO;
+	uint64_t sample_n;
 	uint64_t repeat = 1, interval_ms = 0;
 	bool want_regions = false, csv = false, stop = false;
 	int c, sfd, status = 0;
@@ -484,7 +493,7 @@ int cmd_stat(int argc, char **argv)
 	memset(&wl, 0, sizeof(wl));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:p:ax:r:I:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:p:ax:r:I:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e': events = optarg; break;
 		case 'p':
@@ -511,9 +520,15 @@ int cmd_stat(int argc, char **argv)
 				region_read = PMR_READ_OUTER;
 			else if (!strcmp(optarg, "clock"))
 				region_read = PMR_READ_CLOCK;
+			else if (!strcmp(optarg, "sampled"))
+				region_read = PMR_READ_SAMPLED | 8u << 8;
+			else if (!strncmp(optarg, "sampled:", 8) &&
+				 !pm_parse_u64(optarg + 8, 1, 1u << 30, &sample_n) &&
+				 !(sample_n & (sample_n - 1)))
+				region_read = PMR_READ_SAMPLED | (unsigned int)__builtin_ctzll(sample_n) << 8;
 			else
-				return pm_usage_error("stat", "--region-read '%s': auto, outer or clock",
-						      optarg);
+				return pm_usage_error("stat", "--region-read '%s': auto, outer, "
+						      "sampled[:N] (N a power of two) or clock", optarg);
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv"))
@@ -521,6 +536,7 @@ int cmd_stat(int argc, char **argv)
 			else if (strcmp(optarg, "text"))
 				return pm_usage_error("stat", "--format '%s': text or csv", optarg);
 			break;
+		case 'o': csv_out = optarg; break;
 		case 'q': o.quiet = true; break;
 		case 'h': return command_help("stat");
 		case ':':
@@ -544,6 +560,8 @@ int cmd_stat(int argc, char **argv)
 		return pm_usage_error("stat", "-r repeats a command: give one after --");
 	if (repeat > 1 && interval_ms)
 		return pm_usage_error("stat", "-r and -I cannot be combined");
+	if (csv_out && !want_regions)
+		return pm_usage_error("stat", "-o FILE writes the region table: it goes with --regions");
 	if (want_regions && !o.argv)
 		return pm_usage_error("stat", "--regions needs a command (after --) linked with "
 				      "libpmiprof-region");
@@ -655,6 +673,17 @@ int cmd_stat(int argc, char **argv)
 	}
 	if (regions && runs_done && !o.quiet)
 		stat_regions_print(regions, stderr, o.argv[0], csv);
+	if (regions && runs_done && csv_out) {
+		/* the csv layout, for 'pmiprof plot -i FILE' and scripts */
+		FILE *f = fopen(csv_out, "w");
+
+		if (f)
+			stat_regions_print(regions, f, o.argv[0], true);
+		if (!f || fclose(f)) {
+			pm_err("cannot write %s: %s", csv_out, strerror(errno));
+			status = 1;
+		}
+	}
 	stat_regions_free(regions);
 	cpu_set_free(&cpus);
 	close(sfd);

@@ -3,6 +3,7 @@
 #include "module_ring.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 void module_ring_init(struct module_ring *r, const void *map, uint32_t data_bytes, uint32_t cpu)
@@ -59,6 +60,64 @@ int module_ring_next(struct module_ring *r, uint64_t head, struct pmiprof_sample
 	return 1;
 }
 
+int module_ring_next_var(struct module_ring *r, uint64_t head, void *buf, uint32_t cap,
+			 uint32_t *len)
+{
+	const uint32_t base = sizeof(struct pmiprof_sample_rec);
+	uint32_t size;
+
+	if (head == r->tail)
+		return 0;
+	if (head < r->tail || head - r->tail > r->data_bytes || head - r->tail < base)
+		goto bad;
+	ring_copy_out(r, r->tail + offsetof(struct pmiprof_sample_rec, size), &size, sizeof(size));
+	if (size < base || size % 8 || size > head - r->tail || size > cap)
+		goto bad;
+	ring_copy_out(r, r->tail, buf, size);
+	r->tail += size;
+	*len = size;
+	return 1;
+bad:
+	/* Sizes cannot be trusted past this point: resynchronise at head. */
+	if (head > r->tail)
+		r->skipped++;
+	r->tail = head;
+	return -EPROTO;
+}
+
+int module_rec_split(const void *buf, uint32_t len, struct pmiprof_sample_rec *rec,
+		     struct module_stack *st)
+{
+	const unsigned char *p = buf;
+	struct pmiprof_stack_rec h;
+	uint64_t need;
+
+	memset(st, 0, sizeof(*st));
+	if (len < sizeof(*rec))
+		return -EPROTO;
+	memcpy(rec, p, sizeof(*rec));
+	if (!(rec->flags & PMIPROF_REC_F_STACK))
+		return 0;
+	if (len < sizeof(*rec) + sizeof(h))
+		return -EPROTO;
+	memcpy(&h, p + sizeof(*rec), sizeof(h));
+	need = sizeof(*rec) + sizeof(h) + 8ull * h.nr + 8ull * h.nr_regs + h.dump_size;
+	if (need > len || h.nr_kernel > h.nr ||
+	    h.nr_regs != (uint32_t)__builtin_popcountll(h.regs_mask))
+		return -EPROTO;
+	st->nr = h.nr;
+	st->nr_kernel = h.nr_kernel;
+	st->nr_regs = h.nr_regs;
+	st->flags = h.flags;
+	st->dump_size = h.dump_size;
+	st->reads = h.reads;
+	st->regs_mask = h.regs_mask;
+	st->ips = (const uint64_t *)(const void *)(p + sizeof(*rec) + sizeof(h));
+	st->regs = st->ips + h.nr;
+	st->dump = (const uint8_t *)(st->regs + h.nr_regs);
+	return 1;
+}
+
 uint64_t module_ring_take_lost(struct module_ring *r)
 {
 	uint64_t lost = __atomic_load_n(&r->hdr->lost, __ATOMIC_RELAXED);
@@ -88,6 +147,8 @@ uint32_t module_rec_flags_to_trace(uint32_t f)
 		t |= PMIPROF_SAMPLE_F_THROTTLED;
 	if (f & PMIPROF_REC_F_GUEST)
 		t |= PMIPROF_SAMPLE_F_GUEST;
+	if (f & PMIPROF_REC_F_PARTIAL)
+		t |= PMIPROF_SAMPLE_F_PARTIAL;
 	return t;
 }
 

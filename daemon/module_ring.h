@@ -39,6 +39,37 @@ uint64_t module_ring_head(const struct module_ring *r);
  * -EPROTO is returned.
  */
 int module_ring_next(struct module_ring *r, uint64_t head, struct pmiprof_sample_rec *rec);
+/*
+ * ABI 1.2, a session with call stacks: records are variable-length
+ * (hdr->record_size 0, each pmiprof_sample_rec.size bytes).  Copies the
+ * record at r->tail (up to @cap bytes) into @buf and sets *@len.  Returns 1,
+ * 0 (nothing before head) or -EPROTO (head/tail or a record size that
+ * cannot be right: the tail moves to head, one record counted in skipped).
+ */
+int module_ring_next_var(struct module_ring *r, uint64_t head, void *buf, uint32_t cap,
+			 uint32_t *len);
+
+/* The largest record a 1.2 session can write: base, stack header, frames, registers, dump. */
+#define MODULE_REC_MAX	(sizeof(struct pmiprof_sample_rec) + sizeof(struct pmiprof_stack_rec) + \
+			 8u * PMIPROF_STACK_MAX_FRAMES + 8u * 24 + PMIPROF_STACK_MAX_DUMP + 8)
+
+/* The stack part of a 1.2 record, pointing into the record's buffer. */
+struct module_stack {
+	uint32_t nr, nr_kernel, nr_regs, flags, dump_size, reads;
+	uint64_t regs_mask;
+	const uint64_t *ips;		/* nr: kernel frames first */
+	const uint64_t *regs;		/* nr_regs, perf order */
+	const uint8_t *dump;		/* dump_size bytes from the user SP up */
+};
+
+/*
+ * Split a 1.2 record (@buf, 8-byte aligned, @len bytes) into its sample
+ * and its stack part.  Returns 1 with *st filled, 0 when the record has no
+ * stack part, -EPROTO when the stack part does not fit the record.
+ */
+int module_rec_split(const void *buf, uint32_t len, struct pmiprof_sample_rec *rec,
+		     struct module_stack *st);
+
 /* Records the producer dropped since the last call (ring full). */
 uint64_t module_ring_take_lost(struct module_ring *r);
 

@@ -26,11 +26,18 @@
 
 #include "backend.h"
 #include "host_info.h"
+#include "perf_ring.h"
+#include "record_regions.h"
 #include "util.h"
 #include "workload.h"
 
 #define MAX_POLL		(256 + RECORD_MAX_PIDS + 1)
 #define TICK_MS			250	/* progress and drain at most 4 times a second */
+/*
+ * With region markers, drain at least this often: a thread's marker ring
+ * (PMR_RING_RECS) then holds 16384 markers per 50 ms before it drops any.
+ */
+#define REGIONS_TICK_MS		50
 /*
  * A chunk is written when it fills, and at least this often the open chunk
  * is written and the file fdatasync()ed, so a recorder that is killed (or a
@@ -60,6 +67,7 @@ struct loop {
 	uint64_t last_progress;
 	uint64_t last_flush;
 	int err;			/* first error (-errno) */
+	struct record_regions *regions;	/* code-region markers, or NULL */
 };
 
 static int sys_pidfd_open(pid_t pid)
@@ -174,9 +182,21 @@ static void drain(struct loop *l)
 {
 	int n;
 
+	uint64_t mark_now = 0;
+
 	if (l->write_failed)
 		return;
+	if (l->regions)
+		mark_now = record_regions_collect(l->regions);
 	n = l->b->drain(&l->s, l->w);
+	/* markers older than the samples' watermark, after no sample of this drain */
+	if (n >= 0 && l->regions && mark_now > PERF_RING_PUBLISH_SLACK_NS) {
+		int e = record_regions_flush(l->regions, l->w,
+					     mark_now - PERF_RING_PUBLISH_SLACK_NS);
+
+		if (e)
+			n = e;
+	}
 	if (n >= 0) {
 		uint64_t now = pm_now_ns();
 
@@ -294,7 +314,7 @@ static void run_loop(struct loop *l)
 			pfd[n++] = (struct pollfd){ .fd = l->pidfds[i], .events = POLLIN };
 		pfd[n++] = (struct pollfd){ .fd = l->sfd, .events = POLLIN };
 
-		r = poll(pfd, (nfds_t)n, TICK_MS);
+		r = poll(pfd, (nfds_t)n, l->regions ? REGIONS_TICK_MS : TICK_MS);
 		if (r < 0 && errno != EINTR) {
 			l->err = -errno;
 			pm_err("poll: %s", strerror(errno));
@@ -383,6 +403,16 @@ static void summary(struct loop *l, uint64_t bytes)
 	if (l->s.stats.ustack_trimmed)
 		pm_info("stack copies: %.1f MB above main threads' initial frames (argv, "
 			"environment, auxv) not stored", (double)l->s.stats.ustack_trimmed / 1e6);
+	if (l->regions) {
+		uint64_t written, dropped;
+		uint32_t regions;
+
+		record_regions_counts(l->regions, &written, &dropped, &regions);
+		if (written || dropped)
+			pm_info("code regions: %llu markers of %u region(s) recorded, %llu "
+				"dropped (marker ring full in the workload)",
+				(unsigned long long)written, regions, (unsigned long long)dropped);
+	}
 	if (l->s.stats.after_loss)
 		pm_info("%llu window(s) follow a loss or throttling: flagged after-loss, their "
 			"counts span unrecorded periods (reports leave them out of per-window "
@@ -411,11 +441,25 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 	if (!l.b)
 		return 1;
 	host_info_fill(&l.s.hdr, argc, argv);
-
 	l.sfd = block_signals(&oldmask);
 	if (l.sfd < 0) {
 		pm_err("cannot set up signal handling: %s", strerror(-l.sfd));
 		return 1;
+	}
+	/*
+	 * Region markers need the workload's environment (set before the
+	 * fork) and samples merged in time order: perf backend with a command.
+	 */
+	if (o->argv && l.b == &backend_perf_ops) {
+		ret = record_regions_new(&l.regions);
+		if (ret) {
+			pm_warn("code-region markers disabled: cannot create their shared memory: %s",
+				strerror(-ret));
+			l.regions = NULL;
+		}
+	} else if (o->argv) {
+		host_note_append(&l.s.hdr, "code-region markers are not collected with the "
+				 "module backend (its samples are not merged in time order)");
 	}
 	if (o->argv) {
 		ret = workload_fork(&l.wl, o->argv, &oldmask);
@@ -438,6 +482,10 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 		if (ret == -ENOMEM)
 			pm_err("out of memory opening the %s backend", l.b->name);
 		goto out_backend;
+	}
+	if (l.regions) {
+		record_regions_arm(l.regions, &l.s.hdr);
+		l.s.regions = l.regions;
 	}
 	ret = rotate_output(o->output);
 	if (ret)
@@ -511,6 +559,18 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 
 	memset(&fin, 0, sizeof(fin));
 	fin.time = pm_now_ns();
+	if (l.regions && !l.write_failed) {
+		uint64_t written, dropped;
+		uint32_t regions;
+
+		ret = record_regions_finish(l.regions, l.w, fin.time);
+		if (ret)
+			write_error(&l, ret);
+		/* A workload that never used regions: no region column in its reports. */
+		record_regions_counts(l.regions, &written, &dropped, &regions);
+		if (!ret && !written && !dropped && !regions)
+			trace_writer_set_flags(l.w, l.s.hdr.flags & ~PMIPROF_TRACE_F_REGIONS);
+	}
 	fin.samples = l.s.stats.samples;
 	fin.lost = l.s.stats.lost;	/* samples; throttling is not a sample count */
 	if (l.interrupted)
@@ -557,6 +617,7 @@ out_pidfds:
 		close(l.pidfds[i]);
 	workload_close(&l.wl);
 out_signals:
+	record_regions_free(l.regions);
 	close(l.sfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return status;

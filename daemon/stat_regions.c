@@ -4,6 +4,8 @@
  * across threads, processes and runs (ids are per shared memory); the
  * records of the reserved name 0 are the empty regions each thread times
  * at its start, and their median per event is subtracted from every call.
+ * Threads timing with the TSC write ticks; they are converted here with
+ * the slope between an anchor taken at start and one taken at each drain.
  */
 #include "stat_regions.h"
 
@@ -14,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "region/region_clock.h"
 #include "region/region_shm.h"
 #include "stat_format.h"
 #include "util.h"
@@ -44,7 +47,10 @@ struct sr_region {
 };
 
 struct stat_regions {
-	unsigned int read_mode;
+	unsigned int read_mode, sample_shift;
+	struct pmr_anchor anc0;		/* this run's start */
+	uint64_t mult;			/* 32.32 ns per tick, at the last drain */
+	unsigned int clocks;		/* bit per pmr_clock seen */
 	unsigned int nr_ev;
 	struct pmr_event ev[PMR_MAX_EVENTS];
 	int ipc_ins, ipc_cyc;		/* event indexes for IPC, or -1 */
@@ -72,7 +78,8 @@ int stat_regions_new(struct stat_regions **out, const struct pm_event_list *list
 	if (!sr)
 		return -ENOMEM;
 	sr->fd = -1;
-	sr->read_mode = read_mode;
+	sr->read_mode = read_mode & 0xff;
+	sr->sample_shift = read_mode >> 8;
 	sr->ipc_ins = sr->ipc_cyc = -1;
 	sr->nr_ev = list->nr < PMR_MAX_EVENTS ? list->nr : PMR_MAX_EVENTS;
 	for (i = 0; i < sr->nr_ev; i++) {
@@ -117,6 +124,9 @@ int stat_regions_start(struct stat_regions *sr)
 	sr->shm->version = PMR_VERSION;
 	sr->shm->mode = PMR_MODE_STAT;
 	sr->shm->read_mode = sr->read_mode;
+	sr->shm->sample_shift = sr->sample_shift;
+	pmr_anchor_take(&sr->anc0);
+	sr->mult = 0;
 	sr->shm->nr_events = sr->nr_ev;
 	memcpy(sr->shm->ev, sr->ev, sizeof(sr->ev));
 	pm_strlcpy(sr->shm->names[0].name, SR_EMPTY_NAME, PMR_NAME_LEN);
@@ -192,17 +202,38 @@ static void sr_count_tid(struct sr_region *r, int32_t tid)
 	r->tids[r->nr_tids++].calls = 1;
 }
 
+/*
+ * The slope for ticks at this drain; a run shorter than the slope's
+ * minimum span waits for it (at most ~1 ms, once).
+ */
+static void sr_slope(struct stat_regions *sr)
+{
+	struct pmr_anchor now;
+	unsigned int tries;
+
+	for (tries = 0; tries < 100; tries++) {
+		pmr_anchor_take(&now);
+		sr->mult = pmr_slope(&sr->anc0, &now);
+		if (sr->mult)
+			return;
+		usleep(200);
+	}
+}
+
 static void sr_add(struct stat_regions *sr, const struct pmr_thread *t, const struct pmr_rec *rec)
 {
 	struct sr_region *r;
 	unsigned int i;
+	double wall = (double)rec->wall_ns;
 
 	if (rec->kind != PMR_REC_CALL && rec->kind != PMR_REC_CALL_WALL)
 		return;
+	if (t->clock == PMR_CLOCK_TSC)
+		wall = wall * (double)sr->mult / 4294967296.0;
 	if (rec->region == 0) {
 		for (i = 0; i < sr->nr_ev && rec->kind == PMR_REC_CALL; i++)
 			dist_add(&sr->empty[i], (double)rec->val[i]);
-		dist_add(&sr->empty_wall, (double)rec->wall_ns);
+		dist_add(&sr->empty_wall, wall);
 		return;
 	}
 	r = sr_region(sr, rec->region);
@@ -212,7 +243,7 @@ static void sr_add(struct stat_regions *sr, const struct pmr_thread *t, const st
 	sr_count_tid(r, t->tid);
 	if (rec->depth < r->min_depth)
 		r->min_depth = rec->depth;
-	dist_add(&r->wall, (double)rec->wall_ns);
+	dist_add(&r->wall, wall);
 	if (rec->kind != PMR_REC_CALL)
 		return;
 	r->counted++;
@@ -230,6 +261,7 @@ void stat_regions_drain(struct stat_regions *sr)
 	if (!sr || !sr->shm)
 		return;
 	n = __atomic_load_n(&sr->shm->nr_threads, __ATOMIC_ACQUIRE);
+	sr->mult = 0;
 	for (i = 0; i < n && i < PMR_MAX_THREADS; i++) {
 		struct pmr_thread *t = &sr->shm->threads[i];
 		uint64_t head, tail = t->tail;
@@ -237,6 +269,8 @@ void stat_regions_drain(struct stat_regions *sr)
 		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == PMR_SLOT_FREE)
 			continue;
 		head = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
+		if (head != tail && t->clock == PMR_CLOCK_TSC && !sr->mult)
+			sr_slope(sr);
 		/* a head the ring cannot hold is junk from a broken workload */
 		if (head - tail > PMR_RING_RECS)
 			tail = head - PMR_RING_RECS;
@@ -273,6 +307,7 @@ void stat_regions_stop(struct stat_regions *sr)
 				if (t->path[a] == PMR_PATH_FAILED)
 					sr->err[a] = t->err[a];
 			}
+			sr->clocks |= 1u << (t->clock & 1);
 			if (!t->depth)
 				continue;
 			/* open when the thread or the whole workload ended */
@@ -344,9 +379,15 @@ static void sr_csv_name(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void sr_print_col(FILE *f, bool csv, const struct sr_region *r, const char *name,
+/*
+ * One row.  Calls with no value for the column (SAMPLED, OUTER) make its
+ * sum the mean times every call in SAMPLED mode (an estimate, said so).
+ */
+static void sr_print_col(const struct stat_regions *sr, FILE *f, bool csv,
+			 const struct sr_region *r, const char *name,
 			 struct dist *d, double cost, bool ratio)
 {
+	bool estimated;
 	struct dist_summary s;
 	const char *fmt = ratio ? "%.3f" : "%.0f";
 	double v[7];
@@ -355,7 +396,8 @@ static void sr_print_col(FILE *f, bool csv, const struct sr_region *r, const cha
 	dist_summarize(d, &s);
 	if (!s.n)
 		return;
-	v[0] = s.sum - cost * (double)s.n;
+	estimated = !ratio && sr->read_mode == PMR_READ_SAMPLED && s.n != r->calls;
+	v[0] = estimated ? (s.mean - cost) * (double)r->calls : s.sum - cost * (double)s.n;
 	v[1] = s.mean - cost;
 	v[2] = s.min - cost;
 	v[3] = s.median - cost;
@@ -370,6 +412,15 @@ static void sr_print_col(FILE *f, bool csv, const struct sr_region *r, const cha
 			fputc(',', f);
 			fprintf(f, fmt, v[i]);
 		}
+		/* every peak, ';'-separated, highest first (the mode alone if one) */
+		fputc(',', f);
+		if (!s.nr_modes)
+			fprintf(f, fmt, v[4]);
+		for (i = 0; i < s.nr_modes; i++) {
+			if (i)
+				fputc(';', f);
+			fprintf(f, fmt, s.modes[i] - cost);
+		}
 		fputc('\n', f);
 		return;
 	}
@@ -381,7 +432,7 @@ static void sr_print_col(FILE *f, bool csv, const struct sr_region *r, const cha
 		fprintf(f, " %14s", num);
 	}
 	if (s.n != r->calls)
-		fprintf(f, "  (%" PRIu64 " calls)", s.n);
+		fprintf(f, "  (%" PRIu64 " calls%s)", s.n, estimated ? ", sum estimated" : "");
 	fputc('\n', f);
 	if (s.nr_modes > 1) {
 		fprintf(f, "    %-22s", "");
@@ -421,7 +472,7 @@ void stat_regions_print(struct stat_regions *sr, FILE *f, const char *cmd, bool 
 	dist_summarize(&sr->empty_wall, &s);
 	cost_wall = s.median;
 	if (csv) {
-		fprintf(f, "region,calls,event,sum,mean,min,median,mode,p99,max\n");
+		fprintf(f, "region,calls,event,sum,mean,min,median,mode,p99,max,modes\n");
 	} else {
 		fprintf(f, "\n Regions of '%s' (%u thread%s%s):\n", cmd, sr->threads,
 			sr->threads == 1 ? "" : "s",
@@ -429,13 +480,24 @@ void stat_regions_print(struct stat_regions *sr, FILE *f, const char *cmd, bool 
 		for (i = 0; i < sr->nr_ev; i++) {
 			const char *p = sr_path_name(sr->paths[i]);
 
-			if (p)
+			if (p && sr->read_mode == PMR_READ_SAMPLED)
+				fprintf(f, "   %-22s read with %s, at the sampled calls only\n",
+					sr->ev[i].name, p);
+			else if (p)
 				fprintf(f, "   %-22s read with %s\n", sr->ev[i].name, p);
 			else if (sr->paths[i] & (1u << PMR_PATH_FAILED))
 				fprintf(f, "   %-22s <not supported> in the workload's threads (%s)\n",
 					sr->ev[i].name, strerror(sr->err[i]));
 		}
-		fprintf(f, "   %-22s read with clock_gettime(CLOCK_MONOTONIC) (vDSO)\n", "wall-ns");
+		if (sr->read_mode == PMR_READ_SAMPLED)
+			fprintf(f, "   counters read at 1 call in %llu per thread, chosen at random\n",
+				1ull << sr->sample_shift);
+		fprintf(f, "   %-22s %s\n", "wall-ns",
+			sr->clocks == 1u << PMR_CLOCK_TSC ?
+			"read with rdtsc, converted to CLOCK_MONOTONIC ns" :
+			sr->clocks & (1u << PMR_CLOCK_TSC) ?
+			"read with rdtsc on some threads, clock_gettime (vDSO) on others" :
+			"read with clock_gettime(CLOCK_MONOTONIC) (vDSO)");
 		fprintf(f, "   empty-region cost subtracted from every call (median of %" PRIu64
 			" empty regions timed at thread start):", sr->empty_wall.n);
 		for (i = 0; i < sr->nr_ev; i++)
@@ -468,9 +530,9 @@ void stat_regions_print(struct stat_regions *sr, FILE *f, const char *cmd, bool 
 				"mean", "min", "median", "mode", "p99", "max");
 		}
 		for (i = 0; i < sr->nr_ev; i++)
-			sr_print_col(f, csv, r, sr->ev[i].name, &r->ev[i], cost[i], false);
-		sr_print_col(f, csv, r, "wall-ns", &r->wall, cost_wall, false);
-		sr_print_col(f, csv, r, "IPC", &r->ipc, 0, true);
+			sr_print_col(sr, f, csv, r, sr->ev[i].name, &r->ev[i], cost[i], false);
+		sr_print_col(sr, f, csv, r, "wall-ns", &r->wall, cost_wall, false);
+		sr_print_col(sr, f, csv, r, "IPC", &r->ipc, 0, true);
 	}
 	if (csv) {
 		/* what does not fit the columns: comment lines after the table */

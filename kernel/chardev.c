@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/pmiprof: a misc device, mode 0600, one opener at a time,
- * open only with CAP_PERFMON or CAP_SYS_ADMIN.  ioctls (include/pmiprof/abi.h,
+ * /dev/pmiprof: a misc device, mode 0600 (udev/60-pmiprof.rules makes it
+ * 0660 group pmiprof), one opener at a time.  Who may open it is the
+ * device node's permission; what an opener may record is decided here, as
+ * perf_event_paranoid=1 does for perf: CAP_PERFMON (or CAP_SYS_ADMIN) of
+ * the opener for system-wide sessions and kernel RIPs, otherwise per-task
+ * sessions of the caller's own processes only.  ioctls (include/pmiprof/abi.h,
  * docs/abi.md) take each struct at the size it starts with, from its ABI 1.0
  * size up (copy_struct_from_user(), so the ABI grows by appending), and
  * reject reserved fields that are not zero; mmap maps one CPU's ring read-only; poll()
@@ -25,9 +29,7 @@ static int pmiprof_open(struct inode *inode, struct file *file)
 {
 	int ret;
 
-	/* System-wide samples show other users' code: perf_allow_cpu() level. */
-	if (!perfmon_capable())
-		return -EPERM;
+	/* What a session may record is checked at CONFIGURE (pmiprof_ioctl_configure()). */
 	if (atomic_cmpxchg(&pmiprof_open_count, 0, 1))
 		return -EBUSY;
 	ret = nonseekable_open(inode, file);
@@ -87,6 +89,12 @@ static long pmiprof_ioctl_get_info(void __user *uarg)
 	return copy_to_user(uarg, &info, info.size) ? -EFAULT : 0;
 }
 
+static bool pmiprof_opener_perfmon(struct file *file)
+{
+	return file_ns_capable(file, &init_user_ns, CAP_PERFMON) ||
+	       file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN);
+}
+
 /*
  * Kernel RIPs reveal the KASLR slide.  The right to them is the opener's
  * (file->f_cred), fixed at open, as for perf's event descriptors: checking
@@ -99,10 +107,32 @@ static long pmiprof_ioctl_get_info(void __user *uarg)
  */
 static bool pmiprof_kernel_ips_allowed(struct file *file)
 {
-	if (!file_ns_capable(file, &init_user_ns, CAP_PERFMON) &&
-	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+	if (!pmiprof_opener_perfmon(file))
 		return false;
 	return !security_locked_down(LOCKDOWN_PERF);
+}
+
+/*
+ * System-wide windows show every user's code: perf_allow_cpu() level,
+ * CAP_PERFMON of the opener.  Without it (a member of the device's group),
+ * only per-task sessions of processes with the caller's own credentials,
+ * as perf_event_paranoid=1 allows per-task events.
+ */
+static int pmiprof_may_record(struct file *file, const struct pmiprof_config *cfg)
+{
+	u32 i;
+	int ret;
+
+	if (pmiprof_opener_perfmon(file))
+		return 0;
+	if (!(cfg->flags & PMIPROF_CFG_TASK) || cfg->nr_tasks > PMIPROF_ABI_MAX_TASKS)
+		return -EPERM;
+	for (i = 0; i < cfg->nr_tasks; i++) {
+		ret = pmiprof_task_may_follow(cfg->tasks[i]);
+		if (ret)
+			return ret == -ESRCH ? ret : -EPERM;
+	}
+	return 0;
 }
 
 static long pmiprof_ioctl_configure(struct file *file, void __user *uarg)
@@ -111,6 +141,9 @@ static long pmiprof_ioctl_configure(struct file *file, void __user *uarg)
 	u32 usize;
 	int ret = pmiprof_get_sized(&cfg, sizeof(cfg), uarg, PMIPROF_CONFIG_SIZE_VER0, &usize);
 
+	if (ret)
+		return ret;
+	ret = pmiprof_may_record(file, &cfg);
 	if (ret)
 		return ret;
 	return pmiprof_session_configure(&cfg, !(cfg.flags & PMIPROF_CFG_KERNEL_IPS) ||
@@ -125,7 +158,8 @@ static long pmiprof_ioctl_get_stats(void __user *uarg)
 
 	if (ret)
 		return ret;
-	ret = pmiprof_session_get_stats(u64_to_user_ptr(req.buf), &req.nr_cpus);
+	ret = pmiprof_session_get_stats(u64_to_user_ptr(req.buf), u64_to_user_ptr(req.stack_buf),
+					&req.nr_cpus);
 	if (ret)
 		return ret;
 	return put_user(req.nr_cpus, &((struct pmiprof_stats_req __user *)uarg)->nr_cpus);

@@ -11,9 +11,9 @@
  * and says who to stop.  Reservations do not cover fixed counters or agents
  * outside the kernel (BIOS), so with the counters reserved each CPU is also
  * checked for enable bits already set on any counter, GP or fixed
- * (pmu_check_idle(), as perf's check_hw_exists()).
+ * (pmiprof_pmu_check_idle(), as perf's check_hw_exists()).
  *
- * Each CPU then gets a write/read-back probe of counter 0 (pmu_probe_cpu()),
+ * Each CPU then gets a write/read-back probe of counter 0 (pmiprof_pmu_probe_cpu()),
  * on that CPU with IRQs off (smp_call_function_single(), or the START IPI),
  * never before the reservation: on AMD the NMI watchdog counts on
  * PerfCtr0, and a probe migrated half-way would write one CPU's value into
@@ -33,7 +33,7 @@ static void coexist_probe_fn(void *arg)
 {
 	struct pmu_cpu *pc = this_cpu_ptr(&pmiprof_pcpu);
 
-	pmu_probe_cpu(pc, arg);
+	pmiprof_pmu_probe_cpu(pc, arg);
 }
 
 void pmiprof_coexist_report(unsigned int cpu, const struct pmu_probe_res *res, bool load)
@@ -62,7 +62,7 @@ int pmiprof_coexist_reserve(struct pmu_hw *hw)
 {
 	u32 idx = 0;
 
-	if (!pmu_reserve(hw, &idx))
+	if (!pmiprof_pmu_reserve(hw, &idx))
 		return 0;
 	pr_err("pmiprof: PMU counter %u (MSR %#x) is held by perf (a perf hardware event, a KVM guest's vPMU or the NMI watchdog): stop them (sysctl kernel.nmi_watchdog=0 for the watchdog), then try again\n",
 	       idx, hw->evntsel_msr[idx]);
@@ -93,6 +93,6 @@ int pmiprof_coexist_probe_all(struct pmu_hw *hw)
 		}
 	}
 	cpus_read_unlock();
-	pmu_release(hw);
+	pmiprof_pmu_release(hw);
 	return ret;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * emul_icount.h - the pure arithmetic of pmu=emul emul_clock=icount, shared
+ * The pure arithmetic of pmu=emul emul_clock=icount, shared
  * by pmu_emul.c and tests/unit/test_emul_icount.c (no kernel calls).
  *
  * Under QEMU -icount shift=0 the guest TSC is QEMU's virtual clock, which
@@ -94,12 +94,13 @@ static inline void emul_icount_run(struct pmu_model *m, u64 di, u32 trig_msr, u3
 		u64 s = di;
 
 		if (trig_msr && ++n < max_steps) {
-			u64 left = emul_icount_events_left(pmu_model_rdmsr(m, trig_msr), m->mask);
+			u64 left = emul_icount_events_left(pmiprof_pmu_model_rdmsr(m, trig_msr),
+							   m->mask);
 
 			if (left < s)
 				s = left;
 		}
-		pmu_model_advance(m, s, s);
+		pmiprof_pmu_model_advance(m, s, s);
 		di -= s;
 		if (m->pmi_pending && deliver)
 			deliver(arg);

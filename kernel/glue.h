@@ -30,14 +30,19 @@ void pmiprof_nmi_unregister(void);
 void pmiprof_guest_detect_get(void);	/* START: look up KVM's running-vCPU hook */
 void pmiprof_guest_detect_put(void);	/* STOP */
 
+/* stack_native.c: user memory and the kernel unwinder for call stacks (1.2). */
+extern const struct pmu_stack_ops pmiprof_stack_native_ops;
+
 /* timer_mode.c: per-CPU hard-irq hrtimer sampling. */
 void pmiprof_timer_init(void);
 void pmiprof_timer_start_cpu(struct pmu_cpu *pc, u64 interval_ns);
 void pmiprof_timer_cancel_all(void);
 void pmiprof_timer_cancel_cpu(unsigned int cpu);
+u64 pmiprof_timer_pause_cpu(void);		/* per-task: stop, return ns left */
+void pmiprof_timer_resume_cpu(u64 left_ns);
 
 /* coexist.c: the reservation against perf and the per-CPU hardware probe. */
-int pmiprof_coexist_reserve(struct pmu_hw *hw);	/* pmu_reserve() + the message */
+int pmiprof_coexist_reserve(struct pmu_hw *hw);	/* pmiprof_pmu_reserve() + the message */
 int pmiprof_coexist_probe_all(struct pmu_hw *hw);	/* load: reserve, probe, release */
 void pmiprof_coexist_report(unsigned int cpu, const struct pmu_probe_res *res, bool load);
 
@@ -52,7 +57,19 @@ void pmiprof_session_suspend(void);	/* PM notifier: stop every CPU, remember */
 void pmiprof_session_resume(void);	/* PM notifier: restart what suspend stopped */
 void pmiprof_session_shutdown(void);	/* reboot notifier: stop for good */
 void pmiprof_session_get_info(struct pmiprof_info *info);
-int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus);
+int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf,
+			      struct pmiprof_stack_stats __user *sbuf, u32 *nr_cpus);
+
+/* task.c: per-task windows (PMIPROF_CFG_TASK). */
+bool pmiprof_task_mode(void);
+int pmiprof_task_configure(const struct pmiprof_config *cfg);
+int pmiprof_task_may_follow(u32 pid);	/* caller without CAP_PERFMON */
+int pmiprof_task_start(void);		/* START, before the CPUs */
+void pmiprof_task_cpu_start(struct pmu_cpu *pc);	/* on the CPU, IRQs off */
+void pmiprof_task_cpu_stop(void);	/* on the CPU, IRQs off */
+void pmiprof_task_stop_cpus(void);	/* every CPU, by IPI */
+void pmiprof_task_stop(void);		/* after the CPUs: partial windows, free */
+void pmiprof_task_exit(void);		/* unload */
 
 /* hotplug.c */
 int pmiprof_hotplug_init(void);

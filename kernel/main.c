@@ -37,7 +37,7 @@ static const char pmiprof_fallback_hint[] =
 
 static int pmiprof_setup_emul(struct pmu_hw *hw)
 {
-	int ret = pmu_emul_setup(hw, 0);
+	int ret = pmiprof_pmu_emul_setup(hw, 0);
 
 	if (ret) {
 		pr_err("pmiprof: cannot set up the emulated PMU (%d)\n", ret);
@@ -50,7 +50,7 @@ static int pmiprof_setup_emul(struct pmu_hw *hw)
 	else
 		ret = pmiprof_coexist_probe_all(hw);	/* the glue path of real PMUs */
 	if (ret) {
-		pmu_emul_teardown(hw);
+		pmiprof_pmu_emul_teardown(hw);
 		hw->drv = NULL;
 	}
 	return ret;
@@ -66,14 +66,14 @@ static int pmiprof_setup_native(struct pmu_hw *hw)
 		want = PMIPROF_VENDOR_INTEL;
 	else if (!strcmp(pmu, "amd"))
 		want = PMIPROF_VENDOR_AMD;
-	hw->ops = &pmu_native_msr_ops;
-	vendor = pmu_cpuid_vendor(hw);
+	hw->ops = &pmiprof_pmu_native_msr_ops;
+	vendor = pmiprof_pmu_cpuid_vendor(hw);
 	if (want && vendor != want) {
 		pr_err("pmiprof: pmu=%s, but this CPU is not %s; use pmu=auto, or %s\n",
 		       pmu, want == PMIPROF_VENDOR_INTEL ? "Intel" : "AMD", pmiprof_fallback_hint);
 		return -ENODEV;
 	}
-	drv = pmu_driver_for_vendor(vendor);
+	drv = pmiprof_pmu_driver_for_vendor(vendor);
 	if (!drv) {
 		pr_err("pmiprof: no supported PMU: the CPU vendor is neither Intel nor AMD; %s\n",
 		       pmiprof_fallback_hint);
@@ -93,6 +93,7 @@ static int pmiprof_setup_native(struct pmu_hw *hw)
 
 static int pmiprof_setup_pmu(struct pmu_hw *hw)
 {
+	hw->stack_ops = &pmiprof_stack_native_ops;	/* call stacks on every PMU (1.2) */
 	if (!strcmp(pmu, "none")) {
 		strscpy(hw->name, "none", sizeof(hw->name));
 		hw->caps = PMIPROF_CAP_TIMER;
@@ -110,9 +111,9 @@ static void pmiprof_teardown_pmu(struct pmu_hw *hw)
 {
 	if (!hw->drv)
 		return;
-	pmu_release(hw);	/* a no-op: STOP and close released it */
+	pmiprof_pmu_release(hw);	/* a no-op: STOP and close released it */
 	if (hw->emulated)
-		pmu_emul_teardown(hw);
+		pmiprof_pmu_emul_teardown(hw);
 	hw->drv = NULL;
 }
 
@@ -185,6 +186,7 @@ static void __exit pmiprof_exit(void)
 	if (pmiprof_uses_nmi())
 		pmiprof_nmi_unregister();	/* waits out running handlers */
 	pmiprof_teardown_pmu(&pmiprof_hw);
+	pmiprof_task_exit();
 }
 
 module_init(pmiprof_init);

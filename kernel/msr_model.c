@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The in-memory Intel/AMD PMU MSR file (see msr_model.h), and
- * pmu_model_msr_ops, the MSR indirection that runs the real drivers on it.
+ * pmiprof_pmu_model_msr_ops, the MSR indirection that runs the real drivers on it.
  * Pure C, no kernel calls: the module's pmu=emul and the user-space tests
  * share this one implementation.
  */
@@ -38,7 +38,7 @@ static void acc(struct pmu_model *m, enum pmu_model_acc cls)
 		m->order[m->norder++] = cls;
 }
 
-void pmu_model_spec_default(struct pmu_model_spec *spec, u32 vendor)
+void pmiprof_pmu_model_spec_default(struct pmu_model_spec *spec, u32 vendor)
 {
 	memset(spec, 0, sizeof(*spec));
 	spec->vendor = vendor;
@@ -59,7 +59,7 @@ void pmu_model_spec_default(struct pmu_model_spec *spec, u32 vendor)
 	}
 }
 
-void pmu_model_init(struct pmu_model *m, const struct pmu_model_spec *spec)
+void pmiprof_pmu_model_init(struct pmu_model *m, const struct pmu_model_spec *spec)
 {
 	memset(m, 0, sizeof(*m));
 	m->spec = *spec;
@@ -229,7 +229,7 @@ static void advance_amd(struct pmu_model *m, u64 di, u64 dc, bool *pmi)
 	}
 }
 
-void pmu_model_advance(struct pmu_model *m, u64 instructions, u64 cycles)
+void pmiprof_pmu_model_advance(struct pmu_model *m, u64 instructions, u64 cycles)
 {
 	bool pmi = false;
 
@@ -244,8 +244,8 @@ void pmu_model_advance(struct pmu_model *m, u64 instructions, u64 cycles)
 		raise_pmi(m);
 }
 
-void pmu_model_run(struct pmu_model *m, u64 instructions, u64 cycles, u64 step, u32 max_steps,
-		   void (*deliver)(void *arg), void *arg)
+void pmiprof_pmu_model_run(struct pmu_model *m, u64 instructions, u64 cycles, u64 step,
+			   u32 max_steps, void (*deliver)(void *arg), void *arg)
 {
 	u32 n = 0;
 
@@ -255,7 +255,7 @@ void pmu_model_run(struct pmu_model *m, u64 instructions, u64 cycles, u64 step, 
 		u64 i = ++n >= max_steps || step > instructions ? instructions : step;
 		u64 c = i == instructions ? cycles : div64_u64(cycles * i, instructions);
 
-		pmu_model_advance(m, i, c);
+		pmiprof_pmu_model_advance(m, i, c);
 		instructions -= i;
 		cycles -= c;
 		if (m->pmi_pending && deliver)
@@ -502,7 +502,7 @@ static int model_access(struct pmu_model *m, u32 msr, bool wr, u64 *val)
 	return err;
 }
 
-u64 pmu_model_rdmsr(struct pmu_model *m, u32 msr)
+u64 pmiprof_pmu_model_rdmsr(struct pmu_model *m, u32 msr)
 {
 	u64 v = 0;
 
@@ -510,29 +510,29 @@ u64 pmu_model_rdmsr(struct pmu_model *m, u32 msr)
 	return v;
 }
 
-void pmu_model_wrmsr(struct pmu_model *m, u32 msr, u64 val)
+void pmiprof_pmu_model_wrmsr(struct pmu_model *m, u32 msr, u64 val)
 {
 	model_access(m, msr, true, &val);
 }
 
-void pmu_model_lvtpc(struct pmu_model *m)
+void pmiprof_pmu_model_lvtpc(struct pmu_model *m)
 {
 	acc(m, PMU_ACC_LVTPC_WR);
 	m->lvtpc = PMU_APIC_DM_NMI;
 }
 
-void pmu_model_set_status(struct pmu_model *m, u64 bits)
+void pmiprof_pmu_model_set_status(struct pmu_model *m, u64 bits)
 {
 	m->global_status |= bits;
 }
 
-void pmu_model_reset_acc(struct pmu_model *m)
+void pmiprof_pmu_model_reset_acc(struct pmu_model *m)
 {
 	memset(m->acc, 0, sizeof(m->acc));
 	m->norder = 0;
 }
 
-u64 pmu_model_acc_total(const struct pmu_model *m)
+u64 pmiprof_pmu_model_acc_total(const struct pmu_model *m)
 {
 	u64 t = 0;
 	int i;
@@ -550,8 +550,8 @@ static u32 cpuid_signature(u32 family, u32 model)
 	return ((model & 0xf) << 4) | (fam << 8) | (((model >> 4) & 0xf) << 16) | (ext << 20);
 }
 
-void pmu_model_cpuid(const struct pmu_model *m, u32 leaf, u32 sub,
-		     u32 *a, u32 *b, u32 *c, u32 *d)
+void pmiprof_pmu_model_cpuid(const struct pmu_model *m, u32 leaf, u32 sub,
+			     u32 *a, u32 *b, u32 *c, u32 *d)
 {
 	const struct pmu_model_spec *s = &m->spec;
 	bool intel = s->vendor == PMIPROF_VENDOR_INTEL;
@@ -609,17 +609,17 @@ void pmu_model_cpuid(const struct pmu_model *m, u32 leaf, u32 sub,
 /* The MSR indirection over the model: pc->model at run time, hw->model_probe when probing. */
 static u64 model_ops_rd(struct pmu_cpu *pc, u32 msr)
 {
-	return pmu_model_rdmsr(pc->model, msr);
+	return pmiprof_pmu_model_rdmsr(pc->model, msr);
 }
 
 static void model_ops_wr(struct pmu_cpu *pc, u32 msr, u64 val)
 {
-	pmu_model_wrmsr(pc->model, msr, val);
+	pmiprof_pmu_model_wrmsr(pc->model, msr, val);
 }
 
 static void model_ops_lvtpc(struct pmu_cpu *pc)
 {
-	pmu_model_lvtpc(pc->model);
+	pmiprof_pmu_model_lvtpc(pc->model);
 }
 
 static int model_ops_rd_safe(struct pmu_hw *hw, u32 msr, u64 *val)
@@ -634,7 +634,7 @@ static int model_ops_wr_safe(struct pmu_hw *hw, u32 msr, u64 val)
 
 static void model_ops_cpuid(struct pmu_hw *hw, u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)
 {
-	pmu_model_cpuid(hw->model_probe, leaf, sub, a, b, c, d);
+	pmiprof_pmu_model_cpuid(hw->model_probe, leaf, sub, a, b, c, d);
 }
 
 static int model_ops_reserve(struct pmu_hw *hw, u32 idx)
@@ -656,7 +656,7 @@ static void model_ops_release(struct pmu_hw *hw, u32 idx)
 	m->releases++;
 }
 
-const struct pmu_msr_ops pmu_model_msr_ops = {
+const struct pmu_msr_ops pmiprof_pmu_model_msr_ops = {
 	.name = "model",
 	.rd = model_ops_rd,
 	.wr = model_ops_wr,

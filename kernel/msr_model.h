@@ -10,7 +10,7 @@
  * delivers one, and the v4 freeze-on-PMI.  It also answers CPUID.
  *
  * Events advance deterministically: the caller feeds instructions and
- * cycles (pmu_model_advance), other events are fixed fractions of the
+ * cycles (pmiprof_pmu_model_advance), other events are fixed fractions of the
  * instruction count.  Every access is counted by class so tests and the
  * benchmark can check the handler's MSR/APIC budget.  Pure C: compiled into
  * the module (pmu=emul) and into the user-space tests.
@@ -97,26 +97,26 @@ struct pmu_model {
 	u32 last_fault_msr;
 };
 
-void pmu_model_init(struct pmu_model *m, const struct pmu_model_spec *spec);
-void pmu_model_spec_default(struct pmu_model_spec *spec, u32 vendor);
+void pmiprof_pmu_model_init(struct pmu_model *m, const struct pmu_model_spec *spec);
+void pmiprof_pmu_model_spec_default(struct pmu_model_spec *spec, u32 vendor);
 /* Retire @instructions taking @cycles; raises pmi_pending on overflow. */
-void pmu_model_advance(struct pmu_model *m, u64 instructions, u64 cycles);
+void pmiprof_pmu_model_advance(struct pmu_model *m, u64 instructions, u64 cycles);
 /*
  * Advance by a late tick's worth, at most @step instructions at a time
  * (cycles shared out in proportion), calling @deliver after each step that
  * left a PMI pending, so every overflow gets its own PMI as on hardware.
  * After @max_steps steps the rest goes in one (a merged window).
  */
-void pmu_model_run(struct pmu_model *m, u64 instructions, u64 cycles, u64 step, u32 max_steps,
-		   void (*deliver)(void *arg), void *arg);
-u64 pmu_model_rdmsr(struct pmu_model *m, u32 msr);
-void pmu_model_wrmsr(struct pmu_model *m, u32 msr, u64 val);
-void pmu_model_lvtpc(struct pmu_model *m);
-void pmu_model_cpuid(const struct pmu_model *m, u32 leaf, u32 sub,
-		     u32 *a, u32 *b, u32 *c, u32 *d);
-void pmu_model_reset_acc(struct pmu_model *m);
-u64 pmu_model_acc_total(const struct pmu_model *m);
+void pmiprof_pmu_model_run(struct pmu_model *m, u64 instructions, u64 cycles, u64 step,
+			   u32 max_steps, void (*deliver)(void *arg), void *arg);
+u64 pmiprof_pmu_model_rdmsr(struct pmu_model *m, u32 msr);
+void pmiprof_pmu_model_wrmsr(struct pmu_model *m, u32 msr, u64 val);
+void pmiprof_pmu_model_lvtpc(struct pmu_model *m);
+void pmiprof_pmu_model_cpuid(const struct pmu_model *m, u32 leaf, u32 sub,
+			     u32 *a, u32 *b, u32 *c, u32 *d);
+void pmiprof_pmu_model_reset_acc(struct pmu_model *m);
+u64 pmiprof_pmu_model_acc_total(const struct pmu_model *m);
 /* Status bits set by a foreign agent (an overflow that is not ours). */
-void pmu_model_set_status(struct pmu_model *m, u64 bits);
+void pmiprof_pmu_model_set_status(struct pmu_model *m, u64 bits);
 
 #endif /* PMIPROF_MSR_MODEL_H */

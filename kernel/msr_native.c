@@ -65,7 +65,7 @@ static void ops_native_release(struct pmu_hw *hw, u32 idx)
 	release_evntsel_nmi(hw->evntsel_msr[idx]);
 }
 
-const struct pmu_msr_ops pmu_native_msr_ops = {
+const struct pmu_msr_ops pmiprof_pmu_native_msr_ops = {
 	.name		= "native",
 	.rd		= ops_native_rd,
 	.wr		= ops_native_wr,

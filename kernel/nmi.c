@@ -92,6 +92,7 @@ void pmiprof_fill_ctx(struct pmu_cpu *pc, struct pt_regs *regs, struct pmi_ctx *
 	ctx->cpu = pc->cpu;
 	ctx->kernel_ip_ok = pc->hw->kernel_ips;
 	ctx->guest = regs && !ctx->user && pmiprof_in_guest();
+	ctx->regs = regs;
 }
 
 NOKPROBE_SYMBOL(pmiprof_fill_ctx);

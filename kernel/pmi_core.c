@@ -17,16 +17,16 @@
  */
 #include "pmu.h"
 
-const struct pmu_driver *pmu_driver_for_vendor(u32 vendor)
+const struct pmu_driver *pmiprof_pmu_driver_for_vendor(u32 vendor)
 {
 	if (vendor == PMIPROF_VENDOR_INTEL)
-		return &pmu_intel_driver;
+		return &pmiprof_pmu_intel_driver;
 	if (vendor == PMIPROF_VENDOR_AMD)
-		return &pmu_amd_driver;
+		return &pmiprof_pmu_amd_driver;
 	return NULL;
 }
 
-u32 pmu_cpuid_vendor(struct pmu_hw *hw)
+u32 pmiprof_pmu_cpuid_vendor(struct pmu_hw *hw)
 {
 	u32 a, b, c, d;
 
@@ -49,7 +49,7 @@ static int cfg_fail(struct pmu_hw *hw, int err, const char *why)
  * (pmu=none: drv == NULL, timer mode without events).  The glue only adds
  * the caller's right to kernel IPs.
  */
-int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
+int pmiprof_pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 {
 	u32 i, triggers = 0;
 	int err;
@@ -58,7 +58,7 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 	hw->reason = NULL;
 	if (cfg->size != sizeof(*cfg))
 		return cfg_fail(hw, -EINVAL, "config size mismatch");
-	if (cfg->flags & ~PMIPROF_CFG_KERNEL_IPS)
+	if (cfg->flags & ~(PMIPROF_CFG_KERNEL_IPS | PMIPROF_CFG_TASK))
 		return cfg_fail(hw, -EINVAL, "unknown config flags");
 	if (cfg->reserved0)
 		return cfg_fail(hw, -EINVAL, "reserved config fields must be zero");
@@ -116,6 +116,9 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 			return cfg_fail(hw, -EINVAL, "trigger events need PMI mode");
 		break;
 	}
+	err = pmiprof_pmu_stack_configure(hw, cfg);
+	if (err)
+		return cfg_fail(hw, err, "invalid call-stack settings (stack_mode/max/dump)");
 
 	hw->mode = cfg->mode;
 	hw->nr_events = cfg->nr_events;
@@ -137,7 +140,7 @@ int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 		const struct pmiprof_event *ev = &cfg->events[i];
 		const char *why = NULL;
 
-		err = pmu_whitelist_check(hw, ev, &why);
+		err = pmiprof_pmu_whitelist_check(hw, ev, &why);
 		if (err < 0)
 			return cfg_fail(hw, err, why);
 		if (err)
@@ -168,7 +171,7 @@ static int busy(struct pmu_hw *hw, struct pmu_busy *b, bool fixed, u32 idx, u32 
 	return -EBUSY;
 }
 
-int pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *b)
+int pmiprof_pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *b)
 {
 	struct pmu_hw *hw = pc->hw;
 	u32 i;
@@ -188,7 +191,7 @@ int pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *b)
 	return 0;
 }
 
-int pmu_reserve(struct pmu_hw *hw, u32 *idx)
+int pmiprof_pmu_reserve(struct pmu_hw *hw, u32 *idx)
 {
 	u32 i;
 
@@ -206,13 +209,13 @@ int pmu_reserve(struct pmu_hw *hw, u32 *idx)
 	return 0;
 }
 
-void pmu_release(struct pmu_hw *hw)
+void pmiprof_pmu_release(struct pmu_hw *hw)
 {
 	while (hw->nr_reserved)
 		hw->ops->release(hw, --hw->nr_reserved);
 }
 
-int pmu_probe_cpu(struct pmu_cpu *pc, struct pmu_probe_res *res)
+int pmiprof_pmu_probe_cpu(struct pmu_cpu *pc, struct pmu_probe_res *res)
 {
 	struct pmu_hw *hw = pc->hw;
 	u32 msr = hw->probe_msr;
@@ -220,7 +223,7 @@ int pmu_probe_cpu(struct pmu_cpu *pc, struct pmu_probe_res *res)
 
 	memset(res, 0, sizeof(*res));
 	res->msr = msr;
-	res->err = pmu_check_idle(pc, &res->busy);
+	res->err = pmiprof_pmu_check_idle(pc, &res->busy);
 	if (res->err)
 		return res->err;
 	/* Low 16 bits flipped: the value differs from anything a TCG read returns. */
@@ -237,7 +240,7 @@ int pmu_probe_cpu(struct pmu_cpu *pc, struct pmu_probe_res *res)
 	return res->err;
 }
 
-void pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info)
+void pmiprof_pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info)
 {
 	info->vendor = hw->vendor;
 	info->pmu_version = hw->version;
@@ -259,7 +262,7 @@ void pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info)
 	       sizeof(hw->name) - 1 : sizeof(info->pmu_name) - 1);
 }
 
-void pmu_cpu_reset_state(struct pmu_cpu *pc)
+void pmiprof_pmu_cpu_reset_state(struct pmu_cpu *pc)
 {
 	WRITE_ONCE(pc->armed, false);
 	pc->first = true;
@@ -275,6 +278,7 @@ void pmu_cpu_reset_state(struct pmu_cpu *pc)
 	pc->last_handled_ns = 0;
 	pc->stale = 0;
 	pc->lvtpc_when = PMU_LVTPC_LATE;
+	WRITE_ONCE(pc->switching, false);
 }
 
 /*
@@ -283,7 +287,7 @@ void pmu_cpu_reset_state(struct pmu_cpu *pc)
  * handler froze it (perf's period_left).  Whole periods missed are merged
  * into this window.  Never less than 2 (x86_perf_event_set_period).
  */
-u64 pmu_rearm_left(u64 period, u64 overshoot)
+u64 pmiprof_pmu_rearm_left(u64 period, u64 overshoot)
 {
 	u64 left;
 
@@ -293,10 +297,10 @@ u64 pmu_rearm_left(u64 period, u64 overshoot)
 	return left < 2 ? 2 : left;
 }
 
-NOKPROBE_SYMBOL(pmu_rearm_left);
+NOKPROBE_SYMBOL(pmiprof_pmu_rearm_left);
 
 /* Initial counter values: the trigger gets -period, the others 0. */
-void pmu_arm_counters(struct pmu_cpu *pc)
+void pmiprof_pmu_arm_counters(struct pmu_cpu *pc)
 {
 	struct pmu_hw *hw = pc->hw;
 	u32 k;
@@ -311,7 +315,7 @@ void pmu_arm_counters(struct pmu_cpu *pc)
 	pc->left = hw->period;
 }
 
-void pmu_read_deltas(struct pmu_cpu *pc, u64 *out)
+void pmiprof_pmu_read_deltas(struct pmu_cpu *pc, u64 *out)
 {
 	struct pmu_hw *hw = pc->hw;
 	u32 k;
@@ -375,7 +379,8 @@ static void emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 status, u32 
 	rec.nr = nr;
 	for (k = 0; k < nr; k++)
 		rec.counts[k] = counts[k];
-	if (pmiprof_emit(pc, &rec))
+	/* 1.2: with call stacks the record is variable-length (stack.c). */
+	if (hw->stack_mode ? pmiprof_pmu_stack_emit(pc, ctx, &rec) : pmiprof_emit(pc, &rec))
 		pc->stats.lost++;
 	else
 		pc->stats.samples++;
@@ -464,7 +469,7 @@ static void close_window(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt, 
 		counts[k] = (v - pc->prev[k]) & s->mask;
 		pc->prev[k] = v;
 	}
-	left = throttle(pc, ctx->time_ns, pmu_rearm_left(hw->period, vt));
+	left = throttle(pc, ctx->time_ns, pmiprof_pmu_rearm_left(hw->period, vt));
 	next = (0 - left) & ts->mask;
 	hw->ops->wr(pc, ts->ctr_msr, next);
 	pc->prev[hw->trigger] = next;
@@ -474,7 +479,15 @@ static void close_window(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt, 
 
 NOKPROBE_SYMBOL(close_window);
 
-int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struct pmu_gregs *g)
+void pmiprof_pmu_close_overflow(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt)
+{
+	close_window(pc, ctx, vt, 0);
+}
+
+NOKPROBE_SYMBOL(pmiprof_pmu_close_overflow);
+
+int pmiprof_pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx,
+			      const struct pmu_gregs *g)
 {
 	struct pmu_hw *hw = pc->hw;
 	const struct pmu_msr_ops *ops = hw->ops;
@@ -511,7 +524,10 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 		mine |= ops->rd(pc, g->status) & own;
 	}
 
-	if (wrapped) {
+	if (wrapped && READ_ONCE(pc->switching)) {
+		/* pmiprof_pmu_task_out() closes it, attributed to the task leaving */
+		handled = 1;
+	} else if (wrapped) {
 		close_window(pc, ctx, vt, mine & hw->own_mask);
 		handled = 1;
 	} else if (mine & tbit) {
@@ -539,9 +555,9 @@ int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struc
 	return handled;
 }
 
-NOKPROBE_SYMBOL(pmu_handle_global);
+NOKPROBE_SYMBOL(pmiprof_pmu_handle_global);
 
-int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
+int pmiprof_pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 {
 	struct pmu_hw *hw = pc->hw;
 	const struct pmu_slot *ts;
@@ -557,20 +573,21 @@ int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 		pc->stats.spurious++;
 		return 0;
 	}
-	close_window(pc, ctx, vt, 0);
+	if (!READ_ONCE(pc->switching))	/* else pmiprof_pmu_task_out() closes it */
+		close_window(pc, ctx, vt, 0);
 	pc->stats.pmis++;
 	account_time(pc, ctx->time_ns);
 	return 1;
 }
 
-NOKPROBE_SYMBOL(pmu_handle_signbit);
+NOKPROBE_SYMBOL(pmiprof_pmu_handle_signbit);
 
 /*
  * Timer mode tick (hard irq): one time-based window; counters are read
  * through the driver when a configured PMU runs, else the record has none.
  * pc->hw must be set (with drv == NULL when there is no PMU).
  */
-int pmu_sample_timer(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
+int pmiprof_pmu_sample_timer(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 {
 	struct pmu_hw *hw = pc->hw;
 	u64 counts[PMU_MAX_EVENTS];

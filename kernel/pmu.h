@@ -11,19 +11,20 @@
  *
  * Life cycle, as the glue drives it:
  *
- *   hw.ops = &pmu_native_msr_ops;
- *   hw.drv = pmu_driver_for_vendor(pmu_cpuid_vendor(&hw));
- *     (pmu=emul: pmu_emul_setup(&hw, vendor) sets both, on the MSR model)
- *   hw.drv->probe(&hw)                   once: CPUID and read-only MSRs, no writes
- *   pmu_reserve(&hw) + pmu_probe_cpu(pc) load (then pmu_release) and START, pinned
- *   pmu_configure(&hw, &cfg)             CONFIGURE ioctl: the only validation path
- *   drv->check_free(pc)                  per CPU: -EBUSY when EN bits are already set
- *   drv->start_cpu(pc)                   per CPU, IRQs off (on_each_cpu / cpuhp online)
- *   drv->handle_pmi(pc, &ctx)            NMI: returns how many PMIs it handled (0: not ours)
- *   pmu_sample_timer(pc, &ctx)           timer mode tick (hard irq)
- *   drv->stop_cpu(pc)                    per CPU, IRQs off (STOP / cpuhp offline / unload);
- *                                        a no-op on a CPU start_cpu() did not program
- *   pmu_release(&hw)                     STOP / close: perf may use the PMU again
+ *   hw.ops = &pmiprof_pmu_native_msr_ops;
+ *   hw.drv = pmiprof_pmu_driver_for_vendor(pmiprof_pmu_cpuid_vendor(&hw));
+ *     (pmu=emul: pmiprof_pmu_emul_setup(&hw, vendor) sets both, on the MSR model)
+ *   hw.drv->probe(&hw)                  once: CPUID and read-only MSRs, no writes
+ *   pmiprof_pmu_reserve(&hw), then pmiprof_pmu_probe_cpu(pc)
+ *                                       load (then pmiprof_pmu_release) and START, pinned
+ *   pmiprof_pmu_configure(&hw, &cfg)    CONFIGURE ioctl: the only validation path
+ *   drv->check_free(pc)                 per CPU: -EBUSY when EN bits are already set
+ *   drv->start_cpu(pc)                  per CPU, IRQs off (on_each_cpu / cpuhp online)
+ *   drv->handle_pmi(pc, &ctx)           NMI: returns how many PMIs it handled (0: not ours)
+ *   pmiprof_pmu_sample_timer(pc, &ctx)  timer mode tick (hard irq)
+ *   drv->stop_cpu(pc)                   per CPU, IRQs off (STOP / cpuhp offline / unload);
+ *                                       a no-op on a CPU start_cpu() did not program
+ *   pmiprof_pmu_release(&hw)            STOP / close: perf may use the PMU again
  *
  * The core never executes RDPMC: counters are read with RDMSR through ops->rd.
  */
@@ -119,6 +120,7 @@ static inline void pmu_udelay(unsigned long us)
 
 struct pmu_cpu;
 struct pmu_hw;
+struct pmi_ctx;
 
 /*
  * MSR, APIC and CPUID indirection.  The native ops (real RDMSR/WRMSR,
@@ -191,7 +193,7 @@ struct pmu_hw {
 	u32 perfctr_msr[PMU_MAX_GP];	/* legacy addresses for reserve_perfctr_nmi() */
 	char name[32];			/* "intel-v4", "amd-v2", "emul-intel-v4"... */
 
-	/* pmu_configure() results */
+	/* pmiprof_pmu_configure() results */
 	bool configured;
 	u32 mode;			/* PMIPROF_SAMPLING_* */
 	u32 nr_events;
@@ -206,11 +208,18 @@ struct pmu_hw {
 	struct pmu_slot slots[PMU_MAX_EVENTS];
 	const char *reason;		/* why configure/probe failed, for the log */
 
-	u32 nr_reserved;		/* counters reserved now (pmu_reserve()); 0: none */
+	u32 nr_reserved;		/* counters reserved now (pmiprof_pmu_reserve()); 0: none */
 	u32 probe_msr;			/* counter 0 for the write/read-back probe */
 	u32 gp_avoid;			/* GP counters never used (PMC3 under TSX_FORCE_ABORT) */
 	u32 uarch;			/* PMU_UARCH_*: which model-specific encodings apply */
 	bool bigcore_events;		/* configured events exist only on big (Core) cores */
+
+	/* 1.2 call stacks (stack.c): pmiprof_pmu_configure() results and the user-memory hooks */
+	u32 stack_mode;			/* PMIPROF_STACK_*; NONE: fixed-size records */
+	u32 stack_max;			/* frames per record, kernel + user */
+	u32 stack_dump;			/* DWARF: user stack bytes per record */
+	u32 stack_rec_max;		/* largest record the session can write */
+	const struct pmu_stack_ops *stack_ops;	/* glue (stack_native.c) or a test double */
 };
 
 /* Intel model-specific event classes (pmu_whitelist.c); architectural events need none. */
@@ -245,10 +254,17 @@ struct pmu_cpu {
 	 * start_cpu() programmed this CPU and stop_cpu() has not undone it yet.
 	 * stop_cpu() touches nothing without it: a CPU refused by check_free()
 	 * or never started keeps another agent's counters.  Not reset by
-	 * pmu_cpu_reset_state(); only start_cpu/stop_cpu change it.
+	 * pmiprof_pmu_cpu_reset_state(); only start_cpu/stop_cpu change it.
 	 */
 	bool started;
 	u64 stretch;			/* throttle: period multiplier, carried across slices */
+	struct pmiprof_stack_stats stack_stats;	/* 1.2: zeroed at START with stats */
+	/*
+	 * Per-task mode (pmu_task.c): a task's counters are being saved or
+	 * restored on this CPU.  A PMI arriving meanwhile only acks; the
+	 * switch code closes a wrapped trigger's window itself.
+	 */
+	bool switching;
 };
 
 /*
@@ -274,6 +290,7 @@ struct pmi_ctx {
 	bool user;
 	bool kernel_ip_ok;
 	bool guest;		/* the PMI came from guest mode (KVM): no ip, flagged GUEST */
+	const void *regs;	/* 1.2: the interrupted struct pt_regs (NULL: none), for stacks */
 };
 
 struct pmu_driver {
@@ -288,21 +305,29 @@ struct pmu_driver {
 	int (*handle_pmi)(struct pmu_cpu *pc, const struct pmi_ctx *ctx);
 	/* per-window deltas since the previous call (or start) into out[nr_events] */
 	void (*read_counters)(struct pmu_cpu *pc, u64 *out);
+	/*
+	 * Per-task mode, optional (the emulation): bring the counters up to
+	 * now (delivering due PMIs) before pmiprof_pmu_task_out() freezes them, and
+	 * restart counting after pmiprof_pmu_task_in().  Return the instruction clock
+	 * at that instant when one exists (emul_clock=icount: the TSC), else 0.
+	 */
+	u64 (*task_sync)(struct pmu_cpu *pc);
+	u64 (*task_resume)(struct pmu_cpu *pc);
 };
 
-extern const struct pmu_driver pmu_intel_driver;
-extern const struct pmu_driver pmu_amd_driver;
-extern const struct pmu_msr_ops pmu_model_msr_ops;	/* msr_model.c */
-extern const struct pmu_msr_ops pmu_native_msr_ops;	/* glue (main.c / compat.h) */
+extern const struct pmu_driver pmiprof_pmu_intel_driver;
+extern const struct pmu_driver pmiprof_pmu_amd_driver;
+extern const struct pmu_msr_ops pmiprof_pmu_model_msr_ops;	/* msr_model.c */
+extern const struct pmu_msr_ops pmiprof_pmu_native_msr_ops;	/* glue (main.c / compat.h) */
 
 /* pmi_core.c */
-const struct pmu_driver *pmu_driver_for_vendor(u32 vendor);
-u32 pmu_cpuid_vendor(struct pmu_hw *hw);	/* PMIPROF_VENDOR_* from CPUID leaf 0 */
-int pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg);
-void pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info);
-void pmu_cpu_reset_state(struct pmu_cpu *pc);	/* before start_cpu */
-int pmu_sample_timer(struct pmu_cpu *pc, const struct pmi_ctx *ctx);
-u64 pmu_rearm_left(u64 period, u64 overshoot);
+const struct pmu_driver *pmiprof_pmu_driver_for_vendor(u32 vendor);
+u32 pmiprof_pmu_cpuid_vendor(struct pmu_hw *hw);	/* PMIPROF_VENDOR_* from CPUID leaf 0 */
+int pmiprof_pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg);
+void pmiprof_pmu_fill_info(const struct pmu_hw *hw, struct pmiprof_info *info);
+void pmiprof_pmu_cpu_reset_state(struct pmu_cpu *pc);	/* before start_cpu */
+int pmiprof_pmu_sample_timer(struct pmu_cpu *pc, const struct pmi_ctx *ctx);
+u64 pmiprof_pmu_rearm_left(u64 period, u64 overshoot);
 
 /*
  * Output sink.  The glue implements it (ring.c); user-space tests collect
@@ -312,21 +337,23 @@ u64 pmu_rearm_left(u64 period, u64 overshoot);
 int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec);
 
 /*
- * Helpers the drivers share (pmi_core.c).  pmu_handle_global: the PMI
+ * Helpers the drivers share (pmi_core.c).  pmiprof_pmu_handle_global: the PMI
  * handler for PMUs with GLOBAL_STATUS/CTRL/ack registers (Intel v2+, AMD
- * PerfMonV2); pmu_handle_signbit: for PMUs without (AMD core/K7).
+ * PerfMonV2); pmiprof_pmu_handle_signbit: for PMUs without (AMD core/K7).
  */
 struct pmu_gregs {
 	u32 status, ctrl, ack;
 };
 
-int pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx, const struct pmu_gregs *g);
-int pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx);
-void pmu_read_deltas(struct pmu_cpu *pc, u64 *out);
-void pmu_arm_counters(struct pmu_cpu *pc);	/* write initial counter values, set prev[] */
+int pmiprof_pmu_handle_global(struct pmu_cpu *pc, const struct pmi_ctx *ctx,
+			      const struct pmu_gregs *g);
+int pmiprof_pmu_handle_signbit(struct pmu_cpu *pc, const struct pmi_ctx *ctx);
+void pmiprof_pmu_read_deltas(struct pmu_cpu *pc, u64 *out);
+/* write initial counter values, set prev[] */
+void pmiprof_pmu_arm_counters(struct pmu_cpu *pc);
 
 /*
- * Load, START and CPU online, through pmu_probe_cpu() (perf's
+ * Load, START and CPU online, through pmiprof_pmu_probe_cpu() (perf's
  * check_hw_exists()): every counter of the PMU, not only the configured
  * ones, must have its enable bits clear (GP
  * EVENTSEL.EN, Intel FIXED_CTR_CTRL OS/USR bits).  perf's own counters are
@@ -340,7 +367,7 @@ struct pmu_busy {
 	u64 val;		/* its value */
 };
 
-int pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *busy);
+int pmiprof_pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *busy);
 
 /*
  * Counter reservation, held only while a session runs (or for the length of
@@ -348,12 +375,12 @@ int pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *busy);
  * hard-lockup detector work while the module is merely loaded.  Every GP
  * counter is reserved; on -EBUSY *@idx names the one perf holds.
  */
-int pmu_reserve(struct pmu_hw *hw, u32 *idx);
-void pmu_release(struct pmu_hw *hw);
+int pmiprof_pmu_reserve(struct pmu_hw *hw, u32 *idx);
+void pmiprof_pmu_release(struct pmu_hw *hw);
 
 /*
  * On the CPU being probed (pinned: IPI or cpuhp callback), with the counters
- * reserved: every counter idle (pmu_check_idle()), then a write/read-back
+ * reserved: every counter idle (pmiprof_pmu_check_idle()), then a write/read-back
  * of counter 0, as perf's check_hw_exists() (a hypervisor without a vPMU
  * reads 0 and drops writes).  0, -EBUSY (@res->busy), -ENODEV (read back
  * @res->got after writing @res->wrote), or -EIO (the MSR faults).
@@ -365,36 +392,132 @@ struct pmu_probe_res {
 	struct pmu_busy busy;
 };
 
-int pmu_probe_cpu(struct pmu_cpu *pc, struct pmu_probe_res *res);
+int pmiprof_pmu_probe_cpu(struct pmu_cpu *pc, struct pmu_probe_res *res);
 
 /* Intel core type of the calling CPU (CPUID.1AH EAX[31:24]); 0 on non-hybrid parts. */
 #define PMU_CORE_TYPE_ATOM	0x20
 #define PMU_CORE_TYPE_CORE	0x40
-u32 pmu_intel_core_type(struct pmu_hw *hw);
-u32 pmu_intel_uarch(u32 family, u32 model);
+u32 pmiprof_pmu_intel_core_type(struct pmu_hw *hw);
+u32 pmiprof_pmu_intel_uarch(u32 family, u32 model);
 
 /*
  * pmu_whitelist.c (docs/kernel-pmu-core.md, "Events").  0: allowed; 1:
  * allowed on big (Core) cores only; < 0: refused, @why says why.
  */
-int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
-			const char **why);
-u64 pmu_build_evtsel(const struct pmu_hw *hw, const struct pmiprof_event *ev, bool pmi);
-u64 pmu_build_fixed_nibble(const struct pmiprof_event *ev, bool pmi);
-int pmu_intel_fixed_index(const struct pmiprof_event *ev);	/* -1: GP only */
-bool pmu_intel_fixed_only(const struct pmiprof_event *ev);
+int pmiprof_pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
+				const char **why);
+u64 pmiprof_pmu_build_evtsel(const struct pmu_hw *hw, const struct pmiprof_event *ev, bool pmi);
+u64 pmiprof_pmu_build_fixed_nibble(const struct pmiprof_event *ev, bool pmi);
+int pmiprof_pmu_intel_fixed_index(const struct pmiprof_event *ev);	/* -1: GP only */
+bool pmiprof_pmu_intel_fixed_only(const struct pmiprof_event *ev);
 
 /*
- * pmu_emul.c (kernel only): pmu=emul.  pmu_emul_setup() allocates one MSR
- * model per possible CPU, sets hw->ops = &pmu_model_msr_ops and
+ * pmu_emul.c (kernel only): pmu=emul.  pmiprof_pmu_emul_setup() allocates one MSR
+ * model per possible CPU, sets hw->ops = &pmiprof_pmu_model_msr_ops and
  * hw->drv = the emulation wrapper around the Intel (or AMD) driver; the
  * glue then calls hw->drv->probe() etc. exactly as for real hardware.  The
  * wrapper's start_cpu/stop_cpu also start/stop the per-CPU hard-irq hrtimer
  * that advances the model and calls handle_pmi() when it raises a PMI.
- * pmu_emul_teardown() after stop_cpu ran on every CPU.
+ * pmiprof_pmu_emul_teardown() after stop_cpu ran on every CPU.
  * vendor: PMIPROF_VENDOR_INTEL or PMIPROF_VENDOR_AMD (0: module param emul_vendor).
  */
-int pmu_emul_setup(struct pmu_hw *hw, u32 vendor);
-void pmu_emul_teardown(struct pmu_hw *hw);
+int pmiprof_pmu_emul_setup(struct pmu_hw *hw, u32 vendor);
+void pmiprof_pmu_emul_teardown(struct pmu_hw *hw);
+
+/*
+ * 1.2: call stacks (stack.c, docs/kernel-pmu-core.md "Call stacks").
+ * Records become variable-length: the sink reserves the largest record the
+ * session can write, the core writes the stack part in place and commits
+ * what it used.  The glue implements the sink on the ring (ring.c); the
+ * tests on an in-memory ring.  NMI-safe.
+ */
+struct pmu_out {
+	void *ring;		/* sink-private */
+	u64 head;		/* stream position of the record */
+	u64 tail;		/* consumer position seen at begin */
+	u32 max;		/* bytes reserved */
+};
+
+/* 0, or -ENOSPC: no room for @max bytes (counted by the sink). */
+int pmiprof_out_begin(struct pmu_cpu *pc, u32 max, struct pmu_out *o);
+/* Pointer to byte @off of the reserved record and the bytes contiguous from there. */
+u8 *pmiprof_out_ptr(struct pmu_out *o, u32 off, u32 *contig);
+/* Publish @len bytes (0: nothing) and end the record begun. */
+void pmiprof_out_commit(struct pmu_out *o, u32 len, u64 now_ns);
+
+/* perf's x86-64 user register numbering (PERF_REG_X86_*), as the trace stores it */
+#define PMU_UREG_BP		6
+#define PMU_UREG_SP		7
+#define PMU_UREG_IP		8
+#define PMU_UREG_MAX		24
+
+/*
+ * Per-PMI bound of the user-memory walk (docs/kernel-pmu-core.md): at most
+ * PMU_STACK_MAX_READS reads, and no new read once PMU_STACK_BUDGET_NS have
+ * passed since the walk began (tested every PMU_STACK_CLOCK_EVERY reads).
+ */
+#define PMU_STACK_MAX_READS	128
+#define PMU_STACK_BUDGET_NS	20000ull
+#define PMU_STACK_CLOCK_EVERY	8
+
+/*
+ * How the core reaches user memory and the kernel stack.  Kernel:
+ * stack_native.c (copy_from_user_nmi, task_pt_regs, the ORC unwinder);
+ * tests: a fake address space.  All three run in NMI or hard-irq context.
+ */
+struct pmu_stack_ops {
+	/*
+	 * The interrupted task's user registers (perf order): out[i] for each
+	 * bit i of @mask, in increasing i.  false: no user context (a kernel
+	 * thread, or an NMI inside the kernel entry before pt_regs is saved).
+	 */
+	bool (*user_regs)(const struct pmi_ctx *ctx, u64 mask, u64 *out);
+	/* Copy @n bytes from user address @src; returns the bytes NOT copied. */
+	unsigned long (*read)(void *dst, u64 src, unsigned long n);
+	/*
+	 * Kernel return addresses of the interrupted kernel context, leaf
+	 * first, the sampled ip excluded; @put is called once per frame, at
+	 * most @max times.  NULL: kernel frames are not recorded.
+	 */
+	u32 (*kernel_stack)(const struct pmi_ctx *ctx, u32 max,
+			    void (*put)(void *arg, u64 ip), void *arg);
+};
+
+/* pmiprof_pmu_configure()'s part for the 1.2 stack fields: 0 or -EINVAL (hw->reason). */
+int pmiprof_pmu_stack_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg);
+/* The record with its stack part: 0 or -ENOSPC (dropped, counted by the sink). */
+int pmiprof_pmu_stack_emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx,
+			   struct pmiprof_sample_rec *rec);
+
+/*
+ * pmu_task.c: per-task counters (docs/kernel-module.md, "Per-task
+ * windows").  A task's counters are its own open window: the raw counter
+ * values when it was switched out and the values its window started at
+ * (so events left to the trigger's overflow = -ctr[trigger]).  On the
+ * task's CPU with IRQs off (sched_switch, task exit, the START/STOP IPI):
+ *
+ *   pmiprof_pmu_task_init(hw, t)            fresh window: trigger at -period
+ *   pmiprof_pmu_task_in(pc, t)              load t, unfreeze our counters
+ *   pmiprof_pmu_task_out(pc, t, ctx)        freeze, close a window whose trigger
+ *                                   wrapped (attributed to @ctx), save
+ *   pmiprof_pmu_task_freeze(pc)             freeze with nothing loaded (START)
+ *   pmiprof_pmu_task_partial(hw, t, counts) the open window's counts
+ *
+ * MSR accesses per switch: out 1 + n reads, in n + 1 writes (n events),
+ * without global control registers n more (EVENTSEL enables).
+ */
+struct pmu_task_ctr {
+	u64 ctr[PMU_MAX_EVENTS];	/* counter values at switch-out */
+	u64 prev[PMU_MAX_EVENTS];	/* counter values at the window start */
+	u64 left;			/* events in the current trigger period at its arm */
+};
+
+void pmiprof_pmu_task_init(const struct pmu_hw *hw, struct pmu_task_ctr *t);
+void pmiprof_pmu_task_freeze(struct pmu_cpu *pc);
+void pmiprof_pmu_task_in(struct pmu_cpu *pc, const struct pmu_task_ctr *t);
+void pmiprof_pmu_task_out(struct pmu_cpu *pc, struct pmu_task_ctr *t, const struct pmi_ctx *ctx);
+void pmiprof_pmu_task_partial(const struct pmu_hw *hw, const struct pmu_task_ctr *t, u64 *counts);
+/* pmi_core.c: close the window of a trigger read wrapped (@vt) with counters frozen */
+void pmiprof_pmu_close_overflow(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt);
 
 #endif /* PMIPROF_PMU_H */

@@ -31,7 +31,7 @@ static int amd_probe(struct pmu_hw *hw)
 {
 	u32 a, b, c, d, max_ext, i;
 
-	if (pmu_cpuid_vendor(hw) != PMIPROF_VENDOR_AMD) {
+	if (pmiprof_pmu_cpuid_vendor(hw) != PMIPROF_VENDOR_AMD) {
 		hw->reason = "not an AMD CPU";
 		return -ENODEV;
 	}
@@ -99,7 +99,7 @@ static int amd_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 		s->idx = k;
 		s->ctr_msr = amd_ctr_msr(hw, k);
 		s->ctl_msr = amd_ctl_msr(hw, k);
-		s->ctl = pmu_build_evtsel(hw, ev, pmi);
+		s->ctl = pmiprof_pmu_build_evtsel(hw, ev, pmi);
 		s->status_bit = hw->global_regs ? BIT_ULL(k) : 0;
 		s->mask = hw->gp_mask;
 		s->top = BIT_ULL(47);
@@ -128,7 +128,7 @@ static int amd_start_cpu(struct pmu_cpu *pc)
 	const struct pmu_msr_ops *ops = hw->ops;
 	u32 k;
 
-	pmu_cpu_reset_state(pc);
+	pmiprof_pmu_cpu_reset_state(pc);
 	pc->lvtpc_when = PMU_LVTPC_EARLY;	/* AMD never masks it; generic x86 order */
 	if (hw->global_regs) {
 		WRITE_ONCE(pc->gctrl, ops->rd(pc, PMU_MSR_AMD_GLOBAL_CTL) | hw->own_mask);
@@ -136,7 +136,7 @@ static int amd_start_cpu(struct pmu_cpu *pc)
 	}
 	for (k = 0; k < hw->nr_events; k++)
 		ops->wr(pc, hw->slots[k].ctl_msr, 0);
-	pmu_arm_counters(pc);
+	pmiprof_pmu_arm_counters(pc);
 	if (hw->global_regs)
 		ops->wr(pc, PMU_MSR_AMD_GLOBAL_STATUS_CLR, hw->own_mask);
 	pc->started = true;
@@ -193,8 +193,8 @@ static int amd_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 
 	if (!READ_ONCE(pc->armed))
 		return 0;
-	handled = hw->global_regs ? pmu_handle_global(pc, ctx, &amd_gregs) :
-				    pmu_handle_signbit(pc, ctx);
+	handled = hw->global_regs ? pmiprof_pmu_handle_global(pc, ctx, &amd_gregs) :
+				    pmiprof_pmu_handle_signbit(pc, ctx);
 	if (handled) {
 		pc->last_handled_ns = ctx->time_ns;
 		return handled;
@@ -207,7 +207,7 @@ static int amd_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 
 NOKPROBE_SYMBOL(amd_handle_pmi);
 
-const struct pmu_driver pmu_amd_driver = {
+const struct pmu_driver pmiprof_pmu_amd_driver = {
 	.name = "amd",
 	.vendor = PMIPROF_VENDOR_AMD,
 	.probe = amd_probe,
@@ -216,5 +216,5 @@ const struct pmu_driver pmu_amd_driver = {
 	.start_cpu = amd_start_cpu,
 	.stop_cpu = amd_stop_cpu,
 	.handle_pmi = amd_handle_pmi,
-	.read_counters = pmu_read_deltas,
+	.read_counters = pmiprof_pmu_read_deltas,
 };

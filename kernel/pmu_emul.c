@@ -95,6 +95,7 @@ struct emul_cpu {
 	struct emul_icount_clock clk;
 	u64 deadline_tsc;		/* TSC at which the trigger overflows */
 	u64 skid_sum, skid_min, skid_max, fires, early;
+	bool task_out;			/* per-task mode: no followed task runs here */
 };
 
 static bool emul_icount;
@@ -133,7 +134,7 @@ static void emul_deliver(void *arg)
 
 /*
  * Bring the CPU's model up to now.  A late tick (TCG is slow) may cover
- * several periods: pmu_model_run() advances one period at a time so each
+ * several periods: pmiprof_pmu_model_run() advances one period at a time so each
  * overflow gets its own PMI, as the counter would on hardware.  A tick that
  * comes very late (a TCG stall) credits at most EMUL_MAX_STEPS periods, the
  * emulated CPU simply ran slower, so no window is ever merged; its cycles
@@ -152,14 +153,14 @@ static void emul_advance(struct emul_cpu *ec, struct pt_regs *regs, bool deliver
 
 	ec->last_ns = now;
 	ec->last_tsc = tsc;
-	if (is_idle_task(current))
-		return;		/* unhalted events do not count in idle */
+	if (is_idle_task(current) || ec->task_out)
+		return;		/* unhalted events do not count in idle, nor for other tasks */
 	if (period && di > EMUL_MAX_STEPS * period) {
 		dc = mul_u64_u64_div_u64(dc, EMUL_MAX_STEPS * period, di);
 		di = EMUL_MAX_STEPS * period;
 	}
 	m->user = regs && user_mode(regs);
-	pmu_model_run(m, di, dc, period, EMUL_MAX_STEPS, deliver ? emul_deliver : NULL, &d);
+	pmiprof_pmu_model_run(m, di, dc, period, EMUL_MAX_STEPS, deliver ? emul_deliver : NULL, &d);
 }
 
 static enum hrtimer_restart emul_tick(struct hrtimer *timer)
@@ -200,7 +201,7 @@ static ktime_t emul_icount_deadline(struct emul_cpu *ec)
 	ktime_t now;
 
 	if (!m->pmi_pending)
-		left = emul_icount_events_left(pmu_model_rdmsr(m, ec->trig_msr), m->mask);
+		left = emul_icount_events_left(pmiprof_pmu_model_rdmsr(m, ec->trig_msr), m->mask);
 	ec->deadline_tsc = ec->clk.last + left;
 	tsc = rdtsc();
 	now = ktime_get();
@@ -255,7 +256,7 @@ static void emul_icount_idle(void *data, unsigned int state, unsigned int cpu)
 		return;
 	local_irq_save(flags);
 	ec = this_cpu_ptr(emul_cpus);
-	if (ec->running) {
+	if (ec->running && !ec->task_out) {	/* task_out: frozen until a task comes in */
 		if (state != (unsigned int)PWR_EVENT_EXIT && !ec->clk.frozen) {
 			emul_icount_advance(ec, NULL, false, rdtsc());
 			ec->clk.frozen = true;
@@ -354,6 +355,7 @@ static int emul_start_cpu(struct pmu_cpu *pc)
 	if (ret)
 		return ret;
 	ec->pc = pc;
+	ec->task_out = false;
 	if (emul_icount) {
 		const struct pmu_hw *hw = pc->hw;
 
@@ -378,7 +380,7 @@ static int emul_start_cpu(struct pmu_cpu *pc)
 
 /*
  * On @pc's CPU with IRQs off: the pinned tick cannot be running here, so
- * try_to_cancel always succeeds; pmu_emul_teardown() waits for it anyway.
+ * try_to_cancel always succeeds; pmiprof_pmu_emul_teardown() waits for it anyway.
  */
 static void emul_stop_cpu(struct pmu_cpu *pc)
 {
@@ -393,6 +395,53 @@ static void emul_stop_cpu(struct pmu_cpu *pc)
 			pc->cpu, ec->fires, ec->skid_min, ec->skid_max,
 			div64_u64(ec->skid_sum, ec->fires), ec->early);
 	emul_inner->stop_cpu(pc);
+}
+
+/*
+ * Per-task mode (task.c), IRQs off, on @pc's CPU: count up to now for the
+ * task leaving, delivering the PMIs that are due (its windows), then count
+ * nothing until emul_task_resume().  The TSC at both instants is the
+ * instruction clock task.c sums per task under icount.
+ */
+static u64 emul_task_sync(struct pmu_cpu *pc)
+{
+	struct emul_cpu *ec;
+	u64 tsc;
+
+	emul_bind(pc);
+	ec = pc->emul;
+	if (!emul_icount) {
+		emul_advance(ec, NULL, true);
+		ec->task_out = true;
+		return 0;
+	}
+	tsc = rdtsc();
+	if (ec->running && !ec->clk.frozen)
+		emul_icount_advance(ec, NULL, true, tsc);
+	ec->clk.last = tsc;
+	ec->clk.frozen = true;
+	ec->task_out = true;
+	hrtimer_try_to_cancel(&ec->timer);
+	return tsc;
+}
+
+static u64 emul_task_resume(struct pmu_cpu *pc)
+{
+	struct emul_cpu *ec;
+	u64 tsc;
+
+	emul_bind(pc);
+	ec = pc->emul;
+	ec->task_out = false;
+	if (!emul_icount) {
+		ec->last_ns = local_clock();
+		ec->last_tsc = rdtsc();
+		return 0;
+	}
+	tsc = rdtsc();
+	emul_icount_thaw(&ec->clk, tsc);
+	emul_icount_arm(ec);
+	return tsc;
 }
 
 static int emul_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
@@ -417,7 +466,7 @@ static void emul_read_counters(struct pmu_cpu *pc, u64 *out)
 	emul_inner->read_counters(pc, out);
 }
 
-int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
+int pmiprof_pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 {
 	struct pmu_model_spec spec;
 	unsigned int cpu;
@@ -442,10 +491,10 @@ int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 		pr_err("pmiprof: emul_clock=%s: expected tick or icount\n", emul_clock);
 		return -EINVAL;
 	}
-	emul_inner = pmu_driver_for_vendor(vendor);
+	emul_inner = pmiprof_pmu_driver_for_vendor(vendor);
 	if (!emul_inner)
 		return -EINVAL;
-	pmu_model_spec_default(&spec, vendor);
+	pmiprof_pmu_model_spec_default(&spec, vendor);
 	if (emul_version) {
 		if (vendor == PMIPROF_VENDOR_INTEL ? emul_version < 2 || emul_version > 4 :
 		    emul_version > 2)
@@ -464,11 +513,11 @@ int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 		emul_cpus = NULL;
 		return -ENOMEM;
 	}
-	pmu_model_init(&emul_probe_model, &spec);
+	pmiprof_pmu_model_init(&emul_probe_model, &spec);
 	for_each_possible_cpu(cpu) {
 		struct emul_cpu *ec = per_cpu_ptr(emul_cpus, cpu);
 
-		pmu_model_init(per_cpu_ptr(emul_models, cpu), &spec);
+		pmiprof_pmu_model_init(per_cpu_ptr(emul_models, cpu), &spec);
 		if (emul_icount)
 			pmiprof_hrtimer_setup(&ec->timer, emul_icount_fire, CLOCK_MONOTONIC,
 					      HRTIMER_MODE_ABS_PINNED_HARD);
@@ -499,15 +548,17 @@ int pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 	emul_driver.stop_cpu = emul_stop_cpu;
 	emul_driver.handle_pmi = emul_handle_pmi;
 	emul_driver.read_counters = emul_read_counters;
+	emul_driver.task_sync = emul_task_sync;
+	emul_driver.task_resume = emul_task_resume;
 
-	hw->ops = &pmu_model_msr_ops;
+	hw->ops = &pmiprof_pmu_model_msr_ops;
 	hw->model_probe = &emul_probe_model;
 	hw->emulated = true;
 	hw->drv = &emul_driver;
 	return 0;
 }
 
-void pmu_emul_teardown(struct pmu_hw *hw)
+void pmiprof_pmu_emul_teardown(struct pmu_hw *hw)
 {
 	unsigned int cpu;
 

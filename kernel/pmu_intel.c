@@ -6,7 +6,7 @@
  * when PERF_CAPABILITIES[13] (else periods <= 2^31-1 because legacy IA32_PMCx
  * writes sign-extend bit 31), fixed counters through FIXED_CTR_CTRL, GP
  * counters through PERFEVTSELx, DEBUGCTL freeze-on-PMI detection.  The PMI
- * handler itself is pmu_handle_global() in pmi_core.c.  All MSR/APIC/CPUID
+ * handler itself is pmiprof_pmu_handle_global() in pmi_core.c.  All MSR/APIC/CPUID
  * accesses go through hw->ops, so the driver runs unchanged on the MSR model.
  */
 #include "pmu.h"
@@ -22,7 +22,7 @@ static int intel_probe(struct pmu_hw *hw)
 	u32 a, b, c, d, mask_len, i;
 	u64 caps = 0;
 
-	if (pmu_cpuid_vendor(hw) != PMIPROF_VENDOR_INTEL) {
+	if (pmiprof_pmu_cpuid_vendor(hw) != PMIPROF_VENDOR_INTEL) {
 		hw->reason = "not an Intel CPU";
 		return -ENODEV;
 	}
@@ -85,7 +85,7 @@ static int intel_probe(struct pmu_hw *hw)
 	hw->gp_avoid = 0;
 	if ((d & BIT(13)) && !(d & BIT(11)) && hw->nr_gp > 3)
 		hw->gp_avoid = BIT(3);
-	hw->uarch = pmu_intel_uarch(hw->family, hw->model);
+	hw->uarch = pmiprof_pmu_intel_uarch(hw->family, hw->model);
 
 	hw->gp_mask = BIT_ULL(hw->gp_width) - 1;
 	hw->fixed_mask = hw->nr_fixed ? BIT_ULL(hw->fixed_width) - 1 : 0;
@@ -117,7 +117,7 @@ static void intel_slot_fixed(struct pmu_hw *hw, struct pmu_slot *s,
 	s->idx = fx;
 	s->ctr_msr = PMU_MSR_IA32_FIXED_CTR0 + fx;
 	s->ctl_msr = PMU_MSR_IA32_FIXED_CTR_CTRL;
-	s->ctl = pmu_build_fixed_nibble(ev, pmi) << (4 * fx);
+	s->ctl = pmiprof_pmu_build_fixed_nibble(ev, pmi) << (4 * fx);
 	s->status_bit = BIT_ULL(32 + fx);
 	s->mask = hw->fixed_mask;
 	hw->fixed_ctrl |= s->ctl;
@@ -131,7 +131,7 @@ static void intel_slot_gp(struct pmu_hw *hw, struct pmu_slot *s,
 	/* full-width alias when PERF_CAPABILITIES[13], else the sign-extending one */
 	s->ctr_msr = (hw->full_width ? PMU_MSR_IA32_A_PMC0 : PMU_MSR_IA32_PMC0) + idx;
 	s->ctl_msr = PMU_MSR_IA32_PERFEVTSEL0 + idx;
-	s->ctl = pmu_build_evtsel(hw, ev, pmi);
+	s->ctl = pmiprof_pmu_build_evtsel(hw, ev, pmi);
 	s->status_bit = BIT_ULL(idx);
 	s->mask = hw->gp_mask;
 }
@@ -140,14 +140,14 @@ static void intel_slot_gp(struct pmu_hw *hw, struct pmu_slot *s,
 static int intel_place(struct pmu_hw *hw, struct pmu_slot *s, const struct pmiprof_event *ev,
 		       bool pmi, u32 *used_fixed, u32 *next_gp)
 {
-	int fx = pmu_intel_fixed_index(ev);
+	int fx = pmiprof_pmu_intel_fixed_index(ev);
 
 	if (fx >= 0 && (u32)fx < hw->nr_fixed && !(*used_fixed & BIT(fx))) {
 		*used_fixed |= BIT(fx);
 		intel_slot_fixed(hw, s, ev, fx, pmi);
 		return 0;
 	}
-	if (pmu_intel_fixed_only(ev)) {
+	if (pmiprof_pmu_intel_fixed_only(ev)) {
 		hw->reason = "reference cycles need a free fixed counter 2";
 		return -EOPNOTSUPP;
 	}
@@ -234,7 +234,8 @@ static u32 intel_lvtpc_when(struct pmu_cpu *pc)
 		return PMU_LVTPC_LATE;
 	if (hw->model == 0xbe)			/* Alder Lake-N: Gracemont only */
 		return PMU_LVTPC_MID;
-	if (pmu_intel_core_type(hw) == PMU_CORE_TYPE_ATOM)	/* hybrid: this CPU's core type */
+	/* hybrid: this CPU's core type */
+	if (pmiprof_pmu_intel_core_type(hw) == PMU_CORE_TYPE_ATOM)
 		return PMU_LVTPC_MID;
 	for (i = 0; i < ARRAY_SIZE(early_models); i++)
 		if (hw->model == early_models[i])
@@ -254,12 +255,12 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 	if (a != hw->cpuid_a_eax || d != hw->cpuid_a_edx)
 		return -ENODEV;
 	/* Big-core encodings count something else on E-cores: refuse, not miscount */
-	if (hw->bigcore_events && pmu_intel_core_type(hw) == PMU_CORE_TYPE_ATOM) {
+	if (hw->bigcore_events && pmiprof_pmu_intel_core_type(hw) == PMU_CORE_TYPE_ATOM) {
 		hw->reason = "model-specific event not counted by this CPU's E-core type";
 		return -EOPNOTSUPP;
 	}
 
-	pmu_cpu_reset_state(pc);
+	pmiprof_pmu_cpu_reset_state(pc);
 	pc->lvtpc_when = intel_lvtpc_when(pc);
 	pc->debugctl = ops->rd(pc, PMU_MSR_IA32_DEBUGCTL);
 	/* Freeze-on-PMI set by BIOS/another tool: v4 parks counters until CTR_Frz is acked. */
@@ -271,7 +272,7 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 	for (k = 0; k < hw->nr_events; k++)
 		if (hw->slots[k].kind == PMU_SLOT_GP)
 			ops->wr(pc, hw->slots[k].ctl_msr, 0);
-	pmu_arm_counters(pc);
+	pmiprof_pmu_arm_counters(pc);
 	for (k = 0; k < hw->nr_events; k++)
 		if (hw->slots[k].kind == PMU_SLOT_GP)
 			ops->wr(pc, hw->slots[k].ctl_msr, hw->slots[k].ctl);
@@ -332,12 +333,12 @@ static void intel_stop_cpu(struct pmu_cpu *pc)
 
 static int intel_handle_pmi(struct pmu_cpu *pc, const struct pmi_ctx *ctx)
 {
-	return pmu_handle_global(pc, ctx, &intel_gregs);
+	return pmiprof_pmu_handle_global(pc, ctx, &intel_gregs);
 }
 
 NOKPROBE_SYMBOL(intel_handle_pmi);
 
-const struct pmu_driver pmu_intel_driver = {
+const struct pmu_driver pmiprof_pmu_intel_driver = {
 	.name = "intel",
 	.vendor = PMIPROF_VENDOR_INTEL,
 	.probe = intel_probe,
@@ -346,5 +347,5 @@ const struct pmu_driver pmu_intel_driver = {
 	.start_cpu = intel_start_cpu,
 	.stop_cpu = intel_stop_cpu,
 	.handle_pmi = intel_handle_pmi,
-	.read_counters = pmu_read_deltas,
+	.read_counters = pmiprof_pmu_read_deltas,
 };

@@ -79,7 +79,7 @@ static const struct {
 	{ 0xcf, PMU_UARCH_SKL_GLC },	/* EMERALDRAPIDS_X */
 };
 
-u32 pmu_intel_uarch(u32 family, u32 model)
+u32 pmiprof_pmu_intel_uarch(u32 family, u32 model)
 {
 	size_t i;
 
@@ -92,7 +92,7 @@ u32 pmu_intel_uarch(u32 family, u32 model)
 }
 
 /* On the CPU concerned: 0 unless CPUID.07H EDX[15] (hybrid) and leaf 1AH exists. */
-u32 pmu_intel_core_type(struct pmu_hw *hw)
+u32 pmiprof_pmu_intel_core_type(struct pmu_hw *hw)
 {
 	u32 a, b, c, d, max;
 
@@ -124,8 +124,8 @@ static const struct wl_event amd_events[] = {
 };
 
 /* 0: allowed; 1: allowed, but only on big (Core) cores; or a negative errno. */
-int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
-			const char **why)
+int pmiprof_pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
+				const char **why)
 {
 	const u32 known = PMIPROF_EV_USER | PMIPROF_EV_KERNEL | PMIPROF_EV_EDGE |
 			  PMIPROF_EV_INV | PMIPROF_EV_TRIGGER;
@@ -172,7 +172,7 @@ int pmu_whitelist_check(const struct pmu_hw *hw, const struct pmiprof_event *ev,
 	return -EINVAL;
 }
 
-u64 pmu_build_evtsel(const struct pmu_hw *hw, const struct pmiprof_event *ev, bool pmi)
+u64 pmiprof_pmu_build_evtsel(const struct pmu_hw *hw, const struct pmiprof_event *ev, bool pmi)
 {
 	u64 v = (ev->event & 0xffull) | ((u64)ev->umask << 8) | ((u64)ev->cmask << 24);
 
@@ -191,7 +191,7 @@ u64 pmu_build_evtsel(const struct pmu_hw *hw, const struct pmiprof_event *ev, bo
 	return v | PMU_EVTSEL_EN;
 }
 
-u64 pmu_build_fixed_nibble(const struct pmiprof_event *ev, bool pmi)
+u64 pmiprof_pmu_build_fixed_nibble(const struct pmiprof_event *ev, bool pmi)
 {
 	u64 v = 0;
 
@@ -205,7 +205,7 @@ u64 pmu_build_fixed_nibble(const struct pmiprof_event *ev, bool pmi)
 }
 
 /* Intel fixed counters: 0 instructions, 1 core cycles, 2 reference cycles. */
-int pmu_intel_fixed_index(const struct pmiprof_event *ev)
+int pmiprof_pmu_intel_fixed_index(const struct pmiprof_event *ev)
 {
 	if (ev->cmask || (ev->flags & (PMIPROF_EV_EDGE | PMIPROF_EV_INV)))
 		return -1;	/* fixed counters have no filters */
@@ -218,7 +218,7 @@ int pmu_intel_fixed_index(const struct pmiprof_event *ev)
 	return -1;
 }
 
-bool pmu_intel_fixed_only(const struct pmiprof_event *ev)
+bool pmiprof_pmu_intel_fixed_only(const struct pmiprof_event *ev)
 {
 	return ev->event == 0x00 && ev->umask == 0x03;
 }

@@ -12,6 +12,12 @@
  * CONSUME(new tail); the module clamps it to [tail, head] and store-releases
  * it, so the producer never overwrites bytes the consumer may still read.
  *
+ * With call stacks (ABI 1.2) records are variable-length: the producer
+ * reserves the largest record the session can make, the PMU core writes
+ * the stack part straight into the ring (no NMI-stack buffer), and the
+ * commit publishes what was written; hdr->record_size is then 0.  The
+ * arithmetic is ring_core.c, shared with the user-space tests.
+ *
  * Readiness is edge-like, as in perf: the producer marks its ring ready
  * when it is a quarter full or RING_WAKE_NS after the last mark, and wakes
  * poll() through irq_work (never wake_up() from NMI); CONSUME clears the
@@ -30,6 +36,7 @@
 #include "compat.h"
 #include "pmu.h"
 #include "ring.h"
+#include "ring_core.h"
 
 #define RING_REC_BYTES	((u32)sizeof(struct pmiprof_sample_rec))
 #define RING_WAKE_NS	(100 * NSEC_PER_MSEC)
@@ -37,7 +44,7 @@
 
 struct pmiprof_ring {
 	struct pmiprof_ring_header *hdr;	/* start of the vmalloc_user area */
-	u8 *data;
+	struct ring_core core;			/* hdr, data, size, record size */
 	u32 size;				/* data bytes, power of two */
 	unsigned int nest;			/* producer re-entry guard (NMI in hard-irq) */
 	u64 last_wake_ns;
@@ -68,7 +75,10 @@ static struct pmiprof_ring *ring_alloc(unsigned int cpu, u32 data_bytes)
 		kfree(r);
 		return NULL;
 	}
-	r->data = (u8 *)r->hdr + PMIPROF_RING_HEADER_BYTES;
+	r->core.hdr = r->hdr;
+	r->core.data = (u8 *)r->hdr + PMIPROF_RING_HEADER_BYTES;
+	r->core.size = data_bytes;
+	r->core.rec_size = RING_REC_BYTES;
 	r->size = data_bytes;
 	r->hdr->cpu = cpu;
 	r->hdr->record_size = RING_REC_BYTES;
@@ -125,7 +135,7 @@ void pmiprof_ring_free_all(void)
 	rings = NULL;
 }
 
-void pmiprof_ring_reset_all(void)
+void pmiprof_ring_reset_all(bool varlen)
 {
 	unsigned int cpu;
 
@@ -139,6 +149,9 @@ void pmiprof_ring_reset_all(void)
 		struct pmiprof_ring *r = rings[cpu];
 
 		WRITE_ONCE(r->hdr->lost, 0);
+		/* 0 tells a consumer that records carry their own size (1.2). */
+		r->core.rec_size = varlen ? 0 : RING_REC_BYTES;
+		WRITE_ONCE(r->hdr->record_size, r->core.rec_size);
 		/* Sampling is stopped; release orders the reset against the consumer. */
 		smp_store_release(&r->hdr->tail, 0);
 		/* As above: a consumer that sees head 0 also sees tail 0. */
@@ -150,60 +163,92 @@ void pmiprof_ring_reset_all(void)
 	mutex_unlock(&ring_consume_lock);
 }
 
-static void ring_copy_in(struct pmiprof_ring *r, u64 head, const void *src)
+/* Mark and wake once per transition; a marked ring stays readable until CONSUME. */
+static void ring_mark(struct pmiprof_ring *r, u64 head, u64 tail, u64 now)
 {
-	u32 off = head & (r->size - 1);
-	u32 first = min(RING_REC_BYTES, r->size - off);
-
-	memcpy(r->data + off, src, first);
-	if (first < RING_REC_BYTES)
-		memcpy(r->data, (const u8 *)src + first, RING_REC_BYTES - first);
-}
-
-int pmiprof_ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
-{
-	struct pmiprof_ring *r = rings[cpu];
-	struct pmiprof_ring_header *hdr = r->hdr;
-	int ret = 0;
-	u64 head, tail;
-
-	if (r->nest++) {
-		/* An NMI landed inside a hard-irq producer on this CPU. */
-		WRITE_ONCE(hdr->lost, hdr->lost + 1);
-		ret = -ENOSPC;
-		goto out;
-	}
-	barrier();
-	head = hdr->head;	/* only this CPU writes head */
-	/* Pairs with the release in pmiprof_ring_consume(): bytes below tail are consumed. */
-	tail = smp_load_acquire(&hdr->tail);
-	if (head + RING_REC_BYTES - tail > r->size) {
-		WRITE_ONCE(hdr->lost, hdr->lost + 1);
-		ret = -ENOSPC;
-		goto wake;
-	}
-	ring_copy_in(r, head, rec);
-	/* Publish: the record is visible before the new head (consumer acquires head). */
-	smp_store_release(&hdr->head, head + RING_REC_BYTES);
-	head += RING_REC_BYTES;
-wake:
-	/* Mark and wake once per transition; a marked ring stays readable until CONSUME. */
 	if (!READ_ONCE(r->ready) &&
-	    (head - tail >= RING_WAKE_FILL(r) || rec->time_ns - r->last_wake_ns >= RING_WAKE_NS)) {
-		r->last_wake_ns = rec->time_ns;
+	    (head - tail >= RING_WAKE_FILL(r) || now - r->last_wake_ns >= RING_WAKE_NS)) {
+		r->last_wake_ns = now;
 		/* Set before the wake-up; poll() re-checks after poll_wait(). */
 		WRITE_ONCE(r->ready, true);
 		irq_work_queue(&r->wake);
 	}
-out:
+}
+
+NOKPROBE_SYMBOL(ring_mark);
+
+/*
+ * Reserve @max bytes on @cpu's ring for one record; the nesting guard stays
+ * taken until pmiprof_ring_commit().  -ENOSPC: dropped and counted.
+ */
+static int ring_begin(unsigned int cpu, u32 max, struct pmu_out *o)
+{
+	struct pmiprof_ring *r = rings[cpu];
+	u64 tail;
+
+	o->ring = r;
+	o->max = max;
+	if (r->nest++) {
+		/* An NMI landed inside a hard-irq producer on this CPU. */
+		WRITE_ONCE(r->hdr->lost, r->hdr->lost + 1);
+		r->nest--;
+		return -ENOSPC;
+	}
+	barrier();
+	if (pmiprof_ring_core_reserve(&r->core, max, &o->head, &tail)) {
+		ring_mark(r, o->head, tail, local_clock());
+		barrier();
+		r->nest--;
+		return -ENOSPC;
+	}
+	o->tail = tail;
+	return 0;
+}
+
+NOKPROBE_SYMBOL(ring_begin);
+
+static void ring_commit(struct pmu_out *o, u32 len, u64 now)
+{
+	struct pmiprof_ring *r = o->ring;
+
+	if (len) {
+		pmiprof_ring_core_publish(&r->core, o->head + len);
+		o->head += len;
+	}
+	ring_mark(r, o->head, o->tail, now);
 	barrier();
 	r->nest--;
-	return ret;
+}
+
+NOKPROBE_SYMBOL(ring_commit);
+
+int pmiprof_ring_write(unsigned int cpu, const struct pmiprof_sample_rec *rec)
+{
+	struct pmu_out o;
+	struct pmiprof_ring *r;
+
+	if (ring_begin(cpu, RING_REC_BYTES, &o))
+		return -ENOSPC;
+	r = o.ring;
+	pmiprof_ring_core_put(&r->core, o.head, rec, RING_REC_BYTES);
+	/*
+	 * A variable-length ring (call stacks) steps by each record's size:
+	 * records without a stack part (per-task PARTIAL windows, counting
+	 * totals) say they are the base size.
+	 */
+	if (!r->core.rec_size) {
+		u32 sz = RING_REC_BYTES;
+
+		pmiprof_ring_core_put(&r->core, o.head + offsetof(struct pmiprof_sample_rec, size),
+				      &sz, sizeof(sz));
+	}
+	ring_commit(&o, RING_REC_BYTES, rec->time_ns);
+	return 0;
 }
 
 NOKPROBE_SYMBOL(pmiprof_ring_write);
 
-/* The PMU core's output sink (pmu.h). */
+/* The PMU core's output sinks (pmu.h). */
 int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec)
 {
 	return pmiprof_ring_write(pc->cpu, rec);
@@ -211,31 +256,49 @@ int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec)
 
 NOKPROBE_SYMBOL(pmiprof_emit);
 
+int pmiprof_out_begin(struct pmu_cpu *pc, u32 max, struct pmu_out *o)
+{
+	return ring_begin(pc->cpu, max, o);
+}
+
+NOKPROBE_SYMBOL(pmiprof_out_begin);
+
+u8 *pmiprof_out_ptr(struct pmu_out *o, u32 off, u32 *contig)
+{
+	struct pmiprof_ring *r = o->ring;
+
+	return pmiprof_ring_core_ptr(&r->core, o->head + off, contig);
+}
+
+NOKPROBE_SYMBOL(pmiprof_out_ptr);
+
+void pmiprof_out_commit(struct pmu_out *o, u32 len, u64 now)
+{
+	ring_commit(o, len, now);
+}
+
+NOKPROBE_SYMBOL(pmiprof_out_commit);
+
 int pmiprof_ring_consume(unsigned int cpu, u64 tail)
 {
-	struct pmiprof_ring_header *hdr;
-	u64 head, old;
+	struct pmiprof_ring *r;
+	int ret;
 
 	if (cpu >= nr_cpu_ids || !rings[cpu])
 		return -EINVAL;
-	hdr = rings[cpu]->hdr;
+	r = rings[cpu];
 	mutex_lock(&ring_consume_lock);
-	/* Pairs with the producer's release of head. */
-	head = smp_load_acquire(&hdr->head);
-	old = hdr->tail;
-	/* The tail comes from user space: clamp, never trust it as an index. */
-	tail = clamp(tail, old, head);
-	/* Records start on multiples of the record size from 0: no tail in between. */
-	if (tail % RING_REC_BYTES) {
-		mutex_unlock(&ring_consume_lock);
-		return -EINVAL;
-	}
-	/* The consumer finished reading below tail (it made this syscall): publish. */
-	smp_store_release(&hdr->tail, tail);
+	/* Clamped to [tail, head] and on a record boundary, else -EINVAL and unchanged. */
+	ret = pmiprof_ring_core_consume(&r->core, tail);
 	/* Re-arm readiness; a mark the producer set meanwhile may be lost, so re-test fill. */
-	WRITE_ONCE(rings[cpu]->ready, head - tail >= RING_WAKE_FILL(rings[cpu]));
+	if (!ret) {
+		/* Pairs with the producer's release of head. */
+		u64 head = smp_load_acquire(&r->hdr->head);
+
+		WRITE_ONCE(r->ready, head - r->hdr->tail >= RING_WAKE_FILL(r));
+	}
 	mutex_unlock(&ring_consume_lock);
-	return 0;
+	return ret;
 }
 
 u64 pmiprof_ring_lost(unsigned int cpu)

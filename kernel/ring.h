@@ -5,9 +5,10 @@
  * One ring per possible CPU, allocated when the device is opened and
  * freed when it is released (mappings pin the open file): a header page
  * (struct pmiprof_ring_header) followed by a power-of-two data area of
- * fixed-size records.  Only the CPU that owns a ring writes into it, from
- * NMI or hard-irq context; the consumer position moves only through the
- * CONSUME ioctl.  Protocol and memory ordering: docs/abi.md.
+ * records (fixed-size, or variable-length with call stacks).  Only the CPU
+ * that owns a ring writes into it, from NMI or hard-irq context; the
+ * consumer position moves only through the CONSUME ioctl.  Protocol and
+ * memory ordering: docs/abi.md.
  */
 #ifndef PMIPROF_RING_H
 #define PMIPROF_RING_H
@@ -24,8 +25,11 @@ int pmiprof_ring_set_size(u32 data_bytes);
 /* Open: allocate every possible CPU's ring.  Release (sampling stopped): free them. */
 int pmiprof_ring_init_all(void);
 void pmiprof_ring_free_all(void);
-/* Empty every ring and clear its drop count; sampling must be stopped. */
-void pmiprof_ring_reset_all(void);
+/*
+ * Empty every ring and clear its drop count; sampling must be stopped.
+ * @varlen: the session records call stacks (variable-length records, 1.2).
+ */
+void pmiprof_ring_reset_all(bool varlen);
 
 /*
  * Append one record to @cpu's ring; call on @cpu with interrupts off (NMI or

@@ -25,7 +25,7 @@ static DEFINE_MUTEX(session_lock);
 static bool running;
 static bool suspended;	/* running, but stopped across system sleep */
 
-/* Validation is pmu_configure()'s alone; only the caller's right is checked here. */
+/* Validation is pmiprof_pmu_configure()'s alone; only the caller's right is checked here. */
 int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
 {
 	struct pmu_hw *hw = &pmiprof_hw;
@@ -40,7 +40,14 @@ int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
 		ret = -EBUSY;
 		goto out;
 	}
-	ret = pmu_configure(hw, cfg);
+	ret = pmiprof_pmu_configure(hw, cfg);
+	/* A stack record may take at most a quarter of a ring (1.2). */
+	if (!ret && hw->stack_rec_max > pmiprof_ring_data_bytes() / 4) {
+		hw->reason = "stack records do not fit the ring (raise ring_kb)";
+		ret = -ENOSPC;
+	}
+	if (!ret)
+		ret = pmiprof_task_configure(cfg);
 	if (ret) {
 		hw->configured = false;
 		pr_info("pmiprof: CONFIGURE rejected (%d): %s\n", ret,
@@ -65,11 +72,11 @@ static void session_start_cpu(void *arg)
 	struct pmu_probe_res *res = arg;
 	int ret = 0;
 
-	pmu_cpu_reset_state(pc);
+	pmiprof_pmu_cpu_reset_state(pc);
 	if (hw->drv) {
 		/* pmu=emul: the per-CPU model is bound by its start_cpu() */
 		if (!hw->emulated)
-			ret = pmu_probe_cpu(pc, res);
+			ret = pmiprof_pmu_probe_cpu(pc, res);
 		if (!ret)
 			ret = hw->drv->check_free(pc);
 		if (!ret)
@@ -81,6 +88,7 @@ static void session_start_cpu(void *arg)
 	}
 	if (hw->mode == PMIPROF_SAMPLING_TIMER)
 		pmiprof_timer_start_cpu(pc, hw->timer_ns);
+	pmiprof_task_cpu_start(pc);
 	res->err = 0;
 }
 
@@ -107,13 +115,14 @@ static void session_stop_cpu(void *arg)
 		struct pmi_ctx ctx;
 
 		pmiprof_fill_ctx(pc, NULL, &ctx);
-		pmu_sample_timer(pc, &ctx);
+		pmiprof_pmu_sample_timer(pc, &ctx);
 	}
 	hw->drv->stop_cpu(pc);
 }
 
 static void session_stop_cpus(void)
 {
+	pmiprof_task_stop_cpus();	/* saves the running tasks' windows: timers still run */
 	pmiprof_timer_cancel_all();
 	on_each_cpu(session_stop_cpu, NULL, 1);
 }
@@ -123,7 +132,7 @@ static void session_release_pmu(void)
 {
 	pmiprof_guest_detect_put();
 	if (pmiprof_has_pmu())
-		pmu_release(&pmiprof_hw);
+		pmiprof_pmu_release(&pmiprof_hw);
 }
 
 /*
@@ -179,12 +188,20 @@ int pmiprof_session_start(void)
 		ret = -EINVAL;	/* CONFIGURE first */
 		goto out;
 	}
-	pmiprof_ring_reset_all();
+	pmiprof_ring_reset_all(pmiprof_hw.stack_mode != PMIPROF_STACK_NONE);
 	/* Stats are per session, also for CPUs that come online later. */
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, 0,
 		       sizeof(struct pmiprof_cpu_stats));
-	ret = session_start_cpus();
+		memset(&per_cpu_ptr(&pmiprof_pcpu, cpu)->stack_stats, 0,
+		       sizeof(struct pmiprof_stack_stats));
+	}
+	ret = pmiprof_task_start();
+	if (!ret) {
+		ret = session_start_cpus();
+		if (ret)
+			pmiprof_task_stop();
+	}
 out:
 	mutex_unlock(&session_lock);
 	return ret;
@@ -194,6 +211,7 @@ static void session_stop_locked(void)
 {
 	if (suspended) {
 		suspended = false;	/* STOP while asleep: do not restart at resume */
+		pmiprof_task_stop();
 		session_release_pmu();
 		pmiprof_ring_wake_readers();
 		return;
@@ -204,6 +222,7 @@ static void session_stop_locked(void)
 	session_stop_cpus();
 	WRITE_ONCE(running, false);
 	cpus_read_unlock();
+	pmiprof_task_stop();	/* the open windows, before readers see STOP */
 	session_release_pmu();
 	/* Readers blocked in poll() drain what is left and see STOP. */
 	pmiprof_ring_wake_readers();
@@ -253,6 +272,9 @@ void pmiprof_session_cpu_offline(unsigned int cpu)
 
 	if (!READ_ONCE(running))
 		return;
+	local_irq_save(flags);
+	pmiprof_task_cpu_stop();
+	local_irq_restore(flags);
 	/* The pinned timer can only run on this CPU: cancelling cannot wait on it. */
 	pmiprof_timer_cancel_cpu(cpu);
 	local_irq_save(flags);
@@ -316,7 +338,7 @@ void pmiprof_session_get_info(struct pmiprof_info *info)
 
 	memset(info, 0, sizeof(*info));
 	if (pmiprof_has_pmu()) {
-		pmu_fill_info(hw, info);
+		pmiprof_pmu_fill_info(hw, info);
 	} else {
 		info->vendor = PMIPROF_VENDOR_NONE;
 		strscpy(info->pmu_name, "none", sizeof(info->pmu_name));
@@ -324,7 +346,7 @@ void pmiprof_session_get_info(struct pmiprof_info *info)
 	info->size = sizeof(*info);
 	info->abi_major = PMIPROF_ABI_MAJOR;
 	info->abi_minor = PMIPROF_ABI_MINOR;
-	info->caps |= PMIPROF_CAP_TIMER;
+	info->caps |= PMIPROF_CAP_TIMER | PMIPROF_CAP_STACKS | PMIPROF_CAP_TASK;
 	if (hw->emulated)
 		info->flags |= PMIPROF_INFO_F_EMULATED;
 	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
@@ -335,7 +357,8 @@ void pmiprof_session_get_info(struct pmiprof_info *info)
 	info->record_size = sizeof(struct pmiprof_sample_rec);
 }
 
-int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus)
+int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf,
+			      struct pmiprof_stack_stats __user *sbuf, u32 *nr_cpus)
 {
 	u32 n = min_t(u32, *nr_cpus, nr_cpu_ids);
 	unsigned int cpu;
@@ -351,6 +374,17 @@ int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf, u32 *nr_cpus
 			memset(s.reserved, 0, sizeof(s.reserved));
 		}
 		if (copy_to_user(&buf[cpu], &s, sizeof(s)))
+			return -EFAULT;
+	}
+	/* 1.2: the stack walk's cost, when asked for */
+	for (cpu = 0; sbuf && cpu < n; cpu++) {
+		struct pmiprof_stack_stats ss;
+
+		memset(&ss, 0, sizeof(ss));
+		if (cpu_possible(cpu))
+			memcpy(&ss, &per_cpu_ptr(&pmiprof_pcpu, cpu)->stack_stats,
+			       offsetof(struct pmiprof_stack_stats, reserved));
+		if (copy_to_user(&sbuf[cpu], &ss, sizeof(ss)))
 			return -EFAULT;
 	}
 	*nr_cpus = n;

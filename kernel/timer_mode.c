@@ -30,7 +30,7 @@ static enum hrtimer_restart pmiprof_timer_fn(struct hrtimer *timer)
 	struct pmi_ctx ctx;
 
 	pmiprof_fill_ctx(pc, get_irq_regs(), &ctx);
-	pmu_sample_timer(pc, &ctx);
+	pmiprof_pmu_sample_timer(pc, &ctx);
 	hrtimer_forward_now(timer, t->interval);
 	return HRTIMER_RESTART;
 }
@@ -60,6 +60,30 @@ void pmiprof_timer_start_cpu(struct pmu_cpu *pc, u64 interval_ns)
 void pmiprof_timer_cancel_cpu(unsigned int cpu)
 {
 	hrtimer_cancel(&per_cpu_ptr(&pmiprof_timers, cpu)->timer);
+}
+
+/*
+ * Per-task mode, on this CPU with IRQs off (so the pinned callback is not
+ * running): stop the tick and return what was left of its interval.
+ */
+u64 pmiprof_timer_pause_cpu(void)
+{
+	struct pmiprof_cpu_timer *t = this_cpu_ptr(&pmiprof_timers);
+	s64 left = ktime_to_ns(hrtimer_get_remaining(&t->timer));
+
+	hrtimer_try_to_cancel(&t->timer);
+	if (left < 1)
+		left = 1;
+	if (left > ktime_to_ns(t->interval))
+		left = ktime_to_ns(t->interval);
+	return left;
+}
+
+void pmiprof_timer_resume_cpu(u64 left_ns)
+{
+	struct pmiprof_cpu_timer *t = this_cpu_ptr(&pmiprof_timers);
+
+	hrtimer_start(&t->timer, ns_to_ktime(left_ns), HRTIMER_MODE_REL_PINNED_HARD);
 }
 
 void pmiprof_timer_cancel_all(void)

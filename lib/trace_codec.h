@@ -31,6 +31,7 @@
 #define TRACE_SAMPLE_BODY_MAX	(1 + 5 * 5 + 10 * 2 + 10 * PMIPROF_MAX_EVENTS + 5)
 #define TRACE_STACK_BODY_MAX	(3 * 5 + 10 * PMIPROF_MAX_STACK)
 #define TRACE_USTACK_BODY_MAX	(1 + 5 + 10 + 10 * PMIPROF_MAX_UREGS + 5 + PMIPROF_MAX_USTACK)
+#define TRACE_REGION_BODY_MAX	(10 * (7 + PMIPROF_MAX_EVENTS))
 #define TRACE_RECORD_HEAD_MAX	(1 + 3)		/* type + varint size <= 2^21 */
 /* Most bytes the SAMPLE decoder can read: every number at its 10-byte maximum. */
 #define TRACE_SAMPLE_READ_MAX	(1 + 10 * (8 + PMIPROF_MAX_EVENTS))
@@ -84,6 +85,12 @@ uint8_t *trace_enc_callchain(struct trace_codec *c, uint8_t *p, const struct tra
 uint8_t *trace_enc_finish(struct trace_codec *c, uint8_t *p, const struct trace_finish *f);
 uint8_t *trace_enc_stack(struct trace_codec *c, uint8_t *p, const struct trace_stack *st);
 uint8_t *trace_enc_ustack(struct trace_codec *c, uint8_t *p, const struct trace_ustack *u);
+/* 1.4 code regions */
+uint8_t *trace_enc_region_def(struct trace_codec *c, uint8_t *p, const struct trace_region_def *d,
+			      size_t name_len);
+uint8_t *trace_enc_region(struct trace_codec *c, uint8_t *p, const struct trace_region *r);
+uint8_t *trace_enc_region_anomaly(struct trace_codec *c, uint8_t *p,
+				  const struct trace_region_anomaly *a);
 
 /* Scratch memory the decoder may point decoded strings/arrays into. */
 struct trace_decode_scratch {

@@ -16,7 +16,8 @@ const char *trace_record_name(uint32_t type)
 		[PMIPROF_REC_EXIT] = "exit", [PMIPROF_REC_LOST] = "lost",
 		[PMIPROF_REC_MARK] = "mark", [PMIPROF_REC_CALLCHAIN] = "callchain",
 		[PMIPROF_REC_FINISH] = "finish", [PMIPROF_REC_STACK] = "stack",
-		[PMIPROF_REC_USTACK] = "ustack",
+		[PMIPROF_REC_USTACK] = "ustack", [PMIPROF_REC_REGION_DEF] = "region_def",
+		[PMIPROF_REC_REGION] = "region", [PMIPROF_REC_REGION_ANOMALY] = "region_anomaly",
 	};
 
 	return pick(names, ARRAY_SIZE(names), type);
@@ -28,6 +29,7 @@ const char *trace_lost_reason_name(uint32_t reason)
 		[PMIPROF_LOST_RING_FULL] = "ring-full", [PMIPROF_LOST_THROTTLE] = "throttle",
 		[PMIPROF_LOST_WRITE] = "write", [PMIPROF_LOST_UNREADABLE] = "unreadable",
 		[PMIPROF_LOST_TRUNCATED] = "truncated",
+		[PMIPROF_LOST_REGION_MARKERS] = "region-markers",
 	};
 
 	return pick(names, ARRAY_SIZE(names), reason);
@@ -60,4 +62,18 @@ const char *trace_backend_name(uint32_t backend)
 	};
 
 	return pick(names, ARRAY_SIZE(names), backend);
+}
+
+const char *trace_region_anomaly_name(uint32_t what)
+{
+	static const char *const names[] = {
+		[PMIPROF_REGION_AN_END_WITHOUT_BEGIN] = "end-without-begin",
+		[PMIPROF_REGION_AN_MISMATCHED] = "mismatched-end",
+		[PMIPROF_REGION_AN_TOO_DEEP] = "too-deep",
+		[PMIPROF_REGION_AN_FORK_IN_REGION] = "fork-in-region",
+		[PMIPROF_REGION_AN_TOO_MANY_NAMES] = "too-many-names",
+		[PMIPROF_REGION_AN_TOO_MANY_THREADS] = "too-many-threads",
+	};
+
+	return pick(names, ARRAY_SIZE(names), what);
 }

@@ -534,6 +534,8 @@ static uint64_t record_time(const struct trace_record *rec)
 	case PMIPROF_REC_FORK: case PMIPROF_REC_EXIT: return rec->task.time;
 	case PMIPROF_REC_LOST: return rec->lost.time;
 	case PMIPROF_REC_MARK: return rec->mark.time;
+	case PMIPROF_REC_REGION: return rec->region.time;
+	case PMIPROF_REC_REGION_ANOMALY: return rec->region_anomaly.time;
 	case PMIPROF_REC_FINISH: return rec->finish.time;
 	default: return 0;
 	}
@@ -609,7 +611,7 @@ static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
 			r->stats.finished = true;
 		/* records that belong to a sample or define a stack carry no time */
 		if (type != PMIPROF_REC_CALLCHAIN && type != PMIPROF_REC_STACK &&
-		    type != PMIPROF_REC_USTACK)
+		    type != PMIPROF_REC_USTACK && type != PMIPROF_REC_REGION_DEF)
 			r->last_time = record_time(rec);
 		return 1;
 	}

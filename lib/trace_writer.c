@@ -9,6 +9,9 @@
  * on a full disk with a small chunk saying why it ends there.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +66,8 @@ struct trace_writer {
 	int fd;
 	int err;			/* sticky -errno */
 	int first_err;			/* kept across trace_writer_recover() for close() */
+	bool set_flags;			/* trace_writer_set_flags() called */
+	uint32_t flags;			/* its value, written into the prologue at close */
 	int level;			/* zlib level; 0 = store */
 	uint32_t nr_events;
 	uint32_t chunk_size;
@@ -589,6 +594,43 @@ int trace_write_finish(struct trace_writer *w, const struct trace_finish *f)
 	return rec_end(w, trace_enc_finish(&w->codec, rec_begin(w, PMIPROF_REC_FINISH), f));
 }
 
+int trace_write_region_def(struct trace_writer *w, const struct trace_region_def *d)
+{
+	size_t len;
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
+	if (check_str(d->name, &len))
+		return -ENAMETOOLONG;
+	return rec_end(w, trace_enc_region_def(&w->codec, rec_begin(w, PMIPROF_REC_REGION_DEF),
+					       d, len));
+}
+
+int trace_write_region(struct trace_writer *w, const struct trace_region *r)
+{
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
+	if ((r->kind != PMIPROF_REGION_BEGIN && r->kind != PMIPROF_REGION_END) ||
+	    (w->nr_events < 32 && r->evmask >> w->nr_events))
+		return -EINVAL;
+	return rec_end(w, trace_enc_region(&w->codec, rec_begin(w, PMIPROF_REC_REGION), r));
+}
+
+int trace_write_region_anomaly(struct trace_writer *w, const struct trace_region_anomaly *a)
+{
+	int err = rec_ready(w);
+
+	if (err)
+		return err;
+	if (!a->what || a->what >= PMIPROF_REGION_AN_MAX)
+		return -EINVAL;
+	return rec_end(w, trace_enc_region_anomaly(&w->codec,
+						   rec_begin(w, PMIPROF_REC_REGION_ANOMALY), a));
+}
+
 int trace_write_raw(struct trace_writer *w, uint8_t type, const void *body, size_t len)
 {
 	uint8_t *p;
@@ -630,6 +672,33 @@ int trace_writer_recover(struct trace_writer *w)
 	return w->first_err;
 }
 
+/*
+ * The prologue's flags are outside the header checksum, so a flag that is
+ * only known at the end (were region markers recorded?) can be corrected in
+ * place.  Pipes keep what was written at the start.
+ */
+static int rewrite_flags(struct trace_writer *w)
+{
+	uint32_t v = w->flags;		/* host order, as the prologue was written */
+	struct stat st;
+
+	if (fstat(w->fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (pwrite(w->fd, &v, sizeof(v), offsetof(struct pmiprof_file_prologue, flags)) !=
+	    (ssize_t)sizeof(v))
+		return -errno ? -errno : -EIO;
+	return 0;
+}
+
+int trace_writer_set_flags(struct trace_writer *w, uint32_t flags)
+{
+	if (!w)
+		return -EINVAL;
+	w->set_flags = true;
+	w->flags = flags;
+	return 0;
+}
+
 int trace_writer_close(struct trace_writer *w)
 {
 	int err;
@@ -639,6 +708,8 @@ int trace_writer_close(struct trace_writer *w)
 	err = trace_writer_flush(w);
 	if (w->first_err)
 		err = w->first_err;
+	if (!err && w->set_flags)
+		err = rewrite_flags(w);
 	if (close(w->fd) && !err)
 		err = -errno;
 	free_writer(w);

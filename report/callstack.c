@@ -24,6 +24,14 @@
 #define MAX_FRAMES	(PMIPROF_MAX_STACK + 8)
 #define PERF_REG_X86_IP	8
 #define NO_CHAIN	0xffffffffu	/* chain id of samples without a STACK */
+/*
+ * --inline: one address is up to MAX_INLINE frames (its inline chain), so a
+ * stack may have more frames than the recorded limit.
+ */
+#define MAX_INLINE	65
+#define MAX_OUT		(MAX_FRAMES * 4)
+#define NO_INLINE	(HM_EMPTY - 1)	/* inl_at value: resolve through the session */
+#define KEY_CHAIN	0x80000000u	/* a frame key naming an inline chain, not a sym */
 
 /* Interned frame lists: chains (a STACK's resolved frames) or final stacks. */
 struct itab {
@@ -63,7 +71,11 @@ struct callstacks {
 	uint32_t cap_root_sym;
 	int64_t trunc_sym;
 	struct cs_stats st;
-	struct cs_frame scratch[MAX_FRAMES + 2];
+	/* --inline: (looked-up user address, space tag) -> inline chain id or NO_INLINE */
+	bool inl;
+	struct hashmap inl_at;
+	struct cs_frame scratch[MAX_OUT + 2 * MAX_INLINE + 1];
+	struct cs_frame leafbuf[MAX_INLINE], fixbuf[MAX_INLINE], dwbuf[MAX_OUT];
 	uint64_t uips[MAX_FRAMES];
 };
 
@@ -213,7 +225,13 @@ int callstacks_new(struct callstacks **out, struct session *s, bool leaf_fixup)
 	c->mode = s->h->call_graph;
 	c->cg_flags = s->h->call_graph_flags;
 	c->trunc_sym = -1;
+	c->inl = s->opts.sym.inline_frames;
 	err = hm_init(&c->final, 1024);
+	if (!err && c->inl) {
+		err = hm_init(&c->inl_at, 1024);
+		if (err)
+			hm_free(&c->final);
+	}
 	if (err) {
 		free(c);
 		return err;
@@ -233,6 +251,8 @@ void callstacks_free(struct callstacks *c)
 	itab_free(&c->chains);
 	itab_free(&c->stacks);
 	hm_free(&c->final);
+	if (c->inl)
+		hm_free(&c->inl_at);
 	free(c->root_sym);
 	free(c);
 }
@@ -359,6 +379,92 @@ static int make_frame(struct callstacks *c, uint32_t pid, uint64_t ip, bool ret,
 	return 0;
 }
 
+/*
+ * --inline: the inline chain of user address at (already adjusted) of pid
+ * in *chain: 1, or 0 when the session's symbol stands for it (no mapping,
+ * JIT code), or -ENOMEM.  Cached per (address, space tag) as the session
+ * caches symbols; the symbolizer caches per (DSO, offset) under that.
+ */
+static int inline_chain(struct callstacks *c, uint32_t pid, uint64_t at, uint32_t *chain)
+{
+	uint32_t space = maps_space(&c->s->maps, pid), tag, v;
+	const struct map *m;
+	int64_t id = NO_INLINE;
+
+	if (space == HM_EMPTY)
+		return 0;
+	tag = maps_tag(&c->s->maps, space);
+	v = tag != UINT32_MAX ? hm_get(&c->inl_at, at, tag) : HM_EMPTY;
+	if (v == HM_EMPTY) {
+		m = maps_find(&c->s->maps, space, at);
+		if (m && m->dso == m->file_dso) {
+			id = symbolizer_resolve_inline(c->s->sy, m->dso, at - m->start + m->pgoff);
+			if (id < 0)
+				return (int)id;
+		}
+		v = (uint32_t)id;
+		if (tag != UINT32_MAX && hm_put(&c->inl_at, at, tag, v))
+			return -ENOMEM;
+	}
+	if (v == NO_INLINE)
+		return 0;
+	*chain = v;
+	return 1;
+}
+
+/*
+ * Frames of inline chain id at address ip, innermost first, the physical
+ * frame last (as stack_export.c groups them into one pprof Location), at
+ * most room: the outermost ones when the chain is longer.
+ */
+static uint32_t chain_frames(struct callstacks *c, uint32_t id, uint64_t ip, uint32_t flags,
+			     struct cs_frame *out, uint32_t room)
+{
+	uint32_t nr, i;
+	const uint32_t *syms = symbolizer_inline_chain(c->s->sy, id, &nr);
+
+	if (nr > room) {
+		syms += nr - room;
+		nr = room;
+	}
+	for (i = 0; i < nr; i++)
+		out[i] = (struct cs_frame){ ip, syms[i], flags | (i + 1 < nr ? CS_F_INLINE : 0) };
+	return nr;
+}
+
+/*
+ * The frames of address ip of pid into out[0..room): make_frame()'s one,
+ * or with --inline those of its inline chain.  *key (key may be NULL) names
+ * the result: the sym, or the chain id | KEY_CHAIN.  Returns the number of
+ * frames (0: no room) or -ENOMEM.
+ */
+static int frames_of(struct callstacks *c, uint32_t pid, uint64_t ip, bool ret, uint32_t flags,
+		     struct cs_frame *out, uint32_t room, uint32_t *key)
+{
+	uint32_t chain, k;
+	int err;
+
+	if (!room)
+		return 0;
+	if (c->inl && ip < KERNEL_START) {
+		err = inline_chain(c, pid, ret && ip ? ip - 1 : ip, &chain);
+		if (err < 0)
+			return err;
+		if (err) {
+			if (key)
+				*key = chain | KEY_CHAIN;
+			return (int)chain_frames(c, chain, ip, flags, out, room);
+		}
+	}
+	err = make_frame(c, pid, ip, ret, flags, out);
+	if (err)
+		return err;
+	k = out->sym;
+	if (key)
+		*key = k;
+	return 1;
+}
+
 /* Frames of a STACK entry's kernel part, then (unless skip_user) its user part. */
 static int raw_frames(struct callstacks *c, const struct raw_stack *r, uint32_t pid, bool kmode,
 		      bool skip_user, struct cs_frame *out, uint32_t *n_out, bool *bad,
@@ -366,9 +472,9 @@ static int raw_frames(struct callstacks *c, const struct raw_stack *r, uint32_t 
 {
 	const uint64_t *ips = c->ips + r->off;
 	uint32_t i, n = 0;
-	int err;
+	int got;
 
-	for (i = 0; i < r->nr && n < MAX_FRAMES; i++) {
+	for (i = 0; i < r->nr && n < MAX_OUT; i++) {
 		bool kernel = i < r->nr_kernel;
 
 		if (!kernel && skip_user)
@@ -384,10 +490,11 @@ static int raw_frames(struct callstacks *c, const struct raw_stack *r, uint32_t 
 			break;
 		}
 		/* Every frame is a return address except a kernel-mode sample's user ip. */
-		err = make_frame(c, pid, ips[i], kernel || !kmode || i != r->nr_kernel, 0, &out[n]);
-		if (err)
-			return err;
-		n++;
+		got = frames_of(c, pid, ips[i], kernel || !kmode || i != r->nr_kernel, 0, &out[n],
+				MAX_OUT - n, NULL);
+		if (got < 0)
+			return got;
+		n += (uint32_t)got;
 	}
 	*n_out = n;
 	return 0;
@@ -458,27 +565,29 @@ static struct unwinder *unwinder_of(struct callstacks *c)
 }
 
 /*
- * The final stack: leaf, the fix-up frame if any, the chain, and the
- * [truncated] marker when nothing in it reached a root.
+ * The final stack: the leaf's frames (several with --inline), the fix-up's
+ * if any, the chain, and the [truncated] marker when nothing in it reached
+ * a root.
  */
-static int64_t final_stack(struct callstacks *c, const struct cs_frame *leaf,
-			   const struct cs_frame *fix, const struct cs_frame *chain, uint32_t nchain,
-			   int chain_rooted, bool force_trunc)
+static int64_t final_stack(struct callstacks *c, const struct cs_frame *leaf, uint32_t nleaf,
+			   const struct cs_frame *fix, uint32_t nfix, const struct cs_frame *chain,
+			   uint32_t nchain, int chain_rooted, bool force_trunc)
 {
 	struct cs_frame *f = c->scratch;
-	uint32_t n = 0;
+	uint32_t n = nleaf + nfix;
 	int rooted = chain_rooted;
 	int64_t t;
 
-	if (nchain && chain != f + 1 + (fix != NULL))
-		memmove(f + 1 + (fix != NULL), chain, nchain * sizeof(*f));
-	f[n++] = *leaf;
-	if (fix)
-		f[n++] = *fix;
-	n += nchain;
+	if (nchain > MAX_OUT)
+		nchain = MAX_OUT;
+	if (nchain && chain != f + n)
+		memmove(f + n, chain, nchain * sizeof(*f));
+	memcpy(f, leaf, nleaf * sizeof(*f));
+	if (nfix)
+		memcpy(f + nleaf, fix, nfix * sizeof(*f));
 	if (!rooted && !force_trunc)
-		rooted = is_root(c, leaf->sym, (leaf->flags & CS_F_KERNEL) != 0) ||
-			 (fix && is_root(c, fix->sym, false));
+		rooted = frames_rooted(c, f, n);
+	n += nchain;
 	if (rooted < 0)
 		return rooted;
 	if (!rooted || force_trunc) {
@@ -507,15 +616,15 @@ static uint64_t user_ip_of(const struct callstacks *c, const struct raw_stack *r
 }
 
 static int64_t dwarf_stack(struct callstacks *c, const struct trace_sample *smp,
-			   const struct cs_frame *leaf, struct raw_stack *r,
+			   const struct cs_frame *leaf, uint32_t nleaf, struct raw_stack *r,
 			   const struct trace_ustack *us, bool kmode)
 {
-	struct cs_frame *f = c->scratch + 2;
+	struct cs_frame *f = c->dwbuf;
 	struct unwinder *u = unwinder_of(c);
 	uint32_t n = 0, i, max = MAX_FRAMES - (r ? r->nr_kernel : 0);
 	uint64_t uip = kmode ? user_ip_of(c, r, us) : smp->ip;
 	bool complete = false, bad = false, zero_end = false;
-	int nu = 0, err, rooted;
+	int nu = 0, err, rooted, got;
 
 	c->st.dwarf++;
 	if (r) {
@@ -532,16 +641,16 @@ static int64_t dwarf_stack(struct callstacks *c, const struct trace_sample *smp,
 		}
 	}
 	/* A user-mode sample's uips[0] is the leaf itself. */
-	for (i = kmode ? 0 : 1; i < (uint32_t)nu && n < MAX_FRAMES; i++) {
-		err = make_frame(c, smp->pid, c->uips[i], i > 0, 0, &f[n]);
-		if (err)
-			return err;
-		n++;
+	for (i = kmode ? 0 : 1; i < (uint32_t)nu && n < MAX_OUT; i++) {
+		got = frames_of(c, smp->pid, c->uips[i], i > 0, 0, &f[n], MAX_OUT - n, NULL);
+		if (got < 0)
+			return got;
+		n += (uint32_t)got;
 	}
 	rooted = complete ? 1 : frames_rooted(c, f, n);
 	if (rooted < 0)
 		return rooted;
-	return final_stack(c, leaf, NULL, f, n, rooted, bad);
+	return final_stack(c, leaf, nleaf, NULL, 0, f, n, rooted, bad);
 }
 
 int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uint32_t chunk_seq,
@@ -549,16 +658,26 @@ int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uin
 {
 	static const struct cs_stack no_chain = { 0, NULL };
 	struct raw_stack *r = NULL;
-	struct cs_frame leaf, fix;
+	struct cs_frame *leaf = c->leafbuf;
 	bool kmode = smp->ip >= KERNEL_START || (smp->flags & PMIPROF_SAMPLE_F_IP_HIDDEN);
-	bool have_fix = false;
 	const struct cs_stack *chain;
-	uint32_t fix_sym = 0, v;
+	uint32_t fix_key = 0, v, nleaf = 1, nfix = 0, leaf_key = leaf_sym, ic;
 	int64_t id, cid;
 
 	*id_out = CS_NONE;
 	new_chunk(c, chunk_seq);
-	leaf = (struct cs_frame){ smp->ip, leaf_sym, kmode ? CS_F_KERNEL : 0 };
+	leaf[0] = (struct cs_frame){ smp->ip, leaf_sym, kmode ? CS_F_KERNEL : 0 };
+	if (c->inl && !kmode) {
+		/* --inline: the leaf is its inline chain (the session's sym is the flat one). */
+		int err = inline_chain(c, smp->pid, smp->ip, &ic);
+
+		if (err < 0)
+			return err;
+		if (err) {
+			nleaf = chain_frames(c, ic, smp->ip, 0, leaf, MAX_INLINE);
+			leaf_key = ic | KEY_CHAIN;
+		}
+	}
 	if (smp->stack) {
 		if (smp->stack - 1 < c->nr_raw && c->raw[smp->stack - 1].defined) {
 			r = &c->raw[smp->stack - 1];
@@ -567,7 +686,7 @@ int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uin
 			c->st.damaged++;
 			c->st.samples++;
 			c->st.truncated++;
-			id = final_stack(c, &leaf, NULL, NULL, 0, 0, true);
+			id = final_stack(c, leaf, nleaf, NULL, 0, NULL, 0, 0, true);
 			if (id < 0)
 				return (int)id;
 			*id_out = (uint32_t)id;
@@ -575,7 +694,7 @@ int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uin
 		}
 	}
 	if (c->mode == PMIPROF_CALL_GRAPH_DWARF && us && us->size && us->data) {
-		id = dwarf_stack(c, smp, &leaf, r, us, kmode);
+		id = dwarf_stack(c, smp, leaf, nleaf, r, us, kmode);
 		goto out;
 	}
 	if (r) {
@@ -592,29 +711,64 @@ int callstacks_resolve(struct callstacks *c, const struct trace_sample *smp, uin
 		cid = NO_CHAIN;
 		chain = &no_chain;
 	}
-	if (c->leaf_fixup && !kmode && c->mode == PMIPROF_CALL_GRAPH_FP &&
-	    (c->cg_flags & PMIPROF_CALL_GRAPH_F_LEAF_WORDS) && us && us->size && us->data) {
+	/*
+	 * The fp leaf fix-up.  A kernel-mode sample's user part starts with the
+	 * exact user ip at kernel entry, whose caller the fp walk misses the
+	 * same way when that code set up no frame: its USTACK holds the user
+	 * registers and words at entry, so the fix-up goes after that frame.
+	 */
+	if (c->leaf_fixup && c->mode == PMIPROF_CALL_GRAPH_FP &&
+	    (c->cg_flags & PMIPROF_CALL_GRAPH_F_LEAF_WORDS) && us && us->size && us->data &&
+	    (!kmode || (r && r->nr > r->nr_kernel))) {
 		struct unwinder *u = unwinder_of(c);
-		uint64_t first = r && r->nr > r->nr_kernel ? c->ips[r->off + r->nr_kernel] : 0;
-		uint64_t ra = u ? unwind_leaf_caller(u, smp->pid, smp->ip, us, first) : 0;
+		uint32_t k = r ? r->nr_kernel + (kmode ? 1 : 0) : 0;
+		uint64_t uip = kmode ? c->ips[r->off + r->nr_kernel] : smp->ip;
+		uint64_t first = r && r->nr > k ? c->ips[r->off + k] : 0;
+		uint64_t ra = u ? unwind_leaf_caller(u, smp->pid, uip, us, first) : 0;
 
 		if (ra) {
-			int err = make_frame(c, smp->pid, ra, true, CS_F_FIXUP, &fix);
+			int got = frames_of(c, smp->pid, ra, true, CS_F_FIXUP, c->fixbuf, MAX_INLINE,
+					    &fix_key);
 
-			if (err)
-				return err;
-			have_fix = true;
-			fix_sym = fix.sym + 1;
+			if (got < 0)
+				return got;
+			nfix = (uint32_t)got;
+			fix_key++;
 			c->st.fixups++;
 		}
 	}
-	v = hm_get(&c->final, (uint64_t)cid << 32 | leaf_sym, fix_sym);
+	/* Keys are syms, or with --inline chain ids | KEY_CHAIN where there is inlining. */
+	v = hm_get(&c->final, (uint64_t)cid << 32 | leaf_key, fix_key);
 	if (v != HM_EMPTY) {
 		id = v;
 	} else {
-		id = final_stack(c, &leaf, have_fix ? &fix : NULL, chain->frames, chain->nr,
+		const struct cs_frame *head = leaf, *tail = chain->frames;
+		uint32_t nhead = nleaf, ntail = chain->nr;
+
+		if (kmode && nfix) {
+			/* leaf, the kernel frames and the user ip, then the fix-up */
+			uint32_t p = 0;
+
+			while (p < ntail && (tail[p].flags & CS_F_KERNEL))
+				p++;
+			if (p < ntail) {
+				uint64_t a = tail[p].addr;
+
+				while (p < ntail && tail[p].addr == a && !(tail[p].flags & CS_F_KERNEL))
+					p++;
+			}
+			if (nleaf + p > MAX_OUT)
+				p = MAX_OUT - nleaf;
+			memcpy(c->dwbuf, leaf, nleaf * sizeof(*leaf));
+			memcpy(c->dwbuf + nleaf, tail, p * sizeof(*tail));
+			head = c->dwbuf;
+			nhead = nleaf + p;
+			tail += p;
+			ntail -= p;
+		}
+		id = final_stack(c, head, nhead, c->fixbuf, nfix, tail, ntail,
 				 cid == NO_CHAIN ? 0 : c->chains.rooted[cid], false);
-		if (id >= 0 && hm_put(&c->final, (uint64_t)cid << 32 | leaf_sym, fix_sym,
+		if (id >= 0 && hm_put(&c->final, (uint64_t)cid << 32 | leaf_key, fix_key,
 				      (uint32_t)id))
 			return -ENOMEM;
 	}

@@ -135,6 +135,7 @@ static const struct flag_name trace_flags[] = {
 	{ PMIPROF_TRACE_F_INHERIT, "inherit" },
 	{ PMIPROF_TRACE_F_NO_INHERIT_READ, "no-inherit-read" },
 	{ PMIPROF_TRACE_F_KERNEL_IPS, "kernel-ips" },
+	{ PMIPROF_TRACE_F_REGIONS, "regions" },
 };
 
 static const struct flag_name event_flags[] = {
@@ -153,6 +154,7 @@ static const struct flag_name sample_flags[] = {
 	{ PMIPROF_SAMPLE_F_FIRST, "first" },
 	{ PMIPROF_SAMPLE_F_THROTTLED, "throttled" },
 	{ PMIPROF_SAMPLE_F_AFTER_LOSS, "after-loss" },
+	{ PMIPROF_SAMPLE_F_PARTIAL, "partial" },
 };
 
 static const struct flag_name finish_flags[] = {
@@ -377,6 +379,29 @@ static void print_record(const struct dump_ctx *d, const struct trace_record *re
 		       rec->mark.id);
 		put_escaped(rec->mark.label);
 		break;
+	case PMIPROF_REC_REGION_DEF:
+		printf("%20s region_def id=%u name=", "", rec->region_def.id);
+		put_escaped(rec->region_def.name);
+		break;
+	case PMIPROF_REC_REGION: {
+		const struct trace_region *r = &rec->region;
+
+		print_time(d, r->time);
+		printf(" region    %s pid=%u tid=%u id=%u depth=%u",
+		       r->kind == PMIPROF_REGION_BEGIN ? "begin" : "end", r->pid, r->tid, r->id,
+		       r->depth);
+		for (i = 0; i < PMIPROF_MAX_EVENTS && i < h->nr_events; i++)
+			if (r->evmask >> i & 1)
+				printf(" %s=%" PRIu64, h->events[i].name, r->values[i]);
+		break;
+	}
+	case PMIPROF_REC_REGION_ANOMALY:
+		print_time(d, rec->region_anomaly.time);
+		printf(" region_anomaly pid=%u tid=%u what=%u(%s) count=%" PRIu64,
+		       rec->region_anomaly.pid, rec->region_anomaly.tid, rec->region_anomaly.what,
+		       trace_region_anomaly_name(rec->region_anomaly.what),
+		       rec->region_anomaly.count);
+		break;
 	case PMIPROF_REC_CALLCHAIN:
 		printf("%20s callchain nr=%u", "", rec->callchain.nr);
 		for (i = 0; i < rec->callchain.nr; i++)
@@ -398,15 +423,15 @@ static void print_record(const struct dump_ctx *d, const struct trace_record *re
 
 /* Losses announced by LOST records (recorder's and reader's), by reason. */
 struct loss_tally {
-	uint64_t count[PMIPROF_LOST_TRUNCATED + 2];	/* last slot: unknown reasons */
+	uint64_t count[PMIPROF_LOST_REGION_MARKERS + 2];	/* last slot: unknown reasons */
 	uint64_t unknown_count;				/* LOST records with count 0 */
 	uint64_t records;
 };
 
 static void tally_loss(struct loss_tally *t, const struct trace_lost *l)
 {
-	uint32_t reason = l->reason <= PMIPROF_LOST_TRUNCATED ? l->reason
-							       : PMIPROF_LOST_TRUNCATED + 1;
+	uint32_t reason = l->reason <= PMIPROF_LOST_REGION_MARKERS ? l->reason
+								    : PMIPROF_LOST_REGION_MARKERS + 1;
 
 	t->records++;
 	t->count[reason] += l->count;
@@ -420,7 +445,7 @@ static void print_losses(const struct loss_tally *t)
 	printf("# lost records: %" PRIu64, t->records);
 	for (i = 0; i < ARRAY_SIZE(t->count); i++)
 		if (t->count[i])
-			printf("; %s %" PRIu64, i <= PMIPROF_LOST_TRUNCATED ?
+			printf("; %s %" PRIu64, i <= PMIPROF_LOST_REGION_MARKERS ?
 			       trace_lost_reason_name(i) : "other", t->count[i]);
 	if (t->unknown_count)
 		printf("; %" PRIu64 " of unknown size", t->unknown_count);

@@ -53,6 +53,12 @@ const char cmd_plot_help[] =
 "    periods (after a loss or throttling on their CPU, or stretched by storm\n"
 "    throttling) are left out of the series and histograms; the title says\n"
 "    how many.\n"
+"    Code regions (traces of 'pmiprof record' with libpmiprof-region markers)\n"
+"    are shaded behind the time series, one colour per region, named in the\n"
+"    first panel's key.\n"
+"    Given the region table of 'pmiprof stat --regions -o FILE' (csv) as -i,\n"
+"    plot draws per event one candlestick per region instead: whiskers\n"
+"    min..max, box median..p99, a bar at the median, a point per mode.\n"
 "    The format follows the extension of OUT: .png, .svg or .pdf.\n"
 "\n"
 "    Metrics: ipc, <event>-mpki and branch-miss-pct (see pmiprof report),\n"
@@ -515,14 +521,79 @@ static int write_hists(const char *path, const struct plot_data *d, const uint32
 	return err;
 }
 
+#define PLOT_MAX_SHADES	2000	/* rectangles of region shading, after merging */
+
+static const char *const region_colors[] = {
+	"#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e",
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct region_span *x = a, *y = b;
+
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/*
+ * Code regions (1.4 traces): each region's spans, of every thread, as
+ * translucent rectangles behind the time series, one colour per region
+ * (named in the first panel's key).  Spans of a region closer than 0.1% of
+ * the time axis merge, so a region entered 10^5 times is a few bands, not
+ * 10^5 objects.  Returns the regions shaded.
+ */
+static uint32_t write_region_shading(FILE *f, struct session *s, double tmax)
+{
+	struct regions *r = &s->reg;
+	double gap = tmax / 1000, b = 0, e = 0;
+	uint32_t i, nobj = 0, cur = REGIONS_NONE, shaded = 0;
+	uint64_t left = 0;
+
+	if (!r->nr_spans)
+		return 0;
+	qsort(r->spans, r->nr_spans, sizeof(*r->spans), span_cmp);
+	for (i = 0; i <= r->nr_spans; i++) {
+		const struct region_span *sp = i < r->nr_spans ? &r->spans[i] : NULL;
+		double sb = sp ? (double)session_time_ns(s, sp->begin) / 1e9 : 0;
+		double se = sp ? (double)session_time_ns(s, sp->end) / 1e9 : 0;
+
+		if (sp && sp->region == cur && sb <= e + gap) {
+			e = se > e ? se : e;
+			continue;
+		}
+		if (cur != REGIONS_NONE) {
+			if (nobj < PLOT_MAX_SHADES)
+				fprintf(f, "set object %u rect from %.9f, graph 0 to %.9f, graph 1 "
+					"fc rgb \"%s\" fs transparent solid 0.18 noborder behind\n",
+					100 + nobj, b, e > b ? e : b + gap / 10,
+					region_colors[cur % ARRAY_SIZE(region_colors)]);
+			else
+				left++;
+			nobj++;
+		}
+		if (!sp)
+			break;
+		if (sp->region != cur)
+			shaded++;
+		cur = sp->region;
+		b = sb;
+		e = se;
+	}
+	if (left || r->spans_dropped)
+		fprintf(f, "set label 4 \"region shading: %" PRIu64 " band(s) not drawn\" at graph "
+			"0.99, graph 0.92 right front tc rgb \"gray40\"\n", left + r->spans_dropped);
+	return shaded;
+}
+
 static int write_script(const char *path, const struct plot_args *a, const struct plot_data *d,
 			const uint32_t *order, uint32_t ntop, const char *series,
 			const char *hists, uint64_t per_point, const struct hist *all)
 {
-	const struct session *s = d->p.s;
+	struct session *s = d->p.s;
 	const struct trace_header *h = s->h;
 	const struct profile *p = &d->p;
-	uint32_t nm = p->nr_hist, i, k, panels = nm + (ntop ? 1 : 0) + 1;
+	uint32_t nm = p->nr_hist, i, k, panels = nm + (ntop ? 1 : 0) + 1, shaded = 0;
 	unsigned int width = a->width ? a->width : 1200;
 	unsigned int height = a->height ? a->height : 250 * panels + 60;
 	/* Equal rows under a title band: series panels, the function strip, histograms. */
@@ -596,6 +667,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		for (w = 0; w < d->n; w++)
 			tmax = d->t[w] > tmax ? d->t[w] : tmax;
 		fprintf(f, "set xrange [0:%.9f]\n", tmax > 0 ? tmax : 1e-3);
+		shaded = write_region_shading(f, s, tmax > 0 ? tmax : 1e-3);
 	}
 	/*
 	 * Lost samples: a red line at each place the trace reported a loss;
@@ -627,9 +699,15 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		fprintf(f, "\nplot \"%s\" using 1:%u with %s lc rgb \"#1f77b4\" title ", series,
 			i + 2, per_point > 1 || d->n > 500 ? "lines" : "linespoints pt 7 ps 0.4");
 		gp_str(f, p->hist_metrics[i].name);
+		/* the first panel's key names the shaded regions */
+		for (k = 0; i == 0 && k < shaded && k < regions_count(&s->reg); k++) {
+			fprintf(f, ", keyentry with boxes fc rgb \"%s\" fs transparent solid 0.35 "
+				"title ", region_colors[k % ARRAY_SIZE(region_colors)]);
+			gp_str(f, regions_name(&s->reg, k));
+		}
 		fputc('\n', f);
 	}
-	fprintf(f, "unset label 2\nunset label 3\nunset arrow\n");
+	fprintf(f, "unset label 2\nunset label 3\nunset label 4\nunset arrow\nunset object\n");
 	if (ntop) {
 		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - (nm + 1) * ph);
 		/* Each function's share is in its label: no key to cover the strip. */
@@ -747,8 +825,13 @@ static int make_plot(struct plot_args *a)
 		return rc > 0 ? rc : 1;
 	}
 	rc = profile_init(&d.p, &s, BY_SYMBOL, ms.m, ms.n);
+	s.reg.want_spans = (s.h->flags & PMIPROF_TRACE_F_REGIONS) != 0;
 	if (!rc)
 		rc = session_run(&s, plot_add_sample, &d);
+	/* regions still open at the end: shaded up to the last sample */
+	if (!rc)
+		rc = regions_close_all(&s.reg, s.base_time + (uint64_t)((double)s.last_ns /
+								    s.time_scale));
 	if (rc) {
 		pm_err("%s: %s", s.opts.input, strerror(-rc));
 		goto out;
@@ -817,6 +900,251 @@ out:
 	return status;
 }
 
+/* ---- the region table of 'pmiprof stat --regions -o FILE' ---- */
+
+#define STAT_CSV_HEAD	"region,calls,event,sum,mean,min,median,mode,p99,max"
+#define STAT_MAX_ROWS	4096
+#define STAT_MAX_MODES	4
+
+struct stat_row {
+	char region[128], event[64];
+	double calls, v[5];		/* min, median, mode, p99, max */
+	double modes[STAT_MAX_MODES];	/* the 'modes' column (every peak) */
+	unsigned int nr_modes;
+};
+
+static bool is_stat_csv(const char *path)
+{
+	char line[128];
+	FILE *f = fopen(path, "r");
+	bool yes;
+
+	if (!f)
+		return false;
+	yes = fgets(line, sizeof(line), f) && !strncmp(line, STAT_CSV_HEAD, strlen(STAT_CSV_HEAD));
+	fclose(f);
+	return yes;
+}
+
+/* One csv field (stat quotes names with commas or quotes, RFC 4180 style). */
+static char *csv_field(char *p, char *out, size_t len)
+{
+	size_t n = 0;
+	bool q = *p == '"';
+
+	if (q)
+		p++;
+	for (; *p && *p != '\n'; p++) {
+		if (q && *p == '"' && p[1] == '"') {
+			p++;
+		} else if (q && *p == '"') {
+			q = false;
+			continue;
+		} else if (!q && *p == ',') {
+			break;
+		}
+		if (n + 1 < len)
+			out[n++] = *p;
+	}
+	out[n] = '\0';
+	return *p == ',' ? p + 1 : p;
+}
+
+static int read_stat_csv(const char *path, struct stat_row **rows, uint32_t *n)
+{
+	char line[1024], num[64], mbuf[256];
+	struct stat_row *r;
+	FILE *f = fopen(path, "r");
+	uint32_t lineno = 0;
+	int k;
+
+	*rows = NULL;
+	*n = 0;
+	if (!f)
+		return -errno;
+	r = calloc(STAT_MAX_ROWS, sizeof(*r));
+	if (!r) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	while (fgets(line, sizeof(line), f) && *n < STAT_MAX_ROWS) {
+		char *p = line, *end;
+		struct stat_row *row = &r[*n];
+
+		if (lineno++ == 0 || line[0] == '#' || line[0] == '\n')
+			continue;
+		p = csv_field(p, row->region, sizeof(row->region));
+		p = csv_field(p, num, sizeof(num));
+		row->calls = strtod(num, &end);
+		p = csv_field(p, row->event, sizeof(row->event));
+		p = csv_field(p, num, sizeof(num));	/* sum */
+		p = csv_field(p, num, sizeof(num));	/* mean */
+		for (k = 0; k < 5; k++) {
+			p = csv_field(p, num, sizeof(num));
+			row->v[k] = strtod(num, &end);
+			if (end == num)
+				break;
+		}
+		if (k < 5) {
+			pm_err("%s: line %u: not a 'pmiprof stat --regions' csv row", path, lineno);
+			free(r);
+			fclose(f);
+			return -EINVAL;
+		}
+		/* modes: "a;b;..." (absent in older files: the mode alone) */
+		p = csv_field(p, mbuf, sizeof(mbuf));
+		for (end = mbuf; row->nr_modes < STAT_MAX_MODES && *end;) {
+			char *q = end;
+			double m = strtod(q, &end);
+
+			if (end == q)
+				break;
+			row->modes[row->nr_modes++] = m;
+			if (*end == ';')
+				end++;
+		}
+		if (!row->nr_modes)
+			row->modes[row->nr_modes++] = row->v[2];
+		(*n)++;
+	}
+	fclose(f);
+	*rows = r;
+	return 0;
+}
+
+/*
+ * Per-region distributions of a stat csv: a panel per event (at most
+ * PLOT_MAX_METRICS), a candlestick per region: whiskers min..max, box
+ * median..p99, a bar at the median and a point at every mode (a bimodal
+ * snippet shows two); log scale when the values span more than two decades.
+ */
+static int plot_stat_csv(const struct plot_args *a)
+{
+	char dir[] = "/tmp/pmiprof-plot.XXXXXX", data[4200], script[4200];
+	const char *events[PLOT_MAX_METRICS];
+	uint32_t nrows, ne = 0, i, e, nr;
+	unsigned int k;
+	struct stat_row *rows;
+	struct stat st;
+	FILE *f = NULL, *g = NULL;
+	int rc, status = 1;
+
+	rc = read_stat_csv(a->so.input ? a->so.input : "pmiprof.data", &rows, &nrows);
+	if (rc) {
+		if (rc != -EINVAL)
+			pm_err("%s: %s", a->so.input, strerror(-rc));
+		return 1;
+	}
+	for (i = 0; i < nrows && ne < PLOT_MAX_METRICS; i++) {
+		for (e = 0; e < ne && strcmp(events[e], rows[i].event); e++)
+			;
+		if (e == ne)
+			events[ne++] = rows[i].event;
+	}
+	if (!ne) {
+		pm_err("%s: no region rows to plot", a->so.input);
+		free(rows);
+		return 1;
+	}
+	if (a->keep) {
+		size_t len = strlen(a->output) - 4;
+
+		snprintf(data, sizeof(data), "%.*s.regions.dat", (int)len, a->output);
+		snprintf(script, sizeof(script), "%.*s.gp", (int)len, a->output);
+	} else {
+		if (!mkdtemp(dir)) {
+			pm_err("cannot create a temporary directory: %s", strerror(errno));
+			free(rows);
+			return 1;
+		}
+		snprintf(data, sizeof(data), "%s/regions.dat", dir);
+		snprintf(script, sizeof(script), "%s/plot.gp", dir);
+	}
+	f = fopen(data, "w");
+	g = fopen(script, "w");
+	if (!f || !g) {
+		pm_err("writing the plot data: %s", strerror(errno));
+		goto out;
+	}
+	fprintf(g, "# pmiprof plot of %s; rerun with: gnuplot %s\n", a->so.input, script);
+	fprintf(g, "set terminal %s size %u,%u%s\nset output ", a->terminal,
+		a->width ? a->width : 1000, a->height ? a->height : 320 * ne + 60,
+		strcmp(a->terminal, "png") ? " font \"sans,10\"" : "");
+	gp_str(g, a->output);
+	fprintf(g, "\nset grid\nset key outside right top box opaque\nset multiplot layout %u,1 "
+		"title ", ne);
+	gp_str(g, a->title ? a->title : a->so.input);
+	fprintf(g, " . \"\\nper-call distribution per region (pmiprof stat --regions): whiskers "
+		"min..max, box median..p99\"\nset offsets 0, 0, graph 0.05, graph 0.05\n"
+		"set style fill solid 0.3\nset boxwidth 0.5\n");
+	for (e = 0; e < ne; e++) {
+		double lo = 0, hi = 0;
+
+		fprintf(f, "# %s\n", events[e]);
+		for (i = 0, nr = 0; i < nrows; i++) {
+			const struct stat_row *r = &rows[i];
+
+			if (strcmp(r->event, events[e]))
+				continue;
+			fprintf(f, "%u %.17g %.17g %.17g %.17g %.17g \"%s (%.0f calls)\"", nr++,
+				r->v[0], r->v[1], r->v[2], r->v[3], r->v[4], r->region, r->calls);
+			for (k = 0; k < STAT_MAX_MODES; k++) {
+				if (k < r->nr_modes)
+					fprintf(f, " %.17g", r->modes[k]);
+				else
+					fprintf(f, " NaN");
+			}
+			fputc('\n', f);
+			lo = !nr || (r->v[0] > 0 && (lo == 0 || r->v[0] < lo)) ? r->v[0] : lo;
+			hi = r->v[4] > hi ? r->v[4] : hi;
+		}
+		fprintf(f, "\n\n");
+		fprintf(g, "set xrange [-0.6:%u.6]\nset ylabel ", nr ? nr - 1 : 0);
+		gp_str(g, events[e]);
+		if (lo > 0 && hi / lo > 100)
+			fprintf(g, "\nset logscale y\n");
+		else
+			fprintf(g, "\nunset logscale y\n");
+		fprintf(g, "plot \"%s\" index %u using 1:3:2:6:5:xtic(7) with candlesticks "
+			"whiskerbars lc rgb \"#1f77b4\" title \"min, median..p99, max\", "
+			"\"\" index %u using 1:3:3:3:3 with candlesticks lt -1 lw 2 notitle, "
+			"\"\" index %u using 1:8 with points pt 7 ps 1.2 lc rgb \"#d62728\" "
+			"title \"modes\"", data, e, e, e);
+		for (k = 1; k < STAT_MAX_MODES; k++)
+			fprintf(g, ", \"\" index %u using 1:%u with points pt 7 ps 1.2 "
+				"lc rgb \"#d62728\" notitle", e, 8 + k);
+		fputc('\n', g);
+	}
+	fprintf(g, "unset multiplot\n");
+	if (fclose(f) | fclose(g)) {
+		f = g = NULL;
+		pm_err("writing the plot data: %s", strerror(errno));
+		goto out;
+	}
+	f = g = NULL;
+	unlink(a->output);
+	rc = run_gnuplot(script, NULL, false);
+	if (rc || stat(a->output, &st) || !st.st_size) {
+		pm_err("gnuplot failed (status %d) to write %s", rc, a->output);
+		goto out;
+	}
+	pm_info("wrote %s (per-region distributions of %u event(s) from %s)", a->output, ne,
+		a->so.input);
+	status = 0;
+out:
+	if (f)
+		fclose(f);
+	if (g)
+		fclose(g);
+	if (!a->keep) {
+		unlink(data);
+		unlink(script);
+		rmdir(dir);
+	}
+	free(rows);
+	return status;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	struct plot_args a;
@@ -835,7 +1163,8 @@ int cmd_plot(int argc, char **argv)
 	}
 	if (!rc) {
 		a.terminal = terminal_for(a.output);
-		rc = make_plot(&a);
+		/* a region table of 'pmiprof stat --regions -o FILE' instead of a trace */
+		rc = a.so.input && is_stat_csv(a.so.input) ? plot_stat_csv(&a) : make_plot(&a);
 	}
 	session_opts_free(&a.so);
 	return rc;

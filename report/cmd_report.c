@@ -30,7 +30,7 @@ const char cmd_report_help[] =
 "    pmiprof report - symbolized flat profile, per-window rows and histograms\n"
 "\n"
 "SYNOPSIS\n"
-"    pmiprof report [-i FILE] [--by symbol|dso|pid|tid|comm] [--sort KEY]\n"
+"    pmiprof report [-i FILE] [--by symbol|dso|pid|tid|comm|region] [--sort KEY]\n"
 "                   [--format table|csv|json] [--limit N] [--hist] [--srcline]\n"
 "                   [--inline] [--no-demangle] [--width N] [FILTERS]\n"
 "    pmiprof report --windows [-i FILE] [--format ...] [--limit N] [FILTERS]\n"
@@ -77,7 +77,11 @@ const char cmd_report_help[] =
 "\n"
 "OPTIONS\n"
 "    -i, --input FILE    trace to read (default: pmiprof.data)\n"
-"    --by KEY            group rows by symbol (default), dso, pid, tid or comm\n"
+"    --by KEY            group rows by symbol (default), dso, pid, tid, comm or\n"
+"                        region: the innermost code region open on the\n"
+"                        window's thread when its sample was taken (markers of\n"
+"                        libpmiprof-region, docs/regions.md), [no region] for\n"
+"                        windows outside any\n"
 "    -s, --sort KEY      order rows by samples (default), an event name, a\n"
 "                        derived metric name (ipc, ...), or name\n"
 "    -f, --format FMT    table (default), csv or json.  The CSV header starts\n"
@@ -99,7 +103,8 @@ const char cmd_report_help[] =
 "    -w, --windows       one row per window: index, time_ns, cpu, pid, tid,\n"
 "                        comm, symbol, dso, every event, derived metrics,\n"
 "                        throttled, after_loss (the table marks those rows\n"
-"                        \"(throttled)\" / \"(after loss)\").  Rows stream:\n"
+"                        \"(throttled)\" / \"(after loss)\"), and region when\n"
+"                        the trace has code regions.  Rows stream:\n"
 "                        the table describes the trace first and gives the\n"
 "                        counts read (duration, samples, losses) after them\n"
 "    --hist              after the table: distribution of each derived metric\n"
@@ -114,7 +119,8 @@ const char cmd_report_help[] =
 "                        fraction); json: under \"histograms\"\n"
 "    --hist-metric LIST  what --hist shows: ipc, <event>, <event>-rate, ...\n"
 "    --srcline           one row per source line (file:line)\n"
-"    --inline            name the innermost inlined function\n"
+"    --inline            inlined functions: in call stacks frames of their own,\n"
+"                        in the flat profile \"inner (inlined in outer)\"\n"
 "    --no-demangle       show C++ names as the symbol table has them (mangled)\n"
 "    --width N           table width budget in columns (default 100)\n"
 "    -q, --quiet         no warnings about symbols\n"
@@ -146,6 +152,8 @@ const char cmd_report_help[] =
 "    --time START,END              seconds since the start of the recording\n"
 "                                  (units s, ms, us, ns; either side may be empty)\n"
 "    --window A-B                  window indexes A to B inclusive (A-, -B, A)\n"
+"    --region NAME                 windows taken inside code region NAME (also\n"
+"                                  inside regions nested in it)\n"
 "\n"
 "SYMBOL LOOKUP\n"
 SESSION_LOOKUP_HELP
@@ -221,7 +229,7 @@ struct report_args {
 
 static int parse_args(struct report_args *a, int argc, char **argv)
 {
-	static const char *const bys[] = { "symbol", "dso", "pid", "tid", "comm" };
+	static const char *const bys[] = { "symbol", "dso", "pid", "tid", "comm", "region" };
 	int c, rc;
 	size_t i;
 
@@ -260,7 +268,7 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 				;
 			if (i == ARRAY_SIZE(bys))
 				return pm_usage_error("report", "--by '%s': expected symbol, dso, "
-						      "pid, tid or comm", optarg);
+						      "pid, tid, comm or region", optarg);
 			a->by = (enum group_by)i;
 			break;
 		case 's':
@@ -461,6 +469,26 @@ static int run_stack_view(struct report_args *a, struct session *s,
 	return 0;
 }
 
+/* --region NAME that no REGION_DEF of the trace defines: one message naming those that exist. */
+static bool region_missing(const struct report_args *a, const struct session *s)
+{
+	char names[512] = "";
+	size_t at = 0;
+	uint32_t i;
+
+	if (!a->so.filt.region || s->region_filter != REGIONS_NONE || !s->read_all)
+		return false;
+	for (i = 0; i < regions_count(&s->reg) && at < sizeof(names); i++) {
+		int k = snprintf(names + at, sizeof(names) - at, "%s%s", i ? ", " : "",
+				 regions_name(&s->reg, i));
+
+		at += k > 0 ? (size_t)k : 0;
+	}
+	pm_err("%s: no code region named '%s' (%u region(s) in the trace%s%s)", s->opts.input,
+	       a->so.filt.region, regions_count(&s->reg), i ? ": " : "", names);
+	return true;
+}
+
 static int run_report(struct report_args *a)
 {
 	struct session s;
@@ -474,6 +502,16 @@ static int run_report(struct report_args *a)
 	if (rc)
 		return rc == -ENOMEM ? (pm_err("out of memory"), 1) : 1;
 	metrics_derived(s.h, &derived);
+	if ((a->by == BY_REGION || a->so.filt.region) &&
+	    !(s.h->flags & PMIPROF_TRACE_F_REGIONS)) {
+		pm_err("%s has no code-region markers (trace format %u.%u%s): record the "
+		       "workload with 'pmiprof record -- CMD' (perf backend) and mark regions with "
+		       "libpmiprof-region (docs/regions.md)", s.opts.input, s.h->version_major,
+		       s.h->version_minor, s.h->backend == PMIPROF_BACKEND_MODULE ?
+		       ", module backend" : "");
+		session_close(&s);
+		return 1;
+	}
 	if (a->stack_view) {
 		status = run_stack_view(a, &s, &derived);
 		session_close(&s);
@@ -513,6 +551,8 @@ static int run_report(struct report_args *a)
 		if (rc == -EAGAIN)
 			rc = session_run(&s, profile_add_sample, &p);
 	}
+	if (!rc && region_missing(a, &s))
+		rc = 1;
 	if (!rc) {
 		struct flat_opts fo = {
 			.format = a->format, .limit = (uint32_t)a->limit, .width = (int)a->width,
@@ -525,7 +565,15 @@ static int run_report(struct report_args *a)
 	}
 	free(order);
 	profile_free(&p);
+	if (rc == 1) {
+		session_close(&s);
+		return 1;
+	}
 done:
+	if (!rc && region_missing(a, &s)) {
+		session_close(&s);
+		return 1;
+	}
 	if (rc) {
 		pm_err("%s: %s", s.opts.input, strerror(-rc));
 	} else {

@@ -9,7 +9,7 @@
 
 #include "histogram.h"
 
-static const char *const by_names[] = { "symbol", "dso", "pid", "tid", "comm" };
+static const char *const by_names[] = { "symbol", "dso", "pid", "tid", "comm", "region" };
 
 /* Second name column of a row: the DSO of a symbol, the comm of a pid/tid. */
 static const char *row_extra(const struct profile *p, const struct prof_row *r)

@@ -146,6 +146,46 @@ static void print_meta_stacks(FILE *f, const struct session *s)
 				"reference(s), shown as [truncated]", c->damaged);
 }
 
+/* Code regions (1.4): markers read, what was lost or misused, what stayed open. */
+static void print_meta_regions(FILE *f, const struct session *s)
+{
+	const struct regions *r = &s->reg;
+	char an[512] = "", open[1024];
+	size_t at = 0;
+	uint64_t nopen;
+	uint32_t i;
+
+	if (!(s->h->flags & PMIPROF_TRACE_F_REGIONS))
+		return;
+	for (i = 1; i <= PMIPROF_REGION_AN_MAX && at < sizeof(an); i++) {
+		int k;
+
+		if (!r->anomalies[i])
+			continue;
+		k = snprintf(an + at, sizeof(an) - at, "%s%s %" PRIu64, at ? ", " : "; anomalies: ",
+			     i < PMIPROF_REGION_AN_MAX ? trace_region_anomaly_name(i) : "other",
+			     r->anomalies[i]);
+		if (k > 0)
+			at += (size_t)k;
+	}
+	print_meta_line(f, "code regions: %u, %" PRIu64 " markers, lost %" PRIu64 " (marker ring "
+			"full in the workload)%s%s", regions_count(r), r->markers,
+			s->lost[PMIPROF_LOST_REGION_MARKERS], r->unmatched_ends ? "; unmatched ends " : "",
+			r->unmatched_ends ? "(a BEGIN lost)" : "");
+	print_meta_line(f, "region attribution: a window belongs to the innermost region open on its "
+			"thread when its sample was taken");
+	if (an[0])
+		print_meta_line(f, "code regions%s", an);
+	nopen = regions_open_count(r);
+	if (nopen && s->read_all) {
+		regions_open_text(r, open, sizeof(open));
+		print_meta_line(f, "code regions open at the end: %" PRIu64 " (%s)", nopen, open);
+	}
+	if (s->opts.filt.region)
+		print_meta_line(f, "region filter: windows inside %s (nested regions included)",
+				s->opts.filt.region);
+}
+
 void print_meta_counts(FILE *f, const struct session *s)
 {
 	const struct trace_read_stats *st = trace_reader_stats(s->r);
@@ -181,6 +221,7 @@ void print_meta_counts(FILE *f, const struct session *s)
 	}
 	if (s->have_finish && (s->finish.flags & PMIPROF_FINISH_F_SIGNALED))
 		print_meta_line(f, "workload killed by signal %d", s->finish.exit_code);
+	print_meta_regions(f, s);
 	print_meta_stacks(f, s);
 }
 

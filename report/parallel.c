@@ -64,6 +64,9 @@ bool parallel_eligible(const struct session *s, const struct profile *p)
 	/* Window indexes need every earlier sample counted in order. */
 	if (f->have_window || p->nr_hist)
 		return false;
+	/* Regions open per thread follow the trace's markers in order. */
+	if (f->region || p->by == BY_REGION)
+		return false;
 	/* Stack views resolve each sample's stack in trace order (serial pass). */
 	if (s->cs)
 		return false;

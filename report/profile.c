@@ -113,6 +113,10 @@ int profile_add_aggregate(struct profile *p, const struct trace_sample *smp, uin
 	case BY_COMM:
 		r = comm;
 		break;
+	case BY_REGION:
+		/* row 0: [no region]; region id + 1 wraps REGIONS_NONE to 0 */
+		r = (uint32_t)(p->s->region + 1);
+		break;
 	case BY_PID:
 		r = sparse_row(p, smp->pid);
 		break;
@@ -122,7 +126,7 @@ int profile_add_aggregate(struct profile *p, const struct trace_sample *smp, uin
 	}
 	if (r < 0)
 		return (int)r;
-	if (p->by == BY_SYMBOL || p->by == BY_DSO || p->by == BY_COMM) {
+	if (p->by == BY_SYMBOL || p->by == BY_DSO || p->by == BY_COMM || p->by == BY_REGION) {
 		if ((uint32_t)r >= p->cap_rows && grow_rows(p, (uint32_t)r + 1))
 			return -ENOMEM;
 		if ((uint32_t)r >= p->nr_rows)
@@ -157,6 +161,8 @@ const char *profile_row_name(const struct profile *p, const struct prof_row *r,
 		return symbolizer_dso_info(p->s->sy, r->key)->name;
 	case BY_COMM:
 		return session_comm(p->s, r->key);
+	case BY_REGION:
+		return regions_name(&p->s->reg, r->key ? r->key - 1 : REGIONS_NONE);
 	default:
 		snprintf(buf, size, "%u", r->key);
 		return buf;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Flat profile aggregation: one row per group (symbol, DSO, pid, tid or
- * comm) with its sample count and the sum of every event's window counts.
+ * Flat profile aggregation: one row per group (symbol, DSO, pid, tid, comm
+ * or code region) with its sample count and the sum of every event's window counts.
  * The attribution rule: a window's counts go to the group of the sample
  * that closes the window.  Rows live in arrays indexed by dense ids, so the
  * per-sample work is a few adds; nothing is allocated per sample.
@@ -17,12 +17,12 @@
 #include "metrics.h"
 #include "session.h"
 
-enum group_by { BY_SYMBOL, BY_DSO, BY_PID, BY_TID, BY_COMM };
+enum group_by { BY_SYMBOL, BY_DSO, BY_PID, BY_TID, BY_COMM, BY_REGION };
 
 struct prof_row {
 	uint64_t samples;
 	uint64_t counts[PMIPROF_MAX_EVENTS];
-	uint32_t key;		/* sym id, dso id, pid, tid or comm id */
+	uint32_t key;		/* sym id, dso id, pid, tid, comm id, region id + 1 */
 	uint32_t pid;		/* for pid/tid rows: a comm to show */
 	uint32_t comm;
 };

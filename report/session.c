@@ -200,6 +200,9 @@ int session_open(struct session *s, const struct session_opts *o)
 		err = strtab_init(&s->comms);
 	if (!err)
 		err = hm_init(&s->tid2comm, 64);
+	if (!err)
+		err = regions_init(&s->reg);
+	s->region = s->region_filter = REGIONS_NONE;
 	if (!err && (strtab_intern(&s->comms, "[unknown]") != COMM_UNKNOWN ||
 		     strtab_intern(&s->comms, "swapper") != COMM_SWAPPER))
 		err = -ENOMEM;
@@ -225,6 +228,8 @@ void session_close(struct session *s)
 	if (s->comms.map.slots)
 		strtab_free(&s->comms);
 	hm_free(&s->tid2comm);
+	if (s->reg.names.map.slots)
+		regions_free(&s->reg);
 	free(s->sym_pass);
 	free(s->lost_marks);
 	if (s->archive_dir) {
@@ -442,6 +447,11 @@ static int on_sample(struct session *s, const struct trace_sample *smp, uint32_t
 		return 0;
 	if (f->have_time && (ns < f->time_from || ns > f->time_to))
 		return 0;
+	/* the innermost region open on the thread when the window closed */
+	s->region = regions_innermost(&s->reg, smp->tid);
+	if (f->region && (s->region_filter == REGIONS_NONE ||
+			  !regions_open_on(&s->reg, smp->tid, s->region_filter)))
+		return 0;
 	kept = session_classify(s, smp, &sym, &comm);
 	if (kept <= 0)
 		return kept;
@@ -462,6 +472,9 @@ static int on_sample(struct session *s, const struct trace_sample *smp, uint32_t
 int session_lost(struct session *s, const struct trace_lost *l)
 {
 	s->lost[l->reason < ARRAY_SIZE(s->lost) ? l->reason : 0] += l->count;
+	/* markers, not samples: the region counts say so (print_meta_counts) */
+	if (l->reason == PMIPROF_LOST_REGION_MARKERS)
+		return 0;
 	if (l->reason != PMIPROF_LOST_THROTTLE) {
 		s->lost_total += l->count;
 	} else if (s->h->version_minor == 0 && s->h->version_major == 1) {
@@ -612,6 +625,18 @@ int session_run(struct session *s, session_sample_fn fn, void *arg)
 		case PMIPROF_REC_STACK:
 			rc = s->cs ? callstacks_define(s->cs, rec.chunk_seq, &rec.stack) : 0;
 			break;
+		case PMIPROF_REC_REGION_DEF:
+			rc = regions_def(&s->reg, &rec.region_def);
+			if (!rc && s->opts.filt.region && s->region_filter == REGIONS_NONE)
+				s->region_filter = regions_find(&s->reg, s->opts.filt.region);
+			break;
+		case PMIPROF_REC_REGION:
+			rc = regions_marker(&s->reg, &rec.region);
+			break;
+		case PMIPROF_REC_REGION_ANOMALY:
+			regions_anomaly(&s->reg, &rec.region_anomaly);
+			rc = 0;
+			break;
 		case PMIPROF_REC_EXIT:
 		case PMIPROF_REC_CALLCHAIN:
 		case PMIPROF_REC_USTACK:	/* without a sample waiting: not needed */
@@ -677,6 +702,10 @@ void session_print_warnings(const struct session *s, bool quiet)
 		pm_warn("%" PRIu64 " sample(s) were lost during recording (ring full %" PRIu64
 			", write errors %" PRIu64 ")", drop, s->lost[PMIPROF_LOST_RING_FULL],
 			s->lost[PMIPROF_LOST_WRITE]);
+	if (s->lost[PMIPROF_LOST_REGION_MARKERS])
+		pm_warn("%" PRIu64 " code-region marker(s) were dropped in the workload (marker ring "
+			"full): windows inside those regions count for the enclosing region or "
+			"[no region]", s->lost[PMIPROF_LOST_REGION_MARKERS]);
 	if (s->throttle_events)
 		pm_warn("the kernel throttled sampling %" PRIu64 " time(s) for %.3f s%s: fewer "
 			"samples in those stretches", s->throttle_events,
@@ -834,6 +863,9 @@ int session_filter_option(struct session_opts *o, int code, const char *arg, con
 						      "indexes, A <= B; A- or -B open-ended)", arg);
 		}
 		f->have_window = true;
+		return 0;
+	case OPT_FILTER_REGION:
+		f->region = arg;
 		return 0;
 	case OPT_KALLSYMS:
 		o->sym.kallsyms = arg;

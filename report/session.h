@@ -19,6 +19,7 @@
 #include "archive.h"
 #include "hashmap.h"
 #include "maps.h"
+#include "regions.h"
 #include "strtab.h"
 #include "symbols.h"
 
@@ -35,6 +36,7 @@ struct filters {
 	uint64_t time_from, time_to;	/* ns since the start of the recording */
 	bool have_window;
 	uint64_t win_from, win_to;	/* window (sample) indexes, inclusive */
+	const char *region;		/* --region: windows inside it (nested included) */
 };
 
 struct session_opts {
@@ -100,6 +102,10 @@ struct session {
 	struct lost_mark *lost_marks;
 	uint32_t nr_lost_marks;
 	uint64_t kept_totals[PMIPROF_MAX_EVENTS];
+	/* 1.4 code regions: open per thread as the pass goes (regions.h) */
+	struct regions reg;
+	uint32_t region;		/* innermost region of the sample in the callback */
+	uint32_t region_filter;		/* --region's dense id, REGIONS_NONE until defined */
 };
 
 /* Called for each kept sample; a non-zero return stops the pass with it. */
@@ -182,7 +188,7 @@ const char *session_unfinished(const struct session *s);
 enum {
 	OPT_FILTER_PID = 0x1000, OPT_FILTER_TID, OPT_FILTER_COMM, OPT_FILTER_DSO,
 	OPT_FILTER_SYMBOL, OPT_FILTER_TIME, OPT_FILTER_WINDOW, OPT_KALLSYMS, OPT_JIT_DIR,
-	OPT_SYMFS, OPT_BUILDID_DIR, OPT_ARCHIVE,
+	OPT_SYMFS, OPT_BUILDID_DIR, OPT_ARCHIVE, OPT_FILTER_REGION,
 };
 #define SESSION_FILTER_OPTIONS \
 	{ "input", required_argument, NULL, 'i' }, \
@@ -194,6 +200,7 @@ enum {
 	{ "symbol", required_argument, NULL, OPT_FILTER_SYMBOL }, \
 	{ "time", required_argument, NULL, OPT_FILTER_TIME }, \
 	{ "window", required_argument, NULL, OPT_FILTER_WINDOW }, \
+	{ "region", required_argument, NULL, OPT_FILTER_REGION }, \
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS }, \
 	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR }, \
 	{ "symfs", required_argument, NULL, OPT_SYMFS }, \

@@ -49,11 +49,11 @@ struct dso {
 	/*
 	 * Every symbol's start and end, sorted and unique: between two
 	 * neighbours every address has the same symbols covering it, so
-	 * dwfl_module_addrinfo gives them the same answer (bound_sym caches
+	 * dwfl_module_addrinfo gives them the same answer (bound_fn caches
 	 * it per interval; it scans the whole symbol table per call).
 	 */
 	uint64_t *bounds;
-	uint32_t *bound_sym;	/* per interval [bounds[i], bounds[i+1]); HM_EMPTY */
+	struct bound_fn *bound_fn;	/* per interval [bounds[i], bounds[i+1]) */
 	uint32_t nr_bounds;
 	struct plt_range *plts;	/* .plt* sections, found on first need */
 	uint32_t nr_plts;
@@ -67,6 +67,14 @@ struct dso {
 struct plt_range {
 	uint64_t start, end;	/* module addresses, as dwfl_module_addrinfo takes */
 };
+
+/* The function covering an interval of symbol bounds, as dwfl_module_addrinfo found it. */
+struct bound_fn {
+	uint64_t start;		/* the function's module address */
+	const char *fn;		/* alias-chosen; NULL: not looked up yet; no_function: none */
+};
+
+static const char no_function[] = "";
 
 /* The name perf would show for an address several function symbols share. */
 struct alias {
@@ -102,6 +110,12 @@ struct jit_map {
 	uint64_t malformed;	/* lines ignored */
 };
 
+struct inl_chain {
+	uint32_t off, nr;	/* in symbolizer.chain_syms */
+};
+
+struct inl_level;
+
 struct symbolizer {
 	struct symbolizer_opts opts;
 	struct strtab ids;	/* symbol identity string -> sym id */
@@ -124,6 +138,32 @@ struct symbolizer {
 	uint32_t nr_ksyms;
 	char *ktext;		/* the kallsyms file, names NUL-terminated in place */
 	int64_t kernel_dso;
+	/* inline chains: (file offset, dso) -> chain id, chains interned by content */
+	struct hashmap chain_at;
+	struct strtab chain_keys;
+	struct inl_chain *chains;
+	uint32_t cap_chains;
+	uint32_t *chain_syms;	/* every chain's sym ids, innermost first */
+	uint32_t nr_chain_syms, cap_chain_syms;
+	struct inl_level *levels;	/* scratch */
+	/*
+	 * The last address looked up, with its function and DWARF scopes: a
+	 * sample's leaf is resolved flat (session) and then as an inline
+	 * chain (call stacks), and libdwfl's lookups are the expensive part.
+	 */
+	struct {
+		bool valid, have_scopes;
+		uint32_t dso;
+		uint64_t off;
+		const char *fn;		/* NULL: *other stands for the address */
+		uint64_t vaddr;
+		GElf_Off symoff;
+		int64_t other;
+		Dwarf_Die *cu;
+		Dwarf_Addr bias;
+		Dwarf_Die *scopes;	/* dwarf_getscopes() at vaddr, n of them */
+		int n;
+	} last;
 };
 
 /*
@@ -171,6 +211,7 @@ int symbolizer_new(struct symbolizer **out, const struct symbolizer_opts *opts)
 	sy->kernel_dso = -1;
 	set_debuginfo_path(&sy->opts);
 	if (strtab_init(&sy->ids) || strtab_init(&sy->dso_keys) || strtab_init(&sy->names) ||
+	    strtab_init(&sy->chain_keys) || hm_init(&sy->chain_at, 1024) ||
 	    hm_init(&sy->resolved, 4096)) {
 		symbolizer_free(sy);
 		return -ENOMEM;
@@ -194,7 +235,7 @@ void symbolizer_free(struct symbolizer *sy)
 			dwfl_end(d->dwfl);
 		free(d->segs);
 		free(d->bounds);
-		free(d->bound_sym);
+		free(d->bound_fn);
 		free(d->plts);
 		free(d->aliases);
 		free(d->path);
@@ -212,6 +253,12 @@ void symbolizer_free(struct symbolizer *sy)
 	strtab_free(&sy->dso_keys);
 	strtab_free(&sy->names);
 	hm_free(&sy->resolved);
+	strtab_free(&sy->chain_keys);
+	hm_free(&sy->chain_at);
+	free(sy->chains);
+	free(sy->chain_syms);
+	free(sy->levels);
+	free(sy->last.scopes);
 	free(sy->ktext);
 	free(sy);
 }
@@ -579,11 +626,8 @@ static int sort_bounds(struct dso *d)
 		if (!n || d->bounds[i] != d->bounds[n - 1])
 			d->bounds[n++] = d->bounds[i];
 	d->nr_bounds = n;
-	d->bound_sym = malloc((n ? n : 1) * sizeof(*d->bound_sym));
-	if (!d->bound_sym)
-		return -ENOMEM;
-	memset(d->bound_sym, 0xff, (n ? n : 1) * sizeof(*d->bound_sym));	/* HM_EMPTY */
-	return 0;
+	d->bound_fn = calloc(n ? n : 1, sizeof(*d->bound_fn));
+	return d->bound_fn ? 0 : -ENOMEM;
 }
 
 /* The interval of bounds holding vaddr, or UINT32_MAX outside them all. */
@@ -811,18 +855,37 @@ static const char *srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t
 	return buf;
 }
 
-/* Name of the innermost inlined function containing addr, or NULL. */
-static const char *inline_name_of(Dwfl_Module *mod, uint64_t addr)
+/*
+ * The DWARF scopes at the last address function_at() looked up (vaddr in
+ * mod), innermost first: their number (0 without DWARF); *cu its CU.
+ */
+static int last_scopes(struct symbolizer *sy, Dwfl_Module *mod, uint64_t vaddr,
+		       Dwarf_Die **scopes, Dwarf_Die **cu)
 {
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = cu_of(mod, addr, &bias);
-	Dwarf_Die *scopes = NULL;
-	const char *name = NULL;
-	int i, n;
+	if (!sy->last.have_scopes) {
+		sy->last.have_scopes = true;
+		free(sy->last.scopes);
+		sy->last.scopes = NULL;
+		sy->last.n = 0;
+		sy->last.cu = cu_of(mod, vaddr, &sy->last.bias);
+		if (sy->last.cu)
+			sy->last.n = dwarf_getscopes(sy->last.cu, vaddr - sy->last.bias,
+						     &sy->last.scopes);
+		if (sy->last.n < 0)
+			sy->last.n = 0;
+	}
+	*scopes = sy->last.scopes;
+	*cu = sy->last.cu;
+	return sy->last.n;
+}
 
-	if (!cu)
-		return NULL;
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
+/* Name of the innermost inlined function containing the last address looked up, or NULL. */
+static const char *inline_name_of(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr)
+{
+	Dwarf_Die *scopes, *cu;
+	const char *name = NULL;
+	int i, n = last_scopes(sy, mod, addr, &scopes, &cu);
+
 	for (i = 0; i < n; i++) {
 		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
 			name = dwarf_diename(&scopes[i]);
@@ -831,7 +894,6 @@ static const char *inline_name_of(Dwfl_Module *mod, uint64_t addr)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
 			break;
 	}
-	free(scopes);
 	return name;
 }
 
@@ -888,14 +950,17 @@ static int in_plt(struct dso *d, uint64_t vaddr)
 	return 0;
 }
 
-static int64_t resolve_uncached(struct symbolizer *sy, uint32_t dso, uint64_t off)
+/* The function symbol of off in dso, uncached: FOUND with its name etc., else what stands for off. */
+#define FOUND INT64_MAX
+static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t off,
+				const char **fn_out, uint64_t *vaddr_out, GElf_Off *symoff_out)
 {
 	struct dso *d = sy->dsos[dso];
+	struct bound_fn *b = NULL;
+	char key[64];
+	const char *fn;
 	uint32_t iv;
-	int64_t id;
 	int plt;
-	char key[96], line[512], name[512];
-	const char *fn, *src = NULL, *inl = NULL;
 	uint64_t vaddr;
 	GElf_Off symoff;
 	GElf_Sym sym;
@@ -907,17 +972,29 @@ static int64_t resolve_uncached(struct symbolizer *sy, uint32_t dso, uint64_t of
 	}
 	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
 		return symbolizer_unknown(sy, dso);
-	/* srcline and inline names depend on the address itself */
-	iv = sy->opts.srcline || sy->opts.inline_frames ? UINT32_MAX : interval_of(d, vaddr);
-	if (iv != UINT32_MAX && d->bound_sym[iv] != HM_EMPTY)
-		return d->bound_sym[iv];
-	sy->lookups++;
-	fn = dwfl_module_addrinfo(d->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
-	if (fn) {
-		const char *alias = alias_of(d, vaddr - symoff);
+	/*
+	 * The function only: srcline and inline frames depend on the address
+	 * itself and are looked up from vaddr by the callers.
+	 */
+	iv = interval_of(d, vaddr);
+	if (iv != UINT32_MAX)
+		b = &d->bound_fn[iv];
+	if (b && b->fn) {
+		fn = b->fn == no_function ? NULL : b->fn;
+		symoff = vaddr - b->start;
+	} else {
+		sy->lookups++;
+		fn = dwfl_module_addrinfo(d->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
+		if (fn) {
+			const char *alias = alias_of(d, vaddr - symoff);
 
-		if (alias)
-			fn = alias;
+			if (alias)
+				fn = alias;
+		}
+		/* Same covering symbols in the whole interval: the same answer. */
+		if (b)
+			*b = (struct bound_fn){ .start = fn ? vaddr - symoff : 0,
+						.fn = fn ? fn : no_function };
 	}
 	plt = fn ? 0 : in_plt(d, vaddr);
 	if (plt < 0)
@@ -935,31 +1012,97 @@ static int64_t resolve_uncached(struct symbolizer *sy, uint32_t dso, uint64_t of
 		}
 		return symbolizer_unknown(sy, dso);
 	}
+	*fn_out = fn;
+	*vaddr_out = vaddr;
+	*symoff_out = symoff;
+	return FOUND;
+}
+
+/*
+ * The function symbol of file offset off of dso: true with its name
+ * (alias-chosen), link address and offset into it; false when there is
+ * none, with *other the sym standing for the address ([plt], [unknown]) or
+ * -ENOMEM.  The last address is remembered (sy->last).
+ */
+static bool function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const char **fn_out,
+			uint64_t *vaddr_out, GElf_Off *symoff_out, int64_t *other)
+{
+	const char *fn = NULL;
+	uint64_t vaddr = 0;
+	GElf_Off symoff = 0;
+	int64_t r;
+
+	if (!sy->last.valid || sy->last.dso != dso || sy->last.off != off) {
+		r = function_at_slow(sy, dso, off, &fn, &vaddr, &symoff);
+		if (r < 0) {
+			*other = r;
+			return false;
+		}
+		sy->last.valid = true;
+		sy->last.have_scopes = false;
+		sy->last.dso = dso;
+		sy->last.off = off;
+		sy->last.fn = r == FOUND ? fn : NULL;
+		sy->last.vaddr = vaddr;
+		sy->last.symoff = symoff;
+		sy->last.other = r;
+	}
+	*fn_out = sy->last.fn;
+	*vaddr_out = sy->last.vaddr;
+	*symoff_out = sy->last.symoff;
+	*other = sy->last.other;
+	return sy->last.fn != NULL;
+}
+
+/*
+ * The sym of function fn (starting at start) of dso, named name (fn, or
+ * "inner (inlined in fn)"), with source line src (NULL without --srcline).
+ */
+static int64_t function_sym(struct symbolizer *sy, uint32_t dso, uint64_t start, const char *fn,
+			    const char *name, const char *src)
+{
+	char key[96];
+	char *full;
+	int64_t id;
+
+	snprintf(key, sizeof(key), "d%u:%" PRIx64, dso, start);
+	if (!src && name == fn)
+		return get_sym(sy, key, fn, NULL, dso, 0);
+	/* Rows per line / inline frame: the identity carries them. */
+	full = malloc(strlen(key) + strlen(name) + (src ? strlen(src) : 0) + 4);
+	if (!full)
+		return -ENOMEM;
+	sprintf(full, "%s:%s:%s", key, name, src ? src : "");
+	id = get_sym(sy, full, name, src, dso, 0);
+	free(full);
+	return id;
+}
+
+/* The flat sym of off in dso (function, "inner (inlined in outer)", per line). */
+static int64_t resolve_uncached(struct symbolizer *sy, uint32_t dso, uint64_t off)
+{
+	struct dso *d = sy->dsos[dso];
+	char line[512], name[512];
+	const char *fn = NULL, *src = NULL, *inl = NULL;
+	uint64_t vaddr = 0;
+	GElf_Off symoff = 0;
+	int64_t other;
+
+	if (!function_at(sy, dso, off, &fn, &vaddr, &symoff, &other))
+		return other;
 	if (sy->opts.srcline)
 		src = srcline_of(d->mod, vaddr, line, sizeof(line));
 	if (sy->opts.inline_frames)
-		inl = inline_name_of(d->mod, vaddr);
+		inl = inline_name_of(sy, d->mod, vaddr);
 	if (inl) {
-		snprintf(name, sizeof(name), "%s (inlined in %s)", inl, fn);
-		fn = name;
-	}
-	snprintf(key, sizeof(key), "d%u:%" PRIx64, dso, (uint64_t)(vaddr - symoff));
-	if (src || inl) {
-		/* Rows per line / inline frame: the identity carries them. */
-		char *full = malloc(strlen(key) + strlen(fn) + (src ? strlen(src) : 0) + 4);
+		char dm[512];
 
-		if (!full)
-			return -ENOMEM;
-		sprintf(full, "%s:%s:%s", key, fn, src ? src : "");
-		id = get_sym(sy, full, fn, src, dso, 0);
-		free(full);
-		return id;
+		/* The whole name does not demangle: its mangled part must be demangled first. */
+		snprintf(name, sizeof(name), "%s (inlined in %s)", inl,
+			 sy->opts.no_demangle ? fn : symbol_demangle(fn, dm, sizeof(dm)));
+		return function_sym(sy, dso, vaddr - symoff, fn, name, src);
 	}
-	id = get_sym(sy, key, fn, NULL, dso, 0);
-	/* Same covering symbols in the whole interval: the same answer. */
-	if (id >= 0 && iv != UINT32_MAX)
-		d->bound_sym[iv] = (uint32_t)id;
-	return id;
+	return function_sym(sy, dso, vaddr - symoff, fn, fn, src);
 }
 
 int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
@@ -973,6 +1116,201 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 	if (sym >= 0 && hm_put(&sy->resolved, off, dso, (uint32_t)sym))
 		return -ENOMEM;
 	return sym;
+}
+
+/* ---- inline chains (--inline call stacks) ---- */
+
+#define MAX_INLINE_DEPTH 64
+
+struct inl_level {
+	const char *name;	/* linkage name when there is one (demangled later), else DW_AT_name */
+	char call[256];		/* "file.c:42": where it was inlined into the next level out */
+};
+
+/* Name of an inlined_subroutine: its abstract origin's, mangled for C++ so it demangles fully. */
+static const char *inline_level_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (!n)
+		n = dwarf_diename(die);
+	return n ? n : "[inlined]";
+}
+
+/*
+ * The inlined functions containing addr, innermost first (at most max): how
+ * many.  dwarf_getscopes() continues from an inlined instance into its
+ * abstract definition's scopes; the scopes of the innermost instance itself
+ * (dwarf_getscopes_die()) are the concrete nesting, up to the physical
+ * function, as elfutils' addr2line -i walks them.
+ */
+static int inline_levels(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr,
+			 struct inl_level *lv, int max)
+{
+	Dwarf_Die *scopes, *cu, *chain = NULL;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	int i, n = last_scopes(sy, mod, addr, &scopes, &cu), k = 0;
+
+	for (i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag == DW_TAG_inlined_subroutine) {
+			n = dwarf_getscopes_die(&scopes[i], &chain);
+			break;
+		}
+	}
+	if (!chain)
+		return 0;
+	if (n > 0 && dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	/* Scopes run innermost out; the concrete function ends the inline part. */
+	for (i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		Dwarf_Attribute a;
+		Dwarf_Word fidx = 0, line = 0;
+		const char *file = NULL, *base;
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		lv[k].name = inline_level_name(&chain[i]);
+		lv[k].call[0] = '\0';
+		if (files && !dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_file, &a), &fidx) &&
+		    fidx < nfiles)
+			file = dwarf_filesrc(files, fidx, NULL, NULL);
+		if (file && !dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &a), &line)) {
+			base = strrchr(file, '/');
+			snprintf(lv[k].call, sizeof(lv[k].call), "%s:%" PRIu64, base ? base + 1 : file,
+				 (uint64_t)line);
+		}
+		k++;
+	}
+	free(chain);
+	return k;
+}
+
+/* The id of the chain syms[0..n) (added when new), or -ENOMEM. */
+static int64_t chain_intern(struct symbolizer *sy, const uint32_t *syms, uint32_t n)
+{
+	char key[(MAX_INLINE_DEPTH + 1) * 11 + 1];
+	uint32_t before = sy->chain_keys.n, i;
+	size_t len = 0;
+	int64_t id;
+
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(key + len, sizeof(key) - len, "%x,", syms[i]);
+	id = strtab_intern(&sy->chain_keys, key);
+	if (id < 0 || sy->chain_keys.n == before)
+		return id;
+	if (sy->nr_chain_syms + n > sy->cap_chain_syms) {
+		uint32_t cap = sy->cap_chain_syms ? sy->cap_chain_syms * 2 : 1024;
+		uint32_t *p;
+
+		while (cap < sy->nr_chain_syms + n)
+			cap *= 2;
+		p = realloc(sy->chain_syms, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		sy->chain_syms = p;
+		sy->cap_chain_syms = cap;
+	}
+	if ((uint32_t)id >= sy->cap_chains) {
+		uint32_t cap = sy->cap_chains ? sy->cap_chains * 2 : 256;
+		struct inl_chain *c = realloc(sy->chains, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		sy->chains = c;
+		sy->cap_chains = cap;
+	}
+	sy->chains[id].off = sy->nr_chain_syms;
+	sy->chains[id].nr = n;
+	memcpy(sy->chain_syms + sy->nr_chain_syms, syms, n * sizeof(*syms));
+	sy->nr_chain_syms += n;
+	return id;
+}
+
+/* The chain of off in dso, not cached yet: 0 with syms/n set, or -ENOMEM. */
+static int inline_chain_syms(struct symbolizer *sy, uint32_t dso, uint64_t off, uint32_t *syms,
+			     uint32_t *n)
+{
+	struct dso *d = sy->dsos[dso];
+	struct inl_level *lv = sy->levels;
+	char line[512], key[600];
+	const char *fn = NULL, *src = NULL;
+	uint64_t vaddr = 0;
+	GElf_Off symoff = 0;
+	int64_t id;
+	int k, j;
+
+	*n = 0;
+	if (!function_at(sy, dso, off, &fn, &vaddr, &symoff, &id)) {
+		if (id < 0)
+			return (int)id;
+		syms[(*n)++] = (uint32_t)id;
+		return 0;
+	}
+	if (sy->opts.srcline)
+		src = srcline_of(d->mod, vaddr, line, sizeof(line));
+	k = inline_levels(sy, d->mod, vaddr, lv, MAX_INLINE_DEPTH);
+	/*
+	 * Each inlined function is one sym per DSO (per source line with
+	 * --srcline: the innermost at the address's line, each outer level at
+	 * the line its callee was inlined at), so views add its instances up.
+	 */
+	for (j = 0; j < k; j++) {
+		const char *at = j ? (lv[j - 1].call[0] ? lv[j - 1].call : NULL) : src;
+
+		if (!sy->opts.srcline)
+			at = NULL;
+		snprintf(key, sizeof(key), "d%u:i:%s:%s", dso, lv[j].name, at ? at : "");
+		id = get_sym(sy, key, lv[j].name, at, dso, SYM_F_INLINE);
+		if (id < 0)
+			return (int)id;
+		syms[(*n)++] = (uint32_t)id;
+	}
+	if (k && sy->opts.srcline)
+		src = lv[k - 1].call[0] ? lv[k - 1].call : NULL;
+	id = function_sym(sy, dso, vaddr - symoff, fn, fn, src);
+	if (id < 0)
+		return (int)id;
+	syms[(*n)++] = (uint32_t)id;
+	return 0;
+}
+
+int64_t symbolizer_resolve_inline(struct symbolizer *sy, uint32_t dso, uint64_t off)
+{
+	uint32_t syms[MAX_INLINE_DEPTH + 1], n, v = hm_get(&sy->chain_at, off, dso);
+	int64_t id;
+	int err;
+
+	if (v != HM_EMPTY)
+		return v;
+	if (!sy->levels) {
+		sy->levels = malloc(MAX_INLINE_DEPTH * sizeof(*sy->levels));
+		if (!sy->levels)
+			return -ENOMEM;
+	}
+	err = inline_chain_syms(sy, dso, off, syms, &n);
+	if (err)
+		return err;
+	id = chain_intern(sy, syms, n);
+	if (id >= 0 && hm_put(&sy->chain_at, off, dso, (uint32_t)id))
+		return -ENOMEM;
+	return id;
+}
+
+const uint32_t *symbolizer_inline_chain(const struct symbolizer *sy, uint32_t id, uint32_t *nr)
+{
+	*nr = sy->chains[id].nr;
+	return sy->chain_syms + sy->chains[id].off;
 }
 
 const char *symbolizer_dso_file(struct symbolizer *sy, uint32_t dso, Elf **elf)

@@ -23,6 +23,7 @@
 struct Elf;
 
 #define SYM_F_UNKNOWN	(1u << 0)	/* address not resolved to a function */
+#define SYM_F_INLINE	(1u << 1)	/* an inlined function (symbolizer_resolve_inline) */
 
 struct sym {
 	const char *name;	/* function, or "[unknown]" */
@@ -41,7 +42,9 @@ struct dso_info {
 
 struct symbolizer_opts {
 	bool srcline;		/* one row per source line: sym.srcline set */
-	bool inline_frames;	/* name the innermost inlined function */
+	/* Name the innermost inlined function ("inner (inlined in outer)") in
+	 * symbolizer_resolve(); call stacks use symbolizer_resolve_inline(). */
+	bool inline_frames;
 	bool no_demangle;	/* keep C++ names mangled (--no-demangle) */
 	bool kernel;		/* resolve kernel IPs through /proc/kallsyms */
 	bool own_vdso;		/* the trace's kernel is ours: [vdso] is our vdso */
@@ -70,6 +73,21 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 		       const uint8_t *build_id, uint32_t build_id_len);
 /* Symbol id of file offset off of a DSO mapping, or -ENOMEM. */
 int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off);
+/*
+ * The inline chain at file offset off of dso (its DWARF scopes), as an id
+ * for symbolizer_inline_chain(), or -ENOMEM; cached per (dso, offset), and
+ * equal chains share an id.  The chain's sym ids run innermost first: each
+ * inlined function (one sym per name and DSO, SYM_F_INLINE), then the
+ * physical function, the sym symbolizer_resolve() gives without
+ * inline_frames.  With srcline, an inlined function's srcline is the
+ * address's line for the innermost, else the line its callee was inlined
+ * at (DW_AT_call_file/line), and the physical function's is the line the
+ * outermost inlined call is at.  An address without inlining, or without
+ * DWARF, is a chain of one: symbolizer_resolve()'s sym.
+ */
+int64_t symbolizer_resolve_inline(struct symbolizer *sy, uint32_t dso, uint64_t off);
+/* Sym ids of chain id, innermost first, *nr of them; valid until the next resolve. */
+const uint32_t *symbolizer_inline_chain(const struct symbolizer *sy, uint32_t id, uint32_t *nr);
 /*
  * The local ELF file dso's addresses are read from (the recorded path under
  * --symfs, a build-id cache's copy, ...; its separate debug file when only

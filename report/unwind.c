@@ -949,10 +949,17 @@ static int fast_step(struct uctx *c, struct fstate *st, bool first, uint64_t *ra
 	f = r ? file_get(c->u, r->dso) : NULL;
 	if (!f)
 		return FS_STOP;		/* find_proc_info would find nothing */
-	if (!f->fde_count || !(ru = rule_get(f, addr - r->bias, &tmp)))
-		return first ? FS_SLOW : FS_RESTART;
+	/*
+	 * A file without .eh_frame_hdr (gcc links static executables without
+	 * --eh-frame-hdr) has no table for libunwind's remote lookup, but libdw
+	 * finds its FDEs in .eh_frame itself: its simple rows are unwound here,
+	 * the others end the chain, as libunwind would end it at once.
+	 */
+	if (!(ru = rule_get(f, addr - r->bias, &tmp)))
+		return !f->fde_count ? FS_STOP : first ? FS_SLOW : FS_RESTART;
 	if (!ru->simple)
-		return first || addr - r->bias + 1 < ru->end ? FS_SLOW : FS_RESTART;
+		return !f->fde_count ? FS_STOP :
+		       first || addr - r->bias + 1 < ru->end ? FS_SLOW : FS_RESTART;
 	if (!ru->cfa_rbp)
 		cfa = st->sp;
 	else if (!loc_get(c, &st->reg[T_RBP], &cfa))

@@ -28,6 +28,9 @@ void windows_begin(struct windows_out *w)
 			csv_str(w->f, w->metrics->m[k].name);
 		}
 		fputs(",throttled,after_loss", w->f);
+		/* 1.4: traces with code regions only, so older layouts stay as they were */
+		if (w->s->h->flags & PMIPROF_TRACE_F_REGIONS)
+			fputs(",region", w->f);
 		/* Last, so scripts reading the columns before it are unaffected. */
 		if (w->s->cs)
 			fputs(",stack", w->f);
@@ -60,6 +63,8 @@ void windows_begin(struct windows_out *w)
 		for (k = 0; k < w->metrics->n; k++)
 			fprintf(w->f, " %8s", fit(fb, sizeof(fb), column_name(w->metrics->m[k].name,
 				cb, sizeof(cb)), 8));
+		if (w->s->h->flags & PMIPROF_TRACE_F_REGIONS)
+			fprintf(w->f, "  %-12s", "region");
 		fprintf(w->f, "  %s\n", "symbol [dso]");
 		break;
 	}
@@ -117,6 +122,10 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 				fputc(',', w->f);
 		}
 		fprintf(w->f, ",%d,%d", thr, aft);
+		if (s->h->flags & PMIPROF_TRACE_F_REGIONS) {
+			fputc(',', w->f);
+			csv_str(w->f, regions_name(&s->reg, s->region));
+		}
 		if (s->cs) {
 			fputc(',', w->f);
 			csv_str(w->f, folded(w, s->stack));
@@ -144,6 +153,10 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 		}
 		fprintf(w->f, "], \"throttled\": %s, \"after_loss\": %s", thr ? "true" : "false",
 			aft ? "true" : "false");
+		if (s->h->flags & PMIPROF_TRACE_F_REGIONS) {
+			fputs(", \"region\": ", w->f);
+			json_str(w->f, regions_name(&s->reg, s->region));
+		}
 		if (s->cs) {
 			fputs(", \"stack\": ", w->f);
 			json_str(w->f, folded(w, s->stack));
@@ -165,6 +178,9 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 		 * Listed like the others, but marked: per-window statistics leave
 		 * them out.  Pseudo DSOs ([kernel.kallsyms], [vdso]) have brackets.
 		 */
+		if (s->h->flags & PMIPROF_TRACE_F_REGIONS)
+			fprintf(w->f, "  %-12s", fit(nb, sizeof(nb), regions_name(&s->reg, s->region),
+						     12));
 		br = d->short_name[0] != '[';
 		fprintf(w->f, "  %s %s%s%s%s\n", y->name, br ? "[" : "", d->short_name, br ? "]" : "",
 			thr && aft ? "  (after loss, throttled)" : thr ? "  (throttled)" :

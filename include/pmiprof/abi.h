@@ -26,7 +26,8 @@
 
 /* Major changes break compatibility; minor ones only append. */
 #define PMIPROF_ABI_MAJOR		1
-#define PMIPROF_ABI_MINOR		1	/* 1.1: INFO_F_RESERVED, REC_F_GUEST, stats.guest */
+#define PMIPROF_ABI_MINOR		2	/* 1.1: INFO_F_RESERVED, REC_F_GUEST, stats.guest */
+						/* 1.2: call stacks, variable-length records */
 
 #define PMIPROF_DEVICE_NAME		"pmiprof"
 #define PMIPROF_DEVICE_PATH		"/dev/pmiprof"
@@ -45,6 +46,8 @@
 #define PMIPROF_CAP_GLOBAL_CTRL		(1ull << 3)	/* Intel v2+ / AMD PerfMonV2 */
 #define PMIPROF_CAP_FIXED		(1ull << 4)	/* fixed counters */
 #define PMIPROF_CAP_READ_COUNTERS	(1ull << 5)	/* counters readable in timer mode */
+#define PMIPROF_CAP_STACKS		(1ull << 6)	/* 1.2: config.stack_mode fp and dwarf */
+#define PMIPROF_CAP_TASK		(1ull << 7)	/* per-task windows: PMIPROF_CFG_TASK */
 
 /* GET_INFO: flags */
 #define PMIPROF_INFO_F_EMULATED		(1u << 0)	/* pmu=emul: in-memory MSR model */
@@ -107,6 +110,9 @@ PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_event) == 16, "pmiprof_event size");
 
 /* Config flags */
 #define PMIPROF_CFG_KERNEL_IPS		(1u << 0)	/* request kernel RIPs (privileged) */
+#define PMIPROF_CFG_TASK		(1u << 1)	/* per-task: count only tasks[], threads, descendants */
+
+#define PMIPROF_ABI_MAX_TASKS		14	/* config.tasks[] */
 
 struct pmiprof_config {
 	__u32 size;			/* sizeof(struct pmiprof_config) */
@@ -118,8 +124,28 @@ struct pmiprof_config {
 	__u32 reserved0;
 	__u64 reserved[4];
 	struct pmiprof_event events[PMIPROF_ABI_MAX_EVENTS];
+	/*
+	 * 1.2: call stacks.  A 192-byte (1.1) config reads these as 0: no
+	 * stacks, fixed-size records as in 1.1; a 1.1 module refuses a config
+	 * that sets them with E2BIG.  Anything but PMIPROF_STACK_NONE makes
+	 * the session's rings variable-length.
+	 */
+	__u32 stack_mode;		/* PMIPROF_STACK_* */
+	__u32 stack_max;		/* frames per record, kernel + user: 1..PMIPROF_STACK_MAX_FRAMES */
+	__u32 stack_dump;		/* DWARF: user stack bytes, multiple of 8, <= PMIPROF_STACK_MAX_DUMP */
+	__u32 stack_reserved;		/* must be 0 */
+	/*
+	 * 1.2: PMIPROF_CFG_TASK (GET_INFO cap TASK): the processes followed, by
+	 * thread-group id in the init pid namespace; their threads and every
+	 * task they create later are followed too (perf's inherit).  Counters
+	 * count only while a followed task runs; each task has its own open
+	 * window.  Zero without the flag.
+	 */
+	__u32 nr_tasks;			/* 1..PMIPROF_ABI_MAX_TASKS */
+	__u32 reserved1;
+	__u32 tasks[PMIPROF_ABI_MAX_TASKS];
 };
-PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_config) == 192, "pmiprof_config size");
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_config) == 272, "pmiprof_config size");
 
 /* Handler-time histogram buckets: [0] < 128 ns, [i] < 128 << i ns, last = rest */
 #define PMIPROF_HIST_BUCKETS		16
@@ -138,12 +164,24 @@ struct pmiprof_cpu_stats {
 };
 PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_cpu_stats) == 200, "pmiprof_cpu_stats size");
 
+/* 1.2: the cost of the stack walk, per CPU (GET_STATS with stack_buf) */
+struct pmiprof_stack_stats {
+	__u64 walks;			/* records with a stack part */
+	__u64 reads;			/* user-memory reads (copy_from_user_nmi calls) */
+	__u64 ns_total;			/* time spent walking and copying stacks */
+	__u64 truncated;		/* walks ended by the depth or the per-PMI budget */
+	__u64 faults;			/* walks ended by a user read that faulted */
+	__u64 reserved[3];
+};
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_stack_stats) == 64, "pmiprof_stack_stats size");
+
 struct pmiprof_stats_req {
 	__u32 size;			/* sizeof(struct pmiprof_stats_req) */
 	__u32 nr_cpus;			/* in: entries in buf; out: entries filled */
 	__u64 buf;			/* user pointer to struct pmiprof_cpu_stats[nr_cpus] */
+	__u64 stack_buf;		/* 1.2: struct pmiprof_stack_stats[nr_cpus]; 0: not wanted */
 };
-PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_stats_req) == 16, "pmiprof_stats_req size");
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_stats_req) == 24, "pmiprof_stats_req size");
 
 struct pmiprof_consume {
 	__u32 cpu;
@@ -162,17 +200,22 @@ PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_consume) == 16, "pmiprof_consume siz
 
 /*
  * Per-CPU ring, mapped read-only at offset cpu * PMIPROF_RING_MAP_SIZE(info):
- * one header page, then info.ring_bytes of data holding fixed-size records.
+ * one header page, then info.ring_bytes of data holding the records.
+ * Without stacks (config.stack_mode 0) every record has record_size bytes.
+ * With stacks (1.2) hdr->record_size is 0 and each record is
+ * pmiprof_sample_rec.size bytes (a multiple of 8): a client that does not
+ * know this reads record_size 0 and stops instead of misparsing.
  *
  * Producer (PMI/timer handler on that CPU): writes the record at
- * head % ring_bytes (a record may wrap around the end of the data area:
- * record_size does not divide ring_bytes), then
- * smp_store_release(&hdr->head, head + record_size).
+ * head % ring_bytes (a record may wrap around the end of the data area),
+ * then smp_store_release(&hdr->head, head + its size).
  * A record is dropped (and hdr->lost incremented) when head - tail would
- * exceed ring_bytes.
+ * exceed ring_bytes; with stacks, when the largest record the session can
+ * produce would not fit.
  * Consumer (daemon): head = load-acquire(hdr->head); reads records in
  * [tail, head); then PMIPROF_IOC_CONSUME with the new tail.  The module
- * clamps the tail to [old tail, head] and mirrors it into hdr->tail.
+ * clamps the tail to [old tail, head], checks it is a record boundary and
+ * mirrors it into hdr->tail.
  */
 struct pmiprof_ring_header {
 	__u64 head;			/* bytes produced, monotonic (kernel writes) */
@@ -198,6 +241,16 @@ PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_ring_header) == 64, "ring header siz
 #define PMIPROF_REC_F_FIRST		(1u << 5)	/* first window on this CPU */
 #define PMIPROF_REC_F_THROTTLED		(1u << 6)	/* spans a throttled stretch: > 1 period */
 #define PMIPROF_REC_F_GUEST		(1u << 7)	/* 1.1: PMI in KVM guest mode: ip 0, no USER/KERNEL */
+#define PMIPROF_REC_F_STACK		(1u << 8)	/* 1.2: a struct pmiprof_stack_rec follows */
+/*
+ * CFG_TASK: a task's open window at its exit (written on the CPU it exits
+ * on) or at STOP (on the ring of the CPU it last ran on): counts are the
+ * events since its last window closed, fewer than the period; ip 0, no
+ * USER/KERNEL.  Not a sample: the sum of a task's windows and its PARTIAL
+ * record is everything it counted.  Timer mode: status = the window's
+ * on-CPU nanoseconds so far.
+ */
+#define PMIPROF_REC_F_PARTIAL		(1u << 9)
 
 struct pmiprof_sample_rec {
 	__u64 time_ns;			/* local_clock() */
@@ -209,9 +262,47 @@ struct pmiprof_sample_rec {
 	__u32 flags;			/* PMIPROF_REC_F_* */
 	__u16 nr;			/* counts[] used */
 	__u16 reserved0;
-	__u32 reserved1;
+	__u32 size;			/* 1.2 (was reserved1): record bytes with its stack part; */
+					/* 0 in a fixed-size ring (hdr->record_size) */
 	__u64 counts[PMIPROF_ABI_MAX_EVENTS]; /* per-window deltas, config order */
 };
 PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_sample_rec) == 112, "sample record size");
+
+/* 1.2: config.stack_mode */
+#define PMIPROF_STACK_NONE		0
+#define PMIPROF_STACK_FP		1	/* user frame-pointer walk + leaf words */
+#define PMIPROF_STACK_DWARF		2	/* user registers + stack_dump bytes of stack */
+
+#define PMIPROF_STACK_MAX_FRAMES	1024
+#define PMIPROF_STACK_MAX_DUMP		65528
+#define PMIPROF_STACK_LEAF_BYTES	64	/* fp: user stack bytes from SP (leaf fix-up) */
+#define PMIPROF_STACK_FP_REGS		0x1c0ull	/* fp: PERF_REG_X86_BP, SP, IP */
+#define PMIPROF_STACK_DWARF_REGS	0xff0fffull	/* dwarf: all but DS, ES, FS, GS */
+
+/* struct pmiprof_stack_rec.flags: why the user part ended (none: a frame pointer of 0) */
+#define PMIPROF_STACK_F_DEPTH		(1u << 0)	/* stack_max frames reached */
+#define PMIPROF_STACK_F_BUDGET		(1u << 1)	/* per-PMI read/time budget spent */
+#define PMIPROF_STACK_F_FAULT		(1u << 2)	/* a user read faulted */
+#define PMIPROF_STACK_F_NO_USER		(1u << 3)	/* no user context (kernel thread, entry) */
+#define PMIPROF_STACK_F_BAD_FP		(1u << 4)	/* a frame pointer did not go up the stack */
+
+/*
+ * 1.2: the stack part after a record flagged REC_F_STACK, then
+ * __u64 ips[nr] (kernel frames first, then user frames, each leaf first,
+ * the sampled ip not included; each a return address except the first user
+ * frame of a kernel-mode sample), __u64 regs[nr_regs] (perf's x86-64
+ * order, increasing bit of regs_mask), dump_size bytes of user stack from
+ * the user SP up, and zero padding to the record's size.
+ */
+struct pmiprof_stack_rec {
+	__u16 nr;
+	__u16 nr_kernel;
+	__u16 nr_regs;			/* popcount(regs_mask); 0: no user registers */
+	__u16 flags;			/* PMIPROF_STACK_F_* */
+	__u64 regs_mask;		/* PERF_REG_X86_* bits */
+	__u32 dump_size;		/* user stack bytes copied */
+	__u32 reads;			/* user-memory reads this record cost */
+};
+PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_stack_rec) == 24, "stack record size");
 
 #endif /* PMIPROF_ABI_H */

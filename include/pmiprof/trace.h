@@ -23,7 +23,7 @@
 
 /* The reader accepts major == CUR and any minor (minors only append). */
 #define PMIPROF_TRACE_VERSION_MAJOR	1
-#define PMIPROF_TRACE_VERSION_MINOR	3
+#define PMIPROF_TRACE_VERSION_MINOR	4
 #define PMIPROF_TRACE_VERSION_MAJOR_MIN	1
 
 #define PMIPROF_MAX_EVENTS		16
@@ -60,6 +60,7 @@ _Static_assert(sizeof(struct pmiprof_file_prologue) == 32, "prologue size");
 #define PMIPROF_TRACE_F_INHERIT		(1u << 3)	/* children/threads followed */
 #define PMIPROF_TRACE_F_NO_INHERIT_READ	(1u << 4)	/* kernel < 6.12: per-CPU groups fallback */
 #define PMIPROF_TRACE_F_KERNEL_IPS	(1u << 5)	/* kernel IPs recorded (privileged) */
+#define PMIPROF_TRACE_F_REGIONS		(1u << 6)	/* 1.4: region markers were collected */
 
 /* One TLV item of the header section: 8-byte head, value padded to 4 bytes. */
 struct pmiprof_tlv {
@@ -187,6 +188,9 @@ enum {
 	PMIPROF_REC_FINISH = 9,
 	PMIPROF_REC_STACK = 10,		/* 1.3: defines a chunk-local stack id */
 	PMIPROF_REC_USTACK = 11,	/* 1.3: user registers + stack bytes of the SAMPLE before it */
+	PMIPROF_REC_REGION_DEF = 12,	/* 1.4: code region id -> name */
+	PMIPROF_REC_REGION = 13,	/* 1.4: a region begins or ends on a thread */
+	PMIPROF_REC_REGION_ANOMALY = 14, /* 1.4: misuse of the region API, counted */
 	PMIPROF_REC_MAX /* non-ABI */
 };
 
@@ -200,6 +204,7 @@ enum {
 #define PMIPROF_SAMPLE_F_THROTTLED	(1u << 6)	/* window stretched by storm throttling */
 #define PMIPROF_SAMPLE_F_AFTER_LOSS	(1u << 7)	/* window spans lost/throttled periods */
 #define PMIPROF_SAMPLE_F_GUEST		(1u << 8)	/* PMI in KVM guest mode: ip 0 */
+#define PMIPROF_SAMPLE_F_PARTIAL	(1u << 9)	/* a task's open window at exit/stop: ip 0 */
 
 /* LOST.cpu of losses that belong to no CPU (e.g. synthesized by the reader) */
 #define PMIPROF_CPU_NONE		0xffffffffu
@@ -210,6 +215,7 @@ enum {
 #define PMIPROF_LOST_WRITE		3	/* recorder could not write */
 #define PMIPROF_LOST_UNREADABLE		4	/* synthesized by the reader: bad chunk */
 #define PMIPROF_LOST_TRUNCATED		5	/* synthesized by the reader: cut file */
+#define PMIPROF_LOST_REGION_MARKERS	6	/* 1.4: region markers the workload dropped */
 
 /* COMM flags */
 #define PMIPROF_COMM_F_EXEC		(1u << 0)
@@ -365,6 +371,50 @@ struct trace_ustack {
 #define PMIPROF_CALL_GRAPH_FP		1
 #define PMIPROF_CALL_GRAPH_DWARF	2
 
+/* REGION kinds (1.4) */
+#define PMIPROF_REGION_BEGIN		1
+#define PMIPROF_REGION_END		2
+
+/* REGION_ANOMALY kinds (1.4): what the workload did wrong, see docs/regions.md */
+#define PMIPROF_REGION_AN_END_WITHOUT_BEGIN	1	/* end of a region that is not open */
+#define PMIPROF_REGION_AN_MISMATCHED		2	/* end of an outer region, inner ones open */
+#define PMIPROF_REGION_AN_TOO_DEEP		3	/* nesting beyond the library's depth */
+#define PMIPROF_REGION_AN_FORK_IN_REGION	4	/* a child inherited open regions */
+#define PMIPROF_REGION_AN_TOO_MANY_NAMES	5	/* names beyond the table: not marked */
+#define PMIPROF_REGION_AN_TOO_MANY_THREADS	6	/* threads that found no ring */
+#define PMIPROF_REGION_AN_MAX			7	/* non-ABI */
+
+/* REGION_DEF (1.4): region `id` (unique in the file) is called `name`. */
+struct trace_region_def {
+	uint32_t id;
+	const char *name;		/* valid until the next trace_reader_next() */
+};
+
+/*
+ * REGION (1.4): thread tid of process pid began or ended region `id` at
+ * `time` (the trace clock).  depth: regions open on the thread before a
+ * BEGIN / after an END.  values[i] is the raw value of header event i on the
+ * thread's own counter (present when bit i of evmask is set: read without
+ * a system call, rdpmc), so END - BEGIN is the region's count on the thread.
+ */
+struct trace_region {
+	uint64_t time;
+	uint32_t kind;			/* PMIPROF_REGION_BEGIN / _END */
+	uint32_t pid, tid;
+	uint32_t id;
+	uint32_t depth;
+	uint32_t evmask;		/* bit i: values[i] present */
+	uint64_t values[PMIPROF_MAX_EVENTS];	/* 0 where the bit is clear */
+};
+
+/* REGION_ANOMALY (1.4): `count` misuses of kind `what` on one thread. */
+struct trace_region_anomaly {
+	uint64_t time;
+	uint32_t pid, tid;		/* 0, 0: not tied to a thread */
+	uint32_t what;			/* PMIPROF_REGION_AN_* */
+	uint64_t count;
+};
+
 struct trace_finish {
 	uint64_t time;
 	uint32_t flags;			/* PMIPROF_FINISH_F_* */
@@ -387,6 +437,9 @@ struct trace_record {
 		struct trace_finish finish;
 		struct trace_stack stack;
 		struct trace_ustack ustack;
+		struct trace_region_def region_def;
+		struct trace_region region;
+		struct trace_region_anomaly region_anomaly;
 	};
 };
 
@@ -447,6 +500,20 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
  */
 int trace_write_ustack(struct trace_writer *w, const struct trace_ustack *u);
 int trace_write_finish(struct trace_writer *w, const struct trace_finish *f);
+/*
+ * Header flags known only at the end (PMIPROF_TRACE_F_REGIONS: were markers
+ * recorded?): rewritten in the prologue at close when the output is a
+ * regular file.
+ */
+int trace_writer_set_flags(struct trace_writer *w, uint32_t flags);
+/*
+ * 1.4: code regions.  -EINVAL for a REGION with an unknown kind or evmask
+ * bits at or above the header's nr_events, an anomaly of unknown kind;
+ * -ENAMETOOLONG for a name over PMIPROF_MAX_STRING.
+ */
+int trace_write_region_def(struct trace_writer *w, const struct trace_region_def *d);
+int trace_write_region(struct trace_writer *w, const struct trace_region *r);
+int trace_write_region_anomaly(struct trace_writer *w, const struct trace_region_anomaly *a);
 /*
  * Raw record of a type this library does not know (tests, forward
  * compatibility); known types are refused with -EINVAL.
@@ -528,5 +595,6 @@ const char *trace_lost_reason_name(uint32_t reason);
 const char *trace_mode_name(uint32_t mode);
 const char *trace_backend_name(uint32_t backend);
 const char *trace_call_graph_name(uint32_t mode);	/* "no", "fp", "dwarf" */
+const char *trace_region_anomaly_name(uint32_t what);	/* "end-without-begin", ... */
 
 #endif /* PMIPROF_TRACE_H */

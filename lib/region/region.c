@@ -10,8 +10,9 @@
  * PMR_CALIB_PAIRS empty regions under the reserved name 0 so pmiprof can
  * subtract what the measurement itself costs.  Per call it keeps a stack
  * frame in thread-local memory and writes one record to its ring in the
- * shared memory at the end.  Nothing here blocks, allocates on the hot
- * path, or exits: a full ring, a missing slot or a failed open is counted
+ * shared memory at the end.  Times come from the TSC where the kernel's
+ * clocksource is the TSC (region_clock.h), else from the vDSO clock.
+ * Nothing here blocks, allocates on the hot path, or exits: a full ring, a missing slot or a failed open is counted
  * in the shared memory and the workload goes on.
  */
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include <linux/perf_event.h>
 
 #include "pmiprof/region.h"
+#include "region_clock.h"
 #include "region_read.h"
 #include "region_shm.h"
 
@@ -39,8 +41,10 @@
 
 struct pmr_frame {
 	uint32_t id;
-	uint32_t orphan;		/* inherited across fork: not measured */
-	uint64_t wall;
+	uint8_t orphan;			/* inherited across fork: not measured */
+	uint8_t marked;			/* MARKERS: its BEGIN is in the ring, so its END goes too */
+	uint8_t counted;		/* STAT: counters read at its begin (read mode) */
+	uint64_t wall;			/* ticks or ns (tls.tsc) */
 	uint64_t v[PMR_MAX_EVENTS];
 };
 
@@ -53,7 +57,19 @@ struct pmr_tls {
 	int rfd[PMR_MAX_EVENTS];	/* the group leader to read() for it */
 	unsigned int rpos[PMR_MAX_EVENTS];	/* its position in that read */
 	struct perf_event_mmap_page *pg[PMR_MAX_EVENTS];
+	unsigned int read_mode;		/* pmr_read_mode, from the header */
+	bool tsc;			/* times from the TSC */
+	bool calib;			/* timing the empty regions: always count */
+	uint64_t sample_mask;		/* SAMPLED: count when (rng & mask) == 0 */
+	uint64_t rng;			/* xorshift64 state */
+	uint64_t head;			/* == slot->head, which only this thread writes */
+	uint64_t tail_seen;		/* slot->tail when last read (it only grows) */
+	/* MARKERS: ticks -> CLOCK_MONOTONIC ns (region_clock.h) */
+	struct pmr_anchor anc;
+	uint64_t mult;			/* 32.32 ns per tick, 0 = not known yet */
+	uint64_t last_ns;		/* timestamps never go back */
 	uint32_t depth;
+	uint32_t marked_open;		/* MARKERS: open frames whose END has a slot reserved */
 	struct pmr_frame stack[PMR_MAX_DEPTH];
 	struct {
 		const char *p;
@@ -67,18 +83,64 @@ static pthread_key_t pmr_key;
 static pthread_mutex_t pmr_names_lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread struct pmr_tls *pmr_self __attribute__((tls_model("initial-exec")));
 static __thread bool pmr_no_slot __attribute__((tls_model("initial-exec")));
+static bool pmr_markers;	/* MARKERS mode (pmiprof record), else STAT */
+static bool pmr_use_tsc;	/* the kernel's clocksource is the TSC */
+static struct pmr_anchor pmr_anchor0;	/* taken at load: the slope's base */
 
 static inline void pmr_anomaly(struct pmr_tls *t, enum pmr_anomaly a)
 {
 	__atomic_store_n(&t->slot->anom[a], t->slot->anom[a] + 1, __ATOMIC_RELAXED);
 }
 
-static inline uint64_t pmr_wall(void)
+/* STAT: the time of a begin or end, in the unit of slot->clock. */
+static inline uint64_t pmr_wall(const struct pmr_tls *t)
 {
-	struct timespec ts;
+	return t->tsc ? pmr_ticks() : pmr_mono_ns();
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);	/* vDSO: no syscall */
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+static __attribute__((noinline)) void pmr_reanchor(struct pmr_tls *t)
+{
+	pmr_anchor_take(&t->anc);
+	t->mult = pmr_slope(&pmr_anchor0, &t->anc);
+}
+
+/*
+ * MARKERS: a CLOCK_MONOTONIC timestamp, from the TSC and the thread's
+ * anchor where the slope is known (after the first ms of the process),
+ * otherwise from the vDSO clock.
+ */
+static inline uint64_t pmr_marker_ns(struct pmr_tls *t)
+{
+	uint64_t c, ns;
+
+	if (!t->tsc)
+		return pmr_mono_ns();
+	c = pmr_ticks();
+	if (unlikely(c - t->anc.tsc >= PMR_REANCHOR_TICKS)) {
+		pmr_reanchor(t);
+		ns = t->anc.ns;
+	} else if (unlikely(!t->mult)) {
+		ns = pmr_mono_ns();
+	} else {
+		ns = pmr_ticks_to_ns(&t->anc, t->mult, c);
+	}
+	/* an anchor's error may step back a few ns: markers stay in order */
+	if (unlikely(ns < t->last_ns))
+		ns = t->last_ns;
+	t->last_ns = ns;
+	return ns;
+}
+
+/* SAMPLED: whether this call reads the counters (1 in 2^sample_shift). */
+static inline bool pmr_sample(struct pmr_tls *t)
+{
+	uint64_t x = t->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	t->rng = x;
+	return !(x & t->sample_mask);
 }
 
 /* The values of every open event, in header order. */
@@ -95,6 +157,11 @@ static inline void pmr_read(struct pmr_tls *t, uint64_t *v)
 		}
 		if (t->pg[i] && !pmr_mmap_read(t->pg[i], pmr_rdpmc, NULL, &v[i]))
 			continue;
+		if (pmr_markers) {
+			/* markers carry only what costs no system call */
+			v[i] = 0;
+			continue;
+		}
 		/* one read() serves every member of the group */
 		if (t->rfd[i] != last_fd) {
 			if (read(t->rfd[i], buf, sizeof(buf)) < (ssize_t)(2 * sizeof(uint64_t)))
@@ -154,9 +221,10 @@ static void pmr_open_counters(struct pmr_tls *t)
 	unsigned int i, members = 0;
 	int leader = -1;
 
-	t->nr_ev = pmr->nr_events;
+	/* the header is shared with the workload's other processes: bounded */
+	t->nr_ev = pmr->nr_events < PMR_MAX_EVENTS ? pmr->nr_events : PMR_MAX_EVENTS;
 	for (i = 0; i < t->nr_ev; i++) {
-		int fd = pmr_open_one(&pmr->ev[i], leader);
+		int fd = pmr_open_one(&pmr->ev[i], pmr_markers ? -1 : leader);
 		bool alone = leader < 0;
 		void *pg;
 
@@ -170,7 +238,6 @@ static void pmr_open_counters(struct pmr_tls *t)
 			continue;
 		}
 		t->fd[i] = fd;
-		t->counters = true;
 		if (leader < 0)
 			leader = fd;
 		/* a group member shares the leader's read(); a loner has its own */
@@ -184,12 +251,21 @@ static void pmr_open_counters(struct pmr_tls *t)
 
 			if (p->cap_user_rdpmc && p->index) {
 				t->pg[i] = p;
+				t->counters = true;
 				s->path[i] = PMR_PATH_RDPMC;
 				continue;
 			}
 			munmap(pg, page);
 		}
+		if (pmr_markers) {
+			/* a read() per marker would make regions cost microseconds */
+			close(fd);
+			t->fd[i] = -1;
+			s->path[i] = PMR_PATH_NO_RDPMC;
+			continue;
+		}
 		s->path[i] = PMR_PATH_READ;
+		t->counters = true;
 		t->need_read = true;
 	}
 }
@@ -267,7 +343,7 @@ static void pmr_thread_exit(void *arg)
 	free(t);
 }
 
-static void pmr_calibrate(void);
+static void pmr_calibrate(struct pmr_tls *t);
 
 /* First region of a thread: slot, counters, calibration. */
 static struct pmr_tls *pmr_thread_setup(void)
@@ -285,13 +361,23 @@ static struct pmr_tls *pmr_thread_setup(void)
 	}
 	for (i = 0; i < PMR_MAX_EVENTS; i++)
 		t->fd[i] = -1;
-	if (pmr->read_mode != PMR_READ_CLOCK)
+	t->read_mode = pmr->read_mode;
+	t->sample_mask = (1ull << (pmr->sample_shift < 32 ? pmr->sample_shift : 32)) - 1;
+	t->tsc = pmr_use_tsc;
+	t->slot->clock = t->tsc ? PMR_CLOCK_TSC : PMR_CLOCK_MONO;
+	t->rng = (pmr_ticks() ^ (uint64_t)t->slot->tid << 32) | 1;
+	if (t->tsc)
+		pmr_reanchor(t);
+	if (t->read_mode != PMR_READ_CLOCK)
 		pmr_open_counters(t);
 	pthread_setspecific(pmr_key, t);
 	pmr_self = t;
-	pmr_calibrate();
+	if (!pmr_markers)
+		pmr_calibrate(t);
 	return t;
 }
+
+static void pmr_marker(struct pmr_tls *t, unsigned int kind, uint32_t id, uint32_t depth);
 
 void pmiprof_region_begin(const char *name)
 {
@@ -315,29 +401,98 @@ void pmiprof_region_begin(const char *name)
 	f = &t->stack[d];
 	f->id = id;
 	f->orphan = 0;
+	f->marked = 0;
+	f->counted = 0;
 	if (unlikely(id == PMR_NO_ID)) {
 		pmr_anomaly(t, PMR_AN_TOO_MANY_NAMES);
 		return;
 	}
+	if (pmr_markers) {
+		struct pmr_thread *sl = t->slot;
+
+		/*
+		 * A BEGIN goes in only with room left for the ENDs of every marked
+		 * open region and its own: an END is then never dropped, so a full
+		 * ring loses whole regions (BEGIN and END, counted as 2) and never
+		 * leaves one open in the trace that the thread closed.
+		 */
+		if (unlikely(t->head - t->tail_seen + t->marked_open + 2 > PMR_RING_RECS)) {
+			t->tail_seen = __atomic_load_n(&sl->tail, __ATOMIC_ACQUIRE);
+			if (t->head - t->tail_seen + t->marked_open + 2 > PMR_RING_RECS) {
+				__atomic_store_n(&sl->lost, sl->lost + 1, __ATOMIC_RELAXED);
+				return;
+			}
+		}
+		f->marked = 1;
+		t->marked_open++;
+		pmr_marker(t, PMR_REC_BEGIN, id, d);
+		return;
+	}
 	/* the reads last, so the bookkeeping above is not measured */
-	if (t->counters && (pmr->read_mode != PMR_READ_OUTER || d == 0))
-		pmr_read(t, f->v);
-	f->wall = pmr_wall();
+	if (t->counters) {
+		switch (t->read_mode) {
+		case PMR_READ_OUTER:
+			f->counted = d == 0;
+			break;
+		case PMR_READ_SAMPLED:
+			f->counted = t->calib || pmr_sample(t);
+			break;
+		default:
+			f->counted = 1;
+		}
+		if (f->counted)
+			pmr_read(t, f->v);
+	}
+	f->wall = pmr_wall(t);
 }
 
-static inline void pmr_push(struct pmr_thread *s, const struct pmr_rec *r, unsigned int nr_ev)
+/*
+ * The tail (pmiprof's cache line) is read only when the ring looks full
+ * from the last value seen, so the common push touches no line pmiprof
+ * writes.
+ */
+static inline void pmr_push(struct pmr_tls *t, const struct pmr_rec *r, unsigned int nr_ev)
 {
-	uint64_t head = s->head, tail = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
+	struct pmr_thread *s = t->slot;
+	uint64_t head = t->head;
 	struct pmr_rec *dst;
 
-	if (unlikely(head - tail >= PMR_RING_RECS)) {
-		/* pmiprof is behind or gone: drop, never wait */
-		__atomic_store_n(&s->lost, s->lost + 1, __ATOMIC_RELAXED);
-		return;
+	if (unlikely(head - t->tail_seen >= PMR_RING_RECS)) {
+		t->tail_seen = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE);
+		if (head - t->tail_seen >= PMR_RING_RECS) {
+			/* pmiprof is behind or gone: drop, never wait */
+			__atomic_store_n(&s->lost, s->lost + 1, __ATOMIC_RELAXED);
+			return;
+		}
 	}
 	dst = &s->ring[head & (PMR_RING_RECS - 1)];
 	memcpy(dst, r, offsetof(struct pmr_rec, val) + nr_ev * sizeof(r->val[0]));
+	t->head = head + 1;
 	__atomic_store_n(&s->head, head + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * MARKERS mode: one BEGIN or END record, stamped with the trace clock
+ * (CLOCK_MONOTONIC, as perf_event_attr.clockid of the recording) and the
+ * rdpmc values; the recorder merges them with the samples by time.
+ */
+static void pmr_marker(struct pmr_tls *t, unsigned int kind, uint32_t id, uint32_t depth)
+{
+	struct pmr_rec r;
+	unsigned int i, missing = 0;
+
+	r.region = id;
+	r.depth = (uint16_t)depth;
+	if (t->counters) {
+		for (i = 0; i < t->nr_ev; i++) {
+			r.val[i] = 0;
+			if (t->pg[i] && pmr_mmap_read(t->pg[i], pmr_rdpmc, NULL, &r.val[i]))
+				missing |= 1u << i;
+		}
+	}
+	r.kind = (uint16_t)(kind | missing << 8);
+	r.wall_ns = pmr_marker_ns(t);
+	pmr_push(t, &r, t->counters ? t->nr_ev : 0);
 }
 
 void pmiprof_region_end(const char *name)
@@ -351,12 +506,13 @@ void pmiprof_region_end(const char *name)
 
 	if (likely(!pmiprof_region_active))
 		return;
-	wall = pmr_wall();
 	t = pmr_self;
 	if (unlikely(!t) && !(t = pmr_thread_setup()))
 		return;
+	wall = pmr_markers ? 0 : pmr_wall(t);
 	/* the reads first, so the bookkeeping below is not measured */
-	if (t->counters && t->depth && (pmr->read_mode != PMR_READ_OUTER || t->depth == 1)) {
+	if (!pmr_markers && t->counters && t->depth && t->depth <= PMR_MAX_DEPTH &&
+	    t->stack[t->depth - 1].counted) {
 		pmr_read(t, v);
 		counted = true;
 	}
@@ -382,36 +538,51 @@ void pmiprof_region_end(const char *name)
 			return;
 		}
 		pmr_anomaly(t, PMR_AN_MISMATCHED);
+		/* the inner ones end unmarked: their reserved END slots are free again */
+		for (i = d + 1; i < t->depth && i < PMR_MAX_DEPTH; i++)
+			if (t->stack[i].marked)
+				t->marked_open--;
 		f = &t->stack[d];
-		if (pmr->read_mode == PMR_READ_OUTER && d != 0)
-			counted = false;
 	}
+	counted = counted && f->counted;
 	t->depth = d;
 	__atomic_store_n(&t->slot->depth, d, __ATOMIC_RELAXED);
 	if (f->orphan || id == PMR_NO_ID)
 		return;
+	if (pmr_markers) {
+		if (!f->marked) {
+			/* its BEGIN found the ring full: the END goes with it */
+			__atomic_store_n(&t->slot->lost, t->slot->lost + 1, __ATOMIC_RELAXED);
+			return;
+		}
+		t->marked_open--;
+		pmr_marker(t, PMR_REC_END, id, d);
+		return;
+	}
 	r.region = id;
 	r.kind = counted ? PMR_REC_CALL : PMR_REC_CALL_WALL;
 	r.depth = (uint16_t)d;
 	r.wall_ns = wall - f->wall;
 	for (i = 0; i < t->nr_ev; i++)
 		r.val[i] = counted ? v[i] - f->v[i] : 0;
-	pmr_push(t->slot, &r, t->nr_ev);
+	pmr_push(t, &r, counted ? t->nr_ev : 0);
 }
 
 /*
  * What a region costs to measure, timed on this thread with the same calls
  * under the reserved name 0: pmiprof subtracts the median (docs/regions.md).
  */
-static void pmr_calibrate(void)
+static void pmr_calibrate(struct pmr_tls *t)
 {
 	const char *name = pmr->names[0].name;
 	unsigned int i;
 
+	t->calib = true;	/* SAMPLED: the cost of a counted call is what is subtracted */
 	for (i = 0; i < PMR_CALIB_PAIRS; i++) {
 		pmiprof_region_begin(name);
 		pmiprof_region_end(name);
 	}
+	t->calib = false;
 }
 
 /*
@@ -437,6 +608,10 @@ static void pmr_after_fork_child(void)
 	}
 	for (d = 0; d < t->depth && d < PMR_MAX_DEPTH; d++)
 		t->stack[d].orphan = 1;
+	t->marked_open = 0;	/* a new slot: the parent's ENDs are not this ring's */
+	t->head = t->tail_seen = 0;
+	t->slot->clock = t->tsc ? PMR_CLOCK_TSC : PMR_CLOCK_MONO;
+	t->rng ^= (uint64_t)t->slot->tid << 32;
 	if (t->depth)
 		pmr_anomaly(t, PMR_AN_FORK_IN_REGION);
 	if (pmr->read_mode != PMR_READ_CLOCK)
@@ -454,19 +629,28 @@ __attribute__((constructor)) static void pmr_init(void)
 	if (!env || !*env)
 		return;
 	fd = strtol(env, &end, 10);
-	if (*end || fd < 0 || fd > INT32_MAX || fstat((int)fd, &st) ||
+	/*
+	 * The variable may be inherited by a process whose descriptor of that
+	 * number is something else (closed, reused): only a regular file
+	 * (pmiprof's memfd) of the right size with the magic is taken.
+	 */
+	if (*end || fd < 0 || fd > INT32_MAX || fstat((int)fd, &st) || !S_ISREG(st.st_mode) ||
 	    (uint64_t)st.st_size < PMR_SHM_SIZE)
 		return;
 	m = mmap(NULL, PMR_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
 	if (m == MAP_FAILED)
 		return;
 	if (m->magic != PMR_MAGIC || m->version != PMR_VERSION || m->size != PMR_SHM_SIZE ||
-	    m->mode != PMR_MODE_STAT || m->nr_events > PMR_MAX_EVENTS || m->nr_names < 1 ||
+	    (m->mode != PMR_MODE_STAT && m->mode != PMR_MODE_MARKERS) || m->nr_events > PMR_MAX_EVENTS || m->nr_names < 1 ||
 	    pthread_key_create(&pmr_key, pmr_thread_exit) ||
 	    pthread_atfork(NULL, NULL, pmr_after_fork_child)) {
 		munmap(m, PMR_SHM_SIZE);
 		return;
 	}
 	pmr = m;
+	pmr_markers = m->mode == PMR_MODE_MARKERS;
+	pmr_use_tsc = pmr_tsc_usable() && !getenv("PMIPROF_REGIONS_NO_TSC");
+	if (pmr_use_tsc)
+		pmr_anchor_take(&pmr_anchor0);
 	pmiprof_region_active = 1;
 }

@@ -18,8 +18,11 @@
  * waits for pmiprof, which may have been killed.
  *
  * Mode STAT writes one CALL record per completed region with the counter
- * deltas; mode MARKERS (reserved for record) will write BEGIN and END
- * records with a timestamp and the raw counter values.
+ * deltas; mode MARKERS (pmiprof record) writes a BEGIN and an END record per
+ * region with a CLOCK_MONOTONIC timestamp (the trace clock, from the TSC
+ * where usable: region_clock.h) and the raw
+ * values of the counters that user space reads without a system call
+ * (rdpmc); the others are not opened.
  */
 #ifndef PMIPROF_REGION_SHM_H
 #define PMIPROF_REGION_SHM_H
@@ -27,7 +30,7 @@
 #include <stdint.h>
 
 #define PMR_MAGIC		0x31524d50u	/* "PMR1" */
-#define PMR_VERSION		1
+#define PMR_VERSION		2
 #define PMR_ENV			"PMIPROF_REGIONS_FD"
 #define PMR_MAX_EVENTS		8
 #define PMR_MAX_NAMES		1024
@@ -39,7 +42,7 @@
 
 enum pmr_mode {
 	PMR_MODE_STAT = 1,		/* CALL records with deltas */
-	PMR_MODE_MARKERS = 2,		/* BEGIN/END records (record, not yet) */
+	PMR_MODE_MARKERS = 2,		/* BEGIN/END records (pmiprof record) */
 };
 
 /* How the library reads counters (header.read_mode, set by pmiprof). */
@@ -47,6 +50,13 @@ enum pmr_read_mode {
 	PMR_READ_AUTO = 0,		/* rdpmc where the mmap page allows, else read() */
 	PMR_READ_CLOCK = 1,		/* no perf counters: CLOCK_MONOTONIC (vDSO) only */
 	PMR_READ_OUTER = 2,		/* counters at outermost regions, clock inside */
+	PMR_READ_SAMPLED = 3,		/* counters at 1 call in 2^sample_shift, at random */
+};
+
+/* What a thread's CALL records hold in wall_ns (pmr_thread.clock). */
+enum pmr_clock {
+	PMR_CLOCK_MONO = 0,		/* ns of clock_gettime(CLOCK_MONOTONIC) */
+	PMR_CLOCK_TSC = 1,		/* TSC ticks: pmiprof converts (region_clock.h) */
 };
 
 /* Per event of a thread (pmr_thread.path[]). */
@@ -55,11 +65,12 @@ enum pmr_path {
 	PMR_PATH_RDPMC = 1,		/* user-space rdpmc through the mmap page */
 	PMR_PATH_READ = 2,		/* read() of the group leader (a syscall) */
 	PMR_PATH_FAILED = 3,		/* perf_event_open failed: errno in err[] */
+	PMR_PATH_NO_RDPMC = 4,		/* MARKERS: no rdpmc for it, so not read at all */
 };
 
 enum pmr_rec_kind {
 	PMR_REC_CALL = 1,
-	PMR_REC_BEGIN = 2,		/* reserved for MARKERS mode */
+	PMR_REC_BEGIN = 2,		/* MARKERS mode */
 	PMR_REC_END = 3,
 	PMR_REC_CALL_WALL = 4,		/* a CALL measured by the clock only (read mode OUTER) */
 };
@@ -94,8 +105,14 @@ struct pmr_name {
 /*
  * One record: 16 bytes + 8 per event.  val[] holds the deltas (CALL) or
  * raw values (BEGIN/END) of the header's events in order; wall_ns is the
- * CLOCK_MONOTONIC delta (CALL) or timestamp (BEGIN/END).
+ * CLOCK_MONOTONIC delta (CALL: ns or ticks, pmr_thread.clock) or timestamp
+ * in ns (BEGIN/END).  BEGIN/END: bits
+ * 8..15 of kind flag events whose rdpmc read failed this time (counter not
+ * scheduled): their val[] is 0 and means nothing; depth is the regions
+ * open before the BEGIN / after the END.
  */
+#define PMR_REC_KIND(k)		((k) & 0xffu)
+#define PMR_REC_MISSING(k)	((unsigned int)(k) >> 8)
 struct pmr_rec {
 	uint32_t region;		/* index into names[] */
 	uint16_t kind;			/* pmr_rec_kind */
@@ -109,6 +126,8 @@ struct pmr_thread {
 	int32_t pid, tid;
 	uint32_t depth;			/* regions open now (may exceed MAX_DEPTH) */
 	uint32_t open[PMR_MAX_DEPTH];	/* their name ids, outermost first */
+	uint32_t clock;			/* pmr_clock of its CALL records' wall_ns */
+	uint32_t pad;
 	uint64_t head;			/* records written (workload, release) */
 	uint64_t tail;			/* records consumed (pmiprof) */
 	uint64_t lost;			/* records dropped: ring full */
@@ -131,7 +150,7 @@ struct pmr_shm {
 	uint32_t nr_threads;		/* slots claimed (atomic) */
 	uint32_t threads_overflow;	/* threads that found no slot */
 	uint32_t names_overflow;	/* registrations refused: table full */
-	uint32_t pad;
+	uint32_t sample_shift;		/* PMR_READ_SAMPLED: 1 call in 2^this */
 	struct pmr_event ev[PMR_MAX_EVENTS];
 	struct pmr_name names[PMR_MAX_NAMES];
 	struct pmr_thread threads[PMR_MAX_THREADS];

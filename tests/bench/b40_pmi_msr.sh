@@ -23,6 +23,11 @@ if [ -x "$budget" ]; then
 else
 	echo "   ($budget not built: run make)"
 fi
+# The call-stack walk (ABI 1.2): user reads and walk time per PMI on the model.
+if [ -x "$build/tests/test_pmi_stack" ]; then
+	PMIPROF_BUDGET_TIMING=1 "$build/tests/test_pmi_stack" 2>/dev/null | sed -n 's/^# \(stack walk.*\)$/   \1/p'
+	echo "   (in the guest, record -g prints 'stack walk per PMI: R user reads, N ns mean' from GET_STATS)"
+fi
 
 echo
 echo "2. guest handler time, pmu=emul under QEMU TCG (EMULATION: TCG runs ~10-50x slower than"

@@ -4,7 +4,9 @@
 # high-level regions and LIKWID's markers, in the same run.  Each figure is
 # the best of 5 rounds of N pairs, ns per pair, timed by the program itself.
 # On this VM there is no hardware PMU: pmiprof reads task-clock with read()
-# (a system call at begin and at end); the clock mode reads no counter.
+# (a system call at begin and at end) in auto/outer mode, at 1 call in N in
+# sampled mode; the clock mode reads no counter.  Times come from rdtsc
+# where the clocksource is tsc (clock-vdso: the vDSO clock instead).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 build=${PMIPROF_BUILD:-$PWD/build}
@@ -27,16 +29,26 @@ row "api / mode" "ns/pair" "what one pair does"
 row "loop floor (no call)" "$("$tmp/none" $n | ns)" ""
 row "pmiprof, not under pmiprof (function)" "$("$tmp/pm" $n | ns)" "call + one test of a global flag, per call"
 row "pmiprof, not under pmiprof (macro)" "$("$tmp/pmm" $n | ns)" "one inline test of the flag, no call"
-for mode in auto outer clock; do
-	out=$("$build/pmiprof" stat --regions --region-read $mode -e task-clock -- "$tmp/pm" $n 2>"$tmp/stat.$mode")
+for mode in auto outer sampled sampled:4096 clock clock-vdso; do
+	env=
+	[ $mode = clock-vdso ] && { mode=clock; env=PMIPROF_REGIONS_NO_TSC=1; }
+	out=$(env $env "$build/pmiprof" stat --regions --region-read $mode -e task-clock -- "$tmp/pm" $n 2>"$tmp/stat.$mode")
 	path=$(sed -n 's/^   task-clock  *read with \(.*\)$/\1/p' "$tmp/stat.$mode" | head -1)
-	case $mode in
-	auto) what="2 x (group read(): ${path:-?}) + 2 x vDSO clock_gettime + ring write" ;;
+	case $mode$env in
+	auto) what="task-clock: ${path:-?}; 2 x rdtsc + ring write" ;;
 	outer) what="as auto: every region here is outermost" ;;
-	clock) what="2 x vDSO clock_gettime + ring write (wall-ns only)" ;;
+	sampled) what="2 x rdtsc + ring write; read() x 2 at 1 call in 256" ;;
+	sampled:4096) what="2 x rdtsc + ring write; read() x 2 at 1 call in 4096" ;;
+	clock) what="2 x rdtsc + ring write (wall-ns only)" ;;
+	*) what="2 x vDSO clock_gettime + ring write (TSC not used)"; mode="clock, PMIPROF_REGIONS_NO_TSC" ;;
 	esac
-	row "pmiprof stat --regions --region-read $mode" "$(printf '%s\n' "$out" | ns)" "$what"
+	row "stat --regions --region-read $mode" "$(printf '%s\n' "$out" | ns)" "$what"
 done
+# 4000 pairs a round, 0.2 s apart: the 16384-record ring never fills, so
+# no round is timed dropping markers (a dropped BEGIN costs no clock read)
+out=$("$build/pmiprof" record -q -o "$tmp/rec.pmi" -- "$tmp/pm" 4000 gap 2>"$tmp/rec.err")
+lost=$("$build/pmiprof" report -i "$tmp/rec.pmi" --by region 2>&1 | grep -o 'markers, lost [0-9]*' | head -1)
+row "record (markers), 4000 pairs/round" "$(printf '%s\n' "$out" | ns)" "2 x (rdtsc -> ns + ring write), no counter (no rdpmc); ${lost:-markers lost ?}"
 cost=$(sed -n 's/.*empty-region cost subtracted.*: task-clock \([0-9]*\),.*/\1/p' "$tmp/stat.auto")
 echo "  (pmiprof's own empty-region figure, auto mode: task-clock ${cost:-?} ns between the two reads; it is subtracted from every call)"
 if [ $have_papi = 1 ]; then

@@ -75,6 +75,14 @@ head -1 "$TMPD/w.csv" | grep -q ',throttled,after_loss,stack$' && ok "--windows 
 	|| not_ok "--windows CSV ends with a stack column" "$(head -1 "$TMPD/w.csv")"
 grep -q ';main;round_once;work_b$' "$TMPD/w.csv" && ok "windows stack column: ...;main;round_once;work_b" \
 	|| not_ok "windows stack column has main;round_once;work_b" "$(sed -n 2,4p "$TMPD/w.csv")"
+# kernel-mode samples (timer interrupts in a leaf) get the fix-up after their exact user ip
+kin=$(grep -c ';work_[abc];[^;]*_\[k\]' "$TMPD/w.csv"); kmiss=$(grep ';work_[abc];[^;]*_\[k\]' "$TMPD/w.csv" | grep -vc ';round_once;work_')
+if [ "${kin:-0}" -eq 0 ]; then
+	skip "no kernel-mode sample interrupted a leaf in this run"
+else
+	[ "${kmiss:-1}" -eq 0 ] && ok "kernel-mode samples in leaves keep round_once ($kin of $kin)" \
+		|| not_ok "kernel-mode samples in leaves keep round_once" "$kmiss of $kin miss it"
+fi
 "$PMIPROF" report -i "$TMPD/t.data" --children --format json --limit 5 >"$TMPD/c.json" 2>&1
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["view"] == "children" and d["meta"]["stacks"]["samples"] > 0 and d["rows"][0]["children"] >= d["rows"][-1]["children"]' "$TMPD/c.json" \
 	&& ok "--children JSON parses, sorted by children" || not_ok "--children JSON parses" "$(head -c 600 "$TMPD/c.json")"

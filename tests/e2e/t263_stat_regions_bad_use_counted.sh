@@ -27,7 +27,7 @@ grep -q '^# anomaly,fork inside a region.*,1$' "$TMPD/csv" && ok "csv: anomalies
 "$PMIPROF" stat --regions -p 1 2>"$TMPD/e1"; rc=$?
 [ $rc -eq 2 ] && grep -q 'needs a command' "$TMPD/e1" && ok "--regions -p: usage error" || not_ok "--regions -p" "rc=$rc $(cat "$TMPD/e1")"
 "$PMIPROF" stat --regions --region-read fast -- true 2>"$TMPD/e2"; rc=$?
-[ $rc -eq 2 ] && grep -q "auto, outer or clock" "$TMPD/e2" && ok "bad --region-read: usage error" || not_ok "--region-read" "rc=$rc $(cat "$TMPD/e2")"
+[ $rc -eq 2 ] && grep -q "auto, outer, sampled\[:N\] (N a power of two) or clock" "$TMPD/e2" && ok "bad --region-read: usage error" || not_ok "--region-read" "rc=$rc $(cat "$TMPD/e2")"
 "$PMIPROF" stat --regions -- true 2>"$TMPD/e3"; rc=$?
 [ $rc -eq 0 ] && grep -q 'no region was entered' "$TMPD/e3" && ok "a command without regions: says so" || not_ok "no regions" "$(cat "$TMPD/e3")"
 done_testing

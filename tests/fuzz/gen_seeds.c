@@ -2,7 +2,8 @@
 /*
  * Writes the fuzzer's generated seed traces into a directory: sample
  * streams with small chunks (deflated and stored) and a trace with every
- * record type, so mutations start from valid structure.  Built by
+ * record type (1.4 code regions included), so mutations start from valid
+ * structure.  Built by
  * tests/fuzz/run; the committed fixtures are added to the corpus as well.
  */
 #include <stdio.h>
@@ -54,6 +55,11 @@ static int every_type(const char *dir, int level)
 		struct trace_mark mk = { i, 0, 1, 1, 7, "mark" };
 		struct trace_callchain cc = { 4, ips };
 		struct trace_finish f = { i, 1, -2, 8, 3 };
+		struct trace_region_def rd = { i, "region" };
+		struct trace_region rg = { .time = i, .kind = 1 + i % 2, .pid = 1, .tid = 2,
+					   .id = i, .depth = i % 3, .evmask = i % 4,
+					   .values = { 1000 + i, 1u << 20 } };
+		struct trace_region_anomaly ra = { i, 1, 2, 1 + i % 6, i };
 
 		uint64_t regs[3] = { 0x7ffc1000 + i, 0x7ffc0f00 + i, 0x401000 };
 		uint8_t data[24] = { 1, 2, 3, (uint8_t)i };
@@ -66,6 +72,8 @@ static int every_type(const char *dir, int level)
 		      trace_write_mmap(w, &m) || trace_write_comm(w, &c) ||
 		      trace_write_fork(w, &t) || trace_write_exit(w, &t) ||
 		      trace_write_lost(w, &l) || trace_write_mark(w, &mk) ||
+		      trace_write_region_def(w, &rd) || trace_write_region(w, &rg) ||
+		      trace_write_region_anomaly(w, &ra) ||
 		      trace_write_raw(w, 99, "xyz", 3) || trace_write_finish(w, &f);
 	}
 	return trace_writer_close(w) || err;

@@ -34,7 +34,7 @@ extern bool kcore_real_clock;
 
 /* Model + hw + CPU, probed with the driver for spec->vendor. Returns probe()'s result. */
 int kcore_setup(struct kcore *k, const struct pmu_model_spec *spec);
-/* PMI mode, trigger = events[trig], period. Returns pmu_configure()'s result. */
+/* PMI mode, trigger = events[trig], period. Returns pmiprof_pmu_configure()'s result. */
 int kcore_configure(struct kcore *k, const struct pmiprof_event *evs, u32 n, int trig,
 		    u64 period);
 int kcore_start(struct kcore *k);
@@ -48,6 +48,29 @@ void kcore_take_pmis(struct kcore *k);
  * PMIs taken after every step (the step's tail is the skid).
  */
 void kcore_run(struct kcore *k, u64 instructions, u32 max_step, u32 seed);
+
+/*
+ * 1.2 call stacks.  With hw.stack_mode set, records go through the real
+ * ring arithmetic (kernel/ring_core.c) into kcore_ring instead of
+ * kcore_recs; kcore_ring_init() sizes it (first use: 1 MiB, variable).
+ * User memory is a fake address space: kcore_umem bytes at kcore_umem_base,
+ * reads at or past kcore_umem_fault fault (bytes before it are copied, as
+ * copy_from_user_nmi does); each read advances the fake clock by
+ * kcore_read_ns.  kcore_uregs[] are the user registers (perf order);
+ * kcore_no_user: a kernel thread.  kcore_kframes: kernel return addresses.
+ */
+#include "../../kernel/ring_core.h"
+extern u32 kcore_stack_mode, kcore_stack_max, kcore_stack_dump;	/* kcore_configure() */
+extern struct ring_core kcore_ring;
+void kcore_ring_init(u32 data_bytes, bool varlen);
+extern u8 *kcore_umem;
+extern u64 kcore_umem_base, kcore_umem_len, kcore_umem_fault;
+extern u64 kcore_uregs[PMU_UREG_MAX];
+extern bool kcore_no_user;
+extern u64 kcore_read_ns;
+extern u64 kcore_kframes[64];
+extern u32 kcore_nkframes;
+extern const struct pmu_stack_ops kcore_stack_ops;
 
 /* Convenience events. */
 struct pmiprof_event kcore_ev(u16 event, u8 umask, bool trigger, u64 period);

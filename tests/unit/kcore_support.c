@@ -14,7 +14,10 @@
 #include "../../kernel/pmi_core.c"
 #include "../../kernel/pmu_amd.c"
 #include "../../kernel/pmu_intel.c"
+#include "../../kernel/pmu_task.c"
 #include "../../kernel/pmu_whitelist.c"
+#include "../../kernel/ring_core.c"
+#include "../../kernel/stack.c"
 
 struct pmiprof_sample_rec *kcore_recs;
 size_t kcore_nrecs;
@@ -51,6 +54,103 @@ int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec)
 	return 0;
 }
 
+u32 kcore_stack_mode, kcore_stack_max, kcore_stack_dump;
+struct ring_core kcore_ring;
+static void *kcore_ring_mem;
+u8 *kcore_umem;
+u64 kcore_umem_base, kcore_umem_len, kcore_umem_fault = UINT64_MAX;
+u64 kcore_uregs[PMU_UREG_MAX];
+bool kcore_no_user;
+u64 kcore_read_ns;
+u64 kcore_kframes[64];
+u32 kcore_nkframes;
+
+void kcore_ring_init(u32 data_bytes, bool varlen)
+{
+	free(kcore_ring_mem);
+	kcore_ring_mem = calloc(1, PMIPROF_RING_HEADER_BYTES + data_bytes);
+	kcore_ring.hdr = kcore_ring_mem;
+	kcore_ring.data = (u8 *)kcore_ring_mem + PMIPROF_RING_HEADER_BYTES;
+	kcore_ring.size = data_bytes;
+	kcore_ring.rec_size = varlen ? 0 : sizeof(struct pmiprof_sample_rec);
+	kcore_ring.hdr->record_size = kcore_ring.rec_size;
+	kcore_ring.hdr->data_bytes = data_bytes;
+}
+
+int pmiprof_out_begin(struct pmu_cpu *pc, u32 max, struct pmu_out *o)
+{
+	(void)pc;
+	if (!kcore_ring.hdr)
+		kcore_ring_init(1u << 20, true);
+	o->ring = &kcore_ring;
+	o->max = max;
+	if (kcore_emit_fail)
+		return -ENOSPC;
+	return pmiprof_ring_core_reserve(&kcore_ring, max, &o->head, &o->tail);
+}
+
+u8 *pmiprof_out_ptr(struct pmu_out *o, u32 off, u32 *contig)
+{
+	/* Writing past the reservation would be a producer bug: fail loudly. */
+	if (off >= o->max) {
+		fprintf(stderr, "pmiprof_out_ptr: offset %u beyond the %u reserved\n", off, o->max);
+		abort();
+	}
+	return pmiprof_ring_core_ptr(o->ring, o->head + off, contig);
+}
+
+void pmiprof_out_commit(struct pmu_out *o, u32 len, u64 now)
+{
+	(void)now;
+	if (len > o->max)
+		abort();
+	if (len)
+		pmiprof_ring_core_publish(o->ring, o->head + len);
+}
+
+static bool kcore_user_regs(const struct pmi_ctx *ctx, u64 mask, u64 *out)
+{
+	u32 i, n = 0;
+
+	(void)ctx;
+	if (kcore_no_user)
+		return false;
+	for (i = 0; i < PMU_UREG_MAX; i++)
+		if (mask & BIT_ULL(i))
+			out[n++] = kcore_uregs[i];
+	return true;
+}
+
+static unsigned long kcore_user_read(void *dst, u64 src, unsigned long n)
+{
+	unsigned long ok = 0;
+
+	kcore_now_ns += kcore_read_ns;
+	while (ok < n && src + ok >= kcore_umem_base && src + ok < kcore_umem_base + kcore_umem_len &&
+	       src + ok < kcore_umem_fault) {
+		((u8 *)dst)[ok] = kcore_umem[src + ok - kcore_umem_base];
+		ok++;
+	}
+	return n - ok;
+}
+
+static u32 kcore_kernel_stack(const struct pmi_ctx *ctx, u32 max,
+			      void (*put)(void *arg, u64 ip), void *arg)
+{
+	u32 i;
+
+	(void)ctx;
+	for (i = 0; i < kcore_nkframes && i < max; i++)
+		put(arg, kcore_kframes[i]);
+	return i;
+}
+
+const struct pmu_stack_ops kcore_stack_ops = {
+	.user_regs = kcore_user_regs,
+	.read = kcore_user_read,
+	.kernel_stack = kcore_kernel_stack,
+};
+
 void kcore_reset_recs(void)
 {
 	kcore_nrecs = 0;
@@ -60,15 +160,16 @@ void kcore_reset_recs(void)
 int kcore_setup(struct kcore *k, const struct pmu_model_spec *spec)
 {
 	memset(k, 0, sizeof(*k));
-	pmu_model_init(&k->probe_model, spec);
-	pmu_model_init(&k->model, spec);
+	pmiprof_pmu_model_init(&k->probe_model, spec);
+	pmiprof_pmu_model_init(&k->model, spec);
 	/* one reservation bitmap, as perf's, governs the CPU's GP registers */
 	k->probe_model.resv = &k->probe_model;
 	k->model.resv = &k->probe_model;
-	k->hw.ops = &pmu_model_msr_ops;
+	k->hw.ops = &pmiprof_pmu_model_msr_ops;
 	k->hw.model_probe = &k->probe_model;
 	k->hw.emulated = true;
-	k->hw.drv = pmu_driver_for_vendor(spec->vendor);
+	k->hw.drv = pmiprof_pmu_driver_for_vendor(spec->vendor);
+	k->hw.stack_ops = &kcore_stack_ops;
 	k->pc.hw = &k->hw;
 	k->pc.model = &k->model;
 	k->user = true;
@@ -99,6 +200,9 @@ int kcore_configure(struct kcore *k, const struct pmiprof_event *evs, u32 n, int
 	cfg.size = sizeof(cfg);
 	cfg.mode = PMIPROF_SAMPLING_PMI;
 	cfg.nr_events = n;
+	cfg.stack_mode = kcore_stack_mode;
+	cfg.stack_max = kcore_stack_max;
+	cfg.stack_dump = kcore_stack_dump;
 	for (i = 0; i < n; i++) {
 		cfg.events[i] = evs[i];
 		cfg.events[i].flags &= ~PMIPROF_EV_TRIGGER;
@@ -108,7 +212,7 @@ int kcore_configure(struct kcore *k, const struct pmiprof_event *evs, u32 n, int
 			cfg.events[i].period = period;
 		}
 	}
-	return pmu_configure(&k->hw, &cfg);
+	return pmiprof_pmu_configure(&k->hw, &cfg);
 }
 
 int kcore_start(struct kcore *k)
@@ -160,7 +264,7 @@ void kcore_run(struct kcore *k, u64 instructions, u32 max_step, u32 seed)
 		step = 1 + (x >> 8) % max_step;
 		if (step > instructions)
 			step = instructions;
-		pmu_model_advance(&k->model, step, step + step / 2);
+		pmiprof_pmu_model_advance(&k->model, step, step + step / 2);
 		kcore_now_ns += step;
 		instructions -= step;
 		kcore_take_pmis(k);

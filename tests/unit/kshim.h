@@ -40,6 +40,14 @@ typedef int64_t s64;
 /* Single-copy accesses shared with the NMI handler. */
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#define barrier()		__asm__ __volatile__("" ::: "memory")
+
+/* Ring ordering (ring_core.c): the same acquire/release the kernel uses. */
+#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define clamp_t(t, v, lo, hi)	((t)(v) < (t)(lo) ? (t)(lo) : (t)(v) > (t)(hi) ? (t)(hi) : (t)(v))
+#define hweight64(x)		((unsigned int)__builtin_popcountll(x))
 
 static inline u64 div64_u64(u64 a, u64 b)
 {

@@ -18,9 +18,17 @@ static void abi_struct_sizes_are_frozen(void **state)
 	(void)state;
 	assert_int_equal(sizeof(struct pmiprof_info), 152);
 	assert_int_equal(sizeof(struct pmiprof_event), 16);
-	assert_int_equal(sizeof(struct pmiprof_config), 192);
+	/* 1.2 appended the stack fields, then the task list: the 1.0 prefixes (192, 16) are unchanged */
+	assert_int_equal(sizeof(struct pmiprof_config), 272);
+	assert_int_equal(offsetof(struct pmiprof_config, stack_mode), 192);
+	assert_int_equal(offsetof(struct pmiprof_config, nr_tasks), 208);
 	assert_int_equal(sizeof(struct pmiprof_cpu_stats), 200);
-	assert_int_equal(sizeof(struct pmiprof_stats_req), 16);
+	assert_int_equal(sizeof(struct pmiprof_stats_req), 24);
+	assert_int_equal(offsetof(struct pmiprof_stats_req, stack_buf), 16);
+	assert_int_equal(sizeof(struct pmiprof_stack_stats), 64);
+	assert_int_equal(sizeof(struct pmiprof_stack_rec), 24);
+	/* 1.2 record size in what was reserved1 */
+	assert_int_equal(offsetof(struct pmiprof_sample_rec, size), 44);
 	assert_int_equal(sizeof(struct pmiprof_consume), 16);
 	assert_int_equal(sizeof(struct pmiprof_ring_header), 64);
 	assert_int_equal(sizeof(struct pmiprof_sample_rec), 112);

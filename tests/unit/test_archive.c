@@ -235,7 +235,7 @@ static void header_boot_id_and_kernel_build_id_round_trip(void **state)
 	want = h;
 	want.version_major = PMIPROF_TRACE_VERSION_MAJOR;
 	want.version_minor = PMIPROF_TRACE_VERSION_MINOR;
-	assert_int_equal(PMIPROF_TRACE_VERSION_MINOR, 3);
+	assert_int_equal(PMIPROF_TRACE_VERSION_MINOR, 4);
 	assert_int_equal(trace_writer_open(&w, path, &h, NULL), 0);
 	assert_int_equal(trace_writer_close(w), 0);
 	assert_int_equal(trace_reader_open(&r, path, NULL, NULL), 0);

@@ -100,7 +100,7 @@ static void setup_intel(void)
 	struct pmu_model_spec spec;
 	struct pmiprof_event ev[2];
 
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
 	assert_int_equal(kcore_setup(&k, &spec), 0);
 	ev[0] = kcore_ev(0xc0, 0, true, PERIOD);
 	ev[1] = kcore_ev(0x3c, 0, false, 0);
@@ -123,7 +123,7 @@ static void windows_are_exactly_n_whatever_the_skid(void **state)
 	(void)state;
 	setup_intel();
 	for (i = 0; i < 2000; i++) {
-		u64 left = emul_icount_events_left(pmu_model_rdmsr(&k.model, trig_msr()), k.model.mask);
+		u64 left = emul_icount_events_left(pmiprof_pmu_model_rdmsr(&k.model, trig_msr()), k.model.mask);
 		u64 skid;
 
 		x = x * 1103515245u + 12345u;
@@ -140,7 +140,7 @@ static void windows_are_exactly_n_whatever_the_skid(void **state)
 		sum += kcore_recs[i].counts[0];
 	}
 	/* every instruction fed is in a window or in the open one */
-	assert_int_equal(sum + (pmu_model_rdmsr(&k.model, trig_msr()) - (0 - PERIOD)) % (MASK48 + 1),
+	assert_int_equal(sum + (pmiprof_pmu_model_rdmsr(&k.model, trig_msr()) - (0 - PERIOD)) % (MASK48 + 1),
 			 total);
 	assert_int_equal(kcore_nrecs, total / PERIOD);
 	kcore_stop(&k);
@@ -156,15 +156,15 @@ static void frozen_counter_overflows_after_the_events_it_had_left(void **state)
 	emul_icount_thaw(&c, 0);
 	/* run 200,000 instructions of the window, then freeze (idle / switch-out) */
 	emul_icount_run(&k.model, emul_icount_freeze(&c, 200000), trig_msr(), 64, take, &k);
-	saved = pmu_model_rdmsr(&k.model, trig_msr());
+	saved = pmiprof_pmu_model_rdmsr(&k.model, trig_msr());
 	left = emul_icount_events_left(saved, k.model.mask);
 	assert_int_equal(left, PERIOD - 200000);
 	/* a long frozen span: the TSC jumps, nothing is fed */
 	emul_icount_run(&k.model, emul_icount_take(&c, 50000000), trig_msr(), 64, take, &k);
-	assert_int_equal(pmu_model_rdmsr(&k.model, trig_msr()), saved);
+	assert_int_equal(pmiprof_pmu_model_rdmsr(&k.model, trig_msr()), saved);
 	/* restored: the deadline is exactly the events left, from the counter alone */
 	emul_icount_thaw(&c, 50000000);
-	assert_int_equal(emul_icount_events_left(pmu_model_rdmsr(&k.model, trig_msr()),
+	assert_int_equal(emul_icount_events_left(pmiprof_pmu_model_rdmsr(&k.model, trig_msr()),
 						 k.model.mask), left);
 	emul_icount_run(&k.model, emul_icount_take(&c, 50000000 + left - 1), trig_msr(), 64,
 			take, &k);

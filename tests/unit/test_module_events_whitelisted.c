@@ -36,7 +36,7 @@ static void check_vendor(u32 vendor, u32 family)
 		ev.event = code.event;
 		ev.umask = code.umask;
 		ev.flags = PMIPROF_EV_USER | PMIPROF_EV_KERNEL;
-		if (pmu_whitelist_check(&hw, &ev, &why))
+		if (pmiprof_pmu_whitelist_check(&hw, &ev, &why))
 			fail_msg("vendor %u family %#x: %s (%#x/%#x) refused: %s", vendor, family,
 				 names[i], code.event, code.umask, why);
 	}

@@ -88,7 +88,7 @@ static void check_path(const struct path *p)
 		u64 mx[PMU_ACC_NR] = { 0 }, mx_total = 0, budget, ns = 0;
 		u32 w = 0;
 
-		pmu_model_spec_default(&spec, p->vendor);
+		pmiprof_pmu_model_spec_default(&spec, p->vendor);
 		spec.version = p->version;
 		spec.full_width = p->full_width;
 		assert_int_equal(kcore_setup(&k, &spec), 0);
@@ -99,11 +99,11 @@ static void check_path(const struct path *p)
 			struct pmi_ctx ctx;
 			int a;
 
-			pmu_model_advance(&k.model, 997, 1500);
+			pmiprof_pmu_model_advance(&k.model, 997, 1500);
 			if (!k.model.pmi_pending)
 				continue;
 			k.model.pmi_pending--;
-			pmu_model_reset_acc(&k.model);
+			pmiprof_pmu_model_reset_acc(&k.model);
 			ctx = kcore_ctx(&k);
 			assert_int_equal(k.hw.drv->handle_pmi(&k.pc, &ctx), 1);
 			if (timing)
@@ -111,8 +111,8 @@ static void check_path(const struct path *p)
 			for (a = 0; a < PMU_ACC_NR; a++)
 				if (k.model.acc[a] > mx[a])
 					mx[a] = k.model.acc[a];
-			if (pmu_model_acc_total(&k.model) > mx_total)
-				mx_total = pmu_model_acc_total(&k.model);
+			if (pmiprof_pmu_model_acc_total(&k.model) > mx_total)
+				mx_total = pmiprof_pmu_model_acc_total(&k.model);
 			w++;
 		}
 		kcore_real_clock = false;

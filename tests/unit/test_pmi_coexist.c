@@ -19,7 +19,7 @@
 
 static void spec_intel(struct pmu_model_spec *spec, u32 family, u32 model)
 {
-	pmu_model_spec_default(spec, PMIPROF_VENDOR_INTEL);
+	pmiprof_pmu_model_spec_default(spec, PMIPROF_VENDOR_INTEL);
 	spec->family = family;
 	spec->model = model;
 }
@@ -35,24 +35,24 @@ static void probe_writes_no_counter_before_reserving(void **state)
 
 	(void)state;
 	for (v = 0; v < ARRAY_SIZE(vendors); v++) {
-		pmu_model_spec_default(&spec, vendors[v]);
+		pmiprof_pmu_model_spec_default(&spec, vendors[v]);
 		assert_int_equal(kcore_setup(&k, &spec), 0);
 		assert_int_equal(k.probe_model.acc[PMU_ACC_CTR_WR], 0);
 		assert_int_equal(k.probe_model.unreserved_wr, 0);
 
-		assert_int_equal(pmu_reserve(&k.hw, &idx), 0);
-		assert_int_equal(pmu_probe_cpu(&k.pc, &res), 0);
+		assert_int_equal(pmiprof_pmu_reserve(&k.hw, &idx), 0);
+		assert_int_equal(pmiprof_pmu_probe_cpu(&k.pc, &res), 0);
 		assert_true(k.probe_model.acc[PMU_ACC_CTR_WR] >= 2);	/* probe value, restore */
 		assert_int_equal(k.probe_model.unreserved_wr, 0);
-		pmu_release(&k.hw);
+		pmiprof_pmu_release(&k.hw);
 
 		/* QEMU TCG: the counter does not hold the value; refused by the probe */
 		k.probe_model.tcg = true;
-		assert_int_equal(pmu_reserve(&k.hw, &idx), 0);
-		assert_int_equal(pmu_probe_cpu(&k.pc, &res), -ENODEV);
+		assert_int_equal(pmiprof_pmu_reserve(&k.hw, &idx), 0);
+		assert_int_equal(pmiprof_pmu_probe_cpu(&k.pc, &res), -ENODEV);
 		assert_int_equal(res.got, 0);
 		assert_int_not_equal(res.wrote, 0);
-		pmu_release(&k.hw);
+		pmiprof_pmu_release(&k.hw);
 	}
 }
 
@@ -65,27 +65,27 @@ static void reservation_taken_and_dropped_whole(void **state)
 	u32 idx = 99;
 
 	(void)state;
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_AMD);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_AMD);
 	assert_int_equal(kcore_setup(&k, &spec), 0);
 	assert_int_equal(k.probe_model.reserved, 0);	/* loaded, no session: perf may use it */
-	pmu_fill_info(&k.hw, &info);
+	pmiprof_pmu_fill_info(&k.hw, &info);
 	assert_false(info.flags & PMIPROF_INFO_F_RESERVED);
 
-	assert_int_equal(pmu_reserve(&k.hw, &idx), 0);	/* START */
+	assert_int_equal(pmiprof_pmu_reserve(&k.hw, &idx), 0);	/* START */
 	assert_int_equal(k.probe_model.reserved, 0x3f);
 	assert_int_equal(k.hw.nr_reserved, 6);
-	pmu_fill_info(&k.hw, &info);
+	pmiprof_pmu_fill_info(&k.hw, &info);
 	assert_true(info.flags & PMIPROF_INFO_F_RESERVED);
-	assert_int_equal(pmu_reserve(&k.hw, &idx), 0);	/* idempotent: no double count */
+	assert_int_equal(pmiprof_pmu_reserve(&k.hw, &idx), 0);	/* idempotent: no double count */
 	assert_int_equal(k.probe_model.reservations, 6);
-	pmu_release(&k.hw);				/* STOP */
+	pmiprof_pmu_release(&k.hw);				/* STOP */
 	assert_int_equal(k.probe_model.reserved, 0);
 	assert_int_equal(k.probe_model.releases, 6);
-	pmu_fill_info(&k.hw, &info);
+	pmiprof_pmu_fill_info(&k.hw, &info);
 	assert_false(info.flags & PMIPROF_INFO_F_RESERVED);
 
 	k.probe_model.perf_held = BIT(2);		/* perf has a hardware event */
-	assert_int_equal(pmu_reserve(&k.hw, &idx), -EBUSY);
+	assert_int_equal(pmiprof_pmu_reserve(&k.hw, &idx), -EBUSY);
 	assert_int_equal(idx, 2);
 	assert_int_equal(k.probe_model.reserved, 0);
 	assert_int_equal(k.hw.nr_reserved, 0);
@@ -201,7 +201,7 @@ static void guest_mode_pmi_flagged_without_ip(void **state)
 	size_t i, host;
 
 	(void)state;
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
 	assert_int_equal(kcore_setup(&k, &spec), 0);
 	assert_int_equal(config_start(&k, ev, 1), 0);
 	kcore_run(&k, 10 * N, 4000, 3);
@@ -225,7 +225,7 @@ static void guest_mode_pmi_flagged_without_ip(void **state)
 	kcore_stop(&k);
 }
 
-/* Item 13: pmu_configure() is the only validator, for pmu=none too. */
+/* Item 13: pmiprof_pmu_configure() is the only validator, for pmu=none too. */
 static void configure_validates_without_a_pmu(void **state)
 {
 	struct pmiprof_config cfg;
@@ -237,29 +237,29 @@ static void configure_validates_without_a_pmu(void **state)
 	cfg.size = sizeof(cfg);
 	cfg.mode = PMIPROF_SAMPLING_TIMER;
 	cfg.timer_ns = 1000000;
-	assert_int_equal(pmu_configure(&hw, &cfg), 0);
+	assert_int_equal(pmiprof_pmu_configure(&hw, &cfg), 0);
 	assert_true(hw.configured);
 	assert_int_equal(hw.trigger, -1);
 	assert_int_equal(hw.max_rate, PMU_DEFAULT_MAX_RATE);
 
 	cfg.timer_ns = 10;
-	assert_int_equal(pmu_configure(&hw, &cfg), -EINVAL);
+	assert_int_equal(pmiprof_pmu_configure(&hw, &cfg), -EINVAL);
 	assert_false(hw.configured);
 	cfg.timer_ns = 1000000;
 	cfg.reserved[3] = 1;
-	assert_int_equal(pmu_configure(&hw, &cfg), -EINVAL);
+	assert_int_equal(pmiprof_pmu_configure(&hw, &cfg), -EINVAL);
 	cfg.reserved[3] = 0;
 	cfg.nr_events = 1;
 	cfg.events[0] = kcore_ev(0xc0, 0, false, 0);
-	assert_int_equal(pmu_configure(&hw, &cfg), -EOPNOTSUPP);
+	assert_int_equal(pmiprof_pmu_configure(&hw, &cfg), -EOPNOTSUPP);
 	cfg.nr_events = 0;
 	cfg.mode = PMIPROF_SAMPLING_PMI;
-	assert_int_equal(pmu_configure(&hw, &cfg), -EOPNOTSUPP);
+	assert_int_equal(pmiprof_pmu_configure(&hw, &cfg), -EOPNOTSUPP);
 	cfg.mode = 9;
-	assert_int_equal(pmu_configure(&hw, &cfg), -EINVAL);
+	assert_int_equal(pmiprof_pmu_configure(&hw, &cfg), -EINVAL);
 	cfg.mode = PMIPROF_SAMPLING_TIMER;
 	cfg.max_rate = PMU_DEFAULT_MAX_RATE + 1;
-	assert_int_equal(pmu_configure(&hw, &cfg), -EINVAL);
+	assert_int_equal(pmiprof_pmu_configure(&hw, &cfg), -EINVAL);
 }
 
 int main(void)

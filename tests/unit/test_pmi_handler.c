@@ -21,7 +21,7 @@ static void setup_intel(struct kcore *k, u32 version, bool full_width)
 {
 	struct pmu_model_spec spec;
 
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
 	spec.version = version;
 	spec.full_width = full_width;
 	assert_int_equal(kcore_setup(k, &spec), 0);
@@ -60,8 +60,8 @@ static void own_bits_acked_foreign_bits_survive(void **state)
 	(void)state;
 	setup_intel(&k, 4, true);
 	start_instr_cycles(&k, N);
-	pmu_model_set_status(&k.model, foreign);
-	pmu_model_advance(&k.model, N + 10, 0);
+	pmiprof_pmu_model_set_status(&k.model, foreign);
+	pmiprof_pmu_model_advance(&k.model, N + 10, 0);
 	assert_int_equal(k.model.pmi_pending, 1);
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(kcore_nrecs, 1);
@@ -69,7 +69,7 @@ static void own_bits_acked_foreign_bits_survive(void **state)
 	assert_int_equal(k.model.global_status, foreign);	/* ours cleared, theirs kept */
 
 	/* An NMI that is not ours: nothing acked, not claimed, foreign bits intact. */
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	assert_int_equal(nmi(&k), 0);
 	assert_int_equal(k.model.acc[PMU_ACC_ACK_WR], 0);
 	assert_int_equal(k.model.global_status, foreign);
@@ -87,21 +87,21 @@ static void lvtpc_rearmed_on_every_path(void **state)
 	assert_true(lvtpc_armed(&k));
 
 	/* 1. overflow: the model masks LVTPC on delivery, the handler unmasks it */
-	pmu_model_advance(&k.model, N, 0);
+	pmiprof_pmu_model_advance(&k.model, N, 0);
 	assert_false(lvtpc_armed(&k));
 	assert_int_equal(nmi(&k), 1);
 	assert_true(lvtpc_armed(&k));
 
 	/* 2. status 0 (someone else's NMI, or our bit eaten by another agent) */
 	k.model.lvtpc |= PMU_APIC_LVT_MASKED;
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	assert_int_equal(nmi(&k), 0);
 	assert_true(lvtpc_armed(&k));
 	assert_int_equal(k.model.acc[PMU_ACC_LVTPC_WR], 1);
 
 	/* 3. stale own status bit without a counter wrap: acked, no window */
 	k.model.lvtpc |= PMU_APIC_LVT_MASKED;
-	pmu_model_set_status(&k.model, BIT_ULL(32));
+	pmiprof_pmu_model_set_status(&k.model, BIT_ULL(32));
 	assert_int_equal(nmi(&k), 1);
 	assert_true(lvtpc_armed(&k));
 	assert_int_equal(kcore_nrecs, 1);
@@ -109,7 +109,7 @@ static void lvtpc_rearmed_on_every_path(void **state)
 
 	/* 4. the stuck path (status never shows the wrapped counter's bit) */
 	k.model.status_lag = PMU_MAX_LOOPS + 5;
-	pmu_model_advance(&k.model, N, 0);
+	pmiprof_pmu_model_advance(&k.model, N, 0);
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(k.pc.stats.stuck, 1);
 	assert_true(lvtpc_armed(&k));
@@ -118,7 +118,7 @@ static void lvtpc_rearmed_on_every_path(void **state)
 	setup_intel(&k, 4, true);
 	start_instr_cycles(&k, N);
 	k.model.lvtpc |= PMU_APIC_LVT_MASKED;
-	pmu_model_advance(&k.model, N, 0);
+	pmiprof_pmu_model_advance(&k.model, N, 0);
 	assert_int_equal(k.model.pmi_pending, 0);
 	assert_int_equal(k.model.pmis_masked, 1);
 }
@@ -150,37 +150,37 @@ static void lvtpc_unmask_timing_per_core_type(void **state)
 	setup_intel(&k, 4, true);
 	start_instr_cycles(&k, N);
 	assert_int_equal(k.pc.lvtpc_when, PMU_LVTPC_LATE);
-	pmu_model_advance(&k.model, N, 0);
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_advance(&k.model, N, 0);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	assert_int_equal(nmi(&k), 1);
 	lvtpc_position(&k, &lv, &re, &ack);
 	assert_int_equal(lv, k.model.norder - 1);
 	assert_true(lv > re);
 
 	/* Hybrid E-core (Gracemont): mid, after the ack and before the re-enable */
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
 	spec.model = 0x97;	/* Alder Lake */
 	spec.hybrid_atom = true;
 	assert_int_equal(kcore_setup(&k, &spec), 0);
 	start_instr_cycles(&k, N);
 	assert_int_equal(k.pc.lvtpc_when, PMU_LVTPC_MID);
-	pmu_model_advance(&k.model, N, 0);
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_advance(&k.model, N, 0);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	assert_int_equal(nmi(&k), 1);
 	lvtpc_position(&k, &lv, &re, &ack);
 	assert_true(ack < lv && lv < re);
 	assert_int_equal(k.model.acc[PMU_ACC_LVTPC_WR], 1);
 
 	/* Ivy Bridge: early, first thing */
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
 	spec.version = 3;
 	spec.full_width = false;
 	spec.model = 0x3a;
 	assert_int_equal(kcore_setup(&k, &spec), 0);
 	start_instr_cycles(&k, N);
 	assert_int_equal(k.pc.lvtpc_when, PMU_LVTPC_EARLY);
-	pmu_model_advance(&k.model, N, 0);
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_advance(&k.model, N, 0);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(k.model.order[0], PMU_ACC_LVTPC_WR);
 	assert_int_equal(k.model.acc[PMU_ACC_LVTPC_WR], 1);
@@ -188,7 +188,7 @@ static void lvtpc_unmask_timing_per_core_type(void **state)
 
 	/* ... and on the status-0 path too, once */
 	k.model.lvtpc |= PMU_APIC_LVT_MASKED;
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	assert_int_equal(nmi(&k), 0);
 	assert_int_equal(k.model.acc[PMU_ACC_LVTPC_WR], 1);
 	assert_true(lvtpc_armed(&k));
@@ -204,8 +204,8 @@ static void status_reread_is_bounded(void **state)
 	setup_intel(&k, 4, true);
 	start_instr_cycles(&k, N);
 	k.model.status_lag = PMU_MAX_LOOPS;
-	pmu_model_advance(&k.model, N + 7, 0);
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_advance(&k.model, N + 7, 0);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(k.model.acc[PMU_ACC_STATUS_RD], 1 + PMU_MAX_LOOPS);
 	assert_int_equal(k.pc.stats.stuck, 0);
@@ -216,8 +216,8 @@ static void status_reread_is_bounded(void **state)
 	setup_intel(&k, 4, true);
 	start_instr_cycles(&k, N);
 	k.model.status_lag = PMU_MAX_LOOPS + 1;
-	pmu_model_advance(&k.model, N + 7, 0);
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_advance(&k.model, N + 7, 0);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(k.model.acc[PMU_ACC_STATUS_RD], 1 + PMU_MAX_LOOPS);
 	assert_int_equal(k.model.acc[PMU_ACC_GCTRL_WR], 2);	/* frozen, re-enabled */
@@ -240,7 +240,7 @@ static void wrapped_without_status_bit_rearms(void **state)
 	(void)state;
 	setup_intel(&k, 4, true);
 	start_instr_cycles(&k, N);
-	pmu_model_advance(&k.model, N + 7, 0);
+	pmiprof_pmu_model_advance(&k.model, N + 7, 0);
 	k.model.global_status &= ~BIT_ULL(32);		/* eaten by someone else */
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(kcore_nrecs, 1);
@@ -258,11 +258,11 @@ static void wrapped_without_status_bit_rearms(void **state)
 		struct pmiprof_event ev[2] = { kcore_ev(0xc0, 0, true, N), kcore_ev(0x76, 0, false, 0) };
 		struct pmu_model_spec spec;
 
-		pmu_model_spec_default(&spec, PMIPROF_VENDOR_AMD);
+		pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_AMD);
 		assert_int_equal(kcore_setup(&k, &spec), 0);
 		assert_int_equal(kcore_configure(&k, ev, 2, 0, N), 0);
 		assert_int_equal(kcore_start(&k), 0);
-		pmu_model_advance(&k.model, N + 7, 0);
+		pmiprof_pmu_model_advance(&k.model, N + 7, 0);
 		k.model.global_status = 0;
 		assert_int_equal(nmi(&k), 1);
 		assert_true(k.pc.armed);
@@ -283,12 +283,12 @@ static void legacy_write_limit(void **state)
 	assert_false(k.hw.caps & PMIPROF_CAP_FULL_WIDTH);
 
 	/* The hardware semantics the limit comes from. */
-	pmu_model_wrmsr(&k.model, PMU_MSR_IA32_PMC0, (0 - (BIT_ULL(31) - 1)) & k.model.mask);
-	assert_int_equal(pmu_model_rdmsr(&k.model, PMU_MSR_IA32_PMC0),
+	pmiprof_pmu_model_wrmsr(&k.model, PMU_MSR_IA32_PMC0, (0 - (BIT_ULL(31) - 1)) & k.model.mask);
+	assert_int_equal(pmiprof_pmu_model_rdmsr(&k.model, PMU_MSR_IA32_PMC0),
 			 (0 - (BIT_ULL(31) - 1)) & k.model.mask);
-	pmu_model_wrmsr(&k.model, PMU_MSR_IA32_PMC0, (0 - big) & k.model.mask);
-	assert_int_equal(pmu_model_rdmsr(&k.model, PMU_MSR_IA32_PMC0), BIT_ULL(31) - 5);
-	pmu_model_wrmsr(&k.model, PMU_MSR_IA32_A_PMC0, 1);	/* no FW_WRITE: #GP */
+	pmiprof_pmu_model_wrmsr(&k.model, PMU_MSR_IA32_PMC0, (0 - big) & k.model.mask);
+	assert_int_equal(pmiprof_pmu_model_rdmsr(&k.model, PMU_MSR_IA32_PMC0), BIT_ULL(31) - 5);
+	pmiprof_pmu_model_wrmsr(&k.model, PMU_MSR_IA32_A_PMC0, 1);	/* no FW_WRITE: #GP */
 	assert_int_equal(k.model.faults, 1);
 
 	assert_int_equal(kcore_configure(&k, &ev, 1, 0, BIT_ULL(31)), -EINVAL);
@@ -307,9 +307,9 @@ static void legacy_write_limit(void **state)
 	assert_int_equal(k.hw.slots[1].ctr_msr, PMU_MSR_IA32_A_PMC0);
 	assert_int_equal(kcore_start(&k), 0);
 	assert_int_equal(k.model.gp[0], (0 - big) & k.model.mask);
-	pmu_model_advance(&k.model, big - 1, 0);
+	pmiprof_pmu_model_advance(&k.model, big - 1, 0);
 	assert_int_equal(k.model.pmi_pending, 0);
-	pmu_model_advance(&k.model, 1, 0);
+	pmiprof_pmu_model_advance(&k.model, 1, 0);
 	assert_int_equal(k.model.pmi_pending, 1);
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(kcore_recs[0].counts[1], big);
@@ -323,7 +323,7 @@ static void amd_sign_bit_and_nmi_window(void **state)
 	struct kcore k;
 
 	(void)state;
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_AMD);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_AMD);
 	spec.version = 1;
 	assert_int_equal(kcore_setup(&k, &spec), 0);
 	assert_false(k.hw.global_regs);
@@ -334,14 +334,14 @@ static void amd_sign_bit_and_nmi_window(void **state)
 	assert_true(k.model.gp[0] & BIT_ULL(47));	/* armed: sign bit set */
 
 	/* Not overflowed yet: sign bit still set, not ours. */
-	pmu_model_advance(&k.model, N - 1, 5);
+	pmiprof_pmu_model_advance(&k.model, N - 1, 5);
 	assert_int_equal(nmi(&k), 0);
 	assert_int_equal(kcore_nrecs, 0);
 
-	pmu_model_advance(&k.model, 3, 5);
+	pmiprof_pmu_model_advance(&k.model, 3, 5);
 	assert_false(k.model.gp[0] & BIT_ULL(47));
 	assert_int_equal(k.model.pmi_pending, 1);
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(k.model.acc[PMU_ACC_STATUS_RD], 0);	/* no status register */
 	assert_int_equal(k.model.faults, 0);
@@ -363,16 +363,16 @@ static void amd_sign_bit_and_nmi_window(void **state)
 	 * disarming, as amd_pmu_wait_on_overflow() does.  Nothing re-arms it
 	 * here, so all 50 reads happen.
 	 */
-	pmu_model_advance(&k.model, N, 0);
+	pmiprof_pmu_model_advance(&k.model, N, 0);
 	assert_false(k.model.gp[0] & BIT_ULL(47));
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	kcore_stop(&k);
 	assert_int_equal(k.model.acc[PMU_ACC_CTR_RD], PMU_AMD_OVERFLOW_WAIT);
 	assert_false(k.pc.armed);
 	assert_int_equal(k.model.ctl[0] & PMU_EVTSEL_EN, 0);
 	/* Without a pending overflow, one read shows the sign bit: no wait. */
 	assert_int_equal(kcore_start(&k), 0);
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	kcore_stop(&k);
 	assert_int_equal(k.model.acc[PMU_ACC_CTR_RD], 1);
 }
@@ -389,7 +389,7 @@ static void debugctl_freeze_on_pmi(void **state)
 	assert_int_equal(k.pc.ack_extra, PMU_STATUS_CTR_FRZ);
 	assert_int_equal(k.model.debugctl, PMU_DEBUGCTL_FREEZE_ON_PMI);	/* never written */
 	for (i = 0; i < 10; i++) {
-		pmu_model_advance(&k.model, N, 0);
+		pmiprof_pmu_model_advance(&k.model, N, 0);
 		assert_true(k.model.global_status & PMU_STATUS_CTR_FRZ);
 		assert_int_equal(nmi(&k), 1);
 		/* acked: counting again */
@@ -418,7 +418,7 @@ static void storm_throttling(void **state)
 	cfg.events[0] = ev[0];
 	cfg.events[0].period = 10000;	/* 1 ns per instruction: 100k windows/s asked */
 	cfg.events[1] = ev[1];
-	assert_int_equal(pmu_configure(&k.hw, &cfg), 0);
+	assert_int_equal(pmiprof_pmu_configure(&k.hw, &cfg), 0);
 	assert_int_equal(kcore_start(&k), 0);
 	kcore_run(&k, 100000000, 512, 3);	/* 100 ms */
 	assert_true(k.pc.stats.throttles > 0);
@@ -463,13 +463,13 @@ static void throttle_caps_rate_of_8_per_cycle_event(void **state)
 	cfg.events[0] = ev[0];
 	cfg.events[0].period = period;
 	cfg.events[1] = ev[1];
-	assert_int_equal(pmu_configure(&k.hw, &cfg), 0);
+	assert_int_equal(pmiprof_pmu_configure(&k.hw, &cfg), 0);
 	assert_int_equal(k.hw.max_rate, PMU_DEFAULT_MAX_RATE);
 	assert_int_equal(kcore_start(&k), 0);
 	t0 = kcore_now_ns;
 	while (kcore_now_ns - t0 < run_ns) {
 		/* 333 cycles = 111 ns at 3 GHz, 8 events per cycle */
-		pmu_model_advance(&k.model, 8 * cycles_per_step, cycles_per_step);
+		pmiprof_pmu_model_advance(&k.model, 8 * cycles_per_step, cycles_per_step);
 		instr += 8 * cycles_per_step;
 		kcore_now_ns += cycles_per_step / 3;
 		kcore_take_pmis(&k);
@@ -525,12 +525,12 @@ static void throttled_flag_on_records_closing_stretched_windows(void **state)
 	cfg.events[0] = ev[0];
 	cfg.events[0].period = period;
 	cfg.events[1] = ev[1];
-	assert_int_equal(pmu_configure(&k.hw, &cfg), 0);
+	assert_int_equal(pmiprof_pmu_configure(&k.hw, &cfg), 0);
 	assert_int_equal(kcore_start(&k), 0);
 
 	/* 11 windows in 110 us: the 11th exceeds the budget */
 	for (i = 0; i < 11; i++) {
-		pmu_model_advance(&k.model, period, period);
+		pmiprof_pmu_model_advance(&k.model, period, period);
 		fed += period;
 		kcore_now_ns += period;
 		assert_int_equal(nmi(&k), 1);
@@ -543,7 +543,7 @@ static void throttled_flag_on_records_closing_stretched_windows(void **state)
 		assert_false(kcore_recs[i].flags & PMIPROF_REC_F_THROTTLED);
 
 	/* One ordinary period is not enough to close the stretched window. */
-	pmu_model_advance(&k.model, period, period);
+	pmiprof_pmu_model_advance(&k.model, period, period);
 	fed += period;
 	kcore_now_ns += period;
 	assert_int_equal(k.model.pmi_pending, 0);
@@ -551,7 +551,7 @@ static void throttled_flag_on_records_closing_stretched_windows(void **state)
 
 	/* Still 100x too fast for 1 s: the stretch holds, the rate stays capped. */
 	for (i = 0; i < 100000; i++) {
-		pmu_model_advance(&k.model, period, period);
+		pmiprof_pmu_model_advance(&k.model, period, period);
 		fed += period;
 		kcore_now_ns += 10000;
 		kcore_take_pmis(&k);
@@ -561,7 +561,7 @@ static void throttled_flag_on_records_closing_stretched_windows(void **state)
 
 	/* Half the cap (a period every 2 ms) for 1 s: back to plain windows. */
 	for (i = 0; i < 500; i++) {
-		pmu_model_advance(&k.model, period, period);
+		pmiprof_pmu_model_advance(&k.model, period, period);
 		fed += period;
 		kcore_now_ns += 2000000;
 		kcore_take_pmis(&k);
@@ -589,7 +589,7 @@ static void throttled_flag_on_records_closing_stretched_windows(void **state)
 	/* A restart forgets a pending stretch: no stale flag on the next record. */
 	kcore_now_ns += PMU_THROTTLE_SLICE_NS;
 	for (i = 0; i < 12; i++) {	/* the first closes the old slice */
-		pmu_model_advance(&k.model, period, period);
+		pmiprof_pmu_model_advance(&k.model, period, period);
 		kcore_now_ns += period;
 		assert_int_equal(nmi(&k), 1);
 	}
@@ -598,7 +598,7 @@ static void throttled_flag_on_records_closing_stretched_windows(void **state)
 	assert_int_equal(kcore_start(&k), 0);
 	assert_false(k.pc.throttled);
 	kcore_now_ns += PMU_THROTTLE_SLICE_NS;
-	pmu_model_advance(&k.model, period, period);
+	pmiprof_pmu_model_advance(&k.model, period, period);
 	kcore_now_ns += period;
 	assert_int_equal(nmi(&k), 1);
 	assert_false(kcore_recs[kcore_nrecs - 1].flags & PMIPROF_REC_F_THROTTLED);
@@ -613,21 +613,21 @@ static void kernel_ips_hidden_unless_allowed(void **state)
 	start_instr_cycles(&k, N);
 	k.user = false;
 	k.ip = 0xffffffff81000000ull;
-	pmu_model_advance(&k.model, N, 0);
+	pmiprof_pmu_model_advance(&k.model, N, 0);
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(kcore_recs[0].ip, 0);
 	assert_true(kcore_recs[0].flags & PMIPROF_REC_F_IP_HIDDEN);
 	assert_true(kcore_recs[0].flags & PMIPROF_REC_F_KERNEL);
 
 	k.hw.kernel_ips = true;		/* PMIPROF_CFG_KERNEL_IPS from a privileged reader */
-	pmu_model_advance(&k.model, N, 0);
+	pmiprof_pmu_model_advance(&k.model, N, 0);
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(kcore_recs[1].ip, 0xffffffff81000000ull);
 	assert_false(kcore_recs[1].flags & PMIPROF_REC_F_IP_HIDDEN);
 
 	k.user = true;
 	k.ip = 0x401234;
-	pmu_model_advance(&k.model, N, 0);
+	pmiprof_pmu_model_advance(&k.model, N, 0);
 	assert_int_equal(nmi(&k), 1);
 	assert_int_equal(kcore_recs[2].ip, 0x401234);
 	assert_true(kcore_recs[2].flags & PMIPROF_REC_F_USER);
@@ -663,7 +663,7 @@ static int cfg_err(struct kcore *k, void (*edit)(struct pmiprof_config *))
 	cfg.events[0] = kcore_ev(0xc0, 0, true, N);
 	cfg.events[1] = kcore_ev(0x3c, 0, false, 0);
 	edit(&cfg);
-	return pmu_configure(&k->hw, &cfg);
+	return pmiprof_pmu_configure(&k->hw, &cfg);
 }
 
 static void e_none(struct pmiprof_config *c) { (void)c; }
@@ -746,11 +746,11 @@ static void control_words_never_carry_denied_bits(void **state)
 			ev = kcore_ev(e, u, false, 0);
 			ev.flags |= PMIPROF_EV_EDGE | PMIPROF_EV_INV;
 			ev.cmask = 0xff;
-			if (pmu_whitelist_check(&k.hw, &ev, &why) < 0)
+			if (pmiprof_pmu_whitelist_check(&k.hw, &ev, &why) < 0)
 				continue;
 			ok++;
-			assert_int_equal(pmu_build_evtsel(&k.hw, &ev, true) & ~allowed, 0);
-			assert_int_equal(pmu_build_fixed_nibble(&ev, true) & PMU_FIXED_ANY, 0);
+			assert_int_equal(pmiprof_pmu_build_evtsel(&k.hw, &ev, true) & ~allowed, 0);
+			assert_int_equal(pmiprof_pmu_build_fixed_nibble(&ev, true) & PMU_FIXED_ANY, 0);
 		}
 	}
 	assert_true(ok >= 7);	/* the architectural events at least */
@@ -763,24 +763,24 @@ static void probe_refuses_missing_pmu(void **state)
 
 	(void)state;
 	/* QEMU TCG: CPUID may claim a PMU, but MSRs read 0 and drop writes. */
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
-	pmu_model_init(&k.probe_model, &spec);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	pmiprof_pmu_model_init(&k.probe_model, &spec);
 	assert_int_equal(kcore_setup(&k, &spec), 0);
 	memset(&k.hw, 0, sizeof(k.hw));
-	k.hw.ops = &pmu_model_msr_ops;
+	k.hw.ops = &pmiprof_pmu_model_msr_ops;
 	k.hw.model_probe = &k.probe_model;
 	k.probe_model.tcg = true;
-	/* probe() only enumerates; the write/read-back is pmu_probe_cpu()'s, reserved */
-	assert_int_equal(pmu_intel_driver.probe(&k.hw), 0);
+	/* probe() only enumerates; the write/read-back is pmiprof_pmu_probe_cpu()'s, reserved */
+	assert_int_equal(pmiprof_pmu_intel_driver.probe(&k.hw), 0);
 	{
 		struct pmu_probe_res res;
 		u32 idx;
 
 		k.probe_model.resv = &k.probe_model;
-		assert_int_equal(pmu_reserve(&k.hw, &idx), 0);
-		assert_int_equal(pmu_probe_cpu(&k.pc, &res), -ENODEV);
+		assert_int_equal(pmiprof_pmu_reserve(&k.hw, &idx), 0);
+		assert_int_equal(pmiprof_pmu_probe_cpu(&k.pc, &res), -ENODEV);
 		assert_int_equal(k.probe_model.unreserved_wr, 0);
-		pmu_release(&k.hw);
+		pmiprof_pmu_release(&k.hw);
 	}
 
 	spec.version = 0;	/* TCG's real answer: CPUID.0AH = 0 */
@@ -789,21 +789,21 @@ static void probe_refuses_missing_pmu(void **state)
 	spec.version = 1;
 	assert_int_equal(kcore_setup(&k, &spec), -ENODEV);
 
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_AMD);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_AMD);
 	assert_int_equal(kcore_setup(&k, &spec), 0);
 	memset(&k.hw, 0, sizeof(k.hw));
-	k.hw.ops = &pmu_model_msr_ops;
+	k.hw.ops = &pmiprof_pmu_model_msr_ops;
 	k.hw.model_probe = &k.probe_model;
-	assert_int_equal(pmu_intel_driver.probe(&k.hw), -ENODEV);	/* wrong vendor */
+	assert_int_equal(pmiprof_pmu_intel_driver.probe(&k.hw), -ENODEV);	/* wrong vendor */
 	k.probe_model.tcg = true;
-	assert_int_equal(pmu_amd_driver.probe(&k.hw), 0);
+	assert_int_equal(pmiprof_pmu_amd_driver.probe(&k.hw), 0);
 	{
 		struct pmu_probe_res res;
 		u32 idx;
 
-		assert_int_equal(pmu_reserve(&k.hw, &idx), 0);
-		assert_int_equal(pmu_probe_cpu(&k.pc, &res), -ENODEV);
-		pmu_release(&k.hw);
+		assert_int_equal(pmiprof_pmu_reserve(&k.hw, &idx), 0);
+		assert_int_equal(pmiprof_pmu_probe_cpu(&k.pc, &res), -ENODEV);
+		pmiprof_pmu_release(&k.hw);
 	}
 }
 
@@ -844,7 +844,7 @@ static void stop_and_restart(void **state)
 	kcore_stop(&k);
 	assert_int_equal(k.model.global_ctrl & k.hw.own_mask, 0);
 	assert_int_equal(k.model.fixed_ctrl, 0);
-	pmu_model_advance(&k.model, 5 * N, 0);
+	pmiprof_pmu_model_advance(&k.model, 5 * N, 0);
 	assert_int_equal(k.model.pmi_pending, 0);
 	assert_int_equal(nmi(&k), 0);
 
@@ -870,14 +870,14 @@ static void timer_mode_reads_counters(void **state)
 	cfg.nr_events = 2;
 	cfg.events[0] = kcore_ev(0xc0, 0, false, 0);
 	cfg.events[1] = kcore_ev(0x3c, 0, false, 0);
-	assert_int_equal(pmu_configure(&k.hw, &cfg), 0);
+	assert_int_equal(pmiprof_pmu_configure(&k.hw, &cfg), 0);
 	assert_int_equal(kcore_start(&k), 0);
-	pmu_model_advance(&k.model, 1000, 1500);
+	pmiprof_pmu_model_advance(&k.model, 1000, 1500);
 	assert_int_equal(k.model.pmi_pending, 0);	/* no INT bit in timer mode */
 	ctx = kcore_ctx(&k);
-	assert_int_equal(pmu_sample_timer(&k.pc, &ctx), 1);
-	pmu_model_advance(&k.model, 30, 40);
-	assert_int_equal(pmu_sample_timer(&k.pc, &ctx), 1);
+	assert_int_equal(pmiprof_pmu_sample_timer(&k.pc, &ctx), 1);
+	pmiprof_pmu_model_advance(&k.model, 30, 40);
+	assert_int_equal(pmiprof_pmu_sample_timer(&k.pc, &ctx), 1);
 	assert_int_equal(kcore_nrecs, 2);
 	assert_true(kcore_recs[0].flags & PMIPROF_REC_F_TIMER);
 	assert_int_equal(kcore_recs[0].counts[0], 1000);
@@ -905,7 +905,7 @@ static void timer_without_pmu_and_counting_mode(void **state)
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.ip = 0xffffffff81234567ull;	/* a kernel ip, no privilege to see it */
 	ctx.cpu = 1;
-	assert_int_equal(pmu_sample_timer(&pc, &ctx), 1);
+	assert_int_equal(pmiprof_pmu_sample_timer(&pc, &ctx), 1);
 	assert_int_equal(kcore_nrecs, 1);
 	assert_int_equal(kcore_recs[0].nr, 0);
 	assert_true(kcore_recs[0].flags & PMIPROF_REC_F_TIMER);
@@ -922,13 +922,13 @@ static void timer_without_pmu_and_counting_mode(void **state)
 	cfg.events[0] = kcore_ev(0xc0, 0, false, 0);
 	cfg.events[1] = kcore_ev(0xc4, 0, false, 0);
 	cfg.events[2] = kcore_ev(0x3c, 0, false, 0);
-	assert_int_equal(pmu_configure(&k.hw, &cfg), 0);
+	assert_int_equal(pmiprof_pmu_configure(&k.hw, &cfg), 0);
 	assert_int_equal(k.hw.trigger, -1);
 	assert_int_equal(kcore_start(&k), 0);
-	pmu_model_advance(&k.model, 5000000, 7000000);
+	pmiprof_pmu_model_advance(&k.model, 5000000, 7000000);
 	assert_int_equal(k.model.pmi_pending, 0);
 	ctx = kcore_ctx(&k);
-	assert_int_equal(pmu_sample_timer(&k.pc, &ctx), 1);	/* what stop does */
+	assert_int_equal(pmiprof_pmu_sample_timer(&k.pc, &ctx), 1);	/* what stop does */
 	assert_int_equal(kcore_recs[0].nr, 3);
 	assert_int_equal(kcore_recs[0].counts[0], 5000000);
 	assert_int_equal(kcore_recs[0].counts[1], 1000000);

@@ -39,34 +39,34 @@ static void inject(struct pmu_cpu *pc)
 static u64 inj_rd(struct pmu_cpu *pc, u32 msr)
 {
 	inject(pc);
-	return pmu_model_msr_ops.rd(pc, msr);
+	return pmiprof_pmu_model_msr_ops.rd(pc, msr);
 }
 
 static void inj_wr(struct pmu_cpu *pc, u32 msr, u64 val)
 {
 	inject(pc);
-	pmu_model_msr_ops.wr(pc, msr, val);
+	pmiprof_pmu_model_msr_ops.wr(pc, msr, val);
 }
 
 static void inj_lvtpc(struct pmu_cpu *pc)
 {
 	inject(pc);
-	pmu_model_msr_ops.lvtpc(pc);
+	pmiprof_pmu_model_msr_ops.lvtpc(pc);
 }
 
 static int inj_rd_safe(struct pmu_hw *hw, u32 msr, u64 *val)
 {
-	return pmu_model_msr_ops.rd_safe(hw, msr, val);
+	return pmiprof_pmu_model_msr_ops.rd_safe(hw, msr, val);
 }
 
 static int inj_wr_safe(struct pmu_hw *hw, u32 msr, u64 val)
 {
-	return pmu_model_msr_ops.wr_safe(hw, msr, val);
+	return pmiprof_pmu_model_msr_ops.wr_safe(hw, msr, val);
 }
 
 static void inj_cpuid(struct pmu_hw *hw, u32 leaf, u32 sub, u32 *a, u32 *b, u32 *c, u32 *d)
 {
-	pmu_model_msr_ops.cpuid(hw, leaf, sub, a, b, c, d);
+	pmiprof_pmu_model_msr_ops.cpuid(hw, leaf, sub, a, b, c, d);
 }
 
 static const struct pmu_msr_ops inj_ops = {
@@ -91,14 +91,14 @@ static void inj_arm(struct kcore *k, int at)
 static void inj_disarm(struct kcore *k)
 {
 	inj_at = -1;
-	k->hw.ops = &pmu_model_msr_ops;
+	k->hw.ops = &pmiprof_pmu_model_msr_ops;
 }
 
 static void setup(struct kcore *k, u32 vendor, u32 version, bool full_width)
 {
 	struct pmu_model_spec spec;
 
-	pmu_model_spec_default(&spec, vendor);
+	pmiprof_pmu_model_spec_default(&spec, vendor);
 	spec.version = version;
 	spec.full_width = full_width;
 	assert_int_equal(kcore_setup(k, &spec), 0);
@@ -145,7 +145,7 @@ static void check_pmi_in_flight_claimed(u32 vendor, u32 version, bool full_width
 		setup(&k, vendor, version, full_width);
 		start_two(&k, trig_ev);
 		/* 0xc4 (branches) runs at 1/5 of the instructions */
-		pmu_model_advance(&k.model, (trig_ev == 0xc4 ? 5 : 1) * (N + 10), 0);
+		pmiprof_pmu_model_advance(&k.model, (trig_ev == 0xc4 ? 5 : 1) * (N + 10), 0);
 		assert_int_equal(k.model.pmi_pending, 1);
 		inj_arm(&k, at);
 		kcore_stop(&k);
@@ -188,9 +188,9 @@ static void stop_without_the_pmi_is_bounded(void **state)
 	(void)state;
 	setup(&k, PMIPROF_VENDOR_INTEL, 4, true);
 	start_two(&k, 0xc0);
-	pmu_model_advance(&k.model, N + 10, 0);
+	pmiprof_pmu_model_advance(&k.model, N + 10, 0);
 	k.model.pmi_pending = 0;		/* lost */
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	kcore_stop(&k);
 	assert_true(k.model.acc[PMU_ACC_STATUS_RD] <= PMU_STOP_OVERFLOW_WAIT);
 	assert_stopped_clean(&k);
@@ -215,15 +215,15 @@ static void refused_start_then_stop_keeps_foreign_counters(void **state)
 	k.model.fixed_ctrl = 0xb0;			/* fixed 1: OS+USR+PMI */
 	k.model.ctl[0] = PMU_EVTSEL_EN | PMU_EVTSEL_INT | 0x3c;
 	k.model.global_ctrl = gctrl;
-	pmu_model_set_status(&k.model, status);
+	pmiprof_pmu_model_set_status(&k.model, status);
 	assert_int_equal(kcore_start(&k), -EBUSY);
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	kcore_stop(&k);
 	assert_int_equal(k.model.fixed_ctrl, 0xb0);
 	assert_int_equal(k.model.ctl[0], PMU_EVTSEL_EN | PMU_EVTSEL_INT | 0x3c);
 	assert_int_equal(k.model.global_ctrl, gctrl);
 	assert_int_equal(k.model.global_status, status);
-	assert_int_equal(pmu_model_acc_total(&k.model), 0);
+	assert_int_equal(pmiprof_pmu_model_acc_total(&k.model), 0);
 
 	/* AMD: the same for a CPU whose PerfCtl0 is someone else's. */
 	setup(&k, PMIPROF_VENDOR_AMD, 2, false);
@@ -232,11 +232,11 @@ static void refused_start_then_stop_keeps_foreign_counters(void **state)
 	k.model.ctl[1] = PMU_EVTSEL_EN | 0x76;
 	k.model.global_ctrl = BIT_ULL(1);
 	assert_int_equal(kcore_start(&k), -EBUSY);
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	kcore_stop(&k);
 	assert_int_equal(k.model.ctl[1], PMU_EVTSEL_EN | 0x76);
 	assert_int_equal(k.model.global_ctrl, BIT_ULL(1));
-	assert_int_equal(pmu_model_acc_total(&k.model), 0);
+	assert_int_equal(pmiprof_pmu_model_acc_total(&k.model), 0);
 }
 
 /* A CPU stopped twice (failed START, then release) is cleaned once; a restart works. */
@@ -249,9 +249,9 @@ static void stop_is_idempotent_and_restartable(void **state)
 	start_two(&k, 0xc0);
 	kcore_stop(&k);
 	assert_stopped_clean(&k);
-	pmu_model_reset_acc(&k.model);
+	pmiprof_pmu_model_reset_acc(&k.model);
 	kcore_stop(&k);
-	assert_int_equal(pmu_model_acc_total(&k.model), 0);
+	assert_int_equal(pmiprof_pmu_model_acc_total(&k.model), 0);
 	assert_int_equal(kcore_start(&k), 0);
 	kcore_run(&k, 2 * N, 1000, 5);
 	assert_int_equal(kcore_nrecs, 2);
@@ -272,9 +272,9 @@ static void load_check_refuses_any_enabled_counter(void **state)
 	(void)state;
 	setup(&k, PMIPROF_VENDOR_INTEL, 4, true);
 	assert_false(k.hw.configured);
-	assert_int_equal(pmu_check_idle(&k.pc, &b), 0);
+	assert_int_equal(pmiprof_pmu_check_idle(&k.pc, &b), 0);
 	k.model.ctl[3] = PMU_EVTSEL_EN | PMU_EVTSEL_OS | 0x3c;	/* BIOS on GP3 */
-	assert_int_equal(pmu_check_idle(&k.pc, &b), -EBUSY);
+	assert_int_equal(pmiprof_pmu_check_idle(&k.pc, &b), -EBUSY);
 	assert_false(b.fixed);
 	assert_int_equal(b.idx, 3);
 	assert_int_equal(b.msr, PMU_MSR_IA32_PERFEVTSEL0 + 3);
@@ -282,9 +282,9 @@ static void load_check_refuses_any_enabled_counter(void **state)
 
 	k.model.ctl[3] = PMU_EVTSEL_OS | 0x3c;			/* programmed, not enabled */
 	k.model.fixed_ctrl = 0x8;				/* PMI bit alone counts nothing */
-	assert_int_equal(pmu_check_idle(&k.pc, &b), 0);
+	assert_int_equal(pmiprof_pmu_check_idle(&k.pc, &b), 0);
 	k.model.fixed_ctrl = 0xb0;				/* fixed 1: OS+USR+PMI */
-	assert_int_equal(pmu_check_idle(&k.pc, &b), -EBUSY);
+	assert_int_equal(pmiprof_pmu_check_idle(&k.pc, &b), -EBUSY);
 	assert_true(b.fixed);
 	assert_int_equal(b.idx, 1);
 	assert_int_equal(b.msr, PMU_MSR_IA32_FIXED_CTR_CTRL);
@@ -294,9 +294,9 @@ static void load_check_refuses_any_enabled_counter(void **state)
 	assert_int_equal(k.model.acc[PMU_ACC_CTL_WR] + k.model.acc[PMU_ACC_GCTRL_WR], 0);
 
 	setup(&k, PMIPROF_VENDOR_AMD, 2, false);
-	assert_int_equal(pmu_check_idle(&k.pc, &b), 0);
+	assert_int_equal(pmiprof_pmu_check_idle(&k.pc, &b), 0);
 	k.model.ctl[5] = PMU_EVTSEL_EN | 0x76;
-	assert_int_equal(pmu_check_idle(&k.pc, &b), -EBUSY);
+	assert_int_equal(pmiprof_pmu_check_idle(&k.pc, &b), -EBUSY);
 	assert_int_equal(b.idx, 5);
 	assert_int_equal(b.msr, PMU_MSR_F15H_PERF_CTL0 + 10);
 }

@@ -37,7 +37,7 @@ static void run_windows(const struct variant *v)
 	u64 sum[PMU_MAX_EVENTS] = { 0 }, tail[PMU_MAX_EVENTS], expect[5];
 	u32 n, i, j;
 
-	pmu_model_spec_default(&spec, v->vendor);
+	pmiprof_pmu_model_spec_default(&spec, v->vendor);
 	spec.version = v->version;
 	spec.full_width = v->full_width;
 	if (v->vendor == PMIPROF_VENDOR_AMD && v->version < 2)
@@ -164,7 +164,7 @@ static void rearm_carries_overshoot(void **state)
 	struct kcore k;
 
 	(void)state;
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
 	assert_int_equal(kcore_setup(&k, &spec), 0);
 	ev[0] = kcore_ev(0xc0, 0, true, PERIOD);
 	ev[1] = kcore_ev(0x3c, 0, false, 0);
@@ -172,9 +172,9 @@ static void rearm_carries_overshoot(void **state)
 	assert_int_equal(kcore_start(&k), 0);
 	assert_int_equal(k.model.fixed[0], (0 - PERIOD) & k.model.mask);
 
-	pmu_model_advance(&k.model, PERIOD - 1, 10);
+	pmiprof_pmu_model_advance(&k.model, PERIOD - 1, 10);
 	assert_int_equal(k.model.pmi_pending, 0);
-	pmu_model_advance(&k.model, 124, 10);		/* overflow + 123 of skid */
+	pmiprof_pmu_model_advance(&k.model, 124, 10);		/* overflow + 123 of skid */
 	assert_int_equal(k.model.pmi_pending, 1);
 	kcore_take_pmis(&k);
 	assert_int_equal(kcore_nrecs, 1);
@@ -185,16 +185,16 @@ static void rearm_carries_overshoot(void **state)
 	assert_int_equal(k.pc.left, PERIOD - 123);
 
 	/* 2N - (N + 123) - 1 more: still no overflow; one more: overflow at exactly 2N. */
-	pmu_model_advance(&k.model, PERIOD - 123 - 1, 0);
+	pmiprof_pmu_model_advance(&k.model, PERIOD - 123 - 1, 0);
 	assert_int_equal(k.model.pmi_pending, 0);
-	pmu_model_advance(&k.model, 1, 0);
+	pmiprof_pmu_model_advance(&k.model, 1, 0);
 	assert_int_equal(k.model.pmi_pending, 1);
 	assert_int_equal(k.model.instructions, 2 * PERIOD);
 	kcore_take_pmis(&k);
 	assert_int_equal(kcore_recs[1].counts[0], PERIOD - 123);
-	assert_int_equal(pmu_rearm_left(PERIOD, 0), PERIOD);
-	assert_int_equal(pmu_rearm_left(PERIOD, PERIOD + 5), PERIOD - 5);	/* merged window */
-	assert_int_equal(pmu_rearm_left(10, 9), 2);	/* never below 2 */
+	assert_int_equal(pmiprof_pmu_rearm_left(PERIOD, 0), PERIOD);
+	assert_int_equal(pmiprof_pmu_rearm_left(PERIOD, PERIOD + 5), PERIOD - 5);	/* merged window */
+	assert_int_equal(pmiprof_pmu_rearm_left(10, 9), 2);	/* never below 2 */
 }
 
 static void take(void *arg)
@@ -218,11 +218,11 @@ static void late_tick_gets_one_pmi_per_period(void **state)
 	size_t i;
 
 	(void)state;
-	pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
+	pmiprof_pmu_model_spec_default(&spec, PMIPROF_VENDOR_INTEL);
 	assert_int_equal(kcore_setup(&k, &spec), 0);
 	assert_int_equal(kcore_configure(&k, ev, 2, 0, PERIOD), 0);
 	assert_int_equal(kcore_start(&k), 0);
-	pmu_model_run(&k.model, 10 * PERIOD + PERIOD / 2, 21 * PERIOD, PERIOD, 64, take, &k);
+	pmiprof_pmu_model_run(&k.model, 10 * PERIOD + PERIOD / 2, 21 * PERIOD, PERIOD, 64, take, &k);
 	assert_int_equal(kcore_nrecs, 10);
 	for (i = 0; i < kcore_nrecs; i++) {
 		assert_int_equal(kcore_recs[i].counts[0], PERIOD);
@@ -235,7 +235,7 @@ static void late_tick_gets_one_pmi_per_period(void **state)
 
 	/* Capped at 4 steps: the last step carries the rest, one merged window. */
 	kcore_reset_recs();
-	pmu_model_run(&k.model, 10 * PERIOD, 0, PERIOD, 4, take, &k);
+	pmiprof_pmu_model_run(&k.model, 10 * PERIOD, 0, PERIOD, 4, take, &k);
 	assert_int_equal(kcore_nrecs, 4);
 	assert_int_equal(kcore_recs[3].counts[0], 7 * PERIOD);
 }

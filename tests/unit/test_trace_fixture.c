@@ -262,7 +262,7 @@ static const uint64_t v13_b[4] = {
 	0xffffffff81001234ull, 0xffffffff81005678ull, 0x401100, 0x401456,
 };
 
-static void check_v13_records(struct trace_reader *r)
+static void check_v13_records(struct trace_reader *r, unsigned int minor)
 {
 	const struct trace_header *h = trace_reader_header(r);
 	uint64_t frames[8][8];
@@ -271,7 +271,7 @@ static void check_v13_records(struct trace_reader *r)
 	struct trace_record rec;
 	bool last_sample = false;
 
-	assert_int_equal(h->version_minor, 3);
+	assert_int_equal(h->version_minor, minor);
 	assert_int_equal(h->call_graph, PMIPROF_CALL_GRAPH_FP);
 	assert_int_equal(h->call_graph_max_stack, 127);
 	assert_int_equal(h->call_graph_dump_size, 0);
@@ -359,7 +359,7 @@ static void fixture_v13_stacks_decode_to_frozen_values(void **state)
 	(void)state;
 	diags = 0;
 	assert_int_equal(trace_reader_open(&r, fixture("v13-stacks.pmiprof"), save_diag, NULL), 0);
-	check_v13_records(r);
+	check_v13_records(r, 3);
 	assert_int_equal(diags, 0);
 	trace_reader_close(r);
 }
@@ -375,7 +375,111 @@ static void current_writer_matches_the_v13_fixture(void **state)
 	close(fd);
 	assert_int_equal(tgen_write_stacks(path), 0);
 	assert_int_equal(trace_reader_open(&r, path, NULL, NULL), 0);
-	check_v13_records(r);
+	check_v13_records(r, PMIPROF_TRACE_VERSION_MINOR);
+	trace_reader_close(r);
+	unlink(path);
+}
+
+/* ---- 1.4: code regions ---- */
+
+static void expect_region(struct trace_reader *r, unsigned int kind, uint32_t id,
+			  uint32_t depth, uint64_t time, uint32_t evmask, uint64_t v0, uint64_t v1)
+{
+	struct trace_record rec;
+
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_REGION);
+	assert_int_equal(rec.region.kind, kind);
+	assert_int_equal(rec.region.pid, 100);
+	assert_int_equal(rec.region.tid, 100);
+	assert_int_equal(rec.region.id, id);
+	assert_int_equal(rec.region.depth, depth);
+	assert_int_equal(rec.region.time, time);
+	assert_int_equal(rec.region.evmask, evmask);
+	assert_int_equal(rec.region.values[0], v0);
+	assert_int_equal(rec.region.values[1], v1);
+	assert_int_equal(rec.region.values[2], 0);
+}
+
+static void expect_def(struct trace_reader *r, uint32_t id, const char *name)
+{
+	struct trace_record rec;
+
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_REGION_DEF);
+	assert_int_equal(rec.region_def.id, id);
+	assert_string_equal(rec.region_def.name, name);
+}
+
+/* The v14 fixture, restated independently of the generator (trace_gen.h). */
+static void check_v14_records(struct trace_reader *r, unsigned int minor)
+{
+	const struct trace_header *h = trace_reader_header(r);
+	struct trace_record rec;
+	unsigned int i;
+
+	assert_int_equal(h->version_minor, minor);
+	assert_int_equal(h->flags, PMIPROF_TRACE_F_INHERIT | PMIPROF_TRACE_F_REGIONS);
+	for (i = 0; i < 12; i++) {
+		uint64_t t = 1000000000ull + i * 1000003ull + (i % 7) * 11 - 10;
+
+		if (i == 2) {
+			expect_def(r, 1, "solve");
+			expect_region(r, PMIPROF_REGION_BEGIN, 1, 0, t, 3, 1000, 123456789012ull);
+		} else if (i == 4) {
+			expect_def(r, 2, "step");
+			expect_region(r, PMIPROF_REGION_BEGIN, 2, 1, t, 0, 0, 0);
+		} else if (i == 6) {
+			expect_region(r, PMIPROF_REGION_END, 2, 1, t, 0, 0, 0);
+		} else if (i == 8) {
+			expect_region(r, PMIPROF_REGION_END, 1, 0, t, 1, 5000, 0);
+		}
+		assert_int_equal(trace_reader_next(r, &rec), 1);
+		assert_int_equal(rec.type, PMIPROF_REC_SAMPLE);
+		check_sample(i, &rec.sample);
+	}
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_REGION_ANOMALY);
+	assert_int_equal(rec.region_anomaly.time, 1100000000);
+	assert_int_equal(rec.region_anomaly.pid, 100);
+	assert_int_equal(rec.region_anomaly.tid, 101);
+	assert_int_equal(rec.region_anomaly.what, PMIPROF_REGION_AN_FORK_IN_REGION);
+	assert_int_equal(rec.region_anomaly.count, 1);
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_LOST);
+	assert_int_equal(rec.lost.reason, PMIPROF_LOST_REGION_MARKERS);
+	assert_int_equal(rec.lost.count, 3);
+	assert_int_equal(trace_reader_next(r, &rec), 1);
+	assert_int_equal(rec.type, PMIPROF_REC_FINISH);
+	assert_int_equal(trace_reader_next(r, &rec), 0);
+	assert_int_equal(trace_reader_stats(r)->records_unknown, 0);
+	assert_true(trace_reader_stats(r)->chunks_ok > 1);	/* markers cross chunks */
+}
+
+static void fixture_v14_regions_decode_to_frozen_values(void **state)
+{
+	struct trace_reader *r;
+
+	(void)state;
+	diags = 0;
+	assert_int_equal(trace_reader_open(&r, fixture("v14-regions.pmiprof"), save_diag, NULL), 0);
+	check_v14_records(r, 4);
+	assert_int_equal(diags, 0);
+	trace_reader_close(r);
+}
+
+static void current_writer_matches_the_v14_fixture(void **state)
+{
+	char path[] = "/tmp/pmiprof-fixture14.XXXXXX";
+	struct trace_reader *r;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(tgen_write_regions(path), 0);
+	assert_int_equal(trace_reader_open(&r, path, NULL, NULL), 0);
+	check_v14_records(r, PMIPROF_TRACE_VERSION_MINOR);
 	trace_reader_close(r);
 	unlink(path);
 }
@@ -494,6 +598,11 @@ static int regenerate(const char *dir)
 		fprintf(stderr, "cannot write %s\n", path);
 		err = 1;
 	}
+	snprintf(path, sizeof(path), "%s/v14-regions.pmiprof", dir);
+	if (tgen_write_regions(path)) {
+		fprintf(stderr, "cannot write %s\n", path);
+		err = 1;
+	}
 	err |= put_file(dir, "empty.pmiprof", "", 0);
 	return err;
 }
@@ -505,6 +614,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(fixture_header_decodes_to_frozen_values),
 		cmocka_unit_test(fixture_records_decode_to_frozen_values),
 		cmocka_unit_test(current_writer_matches_the_fixture),
+		cmocka_unit_test(fixture_v14_regions_decode_to_frozen_values),
+		cmocka_unit_test(current_writer_matches_the_v14_fixture),
 		cmocka_unit_test(fixture_v12_still_reads),
 		cmocka_unit_test(fixture_v13_stacks_decode_to_frozen_values),
 		cmocka_unit_test(current_writer_matches_the_v13_fixture),

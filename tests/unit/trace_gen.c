@@ -223,3 +223,71 @@ int tgen_write_stacks(const char *path)
 	cerr = trace_writer_close(w);
 	return err ? err : cerr;
 }
+
+int tgen_write_regions(const char *path)
+{
+	struct trace_writer_opts o = { .level = 1, .chunk_size = TGEN_REGIONS_CHUNK_SIZE };
+	struct trace_region_def solve = { 1, "solve" }, step = { 2, "step" };
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_sample s;
+	unsigned int i;
+	int err, cerr;
+
+	tgen_header(&h);
+	h.flags |= PMIPROF_TRACE_F_REGIONS;
+	err = trace_writer_open(&w, path, &h, &o);
+	if (err)
+		return err;
+	for (i = 0; i < TGEN_REGIONS_SAMPLES && !err; i++) {
+		struct trace_region r = { .pid = 100, .tid = 100 };
+
+		tgen_basic_sample(i, &s);
+		r.time = s.time - 10;
+		switch (i) {
+		case 2:
+			r.kind = PMIPROF_REGION_BEGIN;
+			r.id = 1;
+			r.evmask = 3;
+			r.values[0] = 1000;
+			r.values[1] = 123456789012ull;
+			err = trace_write_region_def(w, &solve) || trace_write_region(w, &r);
+			break;
+		case 4:
+			r.kind = PMIPROF_REGION_BEGIN;
+			r.id = 2;
+			r.depth = 1;
+			err = trace_write_region_def(w, &step) || trace_write_region(w, &r);
+			break;
+		case 6:
+			r.kind = PMIPROF_REGION_END;
+			r.id = 2;
+			r.depth = 1;
+			err = trace_write_region(w, &r);
+			break;
+		case 8:
+			r.kind = PMIPROF_REGION_END;
+			r.id = 1;
+			r.evmask = 1;
+			r.values[0] = 5000;
+			err = trace_write_region(w, &r);
+			break;
+		default:
+			break;
+		}
+		if (!err)
+			err = trace_write_sample(w, &s);
+	}
+	if (!err) {
+		struct trace_region_anomaly a = { 1100000000, 100, 101,
+						  PMIPROF_REGION_AN_FORK_IN_REGION, 1 };
+		struct trace_lost l = { 1100000000, PMIPROF_CPU_NONE, PMIPROF_LOST_REGION_MARKERS,
+					3, 0 };
+		struct trace_finish fin = { 1100000100, 0, 0, TGEN_REGIONS_SAMPLES, 0 };
+
+		err = trace_write_region_anomaly(w, &a) || trace_write_lost(w, &l) ||
+		      trace_write_finish(w, &fin);
+	}
+	cerr = trace_writer_close(w);
+	return err ? err : cerr;
+}

@@ -41,4 +41,16 @@ void tgen_stream_sample(uint64_t seed, uint64_t i, struct trace_sample *s);
 #define TGEN_STACKS_CHUNK_SIZE	200
 int tgen_write_stacks(const char *path);
 
+/*
+ * 1.4 code regions trace (source of tests/fixtures/v14-regions.pmiprof): the
+ * basic header with flag REGIONS, TGEN_REGIONS_SAMPLES samples of
+ * tgen_basic_sample(); on tid 100 "solve" begins 10 ns before sample 2
+ * (values of events 0 and 1), "step" nested in it before sample 4, step
+ * ends before sample 6 and solve before sample 8 (value of event 0); then a
+ * fork-in-region anomaly of tid 101, a LOST of 3 region markers, FINISH.
+ */
+#define TGEN_REGIONS_SAMPLES	12
+#define TGEN_REGIONS_CHUNK_SIZE	120
+int tgen_write_regions(const char *path);
+
 #endif /* PMIPROF_TESTS_TRACE_GEN_H */

@@ -10,7 +10,11 @@
  * offline and back while sampling (CPU hotplug).
  *
  *   kclient_abi info
- *   kclient_abi record [-m timer|pmi] [-t ns] [-p period] [-e ev:umask]... -- CMD [ARGS]
+ *   kclient_abi record [-m timer|pmi] [-t ns] [-p period] [-e ev:umask]... [-1] [-g]
+ *                      -- CMD [ARGS]
+ *     -1: act as an ABI 1.1 client (192-byte config, 16-byte stats request)
+ *     -g: ask for fp call stacks (1.2): variable-length records, stepped by
+ *         their size; a CONSUME inside a record must be refused
  *   kclient_abi abuse
  *   kclient_abi stress [-H] [-m timer|pmi] [-t ns] [-p period] [-e ev:umask]... [-s sec]
  *
@@ -22,6 +26,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,8 +93,7 @@ static size_t map_size(const struct pmiprof_info *i)
 	return PMIPROF_RING_MAP_SIZE(i);
 }
 
-static void read_rec(const struct ring *r, uint64_t pos, uint32_t size,
-		     struct pmiprof_sample_rec *rec)
+static void read_rec(const struct ring *r, uint64_t pos, uint32_t size, void *rec)
 {
 	uint32_t off = pos & (r->hdr->data_bytes - 1);
 	uint32_t first = r->hdr->data_bytes - off < size ? r->hdr->data_bytes - off : size;
@@ -103,6 +107,7 @@ struct tally {
 	uint64_t counts[PMIPROF_ABI_MAX_EVENTS];
 	uint64_t last_time[1024];
 	uint64_t time_backwards;
+	uint64_t stacks, frames, mid_consume_refused, mid_consume_tried;
 };
 
 static void drain(int fd, struct ring *rings, unsigned int n, pid_t child, struct tally *t)
@@ -112,13 +117,36 @@ static void drain(int fd, struct ring *rings, unsigned int n, pid_t child, struc
 		uint64_t head = __atomic_load_n(&r->hdr->head, __ATOMIC_ACQUIRE);
 		struct pmiprof_consume c = { .cpu = cpu };
 
+		/* 0: variable-length records (1.2, call stacks), each rec.size bytes */
+		uint32_t rs = r->hdr->record_size, step;
+
 		if (!r->map || head == r->tail)
 			continue;
-		for (; r->tail + sizeof(struct pmiprof_sample_rec) <= head;
-		     r->tail += sizeof(struct pmiprof_sample_rec)) {
+		if (!rs && !t->mid_consume_tried && head - r->tail >= 2 * sizeof(struct pmiprof_sample_rec)) {
+			struct pmiprof_consume mid = { .cpu = cpu, .tail = r->tail + 8 };
+
+			t->mid_consume_tried = 1;
+			t->mid_consume_refused = ioctl(fd, PMIPROF_IOC_CONSUME, &mid) && errno == EINVAL;
+		}
+		for (; r->tail + sizeof(struct pmiprof_sample_rec) <= head; r->tail += step) {
 			struct pmiprof_sample_rec rec;
 
 			read_rec(r, r->tail, sizeof(rec), &rec);
+			step = rs ? rs : rec.size;
+			if (step < sizeof(rec) || step % 8 || step > head - r->tail) {
+				t->bad++;
+				r->tail = head;
+				break;
+			}
+			if (rec.flags & PMIPROF_REC_F_STACK) {
+				struct pmiprof_stack_rec sr;
+				unsigned char buf[sizeof(rec) + sizeof(sr)];
+
+				read_rec(r, r->tail, sizeof(buf), (void *)buf);
+				memcpy(&sr, buf + sizeof(rec), sizeof(sr));
+				t->stacks++;
+				t->frames += sr.nr;
+			}
 			t->records++;
 			if (rec.cpu != cpu || rec.nr > PMIPROF_ABI_MAX_EVENTS)
 				t->bad++;
@@ -172,8 +200,18 @@ static int cmd_record(int argc, char **argv)
 	int opt, fd, status = 0;
 	pid_t child;
 
-	while ((opt = getopt(argc, argv, "m:t:p:e:k")) != -1) {
+	int old_client = 0;
+
+	while ((opt = getopt(argc, argv, "m:t:p:e:k1g")) != -1) {
 		switch (opt) {
+		case '1':
+			old_client = 1;
+			cfg.size = offsetof(struct pmiprof_config, stack_mode);	/* 192 */
+			break;
+		case 'g':
+			cfg.stack_mode = PMIPROF_STACK_FP;
+			cfg.stack_max = 127;
+			break;
 		case 'm':
 			cfg.mode = !strcmp(optarg, "pmi") ? PMIPROF_SAMPLING_PMI :
 				   !strcmp(optarg, "count") ? PMIPROF_SAMPLING_COUNT :
@@ -251,6 +289,9 @@ static int cmd_record(int argc, char **argv)
 					 .buf = (uintptr_t)st };
 	uint64_t samples = 0, lost = 0, pmis = 0, spurious = 0, throttles = 0, stuck = 0;
 
+	if (old_client)
+		req.size = offsetof(struct pmiprof_stats_req, stack_buf);	/* 16 */
+
 	if (ioctl(fd, PMIPROF_IOC_GET_STATS, &req))
 		fprintf(stderr, "kclient: GET_STATS: %s\n", strerror(errno));
 	for (unsigned int cpu = 0; cpu < req.nr_cpus; cpu++) {
@@ -270,6 +311,9 @@ static int cmd_record(int argc, char **argv)
 	       throttles, stuck);
 	for (unsigned int k = 0; k < cfg.nr_events; k++)
 		printf("child count[%u] %" PRIu64 "\n", k, t.counts[k]);
+	printf("stacks %" PRIu64 " frames %" PRIu64 " mid_consume_tried %" PRIu64
+	       " mid_consume_refused %" PRIu64 " record_size %u\n", t.stacks, t.frames,
+	       t.mid_consume_tried, t.mid_consume_refused, rings[0].hdr ? rings[0].hdr->record_size : 0);
 	printf("hist");
 	for (unsigned int b = 0; b < PMIPROF_HIST_BUCKETS; b++) {
 		uint64_t h = 0;

@@ -11,6 +11,8 @@
  *                            distinct names, a fork inside a region, 40 levels
  *   regions loop SECONDS     "tick" regions for SECONDS of wall time, then
  *                            prints "regions: done" (the stat-killed test)
+ *   regions burst N          N empty "burst" regions back to back: faster
+ *                            than any drain, so marker rings overflow
  * A unit is UNIT_STEPS dependent loop steps: the same instructions each time.
  */
 // LDLIBS: -lpthread
@@ -154,6 +156,15 @@ static int loop(double secs)
 	return 0;
 }
 
+static int burst(long n)
+{
+	for (long i = 0; i < n; i++) {
+		PMIPROF_REGION_BEGIN("burst");
+		PMIPROF_REGION_END("burst");
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "shares";
@@ -171,8 +182,10 @@ int main(int argc, char **argv)
 		return bimodal(n > 0 ? n : 2000);
 	if (!strcmp(mode, "misuse"))
 		return misuse();
+	if (!strcmp(mode, "burst"))
+		return burst(n > 0 ? n : 1000000);
 	if (!strcmp(mode, "loop"))
 		return loop(argc > 2 ? atof(argv[2]) : 1.0);
-	fprintf(stderr, "usage: regions shares|nested|constant|bimodal|misuse|loop [N]\n");
+	fprintf(stderr, "usage: regions shares|nested|constant|bimodal|misuse|loop|burst [N]\n");
 	return 2;
 }

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_pmu_task.c - per-task save/restore (kernel/pmu_task.c) against the
+ * MSR model: tasks switched in and out at random points, a competitor
+ * running in between with nothing loaded, and a PMI (NMI) delivered before
+ * any MSR access of a switch.  What must hold: each task's windows plus
+ * its open (partial) window are exactly the events it ran, the competitor
+ * is counted nowhere, every window is closed once, and a switch costs
+ * 1 + n MSR accesses out and n + 1 in (n events) with global controls.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "kcore.h"
+
+#define N 100000ull
+#define NTASKS 3
+
+/* MSR ops wrapper: counts accesses, delivers the pending PMI before access number inj_at. */
+static struct kcore *w_k;
+static int inj_at = -1, w_count;
+static bool w_busy;
+static u64 w_pmis;
+
+static void w_inject(struct pmu_cpu *pc)
+{
+	struct pmi_ctx ctx;
+
+	if (w_busy)
+		return;
+	if (inj_at >= 0 && w_count == inj_at && w_k->model.pmi_pending) {
+		w_busy = true;
+		w_k->model.pmi_pending--;
+		ctx = kcore_ctx(w_k);
+		/* 0 for a second PMI of the same overflow (the model raised two) */
+		w_pmis += pc->hw->drv->handle_pmi(pc, &ctx);
+		w_busy = false;
+	}
+	w_count++;
+}
+
+static u64 w_rd(struct pmu_cpu *pc, u32 msr)
+{
+	w_inject(pc);
+	return pmiprof_pmu_model_msr_ops.rd(pc, msr);
+}
+
+static void w_wr(struct pmu_cpu *pc, u32 msr, u64 val)
+{
+	w_inject(pc);
+	pmiprof_pmu_model_msr_ops.wr(pc, msr, val);
+}
+
+static void w_lvtpc(struct pmu_cpu *pc)
+{
+	pmiprof_pmu_model_msr_ops.lvtpc(pc);
+}
+
+static struct pmu_msr_ops w_ops;
+
+struct task {
+	struct pmu_task_ctr ctr;
+	u64 ran_ins, ran_cyc;		/* what it executed */
+	u64 rec_ins, rec_cyc;		/* its closed windows */
+	u64 windows;
+};
+
+static void setup(struct kcore *k, u32 vendor, u32 version)
+{
+	struct pmu_model_spec spec;
+	struct pmiprof_event ev[2];
+
+	pmiprof_pmu_model_spec_default(&spec, vendor);
+	if (version)
+		spec.version = version;
+	assert_int_equal(kcore_setup(k, &spec), 0);
+	ev[0] = kcore_ev(0xc0, 0, true, N);
+	ev[1] = kcore_ev(vendor == PMIPROF_VENDOR_AMD ? 0x76 : 0x3c, 0, false, 0);
+	assert_int_equal(kcore_configure(k, ev, 2, 0, N), 0);
+	assert_int_equal(kcore_start(k), 0);
+	w_ops = pmiprof_pmu_model_msr_ops;
+	w_ops.rd = w_rd;
+	w_ops.wr = w_wr;
+	w_ops.lvtpc = w_lvtpc;
+	k->hw.ops = &w_ops;
+	w_k = k;
+	inj_at = -1;
+	w_busy = false;
+	pmiprof_pmu_task_freeze(&k->pc);	/* as at START: nothing counts until a task comes in */
+}
+
+/* Closed windows since @from go to @t. */
+static void credit(struct task *t, size_t from)
+{
+	size_t i;
+
+	for (i = from; i < kcore_nrecs; i++) {
+		assert_int_equal(kcore_recs[i].nr, 2);
+		/* a window closed twice (handler and switch) leaves an empty second one */
+		assert_true(kcore_recs[i].counts[0] > 0);
+		t->rec_ins += kcore_recs[i].counts[0];
+		t->rec_cyc += kcore_recs[i].counts[1];
+		t->windows++;
+	}
+}
+
+/* Run @ins instructions in steps (PMIs taken after each, unless @hold). */
+static void run(struct kcore *k, struct task *t, u64 ins, u32 *x, bool hold)
+{
+	while (ins) {
+		u64 step;
+
+		*x = *x * 1103515245u + 12345u;
+		step = 1 + (*x >> 8) % (N / 3);
+		if (step > ins)
+			step = ins;
+		pmiprof_pmu_model_advance(&k->model, step, step + step / 2);
+		if (t) {
+			t->ran_ins += step;
+			t->ran_cyc += step + step / 2;
+		}
+		ins -= step;
+		if (!hold)
+			kcore_take_pmis(k);
+	}
+}
+
+static void check_tasks(struct kcore *k, struct task *ts, u32 n)
+{
+	u64 part[PMU_MAX_EVENTS];
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		pmiprof_pmu_task_partial(&k->hw, &ts[i].ctr, part);
+		assert_true(part[0] < N || ts[i].ran_ins == 0);
+		assert_int_equal(ts[i].rec_ins + part[0], ts[i].ran_ins);
+		assert_int_equal(ts[i].rec_cyc + part[1], ts[i].ran_cyc);
+		/* overflows stay on multiples of N of the task's events (missed ones merge) */
+		assert_true(ts[i].windows <= ts[i].ran_ins / N);
+	}
+}
+
+/*
+ * Random schedule of three tasks and a competitor; the switch-out
+ * sometimes comes with an overflow whose PMI was not taken yet, and the
+ * PMI lands before MSR access number @inj of the switch.
+ */
+static void scenario(u32 vendor, u32 version, int inj, u32 seed)
+{
+	struct kcore k;
+	struct task ts[NTASKS];
+	u32 x = seed, i;
+	int cur = -1;
+
+	memset(ts, 0, sizeof(ts));
+	setup(&k, vendor, version);
+	for (i = 0; i < NTASKS; i++)
+		pmiprof_pmu_task_init(&k.hw, &ts[i].ctr);
+	for (i = 0; i < 300; i++) {
+		struct pmi_ctx ctx = kcore_ctx(&k);
+		size_t from = kcore_nrecs;
+		int next;
+
+		x = x * 1103515245u + 12345u;
+		next = (int)((x >> 8) % (NTASKS + 1)) - 1;	/* -1: the competitor */
+		if (cur >= 0) {
+			/* half the time an overflow is pending, its PMI not taken */
+			bool hold = (x >> 20) & 1;
+
+			run(&k, &ts[cur], 1 + (x >> 4) % (2 * N), &x, hold);
+			credit(&ts[cur], from);
+			from = kcore_nrecs;
+			inj_at = inj;
+			w_count = 0;
+			pmiprof_pmu_task_out(&k.pc, &ts[cur].ctr, &ctx);
+			inj_at = -1;
+			credit(&ts[cur], from);
+			/* a PMI still pending after the switch is stale: acked, no window */
+			from = kcore_nrecs;
+			kcore_take_pmis(&k);
+			assert_int_equal(kcore_nrecs, from);
+		} else {
+			/* the competitor: nothing loaded, nothing counts, no PMI */
+			run(&k, NULL, 1 + (x >> 4) % (3 * N), &x, false);
+			assert_int_equal(kcore_nrecs, from);
+		}
+		if (next >= 0)
+			pmiprof_pmu_task_in(&k.pc, &ts[next].ctr);
+		cur = next;
+	}
+	if (cur >= 0) {
+		struct pmi_ctx ctx = kcore_ctx(&k);
+		size_t from = kcore_nrecs;
+
+		pmiprof_pmu_task_out(&k.pc, &ts[cur].ctr, &ctx);
+		credit(&ts[cur], from);
+	}
+	check_tasks(&k, ts, NTASKS);
+	for (i = 0; i < NTASKS; i++)
+		assert_true(ts[i].windows > 10);
+	k.hw.ops = &pmiprof_pmu_model_msr_ops;
+	kcore_stop(&k);
+}
+
+static void task_windows_exact_across_switches_intel(void **state)
+{
+	(void)state;
+	scenario(PMIPROF_VENDOR_INTEL, 0, -1, 7);
+	scenario(PMIPROF_VENDOR_INTEL, 2, -1, 8);
+}
+
+static void task_windows_exact_across_switches_amd(void **state)
+{
+	(void)state;
+	scenario(PMIPROF_VENDOR_AMD, 2, -1, 9);
+	scenario(PMIPROF_VENDOR_AMD, 1, -1, 10);	/* no global control: EVENTSEL freeze */
+}
+
+/* The NMI before each access of the switch-out, in turn. */
+static void task_windows_exact_with_pmi_mid_switch(void **state)
+{
+	int inj;
+
+	(void)state;
+	w_pmis = 0;
+	for (inj = 0; inj < 8; inj++) {
+		scenario(PMIPROF_VENDOR_INTEL, 0, inj, 100 + (u32)inj);
+		scenario(PMIPROF_VENDOR_AMD, 2, inj, 200 + (u32)inj);
+		scenario(PMIPROF_VENDOR_AMD, 1, inj, 300 + (u32)inj);
+	}
+	assert_true(w_pmis > 0);	/* some landed on a wrapped trigger mid-switch */
+}
+
+/* A window spanning switches closes after exactly N events of its task. */
+static void task_window_spans_switches_exactly(void **state)
+{
+	struct kcore k;
+	struct task a, b;
+	struct pmi_ctx ctx;
+	u32 x = 1;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	setup(&k, PMIPROF_VENDOR_INTEL, 0);
+	pmiprof_pmu_task_init(&k.hw, &a.ctr);
+	pmiprof_pmu_task_init(&k.hw, &b.ctr);
+	ctx = kcore_ctx(&k);
+	/* a runs 0.4 N, b 0.9 N, a 0.6 N: a's first window closes now, exactly */
+	pmiprof_pmu_task_in(&k.pc, &a.ctr);
+	pmiprof_pmu_model_advance(&k.model, 4 * N / 10, 1);
+	pmiprof_pmu_task_out(&k.pc, &a.ctr, &ctx);
+	pmiprof_pmu_task_in(&k.pc, &b.ctr);
+	pmiprof_pmu_model_advance(&k.model, 9 * N / 10, 1);
+	pmiprof_pmu_task_out(&k.pc, &b.ctr, &ctx);
+	assert_int_equal(kcore_nrecs, 0);
+	pmiprof_pmu_task_in(&k.pc, &a.ctr);
+	pmiprof_pmu_model_advance(&k.model, 6 * N / 10, 1);
+	kcore_take_pmis(&k);
+	assert_int_equal(kcore_nrecs, 1);
+	assert_int_equal(kcore_recs[0].counts[0], N);
+	(void)x;
+	k.hw.ops = &pmiprof_pmu_model_msr_ops;
+	kcore_stop(&k);
+}
+
+/* MSR accesses per switch: the figure docs/kernel-module.md compares with perf. */
+static void task_switch_msr_accesses(void **state)
+{
+	static const struct {
+		u32 vendor, version, out, in;
+	} c[] = {
+		{ PMIPROF_VENDOR_INTEL, 0, 1 + 2, 2 + 1 },
+		{ PMIPROF_VENDOR_AMD, 2, 1 + 2, 2 + 1 },
+		{ PMIPROF_VENDOR_AMD, 1, 1 + 2, 2 + 1 },	/* n EVENTSEL writes, here n = 2 */
+	};
+	u32 i;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct kcore k;
+		struct pmu_task_ctr t;
+		struct pmi_ctx ctx;
+		u32 nr_gp_slots = 0, s;
+
+		setup(&k, c[i].vendor, c[i].version);
+		for (s = 0; s < k.hw.nr_events; s++)
+			nr_gp_slots += k.hw.slots[s].kind == PMU_SLOT_GP;
+		pmiprof_pmu_task_init(&k.hw, &t);
+		ctx = kcore_ctx(&k);
+		w_count = 0;
+		pmiprof_pmu_task_in(&k.pc, &t);
+		assert_int_equal(w_count, k.hw.global_regs ? c[i].in : 2 + nr_gp_slots);
+		pmiprof_pmu_model_advance(&k.model, 1000, 1500);
+		w_count = 0;
+		pmiprof_pmu_task_out(&k.pc, &t, &ctx);
+		assert_int_equal(w_count, k.hw.global_regs ? c[i].out : 2 + nr_gp_slots);
+		print_message("%s v%u: %d MSR accesses in, %d out (2 events)\n",
+			      c[i].vendor == PMIPROF_VENDOR_AMD ? "amd" : "intel", k.hw.version,
+			      k.hw.global_regs ? (int)c[i].in : 2 + (int)nr_gp_slots, w_count);
+		k.hw.ops = &pmiprof_pmu_model_msr_ops;
+		kcore_stop(&k);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(task_windows_exact_across_switches_intel),
+		cmocka_unit_test(task_windows_exact_across_switches_amd),
+		cmocka_unit_test(task_windows_exact_with_pmi_mid_switch),
+		cmocka_unit_test(task_window_spans_switches_exactly),
+		cmocka_unit_test(task_switch_msr_accesses),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
