@@ -95,6 +95,7 @@ struct record_stats {
 	uint64_t side_band;		/* MMAP/COMM/FORK/EXIT records written */
 	uint64_t wakeups;		/* drain() calls that found data */
 	uint64_t stacks;		/* samples written with a call stack or user stack */
+	uint64_t ustack_trimmed;	/* dwarf stack bytes above exec's argc, not stored */
 };
 
 struct record_session {

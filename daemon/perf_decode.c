@@ -12,6 +12,9 @@
 #ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
 #define PERF_RECORD_MISC_MMAP_BUILD_ID	(1 << 14)
 #endif
+#ifndef PERF_REG_X86_SP
+#define PERF_REG_X86_SP			7	/* asm/perf_regs.h: sp in perf's register order */
+#endif
 #ifndef PERF_RECORD_MISC_COMM_EXEC
 #define PERF_RECORD_MISC_COMM_EXEC	(1 << 13)
 #endif
@@ -45,6 +48,7 @@ void perf_decoder_free(struct perf_decoder *d)
 	d->cpus = NULL;
 	free(d->exec.v);
 	d->exec = (struct exec_ranges){ 0 };
+	stack_tops_free(&d->tops);
 }
 
 /* First range whose end is >= addr (ranges are disjoint and sorted). */
@@ -253,6 +257,18 @@ static int write_with_stack(struct perf_decoder *d, struct trace_writer *w,
 		u.nr_regs = nregs;
 		u.regs = regs;
 	}
+	/*
+	 * dwarf: a main thread's copy ends where exec's argc/argv/envp/auxv
+	 * start (stack_tops.h); other threads' stacks never reach that address.
+	 */
+	if (d->call_graph == PMIPROF_CALL_GRAPH_DWARF && abi && dyn &&
+	    (d->regs_mask >> PERF_REG_X86_SP) & 1) {
+		uint64_t sp = regs[__builtin_popcountll(d->regs_mask & ((1ull << PERF_REG_X86_SP) - 1))];
+		uint64_t keep = stack_tops_keep(stack_tops_get(&d->tops, ts->pid), sp, data, dyn);
+
+		d->stats->ustack_trimmed += dyn - keep;
+		dyn = keep;
+	}
 	u.size = (uint32_t)dyn;
 	u.data = data;
 	/* fp: only return-address candidates; dwarf's copy is stored untouched */
@@ -377,7 +393,8 @@ static int do_mmap2(struct perf_decoder *d, struct trace_writer *w,
 	return trace_write_mmap(w, &m);
 }
 
-static int do_comm(struct trace_writer *w, const struct perf_event_header *h)
+static int do_comm(struct perf_decoder *d, struct trace_writer *w,
+		   const struct perf_event_header *h)
 {
 	const char *body = (const char *)(h + 1);
 	struct trace_comm c;
@@ -395,8 +412,10 @@ static int do_comm(struct trace_writer *w, const struct perf_event_header *h)
 	c.comm = body + 8;
 	if (!memchr(c.comm, '\0', h->size - sizeof(*h) - 8))
 		return 1;
-	if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 		c.flags |= PMIPROF_COMM_F_EXEC;
+		stack_tops_forget(&d->tops, c.pid);
+	}
 	return trace_write_comm(w, &c);
 }
 
@@ -441,6 +460,8 @@ static int do_task(struct perf_decoder *d, struct trace_writer *w,
 	 * set when its last known thread exits.
 	 */
 	forget_thread(d, t.tid);
+	if (t.tid == t.pid)
+		stack_tops_forget(&d->tops, t.pid);
 	if (d->filter)
 		pid_set_thread(&d->pids, t.pid, -1);
 	return trace_write_exit(w, &t);
@@ -523,7 +544,7 @@ int perf_decode_record(struct perf_decoder *d, int ring_cpu, struct trace_writer
 		ret = do_mmap2(d, w, h);
 		break;
 	case PERF_RECORD_COMM:
-		ret = do_comm(w, h);
+		ret = do_comm(d, w, h);
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:

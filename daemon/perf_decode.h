@@ -17,6 +17,7 @@
 
 #include "backend.h"
 #include "pid_set.h"
+#include "stack_tops.h"
 #include "window_deltas.h"
 
 struct perf_cpu_loss {
@@ -52,6 +53,7 @@ struct perf_decoder {
 					 * REGS_USER and STACK_USER */
 	uint64_t regs_mask;		/* sample_regs_user */
 	struct exec_ranges exec;	/* fp: which leaf words may be return addresses */
+	struct stack_tops tops;		/* dwarf: where main threads' frames end */
 	struct window_deltas deltas;
 	struct pid_set pids;		/* filter: the workload's processes */
 	struct perf_cpu_loss *cpus;	/* indexed by CPU number */

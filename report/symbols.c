@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "demangle.h"
+#include "hashmap.h"
 #include "kallsyms_cache.h"
 #include "kernel_id.h"
 #include "strtab.h"
@@ -45,11 +46,35 @@ struct dso {
 	uint32_t nr_aliases;
 	struct seg *segs;
 	uint32_t nr_segs;
+	/*
+	 * Every symbol's start and end, sorted and unique: between two
+	 * neighbours every address has the same symbols covering it, so
+	 * dwfl_module_addrinfo gives them the same answer (bound_fn caches
+	 * it per interval; it scans the whole symbol table per call).
+	 */
+	uint64_t *bounds;
+	struct bound_fn *bound_fn;	/* per interval [bounds[i], bounds[i+1]) */
+	uint32_t nr_bounds;
+	struct plt_range *plts;	/* .plt* sections, found on first need */
+	uint32_t nr_plts;
+	bool plts_known;
 	int64_t unknown_sym;
 	bool is_jit;		/* a perf-PID.map: "offsets" are IPs */
 	struct jit_map *jit;
 	char note[320];
 };
+
+struct plt_range {
+	uint64_t start, end;	/* module addresses, as dwfl_module_addrinfo takes */
+};
+
+/* The function covering an interval of symbol bounds, as dwfl_module_addrinfo found it. */
+struct bound_fn {
+	uint64_t start;		/* the function's module address */
+	const char *fn;		/* alias-chosen; NULL: not looked up yet; no_function: none */
+};
+
+static const char no_function[] = "";
 
 /* The name perf would show for an address several function symbols share. */
 struct alias {
@@ -101,6 +126,12 @@ struct symbolizer {
 	uint32_t cap_dsos;
 	struct strtab names;	/* names and srclines, shared storage */
 	uint64_t lookups;
+	/*
+	 * (dso, offset) -> sym: the session caches per address space tag, which
+	 * changes with every mmap after use and per process; a DSO's symbols
+	 * do not.  dwfl_module_addrinfo scans the whole symbol table.
+	 */
+	struct hashmap resolved;
 	/* kernel */
 	bool kernel_loaded;
 	struct ksym *ksyms;
@@ -180,7 +211,8 @@ int symbolizer_new(struct symbolizer **out, const struct symbolizer_opts *opts)
 	sy->kernel_dso = -1;
 	set_debuginfo_path(&sy->opts);
 	if (strtab_init(&sy->ids) || strtab_init(&sy->dso_keys) || strtab_init(&sy->names) ||
-	    strtab_init(&sy->chain_keys) || hm_init(&sy->chain_at, 1024)) {
+	    strtab_init(&sy->chain_keys) || hm_init(&sy->chain_at, 1024) ||
+	    hm_init(&sy->resolved, 4096)) {
 		symbolizer_free(sy);
 		return -ENOMEM;
 	}
@@ -202,6 +234,9 @@ void symbolizer_free(struct symbolizer *sy)
 		if (d->dwfl)
 			dwfl_end(d->dwfl);
 		free(d->segs);
+		free(d->bounds);
+		free(d->bound_fn);
+		free(d->plts);
 		free(d->aliases);
 		free(d->path);
 		if (d->jit) {
@@ -217,6 +252,7 @@ void symbolizer_free(struct symbolizer *sy)
 	strtab_free(&sy->ids);
 	strtab_free(&sy->dso_keys);
 	strtab_free(&sy->names);
+	hm_free(&sy->resolved);
 	strtab_free(&sy->chain_keys);
 	hm_free(&sy->chain_at);
 	free(sy->chains);
@@ -574,6 +610,44 @@ static const struct alias_cand *alias_choose(const struct symbolizer *sy,
  * every address that several function symbols (or labels) share.  Memory
  * and time are one pass over the symbol table, once per DSO.
  */
+static int u64_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+static int sort_bounds(struct dso *d)
+{
+	uint32_t i, n = 0;
+
+	qsort(d->bounds, d->nr_bounds, sizeof(*d->bounds), u64_cmp);
+	for (i = 0; i < d->nr_bounds; i++)
+		if (!n || d->bounds[i] != d->bounds[n - 1])
+			d->bounds[n++] = d->bounds[i];
+	d->nr_bounds = n;
+	d->bound_fn = calloc(n ? n : 1, sizeof(*d->bound_fn));
+	return d->bound_fn ? 0 : -ENOMEM;
+}
+
+/* The interval of bounds holding vaddr, or UINT32_MAX outside them all. */
+static uint32_t interval_of(const struct dso *d, uint64_t vaddr)
+{
+	uint32_t lo = 0, hi = d->nr_bounds;
+
+	if (!hi || vaddr < d->bounds[0] || vaddr >= d->bounds[hi - 1])
+		return UINT32_MAX;
+	while (hi - lo > 1) {		/* bounds[lo] <= vaddr < bounds[hi] */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->bounds[mid] <= vaddr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static int load_aliases(const struct symbolizer *sy, struct dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod), i;
@@ -583,8 +657,11 @@ static int load_aliases(const struct symbolizer *sy, struct dso *d)
 	if (n <= 1)
 		return 0;
 	c = malloc((size_t)n * sizeof(*c));
-	if (!c)
+	d->bounds = malloc((size_t)n * 2 * sizeof(*d->bounds));
+	if (!c || !d->bounds) {
+		free(c);
 		return -ENOMEM;
+	}
 	for (i = 1; i < n; i++) {
 		GElf_Word shndx;
 		GElf_Addr addr;
@@ -592,6 +669,12 @@ static int load_aliases(const struct symbolizer *sy, struct dso *d)
 		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx,
 							   NULL, NULL);
 		int type = GELF_ST_TYPE(sym.st_info);
+
+		/* Every symbol: more bounds than libdwfl looks at only split intervals. */
+		if (name) {
+			d->bounds[d->nr_bounds++] = addr;
+			d->bounds[d->nr_bounds++] = addr + sym.st_size;
+		}
 
 		/* What perf's dso__load_sym() keeps: defined functions and labels. */
 		if (!name || !name[0] || shndx == SHN_UNDEF || shndx == SHN_ABS ||
@@ -603,6 +686,10 @@ static int load_aliases(const struct symbolizer *sy, struct dso *d)
 					       .type = (uint8_t)type };
 	}
 	qsort(c, nc, sizeof(*c), alias_cand_cmp);
+	if (sort_bounds(d)) {
+		free(c);
+		return -ENOMEM;
+	}
 	/* At most one alias per two candidates. */
 	d->aliases = malloc((nc / 2 + 1) * sizeof(*d->aliases));
 	if (!d->aliases) {
@@ -810,20 +897,57 @@ static const char *inline_name_of(struct symbolizer *sy, Dwfl_Module *mod, uint6
 	return name;
 }
 
-/* True when vaddr lies in a PLT section (.plt, .plt.sec, .plt.got): no symbol covers it. */
-static bool in_plt(Dwfl_Module *mod, uint64_t vaddr)
+/*
+ * The module's .plt, .plt.sec and .plt.got ranges, from the section headers
+ * of its main file.  dwfl_module_address_section would answer per address,
+ * but it loads the module's DWARF first (for libc with libc6-dbg: inflating
+ * tens of MB of compressed debug sections), a third of a small report.
+ */
+static int load_plts(struct dso *d)
 {
-	Dwarf_Addr adj = vaddr, bias;
-	Elf_Scn *scn = dwfl_module_address_section(mod, &adj, &bias);
-	Elf *elf = dwfl_module_getelf(mod, &bias);
-	GElf_Shdr shdr;
+	Elf_Scn *scn = NULL;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
 	size_t shstrndx;
-	const char *name;
 
-	if (!scn || !elf || !gelf_getshdr(scn, &shdr) || elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	name = elf_strptr(elf, shstrndx, shdr.sh_name);
-	return name && !strncmp(name, ".plt", 4);
+	d->plts_known = true;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name;
+		struct plt_range *n;
+
+		if (!gelf_getshdr(scn, &shdr) || !(shdr.sh_flags & SHF_ALLOC) || !shdr.sh_size)
+			continue;
+		name = elf_strptr(elf, shstrndx, shdr.sh_name);
+		if (!name || strncmp(name, ".plt", 4))
+			continue;
+		n = realloc(d->plts, (d->nr_plts + 1) * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		d->plts = n;
+		n[d->nr_plts++] = (struct plt_range){ shdr.sh_addr + bias,
+						      shdr.sh_addr + bias + shdr.sh_size };
+	}
+	return 0;
+}
+
+/* 1 when vaddr lies in a PLT section (no symbol covers it), 0 if not, -ENOMEM. */
+static int in_plt(struct dso *d, uint64_t vaddr)
+{
+	uint32_t i;
+
+	if (!d->plts_known) {
+		int err = load_plts(d);
+
+		if (err)
+			return err;
+	}
+	for (i = 0; i < d->nr_plts; i++)
+		if (vaddr >= d->plts[i].start && vaddr < d->plts[i].end)
+			return 1;
+	return 0;
 }
 
 /* The function symbol of off in dso, uncached: FOUND with its name etc., else what stands for off. */
@@ -832,8 +956,11 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 				const char **fn_out, uint64_t *vaddr_out, GElf_Off *symoff_out)
 {
 	struct dso *d = sy->dsos[dso];
+	struct bound_fn *b = NULL;
 	char key[64];
 	const char *fn;
+	uint32_t iv;
+	int plt;
 	uint64_t vaddr;
 	GElf_Off symoff;
 	GElf_Sym sym;
@@ -843,17 +970,36 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 		if (d->state == DSO_LOADED && load_aliases(sy, d))
 			return -ENOMEM;
 	}
-	sy->lookups++;
 	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
 		return symbolizer_unknown(sy, dso);
-	fn = dwfl_module_addrinfo(d->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
-	if (fn) {
-		const char *alias = alias_of(d, vaddr - symoff);
+	/*
+	 * The function only: srcline and inline frames depend on the address
+	 * itself and are looked up from vaddr by the callers.
+	 */
+	iv = interval_of(d, vaddr);
+	if (iv != UINT32_MAX)
+		b = &d->bound_fn[iv];
+	if (b && b->fn) {
+		fn = b->fn == no_function ? NULL : b->fn;
+		symoff = vaddr - b->start;
+	} else {
+		sy->lookups++;
+		fn = dwfl_module_addrinfo(d->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
+		if (fn) {
+			const char *alias = alias_of(d, vaddr - symoff);
 
-		if (alias)
-			fn = alias;
+			if (alias)
+				fn = alias;
+		}
+		/* Same covering symbols in the whole interval: the same answer. */
+		if (b)
+			*b = (struct bound_fn){ .start = fn ? vaddr - symoff : 0,
+						.fn = fn ? fn : no_function };
 	}
-	if (!fn && in_plt(d->mod, vaddr)) {
+	plt = fn ? 0 : in_plt(d, vaddr);
+	if (plt < 0)
+		return plt;
+	if (plt) {
 		/* perf names each stub func@plt; one row per DSO is enough here. */
 		snprintf(key, sizeof(key), "d%u:plt", dso);
 		return get_sym(sy, key, "[plt]", NULL, dso, 0);
@@ -932,7 +1078,8 @@ static int64_t function_sym(struct symbolizer *sy, uint32_t dso, uint64_t start,
 	return id;
 }
 
-int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
+/* The flat sym of off in dso (function, "inner (inlined in outer)", per line). */
+static int64_t resolve_uncached(struct symbolizer *sy, uint32_t dso, uint64_t off)
 {
 	struct dso *d = sy->dsos[dso];
 	char line[512], name[512];
@@ -956,6 +1103,19 @@ int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
 		return function_sym(sy, dso, vaddr - symoff, fn, name, src);
 	}
 	return function_sym(sy, dso, vaddr - symoff, fn, fn, src);
+}
+
+int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
+{
+	uint32_t v = hm_get(&sy->resolved, off, dso);
+	int64_t sym;
+
+	if (v != HM_EMPTY)
+		return v;
+	sym = resolve_uncached(sy, dso, off);
+	if (sym >= 0 && hm_put(&sy->resolved, off, dso, (uint32_t)sym))
+		return -ENOMEM;
+	return sym;
 }
 
 /* ---- inline chains (--inline call stacks) ---- */

@@ -7,7 +7,7 @@
  * exits without a cap), and perf_rings_drain() over fake mmap rings (merge
  * by time, records above the publication watermark held back); fp leaf words
  * keep only addresses inside executable mappings (MMAP2 exec ranges), dwarf
- * stacks stay untouched.
+ * stacks stay untouched except that a main thread's copy ends at exec's argc.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -119,6 +119,7 @@ static int setup(void **state)
 	assert_int_equal(perf_decoder_init(&f->d, NR_EV, 4, &f->stats), 0);
 	f->d.group_to_ev[0] = 0;
 	f->d.group_to_ev[1] = 1;
+	f->d.tops.no_proc = true;	/* pid 100 is not ours: tests set its stack top */
 	*state = f;
 	return 0;
 }
@@ -502,6 +503,97 @@ static void dwarf_user_stack_is_stored_untouched(void **state)
 	check_words(f, leaf_words);
 }
 
+/* The size of the one USTACK in the trace (closes the writer). */
+static uint32_t ustack_size(struct fixture *f)
+{
+	unsigned int i, n = 0;
+	uint32_t size = 0;
+
+	read_back(f);
+	for (i = 0; i < f->nr; i++) {
+		if (f->recs[i].type == PMIPROF_REC_USTACK) {
+			size = f->recs[i].ustack.size;
+			n++;
+		}
+	}
+	assert_int_equal(n, 1);
+	return size;
+}
+
+/*
+ * dwarf: a main thread's copy ends at exec's argc (the process's start_stack)
+ * when the copy holds argc and argv[0] pointing above it there; anything
+ * else there, and the copy is stored whole.
+ */
+static void dwarf_main_thread_copy_ends_at_exec_argc(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t words[8] = { 1, 2, 3, 4, 1, 0x7ffc00000fe0ull, 0, 0x7ffc00000ff0ull };
+	struct rec_buf b;
+
+	f->d.call_graph = PMIPROF_CALL_GRAPH_DWARF;
+	f->d.regs_mask = 0x1c0;		/* sp at 0x7ffc00000f00 */
+	assert_int_equal(stack_tops_set(&f->d.tops, 100, 0x7ffc00000f20ull), 0);
+	assert_int_equal(feed(f, 0, cg_sample(&b, words)), 0);
+	assert_int_equal(ustack_size(f), 32);
+	assert_int_equal(f->stats.ustack_trimmed, 32);
+}
+
+static void dwarf_copy_without_exec_layout_at_the_top_is_whole(void **state)
+{
+	struct fixture *f = *state;
+	/* argv[0] below the top: not what exec writes */
+	uint64_t words[8] = { 1, 2, 3, 4, 1, 0x7ffc00000f08ull, 0, 0 };
+	struct rec_buf b;
+
+	f->d.call_graph = PMIPROF_CALL_GRAPH_DWARF;
+	f->d.regs_mask = 0x1c0;
+	assert_int_equal(stack_tops_set(&f->d.tops, 100, 0x7ffc00000f20ull), 0);
+	assert_int_equal(feed(f, 0, cg_sample(&b, words)), 0);
+	assert_int_equal(ustack_size(f), 64);
+}
+
+static void dwarf_copy_forgets_the_top_at_exec(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t words[8] = { 1, 2, 3, 4, 1, 0x7ffc00000fe0ull, 0, 0x7ffc00000ff0ull };
+	struct rec_buf b;
+	struct perf_event_header *h;
+	uint32_t v32[2] = { 100, 100 };
+	uint64_t trailer[3] = { 100 | 100ull << 32, 1, 0 };
+
+	f->d.call_graph = PMIPROF_CALL_GRAPH_DWARF;
+	f->d.regs_mask = 0x1c0;
+	assert_int_equal(stack_tops_set(&f->d.tops, 100, 0x7ffc00000f20ull), 0);
+	/* COMM with the exec flag: the new image has another stack */
+	h = (void *)b.w;
+	memset(&b, 0, sizeof(b));
+	h->type = PERF_RECORD_COMM;
+	h->misc = 1 << 13;
+	memcpy(h + 1, v32, 8);
+	strcpy((char *)(h + 1) + 8, "x");
+	memcpy((char *)(h + 1) + 16, trailer, sizeof(trailer));
+	h->size = (uint16_t)(sizeof(*h) + 16 + sizeof(trailer));
+	assert_int_equal(feed(f, 0, h), 0);
+	assert_int_equal(feed(f, 0, cg_sample(&b, words)), 0);
+	assert_int_equal(ustack_size(f), 64);
+}
+
+static void stack_tops_grow_and_forget(void **state)
+{
+	struct stack_tops t = { .no_proc = true };
+	uint32_t pid;
+
+	(void)state;
+	for (pid = 1; pid <= 5000; pid++)
+		assert_int_equal(stack_tops_set(&t, pid, pid * 16ull), 0);
+	for (pid = 1; pid <= 5000; pid += 2)
+		stack_tops_forget(&t, pid);
+	for (pid = 1; pid <= 5000; pid++)
+		assert_int_equal(stack_tops_get(&t, pid), pid % 2 ? 0 : pid * 16ull);
+	stack_tops_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +615,12 @@ int main(void)
 			fp_leaf_words_keep_only_addresses_in_executable_mappings, setup, teardown),
 		cmocka_unit_test_setup_teardown(dwarf_user_stack_is_stored_untouched, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(dwarf_main_thread_copy_ends_at_exec_argc, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(dwarf_copy_without_exec_layout_at_the_top_is_whole,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(dwarf_copy_forgets_the_top_at_exec, setup, teardown),
+		cmocka_unit_test(stack_tops_grow_and_forget),
 		cmocka_unit_test(drain_merges_by_time_and_holds_back_records_above_the_watermark),
 	};
 

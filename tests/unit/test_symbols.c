@@ -531,11 +531,96 @@ static void plt_stub_is_named_plt(void **state)
 	symbolizer_free(sy);
 }
 
+/*
+ * An offset of a DSO is looked up in libdwfl once, whatever address space
+ * (session tag) asks for it again: dwfl_module_addrinfo scans the symbol table.
+ */
+static void dso_offset_looked_up_once(void **state)
+{
+	struct symbolizer *sy = new_sy(NULL);
+	uintptr_t ip = (uintptr_t)alias_weak + 1;
+	struct mapping m;
+	int64_t dso, a, b;
+
+	(void)state;
+	assert_int_equal(find_mapping((void *)ip, &m), 0);
+	dso = symbolizer_dso(sy, m.path, NULL, 0);
+	assert_true(dso >= 0);
+	a = symbolizer_resolve(sy, (uint32_t)dso, ip - m.start + m.pgoff);
+	assert_true(a >= 0);
+	assert_int_equal(symbolizer_lookups(sy), 1);
+	b = symbolizer_resolve(sy, (uint32_t)dso, ip - m.start + m.pgoff);
+	assert_int_equal(b, a);
+	assert_int_equal(symbolizer_lookups(sy), 1);
+	symbolizer_free(sy);
+}
+
+/*
+ * Addresses between the same two symbol bounds (starts and ends of every
+ * symbol) have the same covering symbols: one libdwfl lookup answers them
+ * all, and an address in another function is looked up anew.
+ */
+static void addresses_within_one_symbol_looked_up_once(void **state)
+{
+	struct symbolizer *sy = new_sy(NULL);
+	uintptr_t ip = (uintptr_t)alias_weak;
+	struct mapping m;
+	int64_t dso, a, b, c;
+
+	(void)state;
+	assert_int_equal(find_mapping((void *)ip, &m), 0);
+	dso = symbolizer_dso(sy, m.path, NULL, 0);
+	assert_true(dso >= 0);
+	a = symbolizer_resolve(sy, (uint32_t)dso, ip + 1 - m.start + m.pgoff);
+	b = symbolizer_resolve(sy, (uint32_t)dso, ip + 2 - m.start + m.pgoff);
+	assert_true(a >= 0);
+	assert_int_equal(b, a);
+	assert_int_equal(symbolizer_lookups(sy), 1);
+	c = symbolizer_resolve(sy, (uint32_t)dso, (uintptr_t)alias_local + 1 - m.start + m.pgoff);
+	assert_true(c >= 0 && c != a);
+	assert_int_equal(symbolizer_lookups(sy), 2);
+	assert_string_equal(symbolizer_sym(sy, (uint32_t)b)->name, "__alias_strong");
+	symbolizer_free(sy);
+}
+
+/*
+ * The interval cache sits under the function lookup that --inline chains use
+ * too: with inline frames on, flat and chain resolution of addresses in one
+ * symbol make one libdwfl lookup between them.
+ */
+static void inline_chains_within_one_symbol_looked_up_once(void **state)
+{
+	struct symbolizer_opts o = { .inline_frames = true };
+	struct symbolizer *sy = new_sy(&o);
+	uintptr_t ip = (uintptr_t)alias_weak;
+	const uint32_t *chain;
+	struct mapping m;
+	int64_t dso, a, c;
+	uint32_t nr;
+
+	(void)state;
+	assert_int_equal(find_mapping((void *)ip, &m), 0);
+	dso = symbolizer_dso(sy, m.path, NULL, 0);
+	assert_true(dso >= 0);
+	a = symbolizer_resolve(sy, (uint32_t)dso, ip + 1 - m.start + m.pgoff);
+	assert_true(a >= 0);
+	c = symbolizer_resolve_inline(sy, (uint32_t)dso, ip + 2 - m.start + m.pgoff);
+	assert_true(c >= 0);
+	chain = symbolizer_inline_chain(sy, (uint32_t)c, &nr);
+	assert_true(nr >= 1);
+	assert_string_equal(symbolizer_sym(sy, chain[nr - 1])->name, "__alias_strong");
+	assert_int_equal(symbolizer_lookups(sy), 1);
+	symbolizer_free(sy);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(resolves_own_pie_function),
 		cmocka_unit_test(plt_stub_is_named_plt),
+		cmocka_unit_test(dso_offset_looked_up_once),
+		cmocka_unit_test(addresses_within_one_symbol_looked_up_once),
+		cmocka_unit_test(inline_chains_within_one_symbol_looked_up_once),
 		cmocka_unit_test(resolves_shared_library_function),
 		cmocka_unit_test(srcline_names_file_and_line),
 		cmocka_unit_test(missing_binary_is_unknown_with_note),

@@ -28,6 +28,7 @@
 #include "../../report/maps.h"
 #include "../../report/symbols.h"
 #include "../../report/unwind.h"
+#include "../../daemon/stack_tops.h"
 #include "unwind_self.h"
 
 #if defined(__clang__)
@@ -169,6 +170,44 @@ static void dwarf_chain_through_qsort_matches_backtrace_and_completes(void **sta
 		assert_int_equal(ips[k + 2], (uint64_t)(uintptr_t)bt[k]);
 	assert_true(complete);
 	assert_true(unwinder_stats(f->u)->reached_root >= 1);
+}
+
+/*
+ * The recorder stores a main thread's dwarf copy only up to exec's argc
+ * (daemon/stack_tops.h): cut there, this process's own sample unwinds to
+ * the same complete chain as the whole copy.
+ */
+static void main_thread_copy_cut_at_exec_argc_unwinds_the_same(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t full[MAX_FRAMES + 8], cut[MAX_FRAMES + 8], top, keep;
+	struct stack_tops tops = { 0 };
+	struct trace_ustack us;
+	bool complete;
+	int n, m, i;
+
+	sample_in_qsort();
+	top = stack_tops_get(&tops, f->pid);
+	stack_tops_free(&tops);
+	assert_true(top != 0);
+	keep = stack_tops_keep(top, sample.regs[UT_REG_SP], sample.us.data, sample.us.size);
+	/* the copy reaches past argc (the test's stack is shallow) and is cut there */
+	assert_int_equal(keep, top - sample.regs[UT_REG_SP]);
+	assert_true(keep < sample.us.size);
+	n = unwind_user(f->u, f->pid, sample.regs[UT_REG_IP], &sample.us, full, MAX_FRAMES + 8,
+			&complete);
+	assert_true(complete);
+	us = sample.us;
+	us.size = (uint32_t)keep;
+	complete = false;
+	m = unwind_user(f->u, f->pid, sample.regs[UT_REG_IP], &us, cut, MAX_FRAMES + 8, &complete);
+	assert_true(complete);
+	assert_int_equal(m, n);
+	for (i = 0; i < m; i++)
+		assert_int_equal(cut[i], full[i]);
+	/* one word less is no longer exec's layout: the copy is kept whole */
+	assert_int_equal(stack_tops_keep(top + 8, sample.regs[UT_REG_SP], sample.us.data,
+					 sample.us.size), sample.us.size);
 }
 
 static void short_stack_copy_is_truncated_prefix(void **state)
@@ -569,6 +608,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dwarf_chain_through_qsort_matches_backtrace_and_completes),
 		cmocka_unit_test(short_stack_copy_is_truncated_prefix),
+		cmocka_unit_test(main_thread_copy_cut_at_exec_argc_unwinds_the_same),
 		cmocka_unit_test(leaf_fixup_restores_caller_fp_chain_skipped),
 		cmocka_unit_test(leaf_fixup_leaves_framed_function_alone),
 		cmocka_unit_test(damaged_registers_and_stack_never_crash_and_are_counted),
