@@ -3,9 +3,10 @@
 # --backend module runs a workload whose profile is known (hot_function does
 # 9 of every 10 units of work), pmiprof report in the guest puts
 # hot_function on top, and the trace says EMULATED everywhere (header flag,
-# PMU string, every sample).  Records are system-wide with pid/tid; the
-# report's --pid filter selects the workload.  Then rmmod succeeds and the
-# kernel log is clean.
+# PMU string, every sample).  `record -- CMD` follows the workload's tasks
+# (per-task windows, header flag inherit, not system-wide); the report's
+# --pid filter selects the workload.  Then rmmod succeeds and the kernel log
+# is clean.
 . "$(dirname "$0")/lib.sh"
 vm_require module
 vm_static hot_function "$PMIPROF_TOP/tests/vm/hot_function.c" || skip_all "cannot build a static program (libc.a missing?)"
@@ -38,13 +39,15 @@ share=$(printf '%s\n' "$top" | awk '{print int($2)}')
 [ -n "$share" ] && [ "$share" -ge 50 ] && ok "hot_function has most samples of the workload ($share %)" ||
 	not_ok "hot_function has most samples of the workload" "$top"
 grep -q "cold_function" "$VM_OUT/report.txt" && ok "cold_function is found too" || not_ok "cold_function is found too"
-case "$(top_symbol "$VM_OUT/report_pid.txt")" in *hot_function*) ok "report --pid WORKLOAD selects it from the system-wide trace" ;;
-*) not_ok "report --pid WORKLOAD selects it from the system-wide trace" "$(head -n 14 "$VM_OUT/report_pid.txt" 2>/dev/null)" ;; esac
+case "$(top_symbol "$VM_OUT/report_pid.txt")" in *hot_function*) ok "report --pid WORKLOAD selects it" ;;
+*) not_ok "report --pid WORKLOAD selects it" "$(head -n 14 "$VM_OUT/report_pid.txt" 2>/dev/null)" ;; esac
 grep -q "EMULATED" "$VM_OUT/report.txt" && ok "report says EMULATED" || not_ok "report says EMULATED"
 
 d=$VM_OUT/dump.txt
-grep -E '^flags:' "$d" | grep -q emulated && grep -E '^flags:' "$d" | grep -q system-wide &&
-	ok "header flags: emulated, system-wide" || not_ok "header flags: emulated, system-wide" "$(grep -E '^flags:' "$d")"
+grep -E '^flags:' "$d" | grep -q emulated && grep -E '^flags:' "$d" | grep -q inherit &&
+	! grep -E '^flags:' "$d" | grep -q system-wide &&
+	ok "header flags: emulated, per-task (inherit, not system-wide)" ||
+	not_ok "header flags: emulated, per-task" "$(grep -E '^flags:' "$d")"
 grep -E '^sampling:' "$d" | grep -q 'pmi.*module' && ok "header: pmi mode, module backend" ||
 	not_ok "header: pmi mode, module backend" "$(grep -E '^sampling:' "$d")"
 grep -E '^pmu:' "$d" | grep -q EMULATED && ok "header PMU string says EMULATED" || not_ok "header PMU string says EMULATED"
