@@ -21,7 +21,7 @@ reps=${B10_REPS:-3}
 cc=${CC:-cc}
 if ! $cc -O2 -g -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -Itests/unit tests/bench/trace_bench.c \
 	tests/unit/trace_gen.c lib/util.c lib/trace_writer.c lib/trace_reader.c \
-	lib/trace_codec.c lib/trace_header.c lib/trace_names.c -lz -ldeflate -o "$out/trace_bench"; then
+	lib/trace_codec.c lib/trace_header.c lib/trace_names.c -lz -ldeflate -lzstd -o "$out/trace_bench"; then
 	echo "b10: cannot build tests/bench/trace_bench.c"
 	exit 1
 fi

@@ -271,7 +271,8 @@ static void check_v13_records(struct trace_reader *r)
 	struct trace_record rec;
 	bool last_sample = false;
 
-	assert_int_equal(h->version_minor, 3);
+	/* 3 in the frozen fixture; the current writer writes a later minor */
+	assert_true(h->version_minor >= 3);
 	assert_int_equal(h->call_graph, PMIPROF_CALL_GRAPH_FP);
 	assert_int_equal(h->call_graph_max_stack, 127);
 	assert_int_equal(h->call_graph_dump_size, 0);
