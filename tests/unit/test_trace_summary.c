@@ -6,6 +6,9 @@
  * side-band records get none; a damaged summary is reported, counted and
  * its chunk decoded instead; a chunk with an unknown codec flag or a bad
  * zstd payload is refused with one message and its records counted lost.
+ * The frozen tests/fixtures/v14-summary.pmiprof (zstd chunks with
+ * summaries; regenerate with `test_trace_summary --regenerate FILE`) keeps
+ * reading to the same aggregates and the same samples the writer makes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -195,20 +198,22 @@ static uint64_t rnd(void)
 }
 
 /* Random samples of 3 processes, 6 threads, 60 ips; some stacks, some side-band. */
-static void write_trace(const char *path, int level, int codec, bool no_summary)
+static int write_n(const char *path, int level, int codec, bool no_summary, uint32_t n,
+		   uint32_t chunk)
 {
-	struct trace_writer_opts o = { .level = level, .chunk_size = 8192, .codec = codec,
+	struct trace_writer_opts o = { .level = level, .chunk_size = chunk, .codec = codec,
 				       .no_summary = no_summary };
 	struct trace_header h;
 	struct trace_writer *w;
 	uint64_t t = 1000000, frames[3] = { 0x401100, 0x401200, 0x401300 };
 	uint32_t i, e;
+	int err = 0;
 
 	rnd_state = 88172645463325252ull;
 	tgen_header(&h);
-	assert_int_equal(h.nr_events, NEV);
-	assert_int_equal(trace_writer_open(&w, path, &h, &o), 0);
-	for (i = 0; i < NSAMPLES; i++) {
+	if (trace_writer_open(&w, path, &h, &o))
+		return 1;
+	for (i = 0; i < n; i++) {
 		struct trace_sample s = { 0 };
 		uint64_t r = rnd();
 
@@ -225,19 +230,28 @@ static void write_trace(const char *path, int level, int codec, bool no_summary)
 		for (e = 0; e < s.nr; e++)
 			s.counts[e] = e == 3 ? ~0ull - (rnd() % 3) : rnd() % 100000;	/* sums wrap */
 		if ((r >> 40) % 4 == 0)
-			assert_int_equal(trace_write_sample_stack(w, &s, frames, 1 + (r >> 44) % 3,
-								  0), 0);
+			err |= trace_write_sample_stack(w, &s, frames, 1 + (r >> 44) % 3, 0);
 		else
-			assert_int_equal(trace_write_sample(w, &s), 0);
-		if (i % 5000 == 2500) {
+			err |= trace_write_sample(w, &s);
+		if (i % (n / 6) == n / 12) {
 			struct trace_comm c = { .time = t, .pid = s.pid, .tid = s.tid,
 						.comm = "renamed" };
 
-			assert_int_equal(trace_write_comm(w, &c), 0);
+			err |= trace_write_comm(w, &c);
 		}
 	}
-	assert_int_equal(trace_writer_close(w), 0);
+	return trace_writer_close(w) | err;
 }
+
+static void write_trace(const char *path, int level, int codec, bool no_summary)
+{
+	assert_int_equal(write_n(path, level, codec, no_summary, NSAMPLES, 8192), 0);
+}
+
+/* The fixture: 600 samples in 1 KiB chunks, default codec (zstd) and summaries. */
+#define FIX_SAMPLES 600
+#define FIX_CHUNK 1024
+
 
 static char path[64];
 
@@ -497,7 +511,38 @@ static void unknown_codec_flag_is_refused_with_a_message(void **state)
 	free(buf);
 }
 
-int main(void)
+static void fixture_v14_summaries_read_to_frozen_samples(void **state)
+{
+	const char *top = getenv("PMIPROF_TOP");
+	char fix[4200];
+	struct trace_read_stats sa, sb, sc;
+	struct pass *pc = calloc(1, sizeof(*pc));
+	struct trace_reader *r;
+
+	(void)state;
+	snprintf(fix, sizeof(fix), "%s/tests/fixtures/v14-summary.pmiprof", top ? top : ".");
+	assert_int_equal(trace_reader_open(&r, fix, NULL, NULL), 0);
+	assert_int_equal(trace_reader_header(r)->version_minor, 4);
+	trace_reader_close(r);
+	diags = 0;
+	read_pass(fix, false, &pa, &sa);
+	read_pass(fix, true, &pb, &sb);
+	assert_int_equal(diags, 0);
+	assert_int_equal(pa.samples, FIX_SAMPLES);
+	assert_true(sb.chunks_summarized >= 5);
+	same_aggregates(&pa, &pb);
+	/* today's writer makes the same samples (decoded) and summaries */
+	assert_int_equal(write_n(path, 1, 0, false, FIX_SAMPLES, FIX_CHUNK), 0);
+	read_pass(path, true, pc, &sc);
+	assert_int_equal(sc.chunks_summarized, sb.chunks_summarized);
+	same_aggregates(&pa, pc);
+	free_pass(&pa);
+	free_pass(&pb);
+	free_pass(pc);
+	free(pc);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(zstd_summaries_equal_decoded_samples, make_path,
@@ -512,7 +557,11 @@ int main(void)
 						make_path, drop_path),
 		cmocka_unit_test_setup_teardown(unknown_codec_flag_is_refused_with_a_message,
 						make_path, drop_path),
+		cmocka_unit_test_setup_teardown(fixture_v14_summaries_read_to_frozen_samples,
+						make_path, drop_path),
 	};
 
+	if (argc == 3 && !strcmp(argv[1], "--regenerate"))
+		return write_n(argv[2], 1, 0, false, FIX_SAMPLES, FIX_CHUNK);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
