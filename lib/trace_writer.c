@@ -545,6 +545,14 @@ int trace_writer_flush(struct trace_writer *w)
 	return 0;
 }
 
+static inline uint32_t sum_hash(uint64_t ip, uint32_t pid, uint32_t tid, uint32_t flags)
+{
+	uint64_t h = ip * 0x9e3779b97f4a7c15ull ^
+		     (((uint64_t)tid << 32 | pid) + flags) * 0xc2b2ae3d27d4eb4full;
+
+	return (uint32_t)(h >> 32);
+}
+
 /* Room for one more summary entry; 0 or -ENOMEM (then the chunk gets no summary). */
 static int sum_room(struct trace_writer *w)
 {
@@ -573,7 +581,7 @@ static int sum_room(struct trace_writer *w)
 			return -ENOMEM;
 		for (i = 0; i < t->nr; i++) {
 			const struct sum_ent *e = &t->ents[i];
-			uint32_t k = (uint32_t)((e->ip ^ ((uint64_t)e->tid << 32 | e->pid) * 0x9e3779b97f4a7c15ull) >> 20 ^ e->flags) & (size - 1);
+			uint32_t k = sum_hash(e->ip, e->pid, e->tid, e->flags) & (size - 1);
 
 			while (n[k].gen)
 				k = (k + 1) & (size - 1);
@@ -591,8 +599,7 @@ static int sum_room(struct trace_writer *w)
 static inline void sum_add(struct trace_writer *w, const struct trace_sample *s)
 {
 	struct sum_table *t = &w->sum;
-	uint64_t h = (s->ip ^ ((uint64_t)s->tid << 32 | s->pid) * 0x9e3779b97f4a7c15ull) >> 20 ^
-		     s->flags;
+	uint32_t h = sum_hash(s->ip, s->pid, s->tid, s->flags);
 	uint64_t *c;
 	uint32_t k, e, n = s->nr;
 
@@ -603,7 +610,7 @@ static inline void sum_add(struct trace_writer *w, const struct trace_sample *s)
 	if (!t->nr || s->time > t->time_max)
 		t->time_max = s->time;
 	if (t->mask) {
-		for (k = (uint32_t)h & t->mask; t->slots[k].gen == t->gen; k = (k + 1) & t->mask) {
+		for (k = h & t->mask; t->slots[k].gen == t->gen; k = (k + 1) & t->mask) {
 			struct sum_ent *x = &t->ents[t->slots[k].idx];
 
 			if (x->ip == s->ip && x->pid == s->pid && x->tid == s->tid &&
@@ -620,7 +627,7 @@ static inline void sum_add(struct trace_writer *w, const struct trace_sample *s)
 		t->other = true;	/* no memory: no summary for this chunk */
 		return;
 	}
-	for (k = (uint32_t)h & t->mask; t->slots[k].gen == t->gen; k = (k + 1) & t->mask)
+	for (k = h & t->mask; t->slots[k].gen == t->gen; k = (k + 1) & t->mask)
 		;
 	t->slots[k].gen = t->gen;
 	t->slots[k].idx = t->nr;

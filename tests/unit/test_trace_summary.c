@@ -471,6 +471,45 @@ static void damaged_summaries_are_counted_and_the_chunk_decoded(void **state)
 	free(orig);
 }
 
+/* Summaries never hide damage: a bad chunk with a good summary is still reported. */
+static void damaged_chunk_with_a_good_summary_is_reported(void **state)
+{
+	struct trace_read_stats st;
+	struct pmiprof_chunk_header ch;
+	uint8_t *buf;
+	size_t len, off;
+
+	(void)state;
+	write_trace(path, 1, 0, false);
+	buf = load(&len);
+	off = find_chunk(buf, len, PMIPROF_CHUNK_SUMMARY, 2);
+	memcpy(&ch, buf + off, 32);
+	/* the RECORDS chunk before it: find the one whose end is off */
+	{
+		size_t k, roff = 0;
+
+		for (k = 0; ; k++) {
+			struct pmiprof_chunk_header rh;
+
+			roff = find_chunk(buf, len, PMIPROF_CHUNK_RECORDS, (int)k);
+			memcpy(&rh, buf + roff, 32);
+			if (roff + 32 + rh.csize == off)
+				break;
+		}
+		buf[roff + 32 + 7] ^= 0x20;	/* no CRC fix-up */
+	}
+	store(buf, len);
+	diags = 0;
+	read_pass(path, true, &pb, &st);
+	assert_int_equal(diags, 1);
+	assert_non_null(strstr(last_diag, "payload CRC mismatch"));
+	assert_int_equal(st.chunks_bad, 1);
+	assert_int_equal(st.summaries_bad, 0);
+	assert_true(pb.samples < NSAMPLES);
+	free_pass(&pb);
+	free(buf);
+}
+
 static void unknown_codec_flag_is_refused_with_a_message(void **state)
 {
 	struct trace_read_stats st;
@@ -554,6 +593,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(no_summary_option_writes_none, make_path,
 						drop_path),
 		cmocka_unit_test_setup_teardown(damaged_summaries_are_counted_and_the_chunk_decoded,
+						make_path, drop_path),
+		cmocka_unit_test_setup_teardown(damaged_chunk_with_a_good_summary_is_reported,
 						make_path, drop_path),
 		cmocka_unit_test_setup_teardown(unknown_codec_flag_is_refused_with_a_message,
 						make_path, drop_path),
