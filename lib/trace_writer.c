@@ -692,6 +692,23 @@ static inline int rec_ready(struct trace_writer *w)
 	return 0;
 }
 
+/*
+ * Before a side-band record (not a sample's): a chunk of samples only that
+ * is already a quarter full is closed first, so that its samples keep
+ * their summary; a side-band record among them would cost it.  A quarter
+ * keeps chunks large enough to compress well when such records are
+ * frequent (losses, many short threads).
+ */
+static inline int side_ready(struct trace_writer *w)
+{
+	int err = rec_ready(w);
+
+	if (!err && w->summaries && !w->sum.other && w->chunk_samples &&
+	    w->used >= w->chunk_size / 4)
+		err = trace_writer_flush(w);
+	return err;
+}
+
 int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
 {
 	int err = rec_ready(w);
@@ -857,7 +874,7 @@ static int check_str(const char *s, size_t *len)
 int trace_write_mmap(struct trace_writer *w, const struct trace_mmap *m)
 {
 	size_t len;
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -871,7 +888,7 @@ int trace_write_mmap(struct trace_writer *w, const struct trace_mmap *m)
 int trace_write_comm(struct trace_writer *w, const struct trace_comm *c)
 {
 	size_t len;
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -882,7 +899,7 @@ int trace_write_comm(struct trace_writer *w, const struct trace_comm *c)
 
 int trace_write_fork(struct trace_writer *w, const struct trace_task *t)
 {
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -891,7 +908,7 @@ int trace_write_fork(struct trace_writer *w, const struct trace_task *t)
 
 int trace_write_exit(struct trace_writer *w, const struct trace_task *t)
 {
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -900,7 +917,7 @@ int trace_write_exit(struct trace_writer *w, const struct trace_task *t)
 
 int trace_write_lost(struct trace_writer *w, const struct trace_lost *l)
 {
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -910,7 +927,7 @@ int trace_write_lost(struct trace_writer *w, const struct trace_lost *l)
 int trace_write_mark(struct trace_writer *w, const struct trace_mark *m)
 {
 	size_t len;
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -930,7 +947,7 @@ int trace_write_callchain(struct trace_writer *w, const struct trace_callchain *
 
 int trace_write_finish(struct trace_writer *w, const struct trace_finish *f)
 {
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -940,7 +957,7 @@ int trace_write_finish(struct trace_writer *w, const struct trace_finish *f)
 int trace_write_raw(struct trace_writer *w, uint8_t type, const void *body, size_t len)
 {
 	uint8_t *p;
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;

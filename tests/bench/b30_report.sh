@@ -35,8 +35,9 @@ command -v perf >/dev/null || { echo "b30_report: skipped: perf not installed (l
 perf stat -e cpu-clock -x, true >/dev/null 2>&1 || { echo "b30_report: skipped: perf_event_open not usable"; exit 0; }
 
 samples_of_pmiprof() { "$PMIPROF" report -i "$1" --format json --limit 1 2>/dev/null | sed -n 's/.*"samples": \([0-9]*\), "samples_shown".*/\1/p'; }
-samples_of_perf() { perf report -i "$1" --stdio --sort sym 2>/dev/null | sed -n 's/^# Samples: \([0-9.]*\)\([KM]\{0,1\}\) .*/\1 \2/p' |
-	awk '{ m = $2 == "K" ? 1e3 : $2 == "M" ? 1e6 : 1; printf "%d\n", $1 * m }'; }
+# exact: the sum of the per-symbol sample counts (the "# Samples: 2M" line is rounded)
+samples_of_perf() { perf report -i "$1" --stdio --sort sym -n 2>/dev/null |
+	awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { n += $2 } END { printf "%d\n", n }'; }
 
 # --- recordings: default chunks (deflate, level 1) and stored chunks (-z 0,
 # like perf.data, which perf record writes uncompressed unless given -z)
@@ -118,7 +119,7 @@ ftop=$(awk '$1 ~ /%$/ { print $1, $NF; exit }' "$T/f.out")
 echo "workload: threads2 (2 busy threads), cpu-clock at 50 kHz, no call chains; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "pmiprof traces: recordings of ${one} samples concatenated to >= $MIN_SAMPLES; perf: one ${psecs} s recording"
 printf '%-40s %10s %8s %8s %12s %10s\n' "tool (median of $RUNS runs)" samples wall_s cpu_s samples/s peak_RSS_KB
-awk -v n="$psamples" -v w="$pw" -v c="$pc" -v m="$pm" 'BEGIN { printf "%-40s %10d %8.3f %8.3f %12.0f %10d\n", "pmiprof report (default: deflate)", n, w, c, n / w, m }'
+awk -v n="$psamples" -v w="$pw" -v c="$pc" -v m="$pm" 'BEGIN { printf "%-40s %10d %8.3f %8.3f %12.0f %10d\n", "pmiprof report (default: zstd+summaries)", n, w, c, n / w, m }'
 awk -v n="$zsamples" -v w="$zw" -v c="$zc" -v m="$zm" 'BEGIN { printf "%-40s %10d %8.3f %8.3f %12.0f %10d\n", "pmiprof report (record -z 0: stored)", n, w, c, n / w, m }'
 awk -v n="$fsamples" -v w="$fw" -v c="$fc" -v m="$fm" 'BEGIN { printf "%-40s %10d %8.3f %8.3f %12.0f %10d\n", "perf report --stdio --sort sym", n, w, c, n / w, m }'
 awk -v pn="$psamples" -v pw="$pw" -v pc="$pc" -v pm="$pm" -v zn="$zsamples" -v zw="$zw" -v zc="$zc" -v fn="$fsamples" -v fw="$fw" -v fc="$fc" -v fm="$fm" 'BEGIN {
