@@ -709,9 +709,24 @@ static inline int side_ready(struct trace_writer *w)
 	return err;
 }
 
-int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
+/*
+ * Before a sample: a chunk holding only side-band records (the mmaps and
+ * comms at the start of a recording, a new thread's) is closed first, so
+ * that the samples start a chunk that can have a summary.  At most one
+ * such small chunk follows each full one.
+ */
+static inline int sample_ready(struct trace_writer *w)
 {
 	int err = rec_ready(w);
+
+	if (!err && w->summaries && w->sum.other && !w->chunk_samples && w->nr_records)
+		err = trace_writer_flush(w);
+	return err;
+}
+
+int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
+{
+	int err = sample_ready(w);
 
 	if (err)
 		return err;
@@ -828,7 +843,7 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 			     const uint64_t *ips, uint32_t nr, uint32_t nr_kernel)
 {
 	uint32_t id, stack = 0;
-	int err = rec_ready(w);
+	int err = sample_ready(w);
 
 	if (err)
 		return err;
