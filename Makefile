@@ -28,7 +28,7 @@ Q :=
 msg =
 endif
 
-PKGS      := libdw libelf zlib libdeflate libunwind-generic
+PKGS      := libdw libelf zlib libdeflate libzstd libunwind-generic
 CPPFLAGS  += -Iinclude -Ilib -D_GNU_SOURCE -DPMIPROF_VERSION='"$(VERSION)"' \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS    ?= -O2 -g
@@ -37,7 +37,7 @@ CFLAGS    += -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-proto
 ifeq ($(WERROR),1)
 CFLAGS    += -Werror
 endif
-LDLIBS    += -lpfm $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lunwind-generic) -lm -lpthread -lstdc++
+LDLIBS    += -lpfm $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lzstd -lunwind-generic) -lm -lpthread -lstdc++
 
 LIB_SRCS  := $(filter-out lib/main.c,$(wildcard lib/*.c))
 APP_SRCS  := $(wildcard daemon/*.c) $(wildcard report/*.c)

@@ -498,7 +498,8 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 	 * the same addresses): LZ77 matching stores them in a fifth of the
 	 * bytes of Huffman-only coding, costs the recorder less CPU (long
 	 * matches instead of one code per byte) and inflates several times
-	 * faster (docs/record.md, "Size, measured").
+	 * faster (docs/record.md, "Size, measured").  zstd, the default codec,
+	 * finds those matches by itself; the strategy matters for deflate.
 	 */
 	if (o->call_graph == PMIPROF_CALL_GRAPH_DWARF)
 		wopts.strategy = PMIPROF_TRACE_STRATEGY_LZ77;

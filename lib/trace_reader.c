@@ -6,7 +6,9 @@
  * per-record allocation.  Damage never stops reading: a bad chunk becomes
  * one diag message plus a synthesized LOST record, and reading resumes at
  * the next chunk (after a resync on the chunk magic when its header is bad).
- * Every allocation is bounded by the format limits in trace.h.
+ * Every allocation is bounded by the format limits in trace.h.  A caller
+ * may take a chunk's SUMMARY (1.4) instead of its records: the records are
+ * then neither inflated nor decoded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libdeflate.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 
 #include "pmiprof/trace.h"
 #include "trace_codec.h"
@@ -69,6 +73,15 @@ struct trace_reader {
 	uint8_t *ubuf;			/* inflate target */
 	size_t ucap;
 	struct libdeflate_decompressor *inflater;
+	ZSTD_DCtx *zd;			/* created at the first zstd chunk */
+	/* chunk summaries (1.4) */
+	trace_summary_fn sum_fn;
+	void *sum_arg;
+	uint8_t *sbuf;			/* decompressed summary */
+	size_t scap;
+	struct trace_summary_entry *sents;
+	uint64_t *scounts;
+	size_t sents_cap;
 	char *str;			/* decoded strings */
 	uint64_t *ips;			/* decoded callchains and stacks */
 	uint64_t *regs;			/* decoded USTACK registers */
@@ -213,6 +226,10 @@ void trace_reader_close(struct trace_reader *r)
 		return;
 	if (r->inflater)
 		libdeflate_free_decompressor(r->inflater);
+	ZSTD_freeDCtx(r->zd);
+	free(r->sbuf);
+	free(r->sents);
+	free(r->scounts);
 	if (r->map)
 		munmap(r->map, r->size);
 	free(r->owned);
@@ -333,6 +350,12 @@ const struct trace_read_stats *trace_reader_stats(const struct trace_reader *r)
 	return &r->stats;
 }
 
+void trace_reader_set_summary_fn(struct trace_reader *r, trace_summary_fn fn, void *arg)
+{
+	r->sum_fn = fn;
+	r->sum_arg = arg;
+}
+
 static int synth_lost(struct trace_reader *r, struct trace_record *rec, uint32_t seq,
 		      uint32_t reason, uint64_t count)
 {
@@ -412,6 +435,208 @@ static size_t fast_len(size_t usize, size_t readable)
 }
 
 /*
+ * Decompress a payload (flags: PMIPROF_CHUNK_F_*) of csize bytes into out,
+ * exactly usize bytes.  Returns NULL or why it failed.
+ */
+static const char *decompress(struct trace_reader *r, uint16_t flags, const uint8_t *in,
+			      size_t csize, uint8_t *out, size_t usize)
+{
+	if (flags & PMIPROF_CHUNK_F_DEFLATE) {
+		enum libdeflate_result zr;
+		size_t in_used = 0, out_len = 0;
+
+		zr = libdeflate_deflate_decompress_ex(r->inflater, in, csize, out, usize, &in_used,
+						      &out_len);
+		if (zr != LIBDEFLATE_SUCCESS || out_len != usize || in_used != csize)
+			return zr == LIBDEFLATE_SUCCESS ? "corrupt deflate payload (size differs "
+			       "from the header)" : zr == LIBDEFLATE_INSUFFICIENT_SPACE ?
+			       "corrupt deflate payload (inflates to more than the header says)" :
+			       "corrupt deflate payload (invalid deflate data)";
+		return NULL;
+	}
+	if (flags & PMIPROF_CHUNK_F_ZSTD) {
+		size_t n;
+
+		if (!r->zd && !(r->zd = ZSTD_createDCtx()))
+			return "out of memory for the zstd decoder";
+		/* one frame of exactly usize bytes; trailing bytes are an error */
+		n = ZSTD_decompressDCtx(r->zd, out, usize, in, csize);
+		if (ZSTD_isError(n))
+			return ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall ?
+			       "corrupt zstd payload (decompresses to more than the header says)" :
+			       "corrupt zstd payload (invalid zstd data)";
+		if (n != usize)
+			return "corrupt zstd payload (size differs from the header)";
+		return NULL;
+	}
+	if (csize != usize)
+		return "stored payload size differs from the header's uncompressed size";
+	memcpy(out, in, usize);
+	return NULL;
+}
+
+/* Why flags cannot be read, or NULL. */
+static const char *bad_codec(uint16_t flags)
+{
+	if (flags & ~PMIPROF_CHUNK_F_KNOWN)
+		return "compressed with a codec this pmiprof does not know (a later version's)";
+	if ((flags & PMIPROF_CHUNK_F_DEFLATE) && (flags & PMIPROF_CHUNK_F_ZSTD))
+		return "both deflate and zstd flags set";
+	return NULL;
+}
+
+/* Decode a summary payload into r->sents; NULL or why it is damaged. */
+static const char *parse_summary(struct trace_reader *r, const uint8_t *p, const uint8_t *end,
+				 const struct pmiprof_chunk_header *rh, uint32_t nr_entries,
+				 struct trace_chunk_summary *sum)
+{
+	uint64_t nrec, samples, tmin, span, nev, pid = 0, tid = 0, ip = 0, total = 0, v;
+	uint32_t crc, i, e;
+	size_t min_ent;
+
+	if (end - p < 4)
+		return "shorter than its fixed fields";
+	memcpy(&crc, p, 4);
+	p += 4;
+	if (crc != rh->payload_crc)
+		return "describes another chunk (payload CRC differs)";
+	if (varint_get(&p, end, &nrec) || varint_get(&p, end, &samples) ||
+	    varint_get(&p, end, &tmin) || varint_get(&p, end, &span) ||
+	    varint_get(&p, end, &nev))
+		return "fields run past its end";
+	if (nrec != rh->nr_records)
+		return "describes another chunk (record count differs)";
+	if (samples > nrec || nr_entries > samples || (samples && !nr_entries))
+		return "more samples or entries than the chunk has records";
+	if (nev != r->hdr.nr_events)
+		return "event count differs from the header";
+	if (span > UINT64_MAX - tmin)
+		return "time span overflows";
+	min_ent = 5 + (size_t)nev;	/* each entry takes at least one byte per field */
+	if ((size_t)(end - p) / min_ent < nr_entries)
+		return "more entries than its bytes can hold";
+	if (nr_entries > r->sents_cap) {
+		struct trace_summary_entry *n = realloc(r->sents, nr_entries * sizeof(*n));
+		uint64_t *c;
+
+		if (!n)
+			return "out of memory";
+		r->sents = n;
+		c = realloc(r->scounts, (size_t)nr_entries * (nev ? nev : 1) * sizeof(*c));
+		if (!c)
+			return "out of memory";
+		r->scounts = c;
+		r->sents_cap = nr_entries;
+	}
+	for (i = 0; i < nr_entries; i++) {
+		struct trace_summary_entry *x = &r->sents[i];
+		uint64_t *c = r->scounts + (size_t)i * nev, d, t, f, n;
+
+		if (varint_get(&p, end, &d) || varint_get(&p, end, &t) ||
+		    varint_get(&p, end, &v) || varint_get(&p, end, &f) ||
+		    varint_get(&p, end, &n))
+			return "entry runs past its end";
+		pid += d;
+		tid += (uint64_t)zigzag_dec(t);
+		ip += (uint64_t)zigzag_dec(v);
+		if (d > UINT32_MAX || pid > UINT32_MAX || tid > UINT32_MAX || f > UINT32_MAX)
+			return "pid, tid or flags above 32 bits";
+		if (!n || n > samples - total)
+			return "entry sample counts do not add up to the chunk's";
+		total += n;
+		for (e = 0; e < nev; e++)
+			if (varint_get(&p, end, &c[e]))
+				return "entry runs past its end";
+		*x = (struct trace_summary_entry){ ip, (uint32_t)pid, (uint32_t)tid, (uint32_t)f,
+						   n, c };
+	}
+	if (total != samples)
+		return "entry sample counts do not add up to the chunk's";
+	sum->chunk_seq = rh->seq;
+	sum->nr_records = rh->nr_records;
+	sum->samples = samples;
+	sum->time_min = tmin;
+	sum->time_max = tmin + span;
+	sum->nr_events = (uint32_t)nev;
+	sum->nr_entries = nr_entries;
+	sum->entries = r->sents;
+	return NULL;
+}
+
+/*
+ * The RECORDS chunk with header rh at off is complete in the file: when a
+ * SUMMARY of it follows and the caller takes it, skip both and return true.
+ * A damaged summary is reported and counted; the records are then decoded.
+ */
+static bool take_summary(struct trace_reader *r, size_t off, const struct pmiprof_chunk_header *rh)
+{
+	size_t soff = off + HDR + rh->csize;
+	struct pmiprof_chunk_header sh;
+	struct trace_chunk_summary sum;
+	const char *why;
+	const uint8_t *payload;
+
+	if (r->size - soff < HDR)
+		return false;
+	memcpy(&sh, r->buf + soff, HDR);
+	if (sh.magic != PMIPROF_CHUNK_MAGIC || sh.type != PMIPROF_CHUNK_SUMMARY)
+		return false;
+	if (!header_valid(&sh)) {
+		why = "header CRC mismatch";
+		goto bad;
+	}
+	if (sh.seq != rh->seq) {
+		why = "its sequence number is not the chunk's";
+		goto bad;
+	}
+	if (sh.csize > r->size - soff - HDR) {
+		why = "the file ends inside it";
+		goto bad;
+	}
+	payload = r->buf + soff + HDR;
+	if (CRC_BAD((uint32_t)libdeflate_crc32(0, payload, sh.csize), sh.payload_crc)) {
+		why = "payload CRC mismatch";
+		goto bad;
+	}
+	why = bad_codec(sh.flags);
+	if (why)
+		goto bad;
+	if (sh.usize > r->scap) {
+		uint8_t *n = realloc(r->sbuf, sh.usize);
+
+		if (!n) {
+			why = "out of memory";
+			goto bad;
+		}
+		r->sbuf = n;
+		r->scap = sh.usize;
+	}
+	why = decompress(r, sh.flags, payload, sh.csize, r->sbuf, sh.usize);
+	if (!why)
+		why = parse_summary(r, r->sbuf, r->sbuf + sh.usize, rh, sh.nr_records, &sum);
+	if (why)
+		goto bad;
+	/*
+	 * The records stay checked: a damaged chunk is decoded (and reported)
+	 * as it would be without summaries.  CRC-32 runs at several GB/s, a
+	 * small part of what inflating and decoding the chunk costs.
+	 */
+	if (CRC_BAD((uint32_t)libdeflate_crc32(0, r->buf + off + HDR, rh->csize), rh->payload_crc))
+		return false;
+	if (!r->sum_fn(r->sum_arg, &sum))
+		return false;
+	r->pos = soff + HDR + sh.csize;
+	r->stats.chunks_ok++;
+	r->stats.chunks_summarized++;
+	return true;
+bad:
+	diag(r, soff, "chunk %u: damaged summary (%s); the chunk's records are decoded instead",
+	     rh->seq, why);
+	r->stats.summaries_bad++;
+	return false;
+}
+
+/*
  * Open the chunk at r->pos.  Returns 0 when a chunk is ready to decode or was
  * skipped, 1 when rec holds a synthesized LOST for a damaged/cut chunk.
  */
@@ -420,6 +645,7 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 	struct pmiprof_chunk_header ch;
 	size_t off = r->pos, left = r->size - off;
 	const uint8_t *payload;
+	const char *why;
 	uint32_t crc;
 
 	if (left < HDR) {
@@ -462,9 +688,13 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 	}
 	r->pos = off + HDR + ch.csize;
 	if (ch.type != PMIPROF_CHUNK_RECORDS) {
-		r->stats.bytes_skipped += HDR + ch.csize;	/* a later version's chunk type */
+		/* a summary not taken with its chunk is redundant, not lost data */
+		if (ch.type != PMIPROF_CHUNK_SUMMARY)
+			r->stats.bytes_skipped += HDR + ch.csize;	/* a later version's type */
 		return 0;
 	}
+	if (r->sum_fn && take_summary(r, off, &ch))
+		return 0;
 	payload = r->buf + off + HDR;
 	crc = (uint32_t)libdeflate_crc32(0, payload, ch.csize);
 	if (CRC_BAD(crc, ch.payload_crc)) {
@@ -472,10 +702,13 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 		     "records lost", ch.seq, ch.payload_crc, crc, ch.nr_records);
 		goto bad;
 	}
-	if (ch.flags & PMIPROF_CHUNK_F_DEFLATE) {
-		enum libdeflate_result zr;
-		size_t in_used = 0, out_len = 0;
-
+	why = bad_codec(ch.flags);
+	if (why) {
+		diag(r, off, "chunk %u: %s (flags 0x%x); %u records lost", ch.seq, why, ch.flags,
+		     ch.nr_records);
+		goto bad;
+	}
+	if (ch.flags & (PMIPROF_CHUNK_F_DEFLATE | PMIPROF_CHUNK_F_ZSTD)) {
 		if (r->ucap < ch.usize) {
 			/* slack after the payload lets the decoder skip bounds checks */
 			uint8_t *n = realloc(r->ubuf, (size_t)ch.usize + DECODE_SLACK);
@@ -489,14 +722,9 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 			r->ucap = ch.usize;
 			memset(n + ch.usize, 0, DECODE_SLACK);
 		}
-		zr = libdeflate_deflate_decompress_ex(r->inflater, payload, ch.csize, r->ubuf,
-						      ch.usize, &in_used, &out_len);
-		if (zr != LIBDEFLATE_SUCCESS || out_len != ch.usize || in_used != ch.csize) {
-			diag(r, off, "chunk %u: corrupt deflate payload (%s); %u records lost",
-			     ch.seq, zr == LIBDEFLATE_SUCCESS ? "size differs from the header" :
-			     zr == LIBDEFLATE_INSUFFICIENT_SPACE ?
-			     "inflates to more than the header says" : "invalid deflate data",
-			     ch.nr_records);
+		why = decompress(r, ch.flags, payload, ch.csize, r->ubuf, ch.usize);
+		if (why) {
+			diag(r, off, "chunk %u: %s; %u records lost", ch.seq, why, ch.nr_records);
 			goto bad;
 		}
 		payload = r->ubuf;
@@ -505,9 +733,9 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 		diag(r, off, "chunk %u: stored payload of %u bytes but header says %u uncompressed; "
 		     "%u records lost", ch.seq, ch.csize, ch.usize, ch.nr_records);
 		goto bad;
-	}
-	if (!(ch.flags & PMIPROF_CHUNK_F_DEFLATE))
+	} else {
 		r->limit = r->buf + r->size;	/* stored: the rest of the file is readable */
+	}
 	r->in_chunk = true;
 	r->chunk_off = off;
 	r->chunk_seq = ch.seq;

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Trace writer: encodes records into a chunk buffer, deflates each full
- * chunk and writes it with its header in one write().  A file cut at any
- * moment is therefore valid up to its last complete chunk.  I/O errors are
+ * Trace writer: encodes records into a chunk buffer, compresses each full
+ * chunk (zstd by default, or raw deflate) and writes it with its header in
+ * one write(), followed in the same write by the chunk's flat-profile
+ * SUMMARY chunk when every record in it is a sample (or belongs to one).
+ * A file cut at any moment is therefore valid up to its last complete
+ * chunk.  I/O errors are
  * sticky; on a failed chunk write the file is truncated back to the last
  * complete chunk when it is a regular file, which also gives back the room
  * the partial write took, so trace_writer_recover() can still end a trace
@@ -15,8 +18,10 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "pmiprof/trace.h"
 #include "trace_codec.h"
@@ -62,13 +67,48 @@ struct stack_table {
 	size_t nr_frames, cap_frames;
 };
 
+/*
+ * The open chunk's flat-profile aggregates, one per (pid, tid, ip, flags):
+ * an open-addressed table of entry indexes (a slot is empty unless its gen
+ * is the chunk's), counts in a parallel array of nr_events sums per entry.
+ */
+struct sum_ent {
+	uint64_t ip;
+	uint32_t pid, tid, flags;
+	uint64_t samples;
+};
+
+struct sum_slot {
+	uint32_t gen;
+	uint32_t idx;
+};
+
+struct sum_table {
+	struct sum_slot *slots;
+	uint32_t mask;			/* slots - 1, 0 before first use */
+	uint32_t gen;
+	struct sum_ent *ents;
+	uint64_t *counts;		/* nr_events per entry */
+	uint32_t nr, cap;
+	uint64_t time_min, time_max;
+	bool other;			/* a record that does not belong to a sample */
+	uint8_t *buf;			/* encoded summary: HDR + payload */
+	size_t buf_cap;
+	uint8_t *out;			/* compressed summary: HDR + payload */
+	size_t out_cap;
+	uint32_t *order;		/* entry indexes, sorted */
+	size_t order_cap;
+};
+
 struct trace_writer {
 	int fd;
 	int err;			/* sticky -errno */
 	int first_err;			/* kept across trace_writer_recover() for close() */
 	bool set_flags;			/* trace_writer_set_flags() called */
 	uint32_t flags;			/* its value, written into the prologue at close */
-	int level;			/* zlib level; 0 = store */
+	int level;			/* codec level; 0 = store */
+	int compressor;			/* PMIPROF_TRACE_CODEC_ZSTD or _DEFLATE */
+	bool summaries;
 	uint32_t nr_events;
 	uint32_t chunk_size;
 	uint32_t seq;
@@ -85,6 +125,8 @@ struct trace_writer {
 	struct trace_codec codec;
 	z_stream zs;
 	bool zs_ready;
+	ZSTD_CCtx *zc;
+	struct sum_table sum;
 	bool flush_due;			/* chunk full after a stack sample: close it at the next record */
 	bool ustack_ok;			/* the last record was written by trace_write_sample_stack */
 	struct stack_table st;
@@ -130,6 +172,13 @@ static void free_writer(struct trace_writer *w)
 {
 	if (w->zs_ready)
 		deflateEnd(&w->zs);
+	ZSTD_freeCCtx(w->zc);
+	free(w->sum.slots);
+	free(w->sum.ents);
+	free(w->sum.counts);
+	free(w->sum.buf);
+	free(w->sum.out);
+	free(w->sum.order);
 	free(w->raw);
 	free(w->out);
 	free(w->st.slots);
@@ -171,19 +220,34 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 	}
 	w->fd = fd;
 	w->level = opts && opts->level >= 0 ? opts->level : 1;
+	w->compressor = opts && opts->codec ? opts->codec : PMIPROF_TRACE_CODEC_ZSTD;
+	w->summaries = !(opts && opts->no_summary);
 	w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK_SIZE;
 	w->nr_events = h->nr_events;
 	w->st.gen = 1;		/* slot gen 0 = empty */
+	w->sum.gen = 1;
 	strategy = zlib_strategy(opts ? opts->strategy : PMIPROF_TRACE_STRATEGY_DEFAULT);
 	err = -EINVAL;
-	if (w->level > 9 || w->chunk_size < 64 || w->chunk_size > PMIPROF_MAX_CHUNK_SIZE - SLACK ||
-	    strategy < 0)
+	if (w->chunk_size < 64 || w->chunk_size > PMIPROF_MAX_CHUNK_SIZE - SLACK || strategy < 0 ||
+	    (w->compressor != PMIPROF_TRACE_CODEC_ZSTD && w->compressor != PMIPROF_TRACE_CODEC_DEFLATE) ||
+	    w->level > 9 ||
+	    w->nr_events > PMIPROF_MAX_EVENTS)
 		goto fail;
 	err = -ENOMEM;
 	w->raw = malloc(HDR + w->chunk_size + SLACK);
 	if (!w->raw)
 		goto fail;
-	if (w->level > 0) {
+	if (w->level > 0 && w->compressor == PMIPROF_TRACE_CODEC_ZSTD) {
+		/* one frame per chunk, no frame checksum: the chunk has a CRC */
+		w->zc = ZSTD_createCCtx();
+		if (!w->zc || ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel,
+								   w->level)))
+			goto fail;
+		w->out_cap = HDR + ZSTD_compressBound(w->chunk_size + SLACK);
+		w->out = malloc(w->out_cap);
+		if (!w->out)
+			goto fail;
+	} else if (w->level > 0) {
 		if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8, strategy) != Z_OK)
 			goto fail;
 		w->zs_ready = true;
@@ -245,6 +309,206 @@ static void drop_open_chunk(struct trace_writer *w)
 		w->st.gen = 1;
 	}
 	w->st.nr_frames = 0;
+	w->sum.nr = 0;
+	w->sum.other = false;
+	if (++w->sum.gen == 0) {
+		if (w->sum.slots)
+			memset(w->sum.slots, 0, (w->sum.mask + 1) * sizeof(*w->sum.slots));
+		w->sum.gen = 1;
+	}
+}
+
+/*
+ * Compress len bytes at in into out (room cap) with the writer's codec.
+ * Returns the compressed size, or 0 when storing is as good (or the codec
+ * failed: the chunk then goes out stored, which every reader reads).
+ */
+static size_t compress_payload(struct trace_writer *w, const uint8_t *in, size_t len,
+			       uint8_t *out, size_t cap, uint16_t *flags)
+{
+	size_t n = 0;
+
+	if (w->level <= 0)
+		return 0;
+	if (w->zc) {
+		n = ZSTD_compress2(w->zc, out, cap, in, len);
+		if (ZSTD_isError(n))
+			n = 0;
+		*flags = PMIPROF_CHUNK_F_ZSTD;
+	} else {
+		w->zs.next_in = (uint8_t *)in;
+		w->zs.avail_in = (uInt)len;
+		w->zs.next_out = out;
+		w->zs.avail_out = (uInt)cap;
+		if (deflate(&w->zs, Z_FINISH) == Z_STREAM_END)
+			n = w->zs.total_out;
+		deflateReset(&w->zs);
+		*flags = PMIPROF_CHUNK_F_DEFLATE;
+	}
+	/* keep the compressed form only when it is smaller */
+	return n < len ? n : 0;
+}
+
+static void seal_header(struct pmiprof_chunk_header *ch, uint8_t *unit, size_t stored)
+{
+	ch->csize = (uint32_t)stored;
+	ch->payload_crc = (uint32_t)crc32(0, unit + HDR, (uInt)stored);
+	ch->header_crc = (uint32_t)crc32(0, (const uint8_t *)ch,
+					 offsetof(struct pmiprof_chunk_header, header_crc));
+	memcpy(unit, ch, HDR);
+}
+
+static int sum_key_cmp(const void *x, const void *y, void *arg)
+{
+	const struct sum_ent *e = arg, *a = &e[*(const uint32_t *)x], *b = &e[*(const uint32_t *)y];
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->ip != b->ip)
+		return a->ip < b->ip ? -1 : 1;
+	return a->flags < b->flags ? -1 : a->flags > b->flags;
+}
+
+/* Grow p (capacity *cap elements of size sz) to hold n; 0 or -ENOMEM. */
+static int grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+	void *q;
+
+	if (n <= *cap)
+		return 0;
+	q = realloc(*p, n * sz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/*
+ * Encode (and compress) the open chunk's summary as a complete SUMMARY
+ * chunk unit for the RECORDS chunk header rh.  Returns its length, 0 when
+ * the chunk gets no summary (not all samples, out of memory: a summary is
+ * an optimization, its absence is never an error).
+ */
+static size_t build_summary(struct trace_writer *w, const struct pmiprof_chunk_header *rh,
+			    uint8_t **unit)
+{
+	struct sum_table *t = &w->sum;
+	struct pmiprof_chunk_header ch = {
+		.magic = PMIPROF_CHUNK_MAGIC,
+		.type = PMIPROF_CHUNK_SUMMARY,
+		.seq = rh->seq,
+		.nr_records = t->nr,
+	};
+	size_t bound, cap, stored;
+	uint64_t pid = 0, tid = 0, ip = 0;
+	uint32_t i, e;
+	uint8_t *p;
+
+	if (!w->summaries || t->other || !t->nr)
+		return 0;
+	bound = HDR + 4 + 6 * 10 + (size_t)t->nr * (5 * 10 + 10 + 10 * w->nr_events);
+	if (bound > PMIPROF_MAX_CHUNK_SIZE)
+		return 0;
+	cap = t->buf_cap;
+	if (grow((void **)&t->buf, &cap, bound, 1))
+		return 0;
+	t->buf_cap = cap;
+	if (grow((void **)&t->order, &t->order_cap, t->nr, sizeof(*t->order)))
+		return 0;
+	for (i = 0; i < t->nr; i++)
+		t->order[i] = i;
+	qsort_r(t->order, t->nr, sizeof(*t->order), sum_key_cmp, t->ents);
+	p = t->buf + HDR;
+	memcpy(p, &rh->payload_crc, 4);
+	p += 4;
+	p = varint_put(p, rh->nr_records);
+	p = varint_put(p, w->chunk_samples);
+	p = varint_put(p, t->time_min);
+	p = varint_put(p, t->time_max - t->time_min);
+	p = varint_put(p, w->nr_events);
+	for (i = 0; i < t->nr; i++) {
+		const struct sum_ent *s = &t->ents[t->order[i]];
+		const uint64_t *c = t->counts + (size_t)t->order[i] * w->nr_events;
+
+		p = varint_put(p, s->pid - pid);
+		p = varint_put(p, zigzag_enc((int64_t)(s->tid - tid)));
+		p = varint_put(p, zigzag_enc((int64_t)(s->ip - ip)));
+		p = varint_put(p, s->flags);
+		p = varint_put(p, s->samples);
+		for (e = 0; e < w->nr_events; e++)
+			p = varint_put(p, c[e]);
+		pid = s->pid;
+		tid = s->tid;
+		ip = s->ip;
+	}
+	ch.usize = (uint32_t)(p - (t->buf + HDR));
+	cap = t->out_cap;
+	if (w->zc && grow((void **)&t->out, &cap, HDR + ZSTD_compressBound(ch.usize), 1))
+		return 0;
+	if (!w->zc && w->level > 0 &&
+	    grow((void **)&t->out, &cap, HDR + deflateBound(&w->zs, ch.usize), 1))
+		return 0;
+	t->out_cap = cap;
+	stored = t->out ? compress_payload(w, t->buf + HDR, ch.usize, t->out + HDR,
+					  t->out_cap - HDR, &ch.flags) : 0;
+	if (stored) {
+		*unit = t->out;
+	} else {
+		ch.flags = 0;
+		stored = ch.usize;
+		*unit = t->buf;
+	}
+	seal_header(&ch, *unit, stored);
+	return HDR + stored;
+}
+
+/* Both units in one write, so a cut file never holds half a chunk pair. */
+static int emit2(struct trace_writer *w, const uint8_t *a, size_t alen, const uint8_t *b,
+		 size_t blen)
+{
+	struct iovec iov[2] = { { (void *)a, alen }, { (void *)b, blen } };
+	ssize_t n;
+	int err;
+
+	if (!blen)
+		return emit(w, a, alen);
+	do
+		n = writev(w->fd, iov, 2);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)(alen + blen)) {
+		w->bytes += alen + blen;
+		return 0;
+	}
+	if (n < 0) {
+		err = -errno;
+		if (ftruncate(w->fd, (off_t)w->bytes) == 0)
+			lseek(w->fd, (off_t)w->bytes, SEEK_SET);
+		w->err = err;
+		if (!w->first_err)
+			w->first_err = err;
+		return err;
+	}
+	/* short write: finish it the plain way (emit truncates on failure) */
+	if ((size_t)n < alen) {
+		err = write_all(w->fd, a + n, alen - (size_t)n);
+		if (!err)
+			err = write_all(w->fd, b, blen);
+	} else {
+		err = write_all(w->fd, b + (n - (ssize_t)alen), blen - ((size_t)n - alen));
+	}
+	if (err) {
+		if (ftruncate(w->fd, (off_t)w->bytes) == 0)
+			lseek(w->fd, (off_t)w->bytes, SEEK_SET);
+		w->err = err;
+		if (!w->first_err)
+			w->first_err = err;
+		return err;
+	}
+	w->bytes += alen + blen;
+	return 0;
 }
 
 int trace_writer_flush(struct trace_writer *w)
@@ -256,41 +520,26 @@ int trace_writer_flush(struct trace_writer *w)
 		.nr_records = w->nr_records,
 		.usize = (uint32_t)w->used,
 	};
-	uint8_t *unit = w->raw;
-	const uint8_t *payload = w->raw + HDR;
-	size_t stored = w->used;
+	uint8_t *unit = w->raw, *sunit = NULL;
+	size_t stored, slen;
+	uint16_t flags = 0;
 	int err;
 
 	if (w->err)
 		return w->err;
 	if (!w->nr_records)
 		return 0;
-	if (w->level > 0) {
-		w->zs.next_in = w->raw + HDR;
-		w->zs.avail_in = (uInt)w->used;
-		w->zs.next_out = w->out + HDR;
-		w->zs.avail_out = (uInt)(w->out_cap - HDR);
-		if (deflate(&w->zs, Z_FINISH) != Z_STREAM_END) {
-			deflateReset(&w->zs);
-			if (!w->first_err)
-				w->first_err = -EIO;
-			return w->err = -EIO;
-		}
-		/* keep the deflated form only when it is smaller */
-		if (w->zs.total_out < w->used) {
-			unit = w->out;
-			payload = w->out + HDR;
-			stored = w->zs.total_out;
-			ch.flags = PMIPROF_CHUNK_F_DEFLATE;
-		}
-		deflateReset(&w->zs);
+	stored = w->out ? compress_payload(w, w->raw + HDR, w->used, w->out + HDR,
+					  w->out_cap - HDR, &flags) : 0;
+	if (stored) {
+		unit = w->out;
+		ch.flags = flags;
+	} else {
+		stored = w->used;
 	}
-	ch.csize = (uint32_t)stored;
-	ch.payload_crc = (uint32_t)crc32(0, payload, (uInt)stored);
-	ch.header_crc = (uint32_t)crc32(0, (const uint8_t *)&ch, offsetof(struct pmiprof_chunk_header,
-									  header_crc));
-	memcpy(unit, &ch, HDR);
-	err = emit(w, unit, HDR + stored);
+	seal_header(&ch, unit, stored);
+	slen = build_summary(w, &ch, &sunit);
+	err = emit2(w, unit, HDR + stored, sunit, slen);
 	if (err)
 		return err;
 	w->seq++;
@@ -301,11 +550,108 @@ int trace_writer_flush(struct trace_writer *w)
 	return 0;
 }
 
+static inline uint32_t sum_hash(uint64_t ip, uint32_t pid, uint32_t tid, uint32_t flags)
+{
+	uint64_t h = ip * 0x9e3779b97f4a7c15ull ^
+		     (((uint64_t)tid << 32 | pid) + flags) * 0xc2b2ae3d27d4eb4full;
+
+	return (uint32_t)(h >> 32);
+}
+
+/* Room for one more summary entry; 0 or -ENOMEM (then the chunk gets no summary). */
+static int sum_room(struct trace_writer *w)
+{
+	struct sum_table *t = &w->sum;
+	uint32_t i;
+
+	if (t->nr == t->cap) {
+		uint32_t cap = t->cap ? t->cap * 2 : 1024;
+		struct sum_ent *e = realloc(t->ents, cap * sizeof(*e));
+		uint64_t *c;
+
+		if (!e)
+			return -ENOMEM;
+		t->ents = e;
+		c = realloc(t->counts, (size_t)cap * (w->nr_events ? w->nr_events : 1) * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		t->counts = c;
+		t->cap = cap;
+	}
+	if (2 * (t->nr + 1) > t->mask) {
+		uint32_t size = t->mask ? 2 * (t->mask + 1) : 2048;
+		struct sum_slot *n = calloc(size, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (i = 0; i < t->nr; i++) {
+			const struct sum_ent *e = &t->ents[i];
+			uint32_t k = sum_hash(e->ip, e->pid, e->tid, e->flags) & (size - 1);
+
+			while (n[k].gen)
+				k = (k + 1) & (size - 1);
+			n[k].gen = t->gen;
+			n[k].idx = i;
+		}
+		free(t->slots);
+		t->slots = n;
+		t->mask = size - 1;
+	}
+	return 0;
+}
+
+/* Count a sample into the open chunk's summary. */
+static inline void sum_add(struct trace_writer *w, const struct trace_sample *s)
+{
+	struct sum_table *t = &w->sum;
+	uint32_t h = sum_hash(s->ip, s->pid, s->tid, s->flags);
+	uint64_t *c;
+	uint32_t k, e, n = s->nr;
+
+	if (!w->summaries || t->other)
+		return;
+	if (!t->nr || s->time < t->time_min)
+		t->time_min = s->time;
+	if (!t->nr || s->time > t->time_max)
+		t->time_max = s->time;
+	if (t->mask) {
+		for (k = h & t->mask; t->slots[k].gen == t->gen; k = (k + 1) & t->mask) {
+			struct sum_ent *x = &t->ents[t->slots[k].idx];
+
+			if (x->ip == s->ip && x->pid == s->pid && x->tid == s->tid &&
+			    x->flags == s->flags) {
+				x->samples++;
+				c = t->counts + (size_t)t->slots[k].idx * w->nr_events;
+				for (e = 0; e < n; e++)
+					c[e] += s->counts[e];
+				return;
+			}
+		}
+	}
+	if (sum_room(w)) {
+		t->other = true;	/* no memory: no summary for this chunk */
+		return;
+	}
+	for (k = h & t->mask; t->slots[k].gen == t->gen; k = (k + 1) & t->mask)
+		;
+	t->slots[k].gen = t->gen;
+	t->slots[k].idx = t->nr;
+	t->ents[t->nr] = (struct sum_ent){ s->ip, s->pid, s->tid, s->flags, 1 };
+	c = t->counts + (size_t)t->nr * w->nr_events;
+	for (e = 0; e < w->nr_events; e++)
+		c[e] = e < n ? s->counts[e] : 0;
+	t->nr++;
+}
+
 /* Start a record of this type: returns where its body goes. */
 static inline uint8_t *rec_begin(struct trace_writer *w, uint8_t type)
 {
 	uint8_t *head = w->raw + HDR + w->used;
 
+	/* the summary stands for the chunk only when it holds nothing else */
+	if (type != PMIPROF_REC_SAMPLE && type != PMIPROF_REC_STACK &&
+	    type != PMIPROF_REC_USTACK && type != PMIPROF_REC_CALLCHAIN)
+		w->sum.other = true;
 	head[0] = type;
 	return head + 2;	/* one size byte assumed; rec_end fixes it up */
 }
@@ -351,9 +697,41 @@ static inline int rec_ready(struct trace_writer *w)
 	return 0;
 }
 
-int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
+/*
+ * Before a side-band record (not a sample's): a chunk of samples only that
+ * is already a quarter full is closed first, so that its samples keep
+ * their summary; a side-band record among them would cost it.  A quarter
+ * keeps chunks large enough to compress well when such records are
+ * frequent (losses, many short threads).
+ */
+static inline int side_ready(struct trace_writer *w)
 {
 	int err = rec_ready(w);
+
+	if (!err && w->summaries && !w->sum.other && w->chunk_samples &&
+	    w->used >= w->chunk_size / 4)
+		err = trace_writer_flush(w);
+	return err;
+}
+
+/*
+ * Before a sample: a chunk holding only side-band records (the mmaps and
+ * comms at the start of a recording, a new thread's) is closed first, so
+ * that the samples start a chunk that can have a summary.  At most one
+ * such small chunk follows each full one.
+ */
+static inline int sample_ready(struct trace_writer *w)
+{
+	int err = rec_ready(w);
+
+	if (!err && w->summaries && w->sum.other && !w->chunk_samples && w->nr_records)
+		err = trace_writer_flush(w);
+	return err;
+}
+
+int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
+{
+	int err = sample_ready(w);
 
 	if (err)
 		return err;
@@ -362,6 +740,7 @@ int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
 	w->chunk_samples++;
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
+	sum_add(w, s);
 	return rec_end(w, trace_enc_sample(&w->codec, rec_begin(w, PMIPROF_REC_SAMPLE), s, 0));
 }
 
@@ -469,7 +848,7 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 			     const uint64_t *ips, uint32_t nr, uint32_t nr_kernel)
 {
 	uint32_t id, stack = 0;
-	int err = rec_ready(w);
+	int err = sample_ready(w);
 
 	if (err)
 		return err;
@@ -484,6 +863,7 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 	w->chunk_samples++;
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
+	sum_add(w, s);
 	/* a USTACK or CALLCHAIN of this sample may follow: close the chunk after them */
 	if (rec_close(w, trace_enc_sample(&w->codec, rec_begin(w, PMIPROF_REC_SAMPLE), s,
 				       stack)))
@@ -514,7 +894,7 @@ static int check_str(const char *s, size_t *len)
 int trace_write_mmap(struct trace_writer *w, const struct trace_mmap *m)
 {
 	size_t len;
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -528,7 +908,7 @@ int trace_write_mmap(struct trace_writer *w, const struct trace_mmap *m)
 int trace_write_comm(struct trace_writer *w, const struct trace_comm *c)
 {
 	size_t len;
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -539,7 +919,7 @@ int trace_write_comm(struct trace_writer *w, const struct trace_comm *c)
 
 int trace_write_fork(struct trace_writer *w, const struct trace_task *t)
 {
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -548,7 +928,7 @@ int trace_write_fork(struct trace_writer *w, const struct trace_task *t)
 
 int trace_write_exit(struct trace_writer *w, const struct trace_task *t)
 {
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -557,7 +937,7 @@ int trace_write_exit(struct trace_writer *w, const struct trace_task *t)
 
 int trace_write_lost(struct trace_writer *w, const struct trace_lost *l)
 {
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -567,7 +947,7 @@ int trace_write_lost(struct trace_writer *w, const struct trace_lost *l)
 int trace_write_mark(struct trace_writer *w, const struct trace_mark *m)
 {
 	size_t len;
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -587,7 +967,7 @@ int trace_write_callchain(struct trace_writer *w, const struct trace_callchain *
 
 int trace_write_finish(struct trace_writer *w, const struct trace_finish *f)
 {
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;
@@ -634,7 +1014,7 @@ int trace_write_region_anomaly(struct trace_writer *w, const struct trace_region
 int trace_write_raw(struct trace_writer *w, uint8_t type, const void *body, size_t len)
 {
 	uint8_t *p;
-	int err = rec_ready(w);
+	int err = side_ready(w);
 
 	if (err)
 		return err;

@@ -154,6 +154,8 @@ const char cmd_report_help[] =
 "    --window A-B                  window indexes A to B inclusive (A-, -B, A)\n"
 "    --region NAME                 windows taken inside code region NAME (also\n"
 "                                  inside regions nested in it)\n"
+"    --no-summaries                decode every sample even where the trace has\n"
+"                                  chunk summaries (same results, slower)\n"
 "\n"
 "SYMBOL LOOKUP\n"
 SESSION_LOOKUP_HELP
@@ -182,7 +184,7 @@ SESSION_LOOKUP_HELP
 enum {
 	OPT_BY = 0x2000, OPT_HIST, OPT_HIST_METRIC, OPT_SRCLINE, OPT_INLINE, OPT_WIDTH,
 	OPT_NO_DEMANGLE, OPT_CHILDREN, OPT_PERCENT_LIMIT, OPT_CALLERS, OPT_CALLEES,
-	OPT_NO_LEAF_FIXUP, OPT_VALUE,
+	OPT_NO_LEAF_FIXUP, OPT_VALUE, OPT_NO_SUMMARIES,
 };
 
 static const struct option long_opts[] = {
@@ -205,6 +207,7 @@ static const struct option long_opts[] = {
 	{ "callers", required_argument, NULL, OPT_CALLERS },
 	{ "callees", required_argument, NULL, OPT_CALLEES },
 	{ "no-leaf-fixup", no_argument, NULL, OPT_NO_LEAF_FIXUP },
+	{ "no-summaries", no_argument, NULL, OPT_NO_SUMMARIES },
 	{ "help", no_argument, NULL, 'h' },
 	SESSION_FILTER_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -262,6 +265,9 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 		}
 		case OPT_NO_LEAF_FIXUP:
 			a->so.no_leaf_fixup = true;
+			break;
+		case OPT_NO_SUMMARIES:
+			a->so.no_summaries = true;
 			break;
 		case OPT_BY:
 			for (i = 0; i < ARRAY_SIZE(bys) && strcmp(bys[i], optarg); i++)

@@ -50,6 +50,7 @@ struct worker {
 	bool have_finish;
 	struct trace_finish finish;
 	uint64_t marks, unknown;
+	uint64_t summarized, summaries_bad;
 };
 
 struct kallsyms_job {
@@ -106,44 +107,55 @@ static int agg_grow(struct worker *w)
 	return 0;
 }
 
-static int add_sample(struct worker *w, const struct trace_sample *smp)
+/* The aggregate of (ip, pid, tid, flags) at the current epoch, created when new. */
+static struct agg *agg_find(struct worker *w, uint64_t ip, uint32_t pid, uint32_t tid,
+			    uint32_t flags)
 {
-	uint32_t epoch = w->nr_side, j, i, n;
+	uint32_t epoch = w->nr_side, j, i;
 	struct agg *a;
 
 	if (!w->mask || (w->nr_aggs + 1) * 2 > w->mask + 1) {
 		if (agg_grow(w))
-			return -ENOMEM;
+			return NULL;
 	}
-	j = agg_hash(smp->ip, smp->pid, smp->tid, epoch) & w->mask;
+	j = agg_hash(ip, pid, tid, epoch) & w->mask;
 	for (;; j = (j + 1) & w->mask) {
 		i = w->slots[j];
 		if (i == UINT32_MAX)
 			break;
 		a = &w->aggs[i];
-		if (a->ip == smp->ip && a->pid == smp->pid && a->tid == smp->tid &&
-		    a->epoch == epoch && a->flags == smp->flags)
-			goto found;
+		if (a->ip == ip && a->pid == pid && a->tid == tid && a->epoch == epoch &&
+		    a->flags == flags)
+			return a;
 	}
 	if (w->nr_aggs == w->cap_aggs) {
 		uint32_t cap = w->cap_aggs ? w->cap_aggs * 2 : 2048;
 
 		a = realloc(w->aggs, cap * sizeof(*a));
 		if (!a)
-			return -ENOMEM;
+			return NULL;
 		w->aggs = a;
 		w->cap_aggs = cap;
 	}
 	i = w->nr_aggs++;
 	a = &w->aggs[i];
 	memset(a, 0, sizeof(*a));
-	a->ip = smp->ip;
-	a->pid = smp->pid;
-	a->tid = smp->tid;
+	a->ip = ip;
+	a->pid = pid;
+	a->tid = tid;
 	a->epoch = epoch;
-	a->flags = smp->flags;
+	a->flags = flags;
 	w->slots[j] = i;
-found:
+	return a;
+}
+
+static int add_sample(struct worker *w, const struct trace_sample *smp)
+{
+	struct agg *a = agg_find(w, smp->ip, smp->pid, smp->tid, smp->flags);
+	uint32_t i, n;
+
+	if (!a)
+		return -ENOMEM;
 	a->samples++;
 	n = smp->nr < PMIPROF_MAX_EVENTS ? smp->nr : PMIPROF_MAX_EVENTS;
 	for (i = 0; i < n; i++)
@@ -197,6 +209,53 @@ static int keep_lost(struct worker *w, const struct trace_lost *l)
 	return 0;
 }
 
+static void note_times(struct worker *w, uint64_t first, uint64_t last)
+{
+	if (!w->any_sample || first < w->first_ns)
+		w->first_ns = first;
+	if (!w->any_sample || last > w->last_ns)
+		w->last_ns = last;
+	w->any_sample = true;
+}
+
+/*
+ * A chunk's summary instead of its samples (trace_summary_fn): taken when
+ * the chunk lies wholly inside or wholly outside --time, so the profile is
+ * exactly what decoding gives; a chunk straddling a --time bound is decoded.
+ * The other filters act on (pid, tid, ip), which an entry keeps.
+ */
+static bool take_summary(void *arg, const struct trace_chunk_summary *sum)
+{
+	struct worker *w = arg;
+	const struct filters *f = &w->s->opts.filt;
+	uint64_t t0 = session_time_ns(w->s, sum->time_min), t1 = session_time_ns(w->s, sum->time_max);
+	uint32_t i, e, n = sum->nr_events < PMIPROF_MAX_EVENTS ? sum->nr_events : PMIPROF_MAX_EVENTS;
+	bool outside = f->have_time && (t1 < f->time_from || t0 > f->time_to);
+
+	if (w->err)
+		return false;
+	if (f->have_time && !outside && (t0 < f->time_from || t1 > f->time_to))
+		return false;
+	w->samples += sum->samples;
+	note_times(w, t0, t1);
+	w->summarized++;
+	if (outside)
+		return true;
+	for (i = 0; i < sum->nr_entries; i++) {
+		const struct trace_summary_entry *x = &sum->entries[i];
+		struct agg *a = agg_find(w, x->ip, x->pid, x->tid, x->flags);
+
+		if (!a) {
+			w->err = -ENOMEM;	/* the worker stops at its next record */
+			return true;
+		}
+		a->samples += x->samples;
+		for (e = 0; e < n; e++)
+			a->counts[e] += x->counts[e];
+	}
+	return true;
+}
+
 /* Damage is reported by the sequential pass that follows: stay quiet here. */
 static void quiet_diag(void *arg, const char *msg)
 {
@@ -218,18 +277,16 @@ static void *worker_main(void *arg)
 		w->err = rc;
 		return NULL;
 	}
-	while ((rc = trace_reader_next(r, &rec)) > 0) {
+	if (!w->s->opts.no_summaries)
+		trace_reader_set_summary_fn(r, take_summary, w);
+	while (!w->err && (rc = trace_reader_next(r, &rec)) > 0) {
 		rc = 0;
 		switch (rec.type) {
 		case PMIPROF_REC_SAMPLE: {
 			uint64_t ns = session_time_ns(w->s, rec.sample.time);
 
 			w->samples++;
-			if (!w->any_sample || ns < w->first_ns)
-				w->first_ns = ns;
-			if (!w->any_sample || ns > w->last_ns)
-				w->last_ns = ns;
-			w->any_sample = true;
+			note_times(w, ns, ns);
 			if (f->have_time && (ns < f->time_from || ns > f->time_to))
 				break;
 			rc = add_sample(w, &rec.sample);
@@ -262,8 +319,9 @@ static void *worker_main(void *arg)
 		if (rc)
 			break;
 	}
-	if (rc < 0)
+	if (rc < 0 && !w->err)
 		w->err = rc;
+	w->summaries_bad = trace_reader_stats(r)->summaries_bad;
 	/* Any damage means the chunk scan missed something: sequential pass. */
 	if (!w->err && (trace_reader_stats(r)->chunks_bad || trace_reader_stats(r)->truncated))
 		w->err = -EAGAIN;
@@ -311,7 +369,9 @@ static int scan_chunks(const uint8_t *map, size_t size, size_t *hdr_end, size_t 
 				goto bad;
 			*offs = o;
 		}
-		(*offs)[(*n)++] = off;
+		/* a SUMMARY stays in the range of the chunk before it */
+		if (ch.type != PMIPROF_CHUNK_SUMMARY || !*n)
+			(*offs)[(*n)++] = off;
 		off += sizeof(ch) + ch.csize;
 	}
 	return 0;
@@ -436,6 +496,8 @@ static int merge_worker(struct session *s, struct profile *p, struct worker *w)
 	}
 	s->samples += w->samples;
 	s->marks += w->marks;
+	s->chunks_summarized += w->summarized;
+	s->summaries_bad += w->summaries_bad;
 	s->unknown_records += w->unknown;
 	if (w->have_finish) {
 		s->have_finish = true;

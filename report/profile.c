@@ -206,9 +206,19 @@ static int row_cmp(const void *a, const void *b)
 		if (vx != vy)
 			return vx > vy ? -1 : 1;
 	}
-	/* Ties: more samples first, then a stable order by key. */
+	/*
+	 * Ties: more samples first, then by name, then by key: an order that
+	 * does not depend on the order rows were created in (which differs
+	 * between decoding samples and taking chunk summaries).
+	 */
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
+	if (cmp_k->kind != SORT_NAME) {
+		c = strcmp(profile_row_name(cmp_p, x, bx, sizeof(bx)),
+			   profile_row_name(cmp_p, y, by, sizeof(by)));
+		if (c)
+			return c;
+	}
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 

@@ -696,6 +696,10 @@ void session_print_warnings(const struct session *s, bool quiet)
 			"part (%" PRIu64 " samples)", s->opts.input, st->chunks_bad,
 			st->records_lost, st->bytes_skipped,
 			st->truncated ? ", file truncated" : "", s->samples);
+	if (s->summaries_bad)
+		pm_warn("%s: %" PRIu64 " chunk summar%s damaged; those chunks were decoded "
+			"sample by sample instead (the profile is complete)", s->opts.input,
+			s->summaries_bad, s->summaries_bad == 1 ? "y is" : "ies are");
 	if (unfinished)
 		pm_warn("%s: %s", s->opts.input, unfinished);
 	if (drop)

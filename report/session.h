@@ -47,6 +47,7 @@ struct session_opts {
 	struct filters filt;
 	bool stacks;			/* resolve call stacks: s->cs, s->stack (callstack.h) */
 	bool no_leaf_fixup;		/* --no-leaf-fixup: fp chains as recorded */
+	bool no_summaries;		/* --no-summaries: decode every sample (1.4 traces) */
 };
 
 /* Where samples were lost or sampling throttled, for plots (first LOST_MARKS only). */
@@ -97,6 +98,8 @@ struct session {
 	uint64_t throttle_no_duration;	/* of throttle_events: duration 0 (unknown) */
 	bool read_all;			/* the pass reached the end of the trace */
 	uint64_t mmaps, comm_records, forks, marks, unknown_records;
+	uint64_t chunks_summarized;	/* chunks answered by their SUMMARY (parallel.c) */
+	uint64_t summaries_bad;		/* damaged summaries: chunks decoded instead */
 	bool have_finish;
 	struct trace_finish finish;
 	struct lost_mark *lost_marks;

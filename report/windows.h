@@ -16,6 +16,14 @@
 #include "metrics.h"
 #include "session.h"
 
+/* CSV: "comm,symbol,dso" text of recent windows, by comm and symbol id */
+#define WINDOWS_CSV_CACHE 64
+struct csv_mid {
+	uint32_t comm, sym;
+	size_t len;			/* 0 = empty */
+	char text[496];
+};
+
 struct windows_out {
 	FILE *f;
 	enum out_format format;
@@ -25,6 +33,7 @@ struct windows_out {
 	uint64_t rows;
 	int name_w;			/* symbol column width in tables */
 	char stack_buf[65536];		/* the current window's folded stack */
+	struct csv_mid mid[WINDOWS_CSV_CACHE];
 };
 
 /* Column headings (table/CSV) or the JSON opening. */

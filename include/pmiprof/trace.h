@@ -168,7 +168,11 @@ struct pmiprof_chunk_header {
 _Static_assert(sizeof(struct pmiprof_chunk_header) == 32, "chunk header size");
 
 #define PMIPROF_CHUNK_RECORDS		1
+/* 1.4: the flat-profile summary of the RECORDS chunk just before it (docs/trace-format.md) */
+#define PMIPROF_CHUNK_SUMMARY		2
 #define PMIPROF_CHUNK_F_DEFLATE		(1u << 0)
+#define PMIPROF_CHUNK_F_ZSTD		(1u << 1)	/* 1.4: payload is one zstd frame */
+#define PMIPROF_CHUNK_F_KNOWN		0x3u
 
 /*
  * Record types.  Every record in a chunk payload is
@@ -451,7 +455,13 @@ struct trace_writer_opts {
 	int level;			/* zlib level 0..9; -1 = library default (1) */
 	uint32_t chunk_size;		/* uncompressed bytes per chunk; 0 = 256 KiB */
 	int strategy;			/* PMIPROF_TRACE_STRATEGY_*; 0 = default */
+	int codec;			/* PMIPROF_TRACE_CODEC_*; 0 = default (zstd) */
+	bool no_summary;		/* 1.4: no SUMMARY chunks */
 };
+/* Chunk compression (level > 0); why zstd is the default: docs/trace-format.md. */
+#define PMIPROF_TRACE_CODEC_DEFAULT	0	/* = ZSTD */
+#define PMIPROF_TRACE_CODEC_ZSTD	1	/* zstd, level = zstd level */
+#define PMIPROF_TRACE_CODEC_DEFLATE	2	/* raw deflate, level = zlib level, strategy */
 /* Deflate strategies; why Huffman-only is the default: docs/trace-format.md. */
 #define PMIPROF_TRACE_STRATEGY_DEFAULT	0	/* = HUFFMAN */
 #define PMIPROF_TRACE_STRATEGY_HUFFMAN	1	/* zlib Z_HUFFMAN_ONLY */
@@ -561,7 +571,41 @@ struct trace_read_stats {
 	/* additions since the first version */
 	uint64_t records_unknown;	/* records of unknown type, skipped */
 	bool finished;			/* a FINISH record was read */
+	/* 1.4 */
+	uint64_t chunks_summarized;	/* RECORDS chunks answered by their SUMMARY, not decoded */
+	uint64_t summaries_bad;		/* damaged summaries: their chunks were decoded instead */
 };
+
+/*
+ * 1.4: the flat-profile summary of one RECORDS chunk (every record in it is
+ * a SAMPLE or belongs to one): per (pid, tid, ip, flags), the samples and
+ * the sums of each event's counts (modulo 2^64), exactly what decoding the
+ * chunk's samples and adding them up gives.
+ */
+struct trace_summary_entry {
+	uint64_t ip;
+	uint32_t pid, tid, flags;
+	uint64_t samples;
+	const uint64_t *counts;		/* nr_events sums */
+};
+
+struct trace_chunk_summary {
+	uint32_t chunk_seq;
+	uint32_t nr_records;		/* of the RECORDS chunk */
+	uint64_t samples;
+	uint64_t time_min, time_max;	/* of its samples */
+	uint32_t nr_events;		/* the header's */
+	uint32_t nr_entries;
+	const struct trace_summary_entry *entries;	/* valid during the callback */
+};
+
+/*
+ * Called when the reader reaches a RECORDS chunk followed by a valid
+ * SUMMARY of it.  Return true to take the summary instead of the chunk's
+ * records (the reader then skips the chunk without decoding it), false to
+ * have the records decoded as usual.
+ */
+typedef bool (*trace_summary_fn)(void *arg, const struct trace_chunk_summary *sum);
 
 /*
  * open() reads and validates the prologue and header.  On failure returns
@@ -587,6 +631,8 @@ const struct trace_header *trace_reader_header(const struct trace_reader *r);
  */
 int trace_reader_next(struct trace_reader *r, struct trace_record *rec);
 const struct trace_read_stats *trace_reader_stats(const struct trace_reader *r);
+/* 1.4: offer chunk summaries to fn (NULL = decode every chunk, the default). */
+void trace_reader_set_summary_fn(struct trace_reader *r, trace_summary_fn fn, void *arg);
 void trace_reader_close(struct trace_reader *r);
 
 /* Names for dump/diagnostics ("sample", "mmap", ...; "unknown" otherwise). */

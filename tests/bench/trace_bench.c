@@ -2,8 +2,9 @@
 /*
  * Trace format throughput, for tests/bench/b10_trace.sh: writes N samples of
  * the realistic stream (tests/unit/trace_gen.c: 4 counters, ips from a few
- * hot functions, increasing time) to FILE with the given zlib level and
- * strategy, then reads them back, and prints one line:
+ * hot functions, increasing time) to FILE with the given level, deflate
+ * strategy, codec (0 default = zstd, 2 deflate) and summaries (1 = none),
+ * then reads them back, and prints one line:
  *   write_msps read_msps bytes_per_sample file_bytes
  * Samples are generated before the clock starts, so the figures are the
  * library's alone (encode + deflate + write; map + inflate + decode), in
@@ -30,7 +31,7 @@ static double now(void)
 
 int main(int argc, char **argv)
 {
-	struct trace_writer_opts o = { 1, 0, 0 };
+	struct trace_writer_opts o = { .level = 1 };
 	struct trace_header h;
 	struct trace_writer *w;
 	struct trace_reader *r;
@@ -40,13 +41,15 @@ int main(int argc, char **argv)
 	double t0, t_write, t_read;
 	int err = 0;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: trace_bench SAMPLES FILE LEVEL STRATEGY\n");
+	if (argc < 5 || argc > 7) {
+		fprintf(stderr, "usage: trace_bench SAMPLES FILE LEVEL STRATEGY [CODEC [NO_SUMMARY]]\n");
 		return 2;
 	}
 	n = strtoull(argv[1], NULL, 0);
 	o.level = atoi(argv[3]);
 	o.strategy = atoi(argv[4]);
+	o.codec = argc > 5 ? atoi(argv[5]) : 0;
+	o.no_summary = argc > 6 && atoi(argv[6]);
 	ring = malloc(RING * sizeof(*ring));
 	if (!ring)
 		return 1;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Writes the fuzzer's generated seed traces into a directory: sample
- * streams with small chunks (deflated and stored) and a trace with every
- * record type (1.4 code regions included), so mutations start from valid
- * structure.  Built by
+ * streams with small chunks (zstd with summaries, deflated, stored) and a
+ * trace with every record type (1.4 code regions included), so mutations
+ * start from valid structure.  Built by
  * tests/fuzz/run; the committed fixtures are added to the corpus as well.
  */
 #include <stdio.h>
@@ -12,9 +12,10 @@
 #include "pmiprof/trace.h"
 #include "trace_gen.h"
 
-static int stream(const char *dir, const char *name, int level, uint32_t chunk, unsigned int n)
+static int stream(const char *dir, const char *name, int level, uint32_t chunk, unsigned int n,
+		  int codec)
 {
-	struct trace_writer_opts o = { level, chunk };
+	struct trace_writer_opts o = { .level = level, .chunk_size = chunk, .codec = codec };
 	struct trace_header h;
 	struct trace_writer *w;
 	struct trace_sample s;
@@ -128,8 +129,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	return stacks(argv[1], 1) | stacks(argv[1], 0) |
-	       stream(argv[1], "stream-l1.pmiprof", 1, 256, 200) |
-	       stream(argv[1], "stream-l0.pmiprof", 0, 256, 100) |
-	       stream(argv[1], "stream-big.pmiprof", 1, 0, 20000) |
+	       stream(argv[1], "stream-l1.pmiprof", 1, 256, 200, 0) |
+	       stream(argv[1], "stream-l0.pmiprof", 0, 256, 100, 0) |
+	       stream(argv[1], "stream-big.pmiprof", 1, 0, 20000, 0) |
+	       /* 1.4: zstd chunks with summaries are the default; deflate ones too */
+	       stream(argv[1], "stream-deflate.pmiprof", 1, 256, 200, PMIPROF_TRACE_CODEC_DEFLATE) |
 	       every_type(argv[1], 0) | every_type(argv[1], 1);
 }

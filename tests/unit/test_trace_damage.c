@@ -67,7 +67,9 @@ static uint8_t *slurp(const char *path, size_t *len)
 
 static int build_trace(void **state)
 {
-	struct trace_writer_opts o = { 1, 2048 };
+	/* the damage cases below count deflated RECORDS chunks: no summaries */
+	struct trace_writer_opts o = { .level = 1, .chunk_size = 2048,
+					.codec = PMIPROF_TRACE_CODEC_DEFLATE, .no_summary = true };
 	char path[] = "/tmp/pmiprof-damage.XXXXXX";
 	struct trace_finish fin = { .samples = NSAMPLES };
 	struct trace_header h;

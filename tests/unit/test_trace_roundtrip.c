@@ -573,7 +573,7 @@ static void random_record_sequences_round_trip(void **state)
 	(void)state;
 	tgen_header(&h);
 	for (int round = 0; round < 12; round++) {
-		struct trace_writer_opts o;
+		struct trace_writer_opts o = { 0 };
 		struct trace_writer *w;
 		struct trace_reader *r;
 		const int n = 3000;
@@ -583,6 +583,8 @@ static void random_record_sequences_round_trip(void **state)
 		o.chunk_size = (uint32_t)(64 + rnd() % 20000);
 		o.strategy = (int)(rnd() % 4);
 		h.nr_events = (uint32_t)(rnd() % (PMIPROF_MAX_EVENTS + 1));
+		o.codec = rnd() % 2 ? PMIPROF_TRACE_CODEC_DEFLATE : PMIPROF_TRACE_CODEC_ZSTD;
+		o.no_summary = rnd() % 2;
 		h.trigger_index = 0;
 		assert_int_equal(trace_writer_open(&w, tmp_path, &h, &o), 0);
 		rnd_state_init(1000 + round);
