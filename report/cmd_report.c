@@ -527,6 +527,7 @@ static int run_report(struct report_args *a)
 		struct windows_out w = { .f = stdout, .format = a->format, .s = &s,
 					 .metrics = &derived, .limit = a->limit };
 
+		windows_buffer_output(w.f);
 		windows_begin(&w);
 		rc = session_run(&s, windows_row, &w);
 		if (rc == 1)	/* --limit reached */

@@ -175,9 +175,108 @@ struct symbolizer {
 static char debuginfo_buf[3 * 4096 + 64];
 static char *debuginfo_path;
 
+/* dir + "/" + name exists (dir may be relative to nothing: "" is "/"). */
+static bool file_in(const char *dir, const char *sub, const char *name)
+{
+	char path[3 * 4096];
+
+	return (size_t)snprintf(path, sizeof(path), "%s%s/%s", dir, sub, name) < sizeof(path) &&
+	       !access(path, F_OK);
+}
+
+/*
+ * Whether libdwfl's standard search can find a local debug file for a
+ * module: by build-id (DIR/.build-id/xx/rest.debug in each absolute
+ * directory of the path) or by .gnu_debuglink (or FILE.debug) next to the
+ * file, in its .debug/, or under each absolute directory, for the file's
+ * directory and its symlink-resolved one, as find-debuginfo.c looks.  A
+ * superset of where it looks: a false "yes" only costs the standard call.
+ */
+static bool local_debuginfo_may_exist(Dwfl_Module *mod, const char *file_name,
+				      const char *debuglink)
+{
+	const char *path = debuginfo_path ? debuginfo_path : ":.debug:/usr/lib/debug";
+	const unsigned char *bits;
+	char hex[2 * 64 + 1], dirs[2][4096], link[512], entry[4096 + 64];
+	const char *p, *q;
+	GElf_Addr vaddr;
+	int len = dwfl_module_build_id(mod, &bits, &vaddr), i, nd = 0, k;
+
+	if (len > 0 && len <= 64) {
+		for (i = 0; i < len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+		for (p = path; *p; p = *q ? q + 1 : q) {
+			q = strchrnul(p, ':');
+			if (*p == '/' && (size_t)(q - p) < sizeof(entry) - 64) {
+				snprintf(entry, sizeof(entry), "%.*s/.build-id/%.2s", (int)(q - p), p,
+					 hex);
+				snprintf(link, sizeof(link), "%s.debug", hex + 2);
+				if (file_in(entry, "", link))
+					return true;
+			}
+		}
+	}
+	if (!file_name)
+		return false;
+	if (debuglink) {
+		pm_strlcpy(link, debuglink, sizeof(link));
+	} else {
+		const char *base = strrchr(file_name, '/');
+
+		snprintf(link, sizeof(link), "%s.debug", base ? base + 1 : file_name);
+	}
+	for (k = 0; k < 2; k++) {
+		char *slash;
+
+		if (k == 0)
+			pm_strlcpy(dirs[nd], file_name, sizeof(dirs[nd]));
+		else if (!realpath(file_name, dirs[nd]))
+			break;
+		slash = strrchr(dirs[nd], '/');
+		if (slash)
+			*slash = 0;
+		else
+			pm_strlcpy(dirs[nd], ".", sizeof(dirs[nd]));
+		nd++;
+	}
+	for (k = 0; k < nd; k++) {
+		if (file_in(dirs[k], "", link) || file_in(dirs[k], "/.debug", link))
+			return true;
+		for (p = path; *p; p = *q ? q + 1 : q) {
+			q = strchrnul(p, ':');
+			if (*p == '/' && (size_t)(q - p) < sizeof(entry)) {
+				snprintf(entry, sizeof(entry), "%.*s", (int)(q - p), p);
+				if (file_in(entry, dirs[k], link))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * dwfl_standard_find_debuginfo, minus its last resort when nothing local
+ * exists: asking debuginfod servers.  Without DEBUGINFOD_URLS that query
+ * cannot answer, yet libdw dlopens libdebuginfod (and curl, gnutls,
+ * kerberos, ldap: ~25 libraries, several ms) to find that out; every
+ * module without a debug file (the vDSO, stripped binaries) triggered it.
+ * With DEBUGINFOD_URLS set, the standard search runs as before.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if ((!urls || !*urls) && !local_debuginfo_may_exist(mod, file_name, debuglink_file))
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };

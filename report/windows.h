@@ -36,6 +36,8 @@ struct windows_out {
 	struct csv_mid mid[WINDOWS_CSV_CACHE];
 };
 
+/* Large writes for f (before anything is written to it): see windows.c. */
+void windows_buffer_output(FILE *f);
 /* Column headings (table/CSV) or the JSON opening. */
 void windows_begin(struct windows_out *w);
 /* session_sample_fn: one row per kept window (arg = windows_out). */
