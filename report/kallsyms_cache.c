@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "kernel_id.h"
@@ -104,8 +106,11 @@ bool kallsyms_has_addresses(const char *text)
 	return false;
 }
 
-static void store(const char *dir, const char *path, const char *text, size_t len)
+static void store_iov(const char *dir, const char *path, const struct iovec *iov, int n)
 {
+	size_t len = 0;
+	int i;
+
 	char tmp[PATH_MAX + 16], parent[PATH_MAX];
 	char *slash;
 	int fd;
@@ -122,12 +127,22 @@ static void store(const char *dir, const char *path, const char *text, size_t le
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return;
-	if (write(fd, text, len) != (ssize_t)len || close(fd)) {
+	for (i = 0; i < n; i++)
+		len += iov[i].iov_len;
+	/* below 2 GiB: one writev writes it all, or the file is not kept */
+	if (writev(fd, iov, n) != (ssize_t)len || close(fd)) {
 		unlink(tmp);
 		return;
 	}
 	if (rename(tmp, path))
 		unlink(tmp);
+}
+
+static void store(const char *dir, const char *path, const char *text, size_t len)
+{
+	struct iovec iov = { (void *)text, len };
+
+	store_iov(dir, path, &iov, 1);
 }
 
 char *kallsyms_read_cached(size_t *len)
@@ -187,4 +202,58 @@ char *kallsyms_read_boot(const char *boot_id, size_t *len)
 		text = NULL;
 	}
 	return text;
+}
+
+/* The index goes next to the text cache, under the same key. */
+static int index_path(char *path, size_t size, char *dir, size_t dsize)
+{
+	const char *env = getenv("PMIPROF_KALLSYMS_CACHE");
+	size_t n;
+
+	if ((env && !strcmp(env, "0")) || cache_path(path, size, dir, dsize))
+		return -ENOENT;
+	n = strlen(path);
+	if (n + sizeof(".idx") > size)
+		return -ENAMETOOLONG;
+	memcpy(path + n, ".idx", sizeof(".idx"));
+	return 0;
+}
+
+const void *kallsyms_index_map(size_t *len)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	void *map = NULL;
+	struct stat st;
+	int fd;
+
+	if (index_path(path, sizeof(path), dir, sizeof(dir)))
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return NULL;
+	/* Trusted as the text cache is: a regular file of ours nobody else may write. */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    !(st.st_mode & 022) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED)
+			map = NULL;
+		else
+			*len = (size_t)st.st_size;
+	}
+	close(fd);
+	return map;
+}
+
+void kallsyms_index_unmap(const void *map, size_t len)
+{
+	if (map)
+		munmap((void *)map, len);
+}
+
+void kallsyms_index_store(const struct iovec *iov, int n)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+
+	if (!index_path(path, sizeof(path), dir, sizeof(dir)))
+		store_iov(dir, path, iov, n);
 }

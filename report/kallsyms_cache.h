@@ -31,4 +31,16 @@ bool kallsyms_has_addresses(const char *text);
  */
 char *kallsyms_read_boot(const char *boot_id, size_t *len);
 
+/*
+ * The parsed kallsyms of this boot (the symbolizer's sorted, deduplicated
+ * table, symbols.c defines the layout) cached beside the text under the
+ * same key, so a report maps it instead of parsing ~5 MB of text.  The
+ * caller validates what it maps; NULL when absent, not trusted (as for the
+ * text) or the cache is disabled.
+ */
+struct iovec;
+const void *kallsyms_index_map(size_t *len);
+void kallsyms_index_unmap(const void *map, size_t len);
+void kallsyms_index_store(const struct iovec *iov, int n);
+
 #endif /* PMIPROF_KALLSYMS_CACHE_H */

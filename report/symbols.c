@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "demangle.h"
@@ -94,7 +95,7 @@ struct alias_cand {
 struct ksym {
 	uint64_t addr;
 	uint32_t name;		/* offset into ktext */
-	uint32_t dso;
+	uint32_t mod;		/* 0 the kernel, else module mod - 1: kmod_dso[mod] */
 };
 
 struct jit_sym {
@@ -138,6 +139,10 @@ struct symbolizer {
 	uint32_t nr_ksyms;
 	char *ktext;		/* the kallsyms file, names NUL-terminated in place */
 	int64_t kernel_dso;
+	uint32_t *kmod_dso;	/* dso of ksym.mod (0: kernel_dso) */
+	uint32_t nr_kmods;
+	const void *kmap;	/* the mapped index ksyms and ktext point into, or NULL */
+	size_t kmap_len;
 	/* inline chains: (file offset, dso) -> chain id, chains interned by content */
 	struct hashmap chain_at;
 	struct strtab chain_keys;
@@ -347,7 +352,13 @@ void symbolizer_free(struct symbolizer *sy)
 	}
 	free(sy->dsos);
 	free(sy->syms);
-	free(sy->ksyms);
+	if (sy->kmap) {
+		kallsyms_index_unmap(sy->kmap, sy->kmap_len);
+	} else {
+		free(sy->ksyms);
+		free(sy->ktext);
+	}
+	free(sy->kmod_dso);
 	strtab_free(&sy->ids);
 	strtab_free(&sy->dso_keys);
 	strtab_free(&sy->names);
@@ -358,7 +369,6 @@ void symbolizer_free(struct symbolizer *sy)
 	free(sy->chain_syms);
 	free(sy->levels);
 	free(sy->last.scopes);
-	free(sy->ktext);
 	free(sy);
 }
 
@@ -1529,20 +1539,167 @@ static void dedup_kallsyms(struct symbolizer *sy)
 
 
 /*
+ * The index of kallsyms_index_map(): the table load_kallsyms() parsed,
+ * sorted and deduplicated from this boot's text, so the next report maps
+ * it (a few pages touched by lookups) instead of parsing 5 MB (~10 ms, most
+ * of a short report).  Bump the magic whenever parsing or deduplication
+ * changes what the table holds.
+ */
+#define KIDX_MAGIC "PMKIDX\0\1"
+struct kidx_hdr {
+	char magic[8];
+	uint32_t nr_syms, nr_mods;
+	uint64_t names_len;		/* ktext, NUL-terminated */
+	/* then u32 module name offsets (padded to 8 bytes), ksyms, names */
+};
+
+static size_t kidx_mods_size(uint32_t nr_mods)
+{
+	return ((size_t)nr_mods * sizeof(uint32_t) + 7) & ~(size_t)7;
+}
+
+/* Registers the index's DSOs as the parse would; false when it does not hold up. */
+static bool kidx_load(struct symbolizer *sy)
+{
+	const struct kidx_hdr *h;
+	const uint32_t *mods;
+	const struct ksym *k;
+	const char *names;
+	size_t len = 0, need;
+	const void *map = kallsyms_index_map(&len);
+	uint32_t i;
+
+	if (!map)
+		return false;
+	h = map;
+	if (len < sizeof(*h) || memcmp(h->magic, KIDX_MAGIC, sizeof(h->magic)) || !h->nr_syms ||
+	    !h->names_len || h->names_len > len || h->nr_mods >= UINT32_MAX)
+		goto bad;
+	need = sizeof(*h) + kidx_mods_size(h->nr_mods) + (size_t)h->nr_syms * sizeof(*k);
+	if (need > len || len - need != h->names_len)
+		goto bad;
+	mods = (const uint32_t *)(h + 1);
+	k = (const struct ksym *)((const char *)mods + kidx_mods_size(h->nr_mods));
+	names = (const char *)map + need;
+	if (names[h->names_len - 1])
+		goto bad;
+	for (i = 0; i < h->nr_mods; i++)
+		if (mods[i] >= h->names_len)
+			goto bad;
+	for (i = 0; i < h->nr_syms; i++)
+		if (k[i].name >= h->names_len || k[i].mod > h->nr_mods ||
+		    (i && k[i].addr <= k[i - 1].addr))
+			goto bad;
+	sy->kmod_dso = malloc(((size_t)h->nr_mods + 1) * sizeof(*sy->kmod_dso));
+	if (!sy->kmod_dso)
+		goto bad;
+	sy->kmod_dso[0] = (uint32_t)sy->kernel_dso;
+	for (i = 0; i < h->nr_mods; i++) {
+		int64_t did = symbolizer_dso(sy, names + mods[i], NULL, 0);
+
+		if (did < 0)
+			break;
+		sy->dsos[did]->info.note = NULL;
+		sy->kmod_dso[i + 1] = (uint32_t)did;
+	}
+	sy->nr_kmods = i;
+	sy->dsos[sy->kernel_dso]->info.note = NULL;
+	/* read only: the mapping is PROT_READ and nothing writes a loaded table */
+	sy->ksyms = (struct ksym *)k;
+	sy->nr_ksyms = i == h->nr_mods ? h->nr_syms : 0;
+	sy->ktext = (char *)names;
+	sy->kmap = map;
+	sy->kmap_len = len;
+	return true;
+bad:
+	kallsyms_index_unmap(map, len);
+	return false;
+}
+
+static void kidx_store(const struct symbolizer *sy, size_t text_len)
+{
+	struct kidx_hdr h = { .nr_syms = sy->nr_ksyms, .nr_mods = sy->nr_kmods };
+	size_t mods_size = kidx_mods_size(sy->nr_kmods), names = 0, off = text_len + 1;
+	uint32_t *mods = calloc(1, mods_size + 8), i;
+	struct iovec iov[5];
+	char *mnames;
+
+	if (!mods)
+		return;
+	/* module names after the text (the text's own copies are cut by tabs) */
+	for (i = 0; i < sy->nr_kmods; i++)
+		names += strlen(sy->dsos[sy->kmod_dso[i + 1]]->path) + 1;
+	mnames = malloc(names + 1);
+	if (!mnames || off + names >= UINT32_MAX) {
+		free(mnames);
+		free(mods);
+		return;
+	}
+	for (i = 0, names = 0; i < sy->nr_kmods; i++) {
+		const char *m = sy->dsos[sy->kmod_dso[i + 1]]->path;
+		size_t n = strlen(m) + 1;
+
+		mods[i] = (uint32_t)(off + names);
+		memcpy(mnames + names, m, n);
+		names += n;
+	}
+	h.names_len = off + names;
+	memcpy(h.magic, KIDX_MAGIC, sizeof(h.magic));
+	iov[0] = (struct iovec){ &h, sizeof(h) };
+	iov[1] = (struct iovec){ mods, mods_size };
+	iov[2] = (struct iovec){ sy->ksyms, (size_t)sy->nr_ksyms * sizeof(*sy->ksyms) };
+	iov[3] = (struct iovec){ sy->ktext, text_len + 1 };
+	iov[4] = (struct iovec){ mnames, names };
+	kallsyms_index_store(iov, 5);
+	free(mnames);
+	free(mods);
+}
+
+/* Module index (ksym.mod) of DSO did, added at the end when new. */
+static int kmod_of(struct symbolizer *sy, uint32_t did, uint32_t *cap)
+{
+	uint32_t i;
+
+	for (i = 1; i <= sy->nr_kmods; i++)
+		if (sy->kmod_dso[i] == did)
+			return (int)i;
+	if (sy->nr_kmods + 1 >= *cap) {
+		uint32_t *n = realloc(sy->kmod_dso, (size_t)*cap * 2 * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sy->kmod_dso = n;
+		*cap *= 2;
+	}
+	sy->kmod_dso[++sy->nr_kmods] = did;
+	return (int)sy->nr_kmods;
+}
+
+/*
  * /proc/kallsyms has ~200k lines "ADDR TYPE NAME[\t[MODULE]]": parsed by hand
  * in place (names stay in the buffer), keeping only text symbols.
  */
 static void load_kallsyms(struct symbolizer *sy)
 {
 	const char *path = sy->opts.kallsyms ? sy->opts.kallsyms : "/proc/kallsyms";
-	uint32_t cap = 0;
+	uint32_t cap = 0, mod_cap = 16, last_did = UINT32_MAX;
 	size_t len = 0;
 	char *p, *end;
+	int last_mod = 0;
 
 	sy->kernel_loaded = true;
 	sy->kernel_dso = symbolizer_dso(sy, "[kernel.kallsyms]", NULL, 0);
 	if (sy->kernel_dso < 0)
 		return;
+	/* This boot's own kallsyms: the index parsed from it last time, if any. */
+	if (!sy->opts.kallsyms && !sy->opts.kernel_note && kidx_load(sy))
+		return;
+	sy->kmod_dso = malloc(mod_cap * sizeof(*sy->kmod_dso));
+	if (!sy->kmod_dso) {
+		dso_missing(sy->dsos[sy->kernel_dso], "out of memory reading %s", path);
+		return;
+	}
+	sy->kmod_dso[0] = (uint32_t)sy->kernel_dso;
 	if (sy->opts.kallsyms) {
 		if (pm_read_file(path, &sy->ktext, &len))
 			sy->ktext = NULL;
@@ -1568,8 +1725,8 @@ static void load_kallsyms(struct symbolizer *sy)
 	for (p = sy->ktext, end = p + len; p < end; p++) {
 		char *line = p, *name, *mod = NULL, type;
 		uint64_t addr = 0;
-		int64_t did = sy->kernel_dso;
-		int h;
+		int64_t did;
+		int h, mi = 0;
 
 		p = memchr(p, '\n', (size_t)(end - p));
 		if (!p)
@@ -1597,6 +1754,12 @@ static void load_kallsyms(struct symbolizer *sy)
 			if (did < 0)
 				break;
 			sy->dsos[did]->info.note = NULL;
+			/* a module's symbols come together: one lookup per run */
+			mi = (uint32_t)did == last_did ? last_mod : kmod_of(sy, (uint32_t)did, &mod_cap);
+			if (mi < 0)
+				break;
+			last_did = (uint32_t)did;
+			last_mod = mi;
 		}
 		if (sy->nr_ksyms == cap) {
 			struct ksym *k;
@@ -1608,7 +1771,7 @@ static void load_kallsyms(struct symbolizer *sy)
 			sy->ksyms = k;
 		}
 		sy->ksyms[sy->nr_ksyms++] = (struct ksym){ addr, (uint32_t)(name - sy->ktext),
-							   (uint32_t)did };
+							   (uint32_t)mi };
 	}
 	if (!sy->nr_ksyms) {
 		dso_missing(sy->dsos[sy->kernel_dso], "%s shows no addresses (kptr_restrict)",
@@ -1622,6 +1785,8 @@ static void load_kallsyms(struct symbolizer *sy)
 		return;
 	}
 	dedup_kallsyms(sy);
+	if (!sy->opts.kallsyms && !sy->opts.kernel_note)
+		kidx_store(sy, len);
 }
 
 void symbolizer_load_kernel(struct symbolizer *sy)
@@ -1654,7 +1819,7 @@ int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip)
 	}
 	k = &sy->ksyms[lo];
 	snprintf(key, sizeof(key), "k:%" PRIx64, k->addr);
-	return get_sym(sy, key, sy->ktext + k->name, NULL, k->dso, 0);
+	return get_sym(sy, key, sy->ktext + k->name, NULL, sy->kmod_dso[k->mod], 0);
 }
 
 int64_t symbolizer_marker(struct symbolizer *sy, const char *name)
