@@ -108,7 +108,7 @@ static const char digits2[201] =
 	"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
 	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
-static inline unsigned int decimal_digits(uint64_t v)
+static inline unsigned int decimal_digits32(uint32_t v)
 {
 	unsigned int n = 1;
 
@@ -117,15 +117,11 @@ static inline unsigned int decimal_digits(uint64_t v)
 	return n + (v >= 10) + (v >= 100) + (v >= 1000);
 }
 
-/* Decimal v followed by sep at p, written in place from the end; returns the end. */
-static inline char *put_u64(char *p, uint64_t v, char sep)
+/* The n digits of v ending at q (exclusive); 32-bit divisions are the cheap ones. */
+static inline void digits32_before(char *q, uint32_t v)
 {
-	unsigned int n = decimal_digits(v);
-	char *q = p + n;
-
-	*q = sep;
 	while (v >= 100) {
-		unsigned int d = (unsigned int)(v % 100) * 2;
+		unsigned int d = (v % 100) * 2;
 
 		v /= 100;
 		q -= 2;
@@ -138,7 +134,45 @@ static inline char *put_u64(char *p, uint64_t v, char sep)
 	} else {
 		q[-1] = (char)('0' + v);
 	}
-	return p + n + 1;
+}
+
+/* v < 10^8 as exactly 8 digits at p (leading zeros). */
+static inline void digits8(char *p, uint32_t v)
+{
+	int i;
+
+	for (i = 6; i >= 0; i -= 2) {
+		unsigned int d = (v % 100) * 2;
+
+		v /= 100;
+		p[i] = digits2[d];
+		p[i + 1] = digits2[d + 1];
+	}
+}
+
+/* Decimal v followed by sep at p, written in place; returns the end. */
+static inline char *put_u64(char *p, uint64_t v, char sep)
+{
+	unsigned int n;
+
+	if (v <= UINT32_MAX) {
+		n = decimal_digits32((uint32_t)v);
+		digits32_before(p + n, (uint32_t)v);
+		p[n] = sep;
+		return p + n + 1;
+	}
+	/* high part, then 8 digits per 10^8 below it (at most 3 parts) */
+	if (v >= 10000000000000000ULL) {
+		p = put_u64(p, v / 10000000000000000ULL, 0) - 1;
+		v %= 10000000000000000ULL;
+		digits8(p, (uint32_t)(v / 100000000));
+		p += 8;
+	} else {
+		p = put_u64(p, v / 100000000, 0) - 1;
+	}
+	digits8(p, (uint32_t)(v % 100000000));
+	p[8] = sep;
+	return p + 9;
 }
 
 /* s as one CSV field at p (room for 2 * strlen + 3 bytes); returns the end. */
@@ -195,7 +229,7 @@ static const struct csv_mid *csv_mid(struct windows_out *w, uint32_t comm_id, ui
  */
 static void csv_row(struct windows_out *w, const struct trace_sample *smp, uint64_t index,
 		    uint64_t t, uint32_t comm_id, uint32_t sym_id, const char *comm, const char *sym,
-		    const char *dso, uint32_t nev)
+		    const char *dso, uint32_t nev, bool last)
 {
 	char buf[64 * (8 + PMIPROF_MAX_EVENTS) + sizeof(w->mid[0].text)], *p = buf;
 	const struct csv_mid *m = csv_mid(w, comm_id, sym_id, comm, sym, dso);
@@ -237,6 +271,8 @@ static void csv_row(struct windows_out *w, const struct trace_sample *smp, uint6
 	*p++ = (smp->flags & PMIPROF_SAMPLE_F_THROTTLED) ? '1' : '0';
 	*p++ = ',';
 	*p++ = (smp->flags & PMIPROF_SAMPLE_F_AFTER_LOSS) ? '1' : '0';
+	if (last)
+		*p++ = '\n';
 	fwrite_unlocked(buf, 1, (size_t)(p - buf), w->f);
 }
 
@@ -258,7 +294,11 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 		t = (uint64_t)((double)t * s->time_scale);
 	switch (w->format) {
 	case FMT_CSV:
-		csv_row(w, smp, index, t, comm, sym, session_comm(s, comm), y->name, d->name, nev);
+		br = (s->h->flags & PMIPROF_TRACE_F_REGIONS) || s->cs;
+		csv_row(w, smp, index, t, comm, sym, session_comm(s, comm), y->name, d->name, nev,
+			!br);
+		if (!br)
+			break;
 		if (s->h->flags & PMIPROF_TRACE_F_REGIONS) {
 			fputc(',', w->f);
 			csv_str(w->f, regions_name(&s->reg, s->region));
