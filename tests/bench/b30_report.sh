@@ -147,7 +147,7 @@ awk -v n="$pws" -v w="$(stat_of pw 1)" -v c="$(cpu_of pw)" -v m="$(stat_of pw 4)
 awk -v n="$fws" -v w="$(stat_of fw 1)" -v c="$(cpu_of fw)" -v m="$(stat_of fw 4)" 'BEGIN { printf "%-40s %10d %8.3f %8.3f %12.0f %10d\n", "perf script -F ip,sym,period", n, w, c, n / w, m }'
 echo "per-run ratio rows/s (wall) pmiprof --windows csv / perf script: $(ratios pw "$pws" fw "$fws")   goal >= 5x"
 echo
-echo "small-trace floor: pmiprof report of a 0.2 s recording ($(samples_of_pmiprof "$T/small.data") samples): median wall $(stat_of s 1) s (runs: $(for i in $(seq 1 "$RUNS"); do awk '{ printf "%.4f ", $1 }' "$T/s.$i"; done))  goal <= 0.015 s"
+echo "small-trace floor: pmiprof report of a 0.2 s recording ($(samples_of_pmiprof "$T/small.data") samples): median wall $(stat_of s 1 | awk '{ printf "%.4f", $1 }') s (runs: $(for i in $(seq 1 "$RUNS"); do awk '{ printf "%.4f ", $1 }' "$T/s.$i"; done))  goal <= 0.015 s"
 if [ "$BIG" = 1 ]; then
 	echo
 	echo "large: pmiprof trace of $bsamples samples (recordings concatenated), perf: one ${bpsecs} s recording of $bfsamples samples"
