@@ -165,15 +165,16 @@ static inline void trace_zero_counts(uint64_t *counts)
  * is checked once at the end; otherwise every number is bounds-checked.
  */
 /*
- * pred (1.4 RECORDS2 chunks, packed): end is the chunk's end, the body has
- * no size and ends where its fields do (returned in *endp), a stack ref
+ * packed (1.4 RECORDS2 chunks): end is the chunk's end, the body has no
+ * size and ends where its fields do (returned in *endp), a stack ref
  * follows when the mask says so, and counts are predicted per event
- * (PMIPROF_PREDICT_*); pred NULL: a framed SAMPLE body [p, end).
+ * (PMIPROF_PREDICT_*) by pred, NULL when all are PREV; not packed: a framed
+ * SAMPLE body [p, end), counts against the previous ones.
  */
 static inline __attribute__((always_inline)) const char *
 trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t *end,
 			 uint32_t nr_events, struct trace_sample *s, const bool fast,
-			 const uint8_t *pred, const uint8_t **endp)
+			 const bool packed, const uint8_t *pred, const uint8_t **endp)
 {
 	unsigned int mask, slot;
 	uint64_t v, ip, base;
@@ -246,7 +247,7 @@ trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t 
 		}
 	}
 	/* 1.3: an optional trailing stack ref; absent (1.2 and stackless samples) = 0 */
-	if (pred ? (mask & TRACE_SAMPLE_STACK) : p < end) {
+	if (packed ? (mask & TRACE_SAMPLE_STACK) : p < end) {
 		GET32(s->stack);
 		if (s->stack > c->nr_stacks)
 			return "sample refers to a stack not defined before it in the chunk";
@@ -255,7 +256,7 @@ trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t 
 	}
 	if (fast && p > end)
 		goto short_body;
-	if (pred)
+	if (packed)
 		*endp = p;
 	s->time = c->time;
 	s->cpu = c->cpu;
@@ -282,13 +283,14 @@ static inline const char *trace_decode_sample(struct trace_codec *c, const uint8
 					      uint32_t nr_events, struct trace_sample *s)
 {
 	if (limit - p >= TRACE_SAMPLE_READ_MAX)
-		return trace_decode_sample_impl(c, p, end, nr_events, s, true, NULL, NULL);
-	return trace_decode_sample_impl(c, p, end, nr_events, s, false, NULL, NULL);
+		return trace_decode_sample_impl(c, p, end, nr_events, s, true, false, NULL, NULL);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, false, false, NULL, NULL);
 }
 
 /*
  * A packed SAMPLE body (1.4 RECORDS2 chunk) at p, in a payload ending at
- * end; *endp: where the record ends.  pred: a predictor per event.
+ * end; *endp: where the record ends.  pred: a predictor per event, or NULL
+ * when every event's is PREV.
  */
 static inline const char *trace_decode_sample2(struct trace_codec *c, const uint8_t *p,
 					       const uint8_t *end, const uint8_t *limit,
@@ -296,8 +298,8 @@ static inline const char *trace_decode_sample2(struct trace_codec *c, const uint
 					       struct trace_sample *s, const uint8_t **endp)
 {
 	if (limit - p >= TRACE_SAMPLE_READ_MAX)
-		return trace_decode_sample_impl(c, p, end, nr_events, s, true, pred, endp);
-	return trace_decode_sample_impl(c, p, end, nr_events, s, false, pred, endp);
+		return trace_decode_sample_impl(c, p, end, nr_events, s, true, true, pred, endp);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, false, true, pred, endp);
 }
 
 /* Same, for a caller that has checked that TRACE_SAMPLE_READ_MAX bytes are readable at p. */
@@ -306,7 +308,7 @@ static inline const char *trace_decode_sample2_fast(struct trace_codec *c, const
 						    const uint8_t *pred, struct trace_sample *s,
 						    const uint8_t **endp)
 {
-	return trace_decode_sample_impl(c, p, end, nr_events, s, true, pred, endp);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, true, true, pred, endp);
 }
 
 /* Same, for a caller that has checked that TRACE_SAMPLE_READ_MAX bytes are readable at p. */
@@ -314,12 +316,12 @@ static inline const char *trace_decode_sample_fast(struct trace_codec *c, const 
 						   const uint8_t *end, uint32_t nr_events,
 						   struct trace_sample *s)
 {
-	return trace_decode_sample_impl(c, p, end, nr_events, s, true, NULL, NULL);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, true, false, NULL, NULL);
 }
 
 /*
  * Encode a packed SAMPLE body (1.4 RECORDS2 chunk) at p, counts predicted
- * by pred (valid for s->nr events); returns the end.  The writer's hot
+ * by pred (valid for s->nr events; NULL: all PREV); returns the end.  The writer's hot
  * path: inline, the common case (same thread, cpu, flags, nr) tested once.
  */
 static inline __attribute__((always_inline)) uint8_t *
@@ -367,11 +369,19 @@ trace_enc_sample2(struct trace_codec *c, uint8_t *p, const struct trace_sample *
 	else
 		p = varint_put(p, zigzag_enc((int64_t)(ip - c->ips[0])));
 	trace_ip_to_front(c->ips, k, ip);
-	for (i = 0; i < nr; i++) {
-		base = pred[i] == PMIPROF_PREDICT_PREV ? c->counts[i] :
-		       pred[i] == PMIPROF_PREDICT_TIME ? dt : s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
-		p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - base)));
-		c->counts[i] = s->counts[i];
+	if (!pred) {
+		for (i = 0; i < nr; i++) {
+			p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - c->counts[i])));
+			c->counts[i] = s->counts[i];
+		}
+	} else {
+		for (i = 0; i < nr; i++) {
+			base = pred[i] == PMIPROF_PREDICT_PREV ? c->counts[i] :
+			       pred[i] == PMIPROF_PREDICT_TIME ? dt :
+			       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
+			p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - base)));
+			c->counts[i] = s->counts[i];
+		}
 	}
 	if (stack) {
 		mask |= TRACE_SAMPLE_STACK;

@@ -71,6 +71,7 @@ struct trace_reader {
 	struct trace_codec codec;
 	bool packed;			/* the open chunk is RECORDS2 (1.4) */
 	uint8_t predict[PMIPROF_MAX_EVENTS];	/* header's PMIPROF_PREDICT_* per event */
+	const uint8_t *pred;		/* predict, or NULL when all are PREV (a faster loop) */
 
 	uint8_t *ubuf;			/* inflate target */
 	size_t ucap;
@@ -197,8 +198,11 @@ static int check_prologue(struct trace_reader *r)
 	r->hdr.flags = pro.flags;
 	r->pos = sizeof(pro) + pro.header_size;
 	/* trace_header_decode() checked each: PREV, TIME or an earlier event */
-	for (i = 0; i < r->hdr.nr_events && i < PMIPROF_MAX_EVENTS; i++)
+	for (i = 0; i < r->hdr.nr_events && i < PMIPROF_MAX_EVENTS; i++) {
 		r->predict[i] = (uint8_t)r->hdr.predict[i];
+		if (r->predict[i])
+			r->pred = r->predict;
+	}
 	return 0;
 }
 
@@ -814,7 +818,7 @@ static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
 		type = r->cp[0];
 		if (type == PMIPROF_REC_SAMPLE && r->packed) {
 			why = trace_decode_sample2(&r->codec, body, r->cend, r->limit,
-						   r->hdr.nr_events, r->predict, &rec->sample, &end);
+						   r->hdr.nr_events, r->pred, &rec->sample, &end);
 			if (why)
 				return chunk_failed(r, rec, why);
 			rec->type = PMIPROF_REC_SAMPLE;
@@ -878,7 +882,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 	    cp[0] == PMIPROF_REC_SAMPLE && r->packed && r->chunk_done < r->chunk_nr) {
 		/* 1.4 RECORDS2: no size; the decoder checks that it ends by cend */
 		why = trace_decode_sample2_fast(&r->codec, cp + 1, r->cend, r->hdr.nr_events,
-						r->predict, &rec->sample, &end);
+						r->pred, &rec->sample, &end);
 		if (why)
 			return chunk_failed(r, rec, why);
 		rec->type = PMIPROF_REC_SAMPLE;

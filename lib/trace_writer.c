@@ -112,6 +112,7 @@ struct trace_writer {
 	bool summaries;
 	uint32_t nr_events;
 	uint8_t predict[PMIPROF_MAX_EVENTS];	/* PMIPROF_PREDICT_* per event, as in the header */
+	const uint8_t *pred;		/* predict, or NULL when all are PREV (a faster loop) */
 	uint32_t chunk_size;
 	uint32_t seq;
 	uint32_t nr_records;		/* in the open chunk */
@@ -281,6 +282,8 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 		if (h->predict[i] > PMIPROF_PREDICT_EVENT + i - 1)	/* an earlier event */
 			goto fail;
 		w->predict[i] = (uint8_t)h->predict[i];
+		if (w->predict[i])
+			w->pred = w->predict;
 	}
 	err = -ENOMEM;
 	w->raw = malloc(HDR + w->chunk_size + SLACK);
@@ -812,7 +815,7 @@ int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
 	sum_add(w, s);
-	if (sample_close(w, trace_enc_sample2(&w->codec, sample_begin(w), s, 0, w->predict)))
+	if (sample_close(w, trace_enc_sample2(&w->codec, sample_begin(w), s, 0, w->pred)))
 		return trace_writer_flush(w);
 	return 0;
 }
@@ -938,7 +941,7 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 		w->chunk_last_time = s->time;
 	sum_add(w, s);
 	/* a USTACK or CALLCHAIN of this sample may follow: close the chunk after them */
-	if (sample_close(w, trace_enc_sample2(&w->codec, sample_begin(w), s, stack, w->predict)))
+	if (sample_close(w, trace_enc_sample2(&w->codec, sample_begin(w), s, stack, w->pred)))
 		w->flush_due = true;
 	w->ustack_ok = true;
 	return 0;
