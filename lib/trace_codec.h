@@ -26,6 +26,8 @@
 #define TRACE_SAMPLE_IP_SLOT_SHIFT	4
 #define TRACE_SAMPLE_IP_SLOT_MASK	(7u << 4)
 #define TRACE_IP_CACHE			7	/* recent ips, most recent first */
+/* 1.4 RECORDS2 chunks: the SAMPLE has no size; this bit says a stack ref ends it. */
+#define TRACE_SAMPLE_STACK		(1u << 7)
 
 /* Worst-case body sizes, for the writer's buffer slack. */
 #define TRACE_SAMPLE_BODY_MAX	(1 + 5 * 5 + 10 * 2 + 10 * PMIPROF_MAX_EVENTS + 5)
@@ -162,12 +164,20 @@ static inline void trace_zero_counts(uint64_t *counts)
  * (fast), numbers are read without per-byte bounds checks and the record end
  * is checked once at the end; otherwise every number is bounds-checked.
  */
+/*
+ * packed (1.4 RECORDS2 chunks): end is the chunk's end, the body has no
+ * size and ends where its fields do (returned in *endp), a stack ref
+ * follows when the mask says so, and counts are predicted per event
+ * (PMIPROF_PREDICT_*) by pred, NULL when all are PREV; not packed: a framed
+ * SAMPLE body [p, end), counts against the previous ones.
+ */
 static inline __attribute__((always_inline)) const char *
 trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t *end,
-			 uint32_t nr_events, struct trace_sample *s, const bool fast)
+			 uint32_t nr_events, struct trace_sample *s, const bool fast,
+			 const bool packed, const uint8_t *pred, const uint8_t **endp)
 {
 	unsigned int mask, slot;
-	uint64_t v, ip;
+	uint64_t v, ip, base;
 	int64_t d;
 	uint32_t i, nr;
 
@@ -221,12 +231,23 @@ trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t 
 	nr = c->nr;
 	s->nr = nr;			/* early: one register less in the loop */
 	trace_zero_counts(s->counts);	/* the contract: counts[i] = 0 for i >= nr */
-	for (i = 0; i < nr; i++) {
-		GETS(d);
-		s->counts[i] = c->counts[i] += (uint64_t)d;
+	if (!pred) {
+		for (i = 0; i < nr; i++) {
+			GETS(d);
+			s->counts[i] = c->counts[i] += (uint64_t)d;
+		}
+	} else {
+		for (i = 0; i < nr; i++) {
+			GETS(d);
+			/* the header's predictors name only earlier events: decoded already */
+			base = pred[i] == PMIPROF_PREDICT_PREV ? c->counts[i] :
+			       pred[i] == PMIPROF_PREDICT_TIME ? (uint64_t)c->sample_dt :
+			       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
+			s->counts[i] = c->counts[i] = base + (uint64_t)d;
+		}
 	}
 	/* 1.3: an optional trailing stack ref; absent (1.2 and stackless samples) = 0 */
-	if (p < end) {
+	if (packed ? (mask & TRACE_SAMPLE_STACK) : p < end) {
 		GET32(s->stack);
 		if (s->stack > c->nr_stacks)
 			return "sample refers to a stack not defined before it in the chunk";
@@ -235,6 +256,8 @@ trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t 
 	}
 	if (fast && p > end)
 		goto short_body;
+	if (packed)
+		*endp = p;
 	s->time = c->time;
 	s->cpu = c->cpu;
 	s->pid = c->pid;
@@ -260,8 +283,32 @@ static inline const char *trace_decode_sample(struct trace_codec *c, const uint8
 					      uint32_t nr_events, struct trace_sample *s)
 {
 	if (limit - p >= TRACE_SAMPLE_READ_MAX)
-		return trace_decode_sample_impl(c, p, end, nr_events, s, true);
-	return trace_decode_sample_impl(c, p, end, nr_events, s, false);
+		return trace_decode_sample_impl(c, p, end, nr_events, s, true, false, NULL, NULL);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, false, false, NULL, NULL);
+}
+
+/*
+ * A packed SAMPLE body (1.4 RECORDS2 chunk) at p, in a payload ending at
+ * end; *endp: where the record ends.  pred: a predictor per event, or NULL
+ * when every event's is PREV.
+ */
+static inline const char *trace_decode_sample2(struct trace_codec *c, const uint8_t *p,
+					       const uint8_t *end, const uint8_t *limit,
+					       uint32_t nr_events, const uint8_t *pred,
+					       struct trace_sample *s, const uint8_t **endp)
+{
+	if (limit - p >= TRACE_SAMPLE_READ_MAX)
+		return trace_decode_sample_impl(c, p, end, nr_events, s, true, true, pred, endp);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, false, true, pred, endp);
+}
+
+/* Same, for a caller that has checked that TRACE_SAMPLE_READ_MAX bytes are readable at p. */
+static inline const char *trace_decode_sample2_fast(struct trace_codec *c, const uint8_t *p,
+						    const uint8_t *end, uint32_t nr_events,
+						    const uint8_t *pred, struct trace_sample *s,
+						    const uint8_t **endp)
+{
+	return trace_decode_sample_impl(c, p, end, nr_events, s, true, true, pred, endp);
 }
 
 /* Same, for a caller that has checked that TRACE_SAMPLE_READ_MAX bytes are readable at p. */
@@ -269,7 +316,79 @@ static inline const char *trace_decode_sample_fast(struct trace_codec *c, const 
 						   const uint8_t *end, uint32_t nr_events,
 						   struct trace_sample *s)
 {
-	return trace_decode_sample_impl(c, p, end, nr_events, s, true);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, true, false, NULL, NULL);
+}
+
+/*
+ * Encode a packed SAMPLE body (1.4 RECORDS2 chunk) at p, counts predicted
+ * by pred (valid for s->nr events; NULL: all PREV); returns the end.  The writer's hot
+ * path: inline, the common case (same thread, cpu, flags, nr) tested once.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+trace_enc_sample2(struct trace_codec *c, uint8_t *p, const struct trace_sample *s, uint32_t stack,
+		  const uint8_t *pred)
+{
+	uint8_t *same = p++;
+	unsigned int mask, k;
+	uint64_t dt, ip = s->ip, base;
+	uint32_t i, nr = s->nr;
+
+	if (__builtin_expect(s->flags == c->flags && s->pid == c->pid && s->tid == c->tid &&
+			     s->cpu == c->cpu && nr == c->nr, 1)) {
+		mask = TRACE_SAMPLE_SAME_ALL;
+	} else {
+		mask = 0;
+		if (s->flags == c->flags)
+			mask |= TRACE_SAMPLE_SAME_FLAGS;
+		else
+			p = varint_put(p, c->flags = s->flags);
+		if (s->pid == c->pid && s->tid == c->tid) {
+			mask |= TRACE_SAMPLE_SAME_PID_TID;
+		} else {
+			p = varint_put(p, c->pid = s->pid);
+			p = varint_put(p, c->tid = s->tid);
+		}
+		if (s->cpu == c->cpu)
+			mask |= TRACE_SAMPLE_SAME_CPU;
+		else
+			p = varint_put(p, c->cpu = s->cpu);
+		if (nr == c->nr)
+			mask |= TRACE_SAMPLE_SAME_NR;
+		else
+			p = varint_put(p, c->nr = nr);
+	}
+	dt = s->time - c->time;
+	p = varint_put(p, zigzag_enc((int64_t)(dt - (uint64_t)c->sample_dt)));
+	c->sample_dt = (int64_t)dt;
+	c->time = s->time;
+	for (k = 0; k < TRACE_IP_CACHE; k++)
+		if (c->ips[k] == ip)
+			break;
+	if (k < TRACE_IP_CACHE)
+		mask |= (k + 1) << TRACE_SAMPLE_IP_SLOT_SHIFT;
+	else
+		p = varint_put(p, zigzag_enc((int64_t)(ip - c->ips[0])));
+	trace_ip_to_front(c->ips, k, ip);
+	if (!pred) {
+		for (i = 0; i < nr; i++) {
+			p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - c->counts[i])));
+			c->counts[i] = s->counts[i];
+		}
+	} else {
+		for (i = 0; i < nr; i++) {
+			base = pred[i] == PMIPROF_PREDICT_PREV ? c->counts[i] :
+			       pred[i] == PMIPROF_PREDICT_TIME ? dt :
+			       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
+			p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - base)));
+			c->counts[i] = s->counts[i];
+		}
+	}
+	if (stack) {
+		mask |= TRACE_SAMPLE_STACK;
+		p = varint_put(p, stack);
+	}
+	*same = (uint8_t)mask;
+	return p;
 }
 
 #endif /* PMIPROF_TRACE_CODEC_H */

@@ -117,6 +117,12 @@ int trace_header_encode(const struct trace_header *h, uint8_t **buf, size_t *len
 
 		tlv_put2(&b, PMIPROF_TAG_CALL_GRAPH, &cg, sizeof(cg), NULL, 0);
 	}
+	for (i = 0; i < h->nr_events && i < PMIPROF_MAX_EVENTS; i++)
+		if (h->predict[i]) {
+			tlv_put2(&b, PMIPROF_TAG_PREDICT, h->predict,
+				 h->nr_events * sizeof(h->predict[0]), NULL, 0);
+			break;
+		}
 	if (b.err) {
 		free(b.p);
 		return b.err;
@@ -159,6 +165,7 @@ static const char *tag_name(uint32_t tag)
 		[PMIPROF_TAG_BOOT_ID] = "boot id",
 		[PMIPROF_TAG_KERNEL_BUILD_ID] = "kernel build-id",
 		[PMIPROF_TAG_CALL_GRAPH] = "call graph",
+		[PMIPROF_TAG_PREDICT] = "predict",
 	};
 
 	return tag < ARRAY_SIZE(names) && names[tag] ? names[tag] : "unknown";
@@ -185,6 +192,7 @@ int trace_header_decode(const uint8_t *p, size_t len, struct trace_header *h,
 {
 	size_t off = 0;
 	bool have_trigger = false;
+	uint32_t nr_predict = 0, i;
 
 	memset(h, 0, sizeof(*h));
 	while (off < len) {
@@ -317,12 +325,33 @@ int trace_header_decode(const uint8_t *p, size_t len, struct trace_header *h,
 			h->call_graph_flags = cg.flags;
 			break;
 		}
+		case PMIPROF_TAG_PREDICT:
+			/* one u32 per event; checked against the events after the loop */
+			if (t.len % 4 || t.len / 4 > PMIPROF_MAX_EVENTS) {
+				snprintf(why, why_len, "predict item of %u bytes (4 per event, at "
+					 "most %u events)", t.len, PMIPROF_MAX_EVENTS);
+				return -EBADMSG;
+			}
+			memcpy(h->predict, v, t.len);
+			nr_predict = t.len / 4;
+			break;
 		default:
 			break;	/* a later minor version's item: skip it */
 		}
 		off += sizeof(t) + padded;
 	}
 	*err_off = len;
+	if (nr_predict && nr_predict != h->nr_events) {
+		snprintf(why, why_len, "predict item names %u events, but the header has %u",
+			 nr_predict, h->nr_events);
+		return -EBADMSG;
+	}
+	for (i = 0; i < nr_predict; i++)
+		if (h->predict[i] > PMIPROF_PREDICT_EVENT + i - 1) {	/* event j < i */
+			snprintf(why, why_len, "event %u predicted by %u: not the previous "
+				 "count, the time step or an earlier event", i, h->predict[i]);
+			return -EBADMSG;
+		}
 	if (have_trigger && h->nr_events && h->trigger_index >= h->nr_events) {
 		snprintf(why, why_len, "trigger event index %u, but the header has %u events",
 			 h->trigger_index, h->nr_events);

@@ -69,6 +69,9 @@ struct trace_reader {
 	 */
 	const uint8_t *fast_end;
 	struct trace_codec codec;
+	bool packed;			/* the open chunk is RECORDS2 (1.4) */
+	uint8_t predict[PMIPROF_MAX_EVENTS];	/* header's PMIPROF_PREDICT_* per event */
+	const uint8_t *pred;		/* predict, or NULL when all are PREV (a faster loop) */
 
 	uint8_t *ubuf;			/* inflate target */
 	size_t ucap;
@@ -130,7 +133,7 @@ static int check_prologue(struct trace_reader *r)
 	uint64_t magic = 0;
 	size_t err_off;
 	char why[256];
-	uint32_t crc;
+	uint32_t crc, i;
 	int err;
 
 	memcpy(&magic, r->buf, r->size < 8 ? r->size : 8);
@@ -194,6 +197,12 @@ static int check_prologue(struct trace_reader *r)
 	r->hdr.version_minor = pro.version_minor;
 	r->hdr.flags = pro.flags;
 	r->pos = sizeof(pro) + pro.header_size;
+	/* trace_header_decode() checked each: PREV, TIME or an earlier event */
+	for (i = 0; i < r->hdr.nr_events && i < PMIPROF_MAX_EVENTS; i++) {
+		r->predict[i] = (uint8_t)r->hdr.predict[i];
+		if (r->predict[i])
+			r->pred = r->predict;
+	}
 	return 0;
 }
 
@@ -687,7 +696,7 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 		return synth_lost(r, rec, ch.seq, PMIPROF_LOST_TRUNCATED, ch.nr_records);
 	}
 	r->pos = off + HDR + ch.csize;
-	if (ch.type != PMIPROF_CHUNK_RECORDS) {
+	if (ch.type != PMIPROF_CHUNK_RECORDS && ch.type != PMIPROF_CHUNK_RECORDS2) {
 		/* a summary not taken with its chunk is redundant, not lost data */
 		if (ch.type != PMIPROF_CHUNK_SUMMARY)
 			r->stats.bytes_skipped += HDR + ch.csize;	/* a later version's type */
@@ -744,6 +753,7 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 	r->cbase = r->cp = payload;
 	r->cend = payload + ch.usize;
 	r->fast_end = payload + fast_len(ch.usize, (size_t)(r->limit - payload));
+	r->packed = ch.type == PMIPROF_CHUNK_RECORDS2;
 	trace_codec_reset(&r->codec);
 	return 0;
 bad:
@@ -776,7 +786,7 @@ static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
 	const struct trace_decode_scratch sc = { r->str, r->ips, r->regs, r->words, r->limit };
 
 	for (;;) {
-		const uint8_t *body;
+		const uint8_t *body, *end;
 		const char *why;
 		uint64_t size;
 		uint8_t type;
@@ -806,6 +816,19 @@ static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
 			return chunk_failed(r, rec, "more records than the chunk header says");
 		body = r->cp + 1;
 		type = r->cp[0];
+		if (type == PMIPROF_REC_SAMPLE && r->packed) {
+			why = trace_decode_sample2(&r->codec, body, r->cend, r->limit,
+						   r->hdr.nr_events, r->pred, &rec->sample, &end);
+			if (why)
+				return chunk_failed(r, rec, why);
+			rec->type = PMIPROF_REC_SAMPLE;
+			rec->chunk_seq = r->chunk_seq;
+			r->cp = end;
+			r->chunk_done++;
+			r->stats.records++;
+			r->last_time = rec->sample.time;
+			return 1;
+		}
 		if (varint_get(&body, r->cend, &size) || size > (uint64_t)(r->cend - body))
 			return chunk_failed(r, rec, "record size runs past the end of the chunk");
 		if (type == PMIPROF_REC_SAMPLE) {	/* the hot path, inlined */
@@ -855,6 +878,21 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 	const uint8_t *cp = r->cp, *body, *end;
 	const char *why;
 
+	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
+	    cp[0] == PMIPROF_REC_SAMPLE && r->packed && r->chunk_done < r->chunk_nr) {
+		/* 1.4 RECORDS2: no size; the decoder checks that it ends by cend */
+		why = trace_decode_sample2_fast(&r->codec, cp + 1, r->cend, r->hdr.nr_events,
+						r->pred, &rec->sample, &end);
+		if (why)
+			return chunk_failed(r, rec, why);
+		rec->type = PMIPROF_REC_SAMPLE;
+		rec->chunk_seq = r->chunk_seq;
+		r->cp = end;
+		r->chunk_done++;
+		r->stats.records++;
+		r->last_time = rec->sample.time;
+		return 1;
+	}
 	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
 	    cp[0] == PMIPROF_REC_SAMPLE && cp[1] < 0x80 && r->chunk_done < r->chunk_nr) {
 		body = cp + FAST_HEAD;

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include <libdeflate.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -110,6 +111,8 @@ struct trace_writer {
 	int compressor;			/* PMIPROF_TRACE_CODEC_ZSTD or _DEFLATE */
 	bool summaries;
 	uint32_t nr_events;
+	uint8_t predict[PMIPROF_MAX_EVENTS];	/* PMIPROF_PREDICT_* per event, as in the header */
+	const uint8_t *pred;		/* predict, or NULL when all are PREV (a faster loop) */
 	uint32_t chunk_size;
 	uint32_t seq;
 	uint32_t nr_records;		/* in the open chunk */
@@ -198,18 +201,54 @@ static int zlib_strategy(int s)
 	}
 }
 
-int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_header *h,
+static bool time_event(const struct trace_event_desc *e)
+{
+	/* PERF_TYPE_SOFTWARE cpu-clock (0) and task-clock (1): nanoseconds of the window */
+	return e->type == 1 && e->config <= 1;
+}
+
+/*
+ * Count predictors for a header that names none: a time event (cpu-clock,
+ * task-clock) from an earlier one, which counted nearly the same time, or
+ * else from the sample's time step; everything else from its previous
+ * count.  On real time-based recordings this takes ~1.6 bytes a sample
+ * less after compression (docs/trace-format.md).
+ */
+static void choose_predictors(struct trace_header *h)
+{
+	uint32_t i, j;
+
+	if (h->nr_events > PMIPROF_MAX_EVENTS)
+		return;		/* refused by the caller */
+	for (i = 0; i < h->nr_events; i++)
+		if (h->predict[i])
+			return;		/* the caller's choice */
+	for (i = 0; i < h->nr_events; i++) {
+		if (!time_event(&h->events[i]))
+			continue;
+		h->predict[i] = PMIPROF_PREDICT_TIME;
+		for (j = 0; j < i; j++)
+			if (time_event(&h->events[j])) {
+				h->predict[i] = PMIPROF_PREDICT_EVENT + j;
+				break;
+			}
+	}
+}
+
+int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_header *hdr,
 			const struct trace_writer_opts *opts)
 {
 	struct pmiprof_file_prologue pro = {
 		.magic = PMIPROF_TRACE_MAGIC,
 		.version_major = PMIPROF_TRACE_VERSION_MAJOR,
 		.version_minor = PMIPROF_TRACE_VERSION_MINOR,
-		.flags = h->flags,
+		.flags = hdr->flags,
 	};
 	struct trace_writer *w;
+	struct trace_header *h = NULL;
 	uint8_t *hbuf = NULL, *first = NULL;
 	size_t hlen = 0;
+	uint32_t i;
 	int err, strategy;
 
 	*wp = NULL;
@@ -223,6 +262,12 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 	w->compressor = opts && opts->codec ? opts->codec : PMIPROF_TRACE_CODEC_ZSTD;
 	w->summaries = !(opts && opts->no_summary);
 	w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK_SIZE;
+	err = -ENOMEM;
+	h = malloc(sizeof(*h));
+	if (!h)
+		goto fail;
+	*h = *hdr;
+	choose_predictors(h);
 	w->nr_events = h->nr_events;
 	w->st.gen = 1;		/* slot gen 0 = empty */
 	w->sum.gen = 1;
@@ -233,6 +278,13 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 	    w->level > 9 ||
 	    w->nr_events > PMIPROF_MAX_EVENTS)
 		goto fail;
+	for (i = 0; i < w->nr_events; i++) {
+		if (h->predict[i] > PMIPROF_PREDICT_EVENT + i - 1)	/* an earlier event */
+			goto fail;
+		w->predict[i] = (uint8_t)h->predict[i];
+		if (w->predict[i])
+			w->pred = w->predict;
+	}
 	err = -ENOMEM;
 	w->raw = malloc(HDR + w->chunk_size + SLACK);
 	if (!w->raw)
@@ -260,7 +312,7 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 	if (err)
 		goto fail;
 	pro.header_size = (uint32_t)hlen;
-	pro.header_crc = (uint32_t)crc32(0, hbuf, (uInt)hlen);
+	pro.header_crc = libdeflate_crc32(0, hbuf, hlen);
 	err = -ENOMEM;
 	first = malloc(sizeof(pro) + hlen);
 	if (!first)
@@ -272,11 +324,13 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 		goto fail;
 	free(first);
 	free(hbuf);
+	free(h);
 	*wp = w;
 	return 0;
 fail:
 	free(first);
 	free(hbuf);
+	free(h);
 	close(fd);
 	free_writer(w);
 	return err;
@@ -352,9 +406,9 @@ static size_t compress_payload(struct trace_writer *w, const uint8_t *in, size_t
 static void seal_header(struct pmiprof_chunk_header *ch, uint8_t *unit, size_t stored)
 {
 	ch->csize = (uint32_t)stored;
-	ch->payload_crc = (uint32_t)crc32(0, unit + HDR, (uInt)stored);
-	ch->header_crc = (uint32_t)crc32(0, (const uint8_t *)ch,
-					 offsetof(struct pmiprof_chunk_header, header_crc));
+	/* libdeflate's carry-less-multiply CRC: 5-10x zlib's crc32 here */
+	ch->payload_crc = libdeflate_crc32(0, unit + HDR, stored);
+	ch->header_crc = libdeflate_crc32(0, ch, offsetof(struct pmiprof_chunk_header, header_crc));
 	memcpy(unit, ch, HDR);
 }
 
@@ -515,7 +569,7 @@ int trace_writer_flush(struct trace_writer *w)
 {
 	struct pmiprof_chunk_header ch = {
 		.magic = PMIPROF_CHUNK_MAGIC,
-		.type = PMIPROF_CHUNK_RECORDS,
+		.type = PMIPROF_CHUNK_RECORDS2,
 		.seq = w->seq,
 		.nr_records = w->nr_records,
 		.usize = (uint32_t)w->used,
@@ -677,6 +731,26 @@ static inline bool rec_close(struct trace_writer *w, uint8_t *body_end)
 	return w->used >= w->chunk_size;
 }
 
+/*
+ * A packed SAMPLE (RECORDS2): type byte and body, no size.  Returns whether
+ * the chunk is full now.
+ */
+static inline bool sample_close(struct trace_writer *w, uint8_t *body_end)
+{
+	w->used = (size_t)(body_end - (w->raw + HDR));
+	w->nr_records++;
+	w->ustack_ok = false;
+	return w->used >= w->chunk_size;
+}
+
+static inline uint8_t *sample_begin(struct trace_writer *w)
+{
+	uint8_t *head = w->raw + HDR + w->used;
+
+	head[0] = PMIPROF_REC_SAMPLE;
+	return head + 1;
+}
+
 static inline int rec_end(struct trace_writer *w, uint8_t *body_end)
 {
 	if (rec_close(w, body_end))
@@ -741,7 +815,9 @@ int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
 	sum_add(w, s);
-	return rec_end(w, trace_enc_sample(&w->codec, rec_begin(w, PMIPROF_REC_SAMPLE), s, 0));
+	if (sample_close(w, trace_enc_sample2(&w->codec, sample_begin(w), s, 0, w->pred)))
+		return trace_writer_flush(w);
+	return 0;
 }
 
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr, uint32_t nr_kernel)
@@ -865,8 +941,7 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 		w->chunk_last_time = s->time;
 	sum_add(w, s);
 	/* a USTACK or CALLCHAIN of this sample may follow: close the chunk after them */
-	if (rec_close(w, trace_enc_sample(&w->codec, rec_begin(w, PMIPROF_REC_SAMPLE), s,
-				       stack)))
+	if (sample_close(w, trace_enc_sample2(&w->codec, sample_begin(w), s, stack, w->pred)))
 		w->flush_due = true;
 	w->ustack_ok = true;
 	return 0;

@@ -248,6 +248,22 @@ static void print_header(const char *path, const struct trace_header *h, bool ra
 		put_flags(h->call_graph_flags, call_graph_flags, ARRAY_SIZE(call_graph_flags), raw);
 		putchar('\n');
 	}
+	/* 1.4: how SAMPLE counts are predicted (docs/trace-format.md); shown when not all "previous" */
+	for (i = 0; i < h->nr_events; i++)
+		if (h->predict[i])
+			break;
+	if (i < h->nr_events) {
+		printf("predict:       ");
+		for (i = 0; i < h->nr_events; i++) {
+			if (h->predict[i] == PMIPROF_PREDICT_PREV)
+				printf(" %u:previous", i);
+			else if (h->predict[i] == PMIPROF_PREDICT_TIME)
+				printf(" %u:time-step", i);
+			else
+				printf(" %u:event-%u", i, h->predict[i] - PMIPROF_PREDICT_EVENT);
+		}
+		putchar('\n');
+	}
 }
 
 static void print_time(const struct dump_ctx *d, uint64_t t)

@@ -89,7 +89,18 @@ enum {
 	PMIPROF_TAG_KERNEL_BUILD_ID = 16, /* bytes: GNU build-id note of /sys/kernel/notes */
 	/* 1.3 */
 	PMIPROF_TAG_CALL_GRAPH = 17,	/* struct pmiprof_tlv_call_graph */
+	/* 1.4: u32 PMIPROF_PREDICT_* per event, for SAMPLE counts in RECORDS2 chunks */
+	PMIPROF_TAG_PREDICT = 18,
 };
+
+/*
+ * 1.4 count predictors (header tag PREDICT, RECORDS2 chunks only): a SAMPLE
+ * stores count - prediction.  EVENT + j (j below the event's own index):
+ * this sample's count of event j, e.g. task-clock from cpu-clock.
+ */
+#define PMIPROF_PREDICT_PREV		0	/* the previous sample's count (1.0..1.3 rule) */
+#define PMIPROF_PREDICT_TIME		1	/* this sample's time step (time-based windows) */
+#define PMIPROF_PREDICT_EVENT		2	/* + j: this sample's count of event j < i */
 
 struct pmiprof_tlv_cpu_sig {
 	uint32_t family;
@@ -170,6 +181,12 @@ _Static_assert(sizeof(struct pmiprof_chunk_header) == 32, "chunk header size");
 #define PMIPROF_CHUNK_RECORDS		1
 /* 1.4: the flat-profile summary of the RECORDS chunk just before it (docs/trace-format.md) */
 #define PMIPROF_CHUNK_SUMMARY		2
+/*
+ * 1.4: RECORDS whose SAMPLEs are packed (no size; counts predicted as the
+ * header's PREDICT says); what the writer writes.  A new type rather than
+ * a flag, so that readers before it skip these chunks instead of misreading.
+ */
+#define PMIPROF_CHUNK_RECORDS2		3
 #define PMIPROF_CHUNK_F_DEFLATE		(1u << 0)
 #define PMIPROF_CHUNK_F_ZSTD		(1u << 1)	/* 1.4: payload is one zstd frame */
 #define PMIPROF_CHUNK_F_KNOWN		0x3u
@@ -275,6 +292,11 @@ struct trace_header {
 	uint32_t call_graph_dump_size;	/* DWARF: user stack bytes per sample */
 	uint32_t call_graph_max_stack;	/* --max-stack */
 	uint32_t call_graph_flags;	/* PMIPROF_CALL_GRAPH_F_* */
+	/*
+	 * 1.4: PMIPROF_PREDICT_* per event (tag PREDICT; absent = all PREV).
+	 * The writer fills it from the events when the caller leaves it zero.
+	 */
+	uint32_t predict[PMIPROF_MAX_EVENTS];
 };
 
 #define PMIPROF_CALL_GRAPH_F_KERNEL	(1u << 0)	/* kernel frames recorded */

@@ -86,6 +86,24 @@ if command -v valgrind >/dev/null; then
 	done
 fi
 
+# The size goal is on real recordings: tests/workloads with the default events.
+echo
+echo "real recordings, default events, 3 s each (whole file: header and side-band included)"
+printf '%-34s %10s %10s %13s\n' "workload" "samples" "bytes" "bytes/sample"
+for wl in shares threads2 random_sort; do
+	[ -x "$build/workloads/$wl" ] && [ -x "$build/pmiprof" ] || continue
+	if ! "$build/pmiprof" record -q -o "$tmp/$wl.data" -- "$build/workloads/$wl" 3 \
+		>/dev/null 2>&1; then
+		printf '%-34s %10s\n' "$wl" "record failed"
+		continue
+	fi
+	b=$(stat -c %s "$tmp/$wl.data")
+	k=$("$build/pmiprof" dump --raw -i "$tmp/$wl.data" 2>/dev/null | grep -c ' sample ')
+	printf '%-34s %10s %10s %13s\n' "$wl" "$k" "$b" \
+		"$(awk -v b="$b" -v n="$k" 'BEGIN { printf "%.2f", n ? b / n : 0 }')"
+done
+printf '%-34s %10s %10s %13s\n' "goal (issue 12)" "" "" "<= 6"
+
 echo
 echo "real recording: pmiprof record vs perf record, same workload, events and period"
 events=cpu-clock,task-clock,page-faults,context-switches

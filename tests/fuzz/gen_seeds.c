@@ -33,6 +33,27 @@ static int stream(const char *dir, const char *name, int level, uint32_t chunk, 
 	return trace_writer_close(w) || err;
 }
 
+/* 1.4: software time events, so the writer's count predictors are in use */
+static int sw_stream(const char *dir, const char *name, int level)
+{
+	struct trace_writer_opts o = { .level = level, .chunk_size = 256 };
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_sample s;
+	char path[4096];
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	tgen_sw_header(&h);
+	if (trace_writer_open(&w, path, &h, &o))
+		return 1;
+	for (unsigned int i = 0; i < 200 && !err; i++) {
+		tgen_packed_sample(i, &s);
+		err = trace_write_sample(w, &s);
+	}
+	return trace_writer_close(w) || err;
+}
+
 static int every_type(const char *dir, int level)
 {
 	static const uint64_t ips[4] = { 0x401000, 0x401100, 0xffffffff81000000ull, 0 };
@@ -134,5 +155,6 @@ int main(int argc, char **argv)
 	       stream(argv[1], "stream-big.pmiprof", 1, 0, 20000, 0) |
 	       /* 1.4: zstd chunks with summaries are the default; deflate ones too */
 	       stream(argv[1], "stream-deflate.pmiprof", 1, 256, 200, PMIPROF_TRACE_CODEC_DEFLATE) |
+	       sw_stream(argv[1], "sw-l0.pmiprof", 0) | sw_stream(argv[1], "sw-l1.pmiprof", 1) |
 	       every_type(argv[1], 0) | every_type(argv[1], 1);
 }

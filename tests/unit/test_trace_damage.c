@@ -23,6 +23,7 @@
 
 #include "pmiprof/trace.h"
 #include "trace_gen.h"
+#include "trace_header.h"
 
 #define NSAMPLES	3000
 #define MAXCH		256
@@ -439,6 +440,8 @@ static size_t put_chunk(uint8_t *out, uint16_t type, uint16_t flags, uint32_t se
 /* One good LOST record: type 6, size 4, time 2 (zigzag 4), cpu 1, reason 1, count 9. */
 static const uint8_t good_lost[] = { 6, 4, 4, 1, 1, 9 };
 
+static uint16_t bad_chunk_type = PMIPROF_CHUNK_RECORDS;	/* of expect_bad_chunk()'s chunk */
+
 static void expect_bad_chunk(const void *payload, uint32_t len, uint32_t nr, uint16_t flags,
 			     uint32_t usize, const char *want_tail, uint64_t want_good,
 			     uint64_t want_lost_count)
@@ -452,7 +455,7 @@ static void expect_bad_chunk(const void *payload, uint32_t len, uint32_t nr, uin
 	int ret;
 
 	memcpy(buf, file, data_off);
-	n += put_chunk(buf + n, PMIPROF_CHUNK_RECORDS, flags, 0, nr, payload, len, usize);
+	n += put_chunk(buf + n, bad_chunk_type, flags, 0, nr, payload, len, usize);
 	n += put_chunk(buf + n, PMIPROF_CHUNK_RECORDS, 0, 1, 1, good_lost, sizeof(good_lost),
 		       sizeof(good_lost));
 	diags = 0;
@@ -519,6 +522,65 @@ static void malformed_payloads_with_valid_crc_are_reported(void **state)
 			 "stored payload of 6 bytes but header says 7 uncompressed", 0, 1);
 }
 
+/* 1.4 RECORDS2: a packed SAMPLE has no size, so its own fields must end inside the chunk. */
+static void malformed_packed_samples_are_reported(void **state)
+{
+	/* LOST, then a SAMPLE (same all, ip slot 0): dt 1, ip delta cut by the chunk end */
+	static const uint8_t cut[] = { 6, 4, 4, 1, 1, 9, 1, 0x0f, 0x02, 0x80 };
+	/* mask bit 7: a stack ref follows, but no STACK came before it */
+	static const uint8_t no_stack[] = { 1, 0x8f, 0, 0, 1 };
+	/* mask bit 7 and the chunk ends before the stack ref */
+	static const uint8_t ref_cut[] = { 1, 0x8f, 0, 0 };
+
+	(void)state;
+	bad_chunk_type = PMIPROF_CHUNK_RECORDS2;
+	expect_bad_chunk(cut, sizeof(cut), 2, 0, sizeof(cut),
+			 "chunk 0: record 1 at payload byte 6: record body ends inside a number; "
+			 "1 of 2 records lost", 1, 1);
+	expect_bad_chunk(no_stack, sizeof(no_stack), 1, 0, sizeof(no_stack),
+			 "sample refers to a stack not defined before it in the chunk", 0, 1);
+	expect_bad_chunk(ref_cut, sizeof(ref_cut), 1, 0, sizeof(ref_cut),
+			 "record body ends inside a number", 0, 1);
+	bad_chunk_type = PMIPROF_CHUNK_RECORDS;
+}
+
+/* A predictor naming the event itself or a later one cannot be decoded: the header is refused. */
+static void bad_count_predictor_refuses_the_trace(void **state)
+{
+	struct pmiprof_file_prologue pro = {
+		.magic = PMIPROF_TRACE_MAGIC, .version_major = 1, .version_minor = 4,
+	};
+	struct trace_writer_opts o = { .level = 0 };
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	uint8_t *hbuf, buf[8192];
+	size_t hlen;
+	char path[] = "/tmp/pmiprof-pred.XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	tgen_header(&h);
+	h.predict[1] = PMIPROF_PREDICT_EVENT + 2;	/* event 1 from event 2: not decoded yet */
+	assert_int_equal(trace_writer_open(&w, path, &h, &o), -EINVAL);
+	unlink(path);
+	assert_int_equal(trace_header_encode(&h, &hbuf, &hlen), 0);
+	assert_true(sizeof(pro) + hlen <= sizeof(buf));
+	pro.header_size = (uint32_t)hlen;
+	pro.header_crc = (uint32_t)crc32(0, hbuf, (uInt)hlen);
+	memcpy(buf, &pro, sizeof(pro));
+	memcpy(buf + sizeof(pro), hbuf, hlen);
+	free(hbuf);
+	diags = 0;
+	assert_int_equal(trace_reader_open_mem(&r, buf, sizeof(pro) + hlen, "p", save_diag, NULL),
+			 -EBADMSG);
+	assert_int_equal(diags, 1);
+	assert_non_null(strstr(diag_msg[0], "event 1 predicted by 4: not the previous count, "
+				"the time step or an earlier event"));
+}
+
 static void unknown_record_and_chunk_types_are_skipped(void **state)
 {
 	/* LOST, unknown type 77 with a 3-byte body, type 0 (empty), LOST */
@@ -555,6 +617,8 @@ static void unknown_record_and_chunk_types_are_skipped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(malformed_packed_samples_are_reported),
+		cmocka_unit_test(bad_count_predictor_refuses_the_trace),
 		cmocka_unit_test(cut_at_every_chunk_boundary_reads_complete_chunks),
 		cmocka_unit_test(cut_inside_a_chunk_reports_the_loss),
 		cmocka_unit_test(cut_file_on_disk_reads_like_memory),

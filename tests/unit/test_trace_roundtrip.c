@@ -586,6 +586,10 @@ static void random_record_sequences_round_trip(void **state)
 		o.codec = rnd() % 2 ? PMIPROF_TRACE_CODEC_DEFLATE : PMIPROF_TRACE_CODEC_ZSTD;
 		o.no_summary = rnd() % 2;
 		h.trigger_index = 0;
+		/* 1.4 count predictors: any valid choice (previous, time step, an earlier event) */
+		memset(h.predict, 0, sizeof(h.predict));
+		for (uint32_t e = 0; e < h.nr_events && round % 3; e++)
+			h.predict[e] = (uint32_t)(rnd() % (e + 2));
 		assert_int_equal(trace_writer_open(&w, tmp_path, &h, &o), 0);
 		rnd_state_init(1000 + round);
 		for (int i = 0; i < n; i++) {
@@ -596,6 +600,7 @@ static void random_record_sequences_round_trip(void **state)
 
 		diags = 0;
 		assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
+		assert_memory_equal(trace_reader_header(r)->predict, h.predict, sizeof(h.predict));
 		rnd_state_init(1000 + round);	/* replay the same sequence */
 		for (int i = 0; i < n; i++) {
 			rnd_record(&want, h.nr_events, strs[1], ips[1]);

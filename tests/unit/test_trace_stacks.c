@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "pmiprof/trace.h"
+#include "trace_codec.h"
 #include "trace_gen.h"
 
 static uint64_t rng = 88172645463325252ull;
@@ -403,19 +404,30 @@ static void damaged_stack_records_are_reported(void **state)
 {
 	size_t len, pl, stack_rec, sample_rec, ustack_rec;
 	uint8_t *clean = small_trace(&len, &pl), *b = malloc(len);
+	static const uint8_t pred[PMIPROF_MAX_EVENTS];	/* tgen's hardware events: all PREV */
+	struct trace_codec codec = { 0 };
+	struct trace_sample s;
+	const uint8_t *end;
 
 	(void)state;
-	/* layout: [10 size id nr nk f f f] [1 size ... stackref] [11 size abi mask n r r r sz ...] */
+	/*
+	 * layout: [10 size id nr nk f f f] [1 mask ... stackref] [11 size abi mask n r r r sz ...]
+	 * (a 1.4 packed SAMPLE: no size; the decoder says where it ends)
+	 */
 	stack_rec = pl;
 	assert_int_equal(clean[stack_rec], PMIPROF_REC_STACK);
 	sample_rec = stack_rec + 2 + clean[stack_rec + 1];
 	assert_int_equal(clean[sample_rec], PMIPROF_REC_SAMPLE);
-	ustack_rec = sample_rec + 2 + clean[sample_rec + 1];
+	assert_true(clean[sample_rec + 1] & TRACE_SAMPLE_STACK);
+	codec.nr_stacks = 1;
+	assert_null(trace_decode_sample2(&codec, clean + sample_rec + 1, clean + len, clean + len,
+					 4, pred, &s, &end));
+	ustack_rec = (size_t)(end - clean);
 	assert_int_equal(clean[ustack_rec], PMIPROF_REC_USTACK);
-	assert_int_equal(clean[sample_rec + 1 + clean[sample_rec + 1]], 1);	/* stack ref */
+	assert_int_equal(clean[ustack_rec - 1], 1);	/* stack ref */
 
 	memcpy(b, clean, len);		/* a ref to a stack never defined */
-	b[sample_rec + 1 + b[sample_rec + 1]] = 2;
+	b[ustack_rec - 1] = 2;
 	fix_payload_crc(b, pl, len);
 	expect_damage(b, len, "sample refers to a stack not defined before it");
 

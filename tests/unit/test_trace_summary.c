@@ -180,6 +180,39 @@ static void same_aggregates(struct pass *a, struct pass *b)
 	}
 }
 
+/* The whole pass's aggregates, chunks merged: what two chunkings must agree on. */
+static void merge_pass(const struct pass *p, struct chunk_agg *all)
+{
+	uint32_t i, j;
+
+	*all = (struct chunk_agg){ 0 };
+	for (i = 0; i < p->nr; i++)
+		for (j = 0; j < p->c[i].n; j++) {
+			const struct ent *e = &p->c[i].e[j];
+
+			add(all, e->pid, e->tid, e->ip, e->flags, e->samples, e->counts);
+		}
+	qsort(all->e, all->n, sizeof(*all->e), ent_cmp);
+}
+
+static void same_totals(const struct pass *a, const struct pass *b)
+{
+	struct chunk_agg x, y;
+	uint32_t j;
+
+	assert_int_equal(a->samples, b->samples);
+	merge_pass(a, &x);
+	merge_pass(b, &y);
+	assert_int_equal(x.n, y.n);
+	assert_int_equal(x.samples, y.samples);
+	for (j = 0; j < x.n; j++) {
+		x.e[j].seq = y.e[j].seq = 0;
+		assert_memory_equal(&x.e[j], &y.e[j], sizeof(x.e[j]));
+	}
+	free(x.e);
+	free(y.e);
+}
+
 static void free_pass(struct pass *p)
 {
 	uint32_t i;
@@ -491,7 +524,7 @@ static void damaged_chunk_with_a_good_summary_is_reported(void **state)
 		for (k = 0; ; k++) {
 			struct pmiprof_chunk_header rh;
 
-			roff = find_chunk(buf, len, PMIPROF_CHUNK_RECORDS, (int)k);
+			roff = find_chunk(buf, len, PMIPROF_CHUNK_RECORDS2, (int)k);
 			memcpy(&rh, buf + roff, 32);
 			if (roff + 32 + rh.csize == off)
 				break;
@@ -520,7 +553,7 @@ static void unknown_codec_flag_is_refused_with_a_message(void **state)
 	(void)state;
 	write_trace(path, 1, 0, true);
 	buf = load(&len);
-	off = find_chunk(buf, len, PMIPROF_CHUNK_RECORDS, 2);
+	off = find_chunk(buf, len, PMIPROF_CHUNK_RECORDS2, 2);
 	memcpy(&ch, buf + off, 32);
 	assert_int_equal(ch.flags, PMIPROF_CHUNK_F_ZSTD);
 	ch.flags |= 1u << 5;
@@ -570,11 +603,15 @@ static void fixture_v14_summaries_read_to_frozen_samples(void **state)
 	assert_int_equal(pa.samples, FIX_SAMPLES);
 	assert_true(sb.chunks_summarized >= 5);
 	same_aggregates(&pa, &pb);
-	/* today's writer makes the same samples (decoded) and summaries */
+	/*
+	 * today's writer makes the same samples (decoded) and summaries; its
+	 * records are smaller (packed SAMPLEs in 1.4's RECORDS2 chunks), so its
+	 * chunks are not the fixture's
+	 */
 	assert_int_equal(write_n(path, 1, 0, false, FIX_SAMPLES, FIX_CHUNK), 0);
 	read_pass(path, true, pc, &sc);
-	assert_int_equal(sc.chunks_summarized, sb.chunks_summarized);
-	same_aggregates(&pa, pc);
+	assert_true(sc.chunks_summarized >= 5);
+	same_totals(&pa, pc);
 	free_pass(&pa);
 	free_pass(&pb);
 	free_pass(pc);

@@ -291,3 +291,84 @@ int tgen_write_regions(const char *path)
 	cerr = trace_writer_close(w);
 	return err ? err : cerr;
 }
+
+/* Software events of a machine without a PMU: cpu-clock trigger, windows by time. */
+void tgen_sw_header(struct trace_header *h)
+{
+	static const char *const names[] = {
+		"cpu-clock", "task-clock", "page-faults", "context-switches",
+	};
+	unsigned int i;
+
+	tgen_header(h);
+	h->flags |= PMIPROF_TRACE_F_TIME_BASED;
+	pm_strlcpy(h->pmu, "perf_event_open: software events only", sizeof(h->pmu));
+	for (i = 0; i < 4; i++) {
+		pm_strlcpy(h->events[i].name, names[i], sizeof(h->events[i].name));
+		h->events[i].type = 1;	/* PERF_TYPE_SOFTWARE */
+		h->events[i].config = i;
+		h->events[i].flags = PMIPROF_EVENT_F_SOFTWARE;
+	}
+	h->events[0].flags |= PMIPROF_EVENT_F_TRIGGER;
+	h->period = 0;
+	h->freq_hz = 10000;
+	h->trigger_flags = PMIPROF_TRIGGER_F_FREQ;
+}
+
+/*
+ * Windows of ~100 us: cpu-clock a few ns off the time step, task-clock a
+ * few hundred ns off cpu-clock, faults and switches now and then; two
+ * threads in runs of 8, a CPU change every 16, ips from 5 hot ones and a
+ * cold one every 9th.
+ */
+static uint64_t packed_time(unsigned int i)
+{
+	return 1000000000ull + i * 100000ull + (uint64_t)i * 2654435761u % 997;
+}
+
+void tgen_packed_sample(unsigned int i, struct trace_sample *s)
+{
+	uint64_t j = (uint64_t)i * 2654435761u;
+
+	memset(s, 0, sizeof(*s));
+	s->time = packed_time(i);
+	s->ip = i % 9 == 8 ? 0x7f0000001000ull + j % 65536 : 0x401000 + (i % 5) * 0x24;
+	s->pid = 100;
+	s->tid = 100 + (i / 8) % 2;
+	s->cpu = (i / 16) % 2;
+	s->flags = PMIPROF_SAMPLE_F_TIME_BASED |
+		   (i % 13 == 3 ? PMIPROF_SAMPLE_F_KERNEL : PMIPROF_SAMPLE_F_USER);
+	s->nr = 4;
+	s->counts[0] = (i ? s->time - packed_time(i - 1) : 100000) + j % 7;
+	s->counts[1] = s->counts[0] - 150 + j % 301;
+	s->counts[2] = i % 7 == 0 ? 3 : 0;
+	s->counts[3] = i % 11 == 0;
+}
+
+int tgen_write_packed(const char *path)
+{
+	static const uint64_t ips[] = { 0xffffffff81001234ull, 0x401200, 0x401300 };
+	struct trace_writer_opts o = { .level = 0, .chunk_size = TGEN_PACKED_CHUNK_SIZE };
+	struct trace_finish f = { .time = 1100000000, .samples = TGEN_PACKED_SAMPLES };
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_sample s;
+	unsigned int i;
+	int err, cerr;
+
+	tgen_sw_header(&h);
+	err = trace_writer_open(&w, path, &h, &o);
+	if (err)
+		return err;
+	for (i = 0; i < TGEN_PACKED_SAMPLES && !err; i++) {
+		tgen_packed_sample(i, &s);
+		if (i % 10 == 5)	/* a stack: kernel frame, then two user frames */
+			err = trace_write_sample_stack(w, &s, ips, 3, 1);
+		else
+			err = trace_write_sample(w, &s);
+	}
+	if (!err)
+		err = trace_write_finish(w, &f);
+	cerr = trace_writer_close(w);
+	return err ? err : cerr;
+}

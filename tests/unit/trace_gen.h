@@ -53,4 +53,18 @@ int tgen_write_stacks(const char *path);
 #define TGEN_REGIONS_CHUNK_SIZE	120
 int tgen_write_regions(const char *path);
 
+/*
+ * 1.4 packed samples (source of tests/fixtures/v14-packed.pmiprof): the
+ * basic header with software events (cpu-clock, task-clock, page-faults,
+ * context-switches; the writer predicts cpu-clock from the time step and
+ * task-clock from cpu-clock), TGEN_PACKED_SAMPLES of tgen_packed_sample()
+ * stored (level 0) in RECORDS2 chunks of TGEN_PACKED_CHUNK_SIZE bytes,
+ * every sample i with i % 10 == 5 with a 3-frame stack (1 kernel), FINISH.
+ */
+#define TGEN_PACKED_SAMPLES	60
+#define TGEN_PACKED_CHUNK_SIZE	300
+void tgen_sw_header(struct trace_header *h);
+void tgen_packed_sample(unsigned int i, struct trace_sample *s);
+int tgen_write_packed(const char *path);
+
 #endif /* PMIPROF_TESTS_TRACE_GEN_H */
