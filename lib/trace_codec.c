@@ -25,58 +25,6 @@ static inline uint8_t *put_bytes(uint8_t *p, const void *s, size_t len)
 	return p + len;
 }
 
-uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_sample *s,
-			  uint32_t stack)
-{
-	uint8_t *same = p++;
-	unsigned int mask = 0, k;
-	int64_t dt;
-	uint32_t i;
-
-	if (s->flags == c->flags)
-		mask |= TRACE_SAMPLE_SAME_FLAGS;
-	else
-		p = varint_put(p, c->flags = s->flags);
-	if (s->pid == c->pid && s->tid == c->tid) {
-		mask |= TRACE_SAMPLE_SAME_PID_TID;
-	} else {
-		p = varint_put(p, c->pid = s->pid);
-		p = varint_put(p, c->tid = s->tid);
-	}
-	if (s->cpu == c->cpu)
-		mask |= TRACE_SAMPLE_SAME_CPU;
-	else
-		p = varint_put(p, c->cpu = s->cpu);
-	if (s->nr == c->nr)
-		mask |= TRACE_SAMPLE_SAME_NR;
-	else
-		p = varint_put(p, c->nr = s->nr);
-
-	/* Periodic sampling makes the time step nearly constant: store its change. */
-	dt = (int64_t)(s->time - c->time);
-	p = varint_put(p, zigzag_enc((int64_t)((uint64_t)dt - (uint64_t)c->sample_dt)));
-	c->sample_dt = dt;
-	c->time = s->time;
-
-	/* Hot loops revisit the same few ips: name a recent one by its slot. */
-	for (k = 0; k < TRACE_IP_CACHE; k++)
-		if (c->ips[k] == s->ip)
-			break;
-	if (k < TRACE_IP_CACHE)
-		mask |= (k + 1) << TRACE_SAMPLE_IP_SLOT_SHIFT;
-	else
-		p = varint_put(p, zigzag_enc((int64_t)(s->ip - c->ips[0])));
-	trace_ip_to_front(c->ips, k, s->ip);
-	*same = (uint8_t)mask;
-
-	for (i = 0; i < s->nr; i++) {
-		p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - c->counts[i])));
-		c->counts[i] = s->counts[i];
-	}
-	if (stack)
-		p = varint_put(p, stack);
-	return p;
-}
 
 /*
  * Frames as zigzag deltas, each against the frame before it (the first

@@ -72,9 +72,6 @@ static inline void trace_codec_reset(struct trace_codec *c)
  * Encoders: write the body of one record at p (the caller guarantees the
  * worst-case room) and return the end.  Sizes were validated by the writer.
  */
-/* stack: the SAMPLE's stack ref (STACK id + 1), 0 = none (no bytes written) */
-uint8_t *trace_enc_sample(struct trace_codec *c, uint8_t *p, const struct trace_sample *s,
-			  uint32_t stack);
 uint8_t *trace_enc_mmap(struct trace_codec *c, uint8_t *p, const struct trace_mmap *m,
 			size_t path_len);
 uint8_t *trace_enc_comm(struct trace_codec *c, uint8_t *p, const struct trace_comm *m,

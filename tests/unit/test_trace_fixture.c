@@ -6,12 +6,13 @@
  * incompatible change of the format fails.  The corrupt fixtures next to it
  * must give their exact error messages.
  *
- * To rewrite the fixtures after an intended format change (which also needs
- * a version bump): build/tests/test_trace_fixture --regenerate tests/fixtures
+ * build/tests/test_trace_fixture --regenerate tests/fixtures writes the
+ * fixtures that do not exist yet (a new version's); committed ones are frozen.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -649,6 +650,19 @@ static int put_file(const char *dir, const char *name, const void *p, size_t len
 	return 0;
 }
 
+static bool frozen(const char *path)
+{
+	if (access(path, F_OK))
+		return false;
+	printf("kept %s (frozen: delete it first to rewrite it)\n", path);
+	return true;
+}
+
+/*
+ * Writes the fixtures that do not exist yet.  A committed fixture is frozen:
+ * it was written by the writer of its version, and today's writer would
+ * write a newer form, so it is never overwritten.
+ */
 static int regenerate(const char *dir)
 {
 	static uint8_t buf[1 << 16];
@@ -660,7 +674,7 @@ static int regenerate(const char *dir)
 	int err = 0;
 
 	snprintf(path, sizeof(path), "%s/v1-basic.pmiprof", dir);
-	if (tgen_write_basic(path)) {
+	if (!frozen(path) && tgen_write_basic(path)) {
 		fprintf(stderr, "cannot write %s\n", path);
 		return 1;
 	}
@@ -670,7 +684,6 @@ static int regenerate(const char *dir)
 		fclose(f);
 	if (len < 32 + 64)
 		return 1;
-	printf("wrote %s (%zu bytes)\n", path, len);
 	memcpy(&hsize, buf + 12, 4);
 
 	memcpy(tmp, buf, 32 + hsize);
@@ -687,17 +700,17 @@ static int regenerate(const char *dir)
 	err |= put_file(dir, "bad-header-crc.pmiprof", tmp, 32 + hsize);
 	err |= put_file(dir, "short.pmiprof", "PMIPR", 5);
 	snprintf(path, sizeof(path), "%s/v13-stacks.pmiprof", dir);
-	if (tgen_write_stacks(path)) {
+	if (!frozen(path) && tgen_write_stacks(path)) {
 		fprintf(stderr, "cannot write %s\n", path);
 		err = 1;
 	}
 	snprintf(path, sizeof(path), "%s/v14-regions.pmiprof", dir);
-	if (tgen_write_regions(path)) {
+	if (!frozen(path) && tgen_write_regions(path)) {
 		fprintf(stderr, "cannot write %s\n", path);
 		err = 1;
 	}
 	snprintf(path, sizeof(path), "%s/v14-packed.pmiprof", dir);
-	if (tgen_write_packed(path)) {
+	if (!frozen(path) && tgen_write_packed(path)) {
 		fprintf(stderr, "cannot write %s\n", path);
 		err = 1;
 	}
