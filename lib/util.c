@@ -138,6 +138,44 @@ uint64_t pm_realtime_ns(void)
 	return clock_ns(CLOCK_REALTIME);
 }
 
+static int grow(void *pp, uint32_t *cap, uint64_t need, uint32_t first, size_t elem,
+		bool zero)
+{
+	uint64_t nc = *cap ? *cap : (first ? first : 1);
+	void *old, *n;
+
+	if (need <= *cap)
+		return 0;
+	if (need > UINT32_MAX)
+		return -ENOMEM;
+	while (nc < need)
+		nc *= 2;
+	if (nc > UINT32_MAX)
+		nc = need;
+	if (elem && nc > SIZE_MAX / elem)
+		return -ENOMEM;
+	/* pp points at a T *, whatever T is: copied, never accessed as void * */
+	memcpy(&old, pp, sizeof(old));
+	n = realloc(old, (size_t)nc * elem);
+	if (!n)
+		return -ENOMEM;
+	if (zero)
+		memset((char *)n + (size_t)*cap * elem, 0, (size_t)(nc - *cap) * elem);
+	memcpy(pp, &n, sizeof(n));
+	*cap = (uint32_t)nc;
+	return 0;
+}
+
+int pm_grow(void *pp, uint32_t *cap, uint64_t need, uint32_t first, size_t elem)
+{
+	return grow(pp, cap, need, first, elem, false);
+}
+
+int pm_grow_zero(void *pp, uint32_t *cap, uint64_t need, uint32_t first, size_t elem)
+{
+	return grow(pp, cap, need, first, elem, true);
+}
+
 size_t pm_strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t n = strlen(src);

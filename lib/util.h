@@ -48,6 +48,16 @@ uint64_t pm_realtime_ns(void);		/* CLOCK_REALTIME */
 int pm_read_fd(int fd, char **out, size_t *len);
 int pm_read_file(const char *path, char **out, size_t *len);
 
+/*
+ * Make room for need elements of elem bytes in the array at *pp (a pointer
+ * to any object pointer) of capacity *cap: from first, doubling, realloc'd.
+ * On failure *pp and *cap are untouched, still owned by the caller.
+ * pm_grow_zero also zeroes the new elements.  0 or -ENOMEM (also when the
+ * capacity would pass UINT32_MAX or the size SIZE_MAX).
+ */
+int pm_grow(void *pp, uint32_t *cap, uint64_t need, uint32_t first, size_t elem);
+int pm_grow_zero(void *pp, uint32_t *cap, uint64_t need, uint32_t first, size_t elem);
+
 /* Copy with truncation; always NUL-terminates when size > 0. */
 size_t pm_strlcpy(char *dst, const char *src, size_t size);
 
