@@ -28,6 +28,7 @@
 #include "trace_codec.h"
 #include "trace_header.h"
 #include "varint.h"
+#include "util.h"
 
 #define DEFAULT_CHUNK_SIZE	(256u << 10)
 #define HDR			sizeof(struct pmiprof_chunk_header)
@@ -835,15 +836,8 @@ static uint64_t stack_hash(const uint64_t *ips, uint32_t nr, uint32_t nr_kernel)
 /* Room for one more stack of nr frames: 0 or -ENOMEM (not sticky: the trace is intact). */
 static int stack_table_room(struct stack_table *t, uint32_t id, uint32_t nr)
 {
-	if (id >= t->cap_ents) {
-		uint32_t cap = t->cap_ents ? t->cap_ents * 2 : 256;
-		struct stack_ent *n = realloc(t->ents, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->ents = n;
-		t->cap_ents = cap;
-	}
+	if (pm_grow(&t->ents, &t->cap_ents, (uint64_t)id + 1, 256, sizeof(*t->ents)))
+		return -ENOMEM;
 	if (t->nr_frames + nr > t->cap_frames) {
 		size_t cap = (t->cap_frames ? t->cap_frames * 2 : 4096) + nr;
 		uint64_t *n = realloc(t->frames, cap * sizeof(*n));

@@ -141,15 +141,8 @@ static int collect(struct packer *p, const struct trace_mmap *m)
 		return (int)id;
 	if (p->seen.n == before)
 		return 0;
-	if (p->nr_objs == p->cap_objs) {
-		uint32_t cap = p->cap_objs ? p->cap_objs * 2 : 32;
-
-		o = realloc(p->objs, cap * sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		p->objs = o;
-		p->cap_objs = cap;
-	}
+	if (pm_grow(&p->objs, &p->cap_objs, (uint64_t)p->nr_objs + 1, 32, sizeof(*p->objs)))
+		return -ENOMEM;
 	o = &p->objs[p->nr_objs];
 	o->path = strdup(m->path);
 	if (!o->path)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Process address spaces from MMAP/FORK/exec records, updated in place (see maps.h). */
 #include "maps.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -37,15 +38,8 @@ static int64_t new_space(struct maps *m, uint32_t from)
 
 	if (m->nr_as == UINT32_MAX - 1)
 		return -ENOMEM;
-	if (m->nr_as == m->cap_as) {
-		uint32_t cap = m->cap_as ? m->cap_as * 2 : 16;
-		struct aspace *na = realloc(m->as, cap * sizeof(*na));
-
-		if (!na)
-			return -ENOMEM;
-		m->as = na;
-		m->cap_as = cap;
-	}
+	if (pm_grow(&m->as, &m->cap_as, (uint64_t)m->nr_as + 1, 16, sizeof(*m->as)))
+		return -ENOMEM;
 	a = &m->as[m->nr_as];
 	memset(a, 0, sizeof(*a));
 	if (n) {

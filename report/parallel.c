@@ -128,15 +128,8 @@ static struct agg *agg_find(struct worker *w, uint64_t ip, uint32_t pid, uint32_
 		    a->flags == flags)
 			return a;
 	}
-	if (w->nr_aggs == w->cap_aggs) {
-		uint32_t cap = w->cap_aggs ? w->cap_aggs * 2 : 2048;
-
-		a = realloc(w->aggs, cap * sizeof(*a));
-		if (!a)
-			return NULL;
-		w->aggs = a;
-		w->cap_aggs = cap;
-	}
+	if (pm_grow(&w->aggs, &w->cap_aggs, (uint64_t)w->nr_aggs + 1, 2048, sizeof(*w->aggs)))
+		return NULL;
 	i = w->nr_aggs++;
 	a = &w->aggs[i];
 	memset(a, 0, sizeof(*a));
@@ -169,15 +162,8 @@ static int keep_side(struct worker *w, const struct trace_record *rec)
 	const char *str = NULL;
 	char *copy = NULL;
 
-	if (w->nr_side == w->cap_side) {
-		uint32_t cap = w->cap_side ? w->cap_side * 2 : 64;
-
-		r = realloc(w->side, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		w->side = r;
-		w->cap_side = cap;
-	}
+	if (pm_grow(&w->side, &w->cap_side, (uint64_t)w->nr_side + 1, 64, sizeof(*w->side)))
+		return -ENOMEM;
 	if (rec->type == PMIPROF_REC_MMAP)
 		str = rec->mmap.path;
 	else if (rec->type == PMIPROF_REC_COMM)
@@ -196,15 +182,8 @@ static int keep_side(struct worker *w, const struct trace_record *rec)
 
 static int keep_lost(struct worker *w, const struct trace_lost *l)
 {
-	if (w->nr_lost == w->cap_lost) {
-		uint32_t cap = w->cap_lost ? w->cap_lost * 2 : 16;
-		struct trace_lost *n = realloc(w->lost, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		w->lost = n;
-		w->cap_lost = cap;
-	}
+	if (pm_grow(&w->lost, &w->cap_lost, (uint64_t)w->nr_lost + 1, 16, sizeof(*w->lost)))
+		return -ENOMEM;
 	w->lost[w->nr_lost++] = *l;
 	return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Flat profile aggregation, sorting and confidence intervals (see profile.h). */
 #include "profile.h"
+#include "util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,18 +32,7 @@ void profile_free(struct profile *p)
 
 static int grow_rows(struct profile *p, uint32_t need)
 {
-	uint32_t cap = p->cap_rows ? p->cap_rows : 1024;
-	struct prof_row *n;
-
-	while (cap < need)
-		cap *= 2;
-	n = realloc(p->rows, (size_t)cap * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	memset(n + p->cap_rows, 0, (size_t)(cap - p->cap_rows) * sizeof(*n));
-	p->rows = n;
-	p->cap_rows = cap;
-	return 0;
+	return pm_grow_zero(&p->rows, &p->cap_rows, need, 1024, sizeof(*p->rows));
 }
 
 /* Row for a sparse key (pid, tid): looked up in the hash map. */

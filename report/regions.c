@@ -7,6 +7,7 @@
  * trace is damaged) is counted and changes nothing.
  */
 #include "regions.h"
+#include "util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -63,15 +64,9 @@ static struct region_thread *get_thread(struct regions *r, uint32_t pid, uint32_
 
 	if (i != HM_EMPTY)
 		return &r->threads[i];
-	if (r->nr_threads == r->cap_threads) {
-		uint32_t cap = r->cap_threads ? r->cap_threads * 2 : 16;
-		struct region_thread *n = realloc(r->threads, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		r->threads = n;
-		r->cap_threads = cap;
-	}
+	if (pm_grow(&r->threads, &r->cap_threads, (uint64_t)r->nr_threads + 1, 16,
+		    sizeof(*r->threads)))
+		return NULL;
 	i = r->nr_threads;
 	if (hm_put(&r->tid2thread, tid, 0, i))
 		return NULL;
@@ -90,15 +85,8 @@ static int add_span(struct regions *r, const struct region_thread *t, uint32_t d
 		r->spans_dropped++;
 		return 0;
 	}
-	if (r->nr_spans == r->cap_spans) {
-		uint32_t cap = r->cap_spans ? r->cap_spans * 2 : 256;
-		struct region_span *n = realloc(r->spans, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		r->spans = n;
-		r->cap_spans = cap;
-	}
+	if (pm_grow(&r->spans, &r->cap_spans, (uint64_t)r->nr_spans + 1, 256, sizeof(*r->spans)))
+		return -ENOMEM;
 	r->spans[r->nr_spans++] = (struct region_span){ t->since[d], end, t->stack[d], t->tid, d };
 	return 0;
 }

@@ -421,15 +421,8 @@ static int64_t get_sym(struct symbolizer *sy, const char *key, const char *name,
 
 	if (id < 0 || sy->ids.n == before)
 		return id;
-	if (sy->ids.n > sy->cap_syms) {
-		uint32_t cap = sy->cap_syms ? sy->cap_syms * 2 : 256;
-		struct sym *n = realloc(sy->syms, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		sy->syms = n;
-		sy->cap_syms = cap;
-	}
+	if (pm_grow(&sy->syms, &sy->cap_syms, sy->ids.n, 256, sizeof(*sy->syms)))
+		return -ENOMEM;
 	s = &sy->syms[id];
 	if (!sy->opts.no_demangle)
 		name = symbol_demangle(name, demangled, sizeof(demangled));
@@ -458,16 +451,8 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 	id = strtab_intern(&sy->dso_keys, key);
 	if (id < 0 || sy->dso_keys.n == before)
 		return id;
-	if (sy->dso_keys.n > sy->cap_dsos) {
-		uint32_t cap = sy->cap_dsos ? sy->cap_dsos * 2 : 32;
-		struct dso **n = realloc(sy->dsos, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		memset(n + sy->cap_dsos, 0, (cap - sy->cap_dsos) * sizeof(*n));
-		sy->dsos = n;
-		sy->cap_dsos = cap;
-	}
+	if (pm_grow_zero(&sy->dsos, &sy->cap_dsos, sy->dso_keys.n, 32, sizeof(*sy->dsos)))
+		return -ENOMEM;
 	d = sy->dsos[id] = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
@@ -1318,27 +1303,10 @@ static int64_t chain_intern(struct symbolizer *sy, const uint32_t *syms, uint32_
 	id = strtab_intern(&sy->chain_keys, key);
 	if (id < 0 || sy->chain_keys.n == before)
 		return id;
-	if (sy->nr_chain_syms + n > sy->cap_chain_syms) {
-		uint32_t cap = sy->cap_chain_syms ? sy->cap_chain_syms * 2 : 1024;
-		uint32_t *p;
-
-		while (cap < sy->nr_chain_syms + n)
-			cap *= 2;
-		p = realloc(sy->chain_syms, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		sy->chain_syms = p;
-		sy->cap_chain_syms = cap;
-	}
-	if ((uint32_t)id >= sy->cap_chains) {
-		uint32_t cap = sy->cap_chains ? sy->cap_chains * 2 : 256;
-		struct inl_chain *c = realloc(sy->chains, cap * sizeof(*c));
-
-		if (!c)
-			return -ENOMEM;
-		sy->chains = c;
-		sy->cap_chains = cap;
-	}
+	if (pm_grow(&sy->chain_syms, &sy->cap_chain_syms, (uint64_t)sy->nr_chain_syms + n, 1024,
+		    sizeof(*sy->chain_syms)) ||
+	    pm_grow(&sy->chains, &sy->cap_chains, (uint64_t)id + 1, 256, sizeof(*sy->chains)))
+		return -ENOMEM;
 	sy->chains[id].off = sy->nr_chain_syms;
 	sy->chains[id].nr = n;
 	memcpy(sy->chain_syms + sy->nr_chain_syms, syms, n * sizeof(*syms));
