@@ -153,14 +153,14 @@ static void trailer(const struct perf_event_header *h, struct sample_id *id)
 		memset(id, 0, sizeof(*id));
 }
 
-uint32_t perf_callchain_split(const uint64_t *chain, uint64_t nr, uint64_t ip, uint64_t *out,
-			      uint32_t max, uint32_t *nr_kernel)
+/* The frames of chain in context want, in chain order, at most room of them. */
+static uint32_t callchain_part(const uint64_t *chain, uint64_t nr, uint64_t ip, uint64_t want,
+			       uint64_t *out, uint32_t room)
 {
 	uint64_t ctx = PERF_CONTEXT_USER, i;
-	uint32_t nk = 0, nu = 0;
+	uint32_t n = 0;
 	bool first = true;
 
-	/* two passes keep kernel frames ahead of user frames whatever the order */
 	for (i = 0; i < nr; i++) {
 		uint64_t v = chain[i];
 
@@ -173,26 +173,19 @@ uint32_t perf_callchain_split(const uint64_t *chain, uint64_t nr, uint64_t ip, u
 			if (v == ip)
 				continue;	/* the sample's own ip: the contract leaves it out */
 		}
-		if (ctx == PERF_CONTEXT_KERNEL && nk < max)
-			out[nk++] = v;
+		if (ctx == want && n < room)
+			out[n++] = v;
 	}
-	first = true;
-	ctx = PERF_CONTEXT_USER;
-	for (i = 0; i < nr; i++) {
-		uint64_t v = chain[i];
+	return n;
+}
 
-		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-			ctx = v;
-			continue;
-		}
-		if (first) {
-			first = false;
-			if (v == ip)
-				continue;
-		}
-		if (ctx == PERF_CONTEXT_USER && nk + nu < max)
-			out[nk + nu++] = v;
-	}
+uint32_t perf_callchain_split(const uint64_t *chain, uint64_t nr, uint64_t ip, uint64_t *out,
+			      uint32_t max, uint32_t *nr_kernel)
+{
+	/* two passes keep kernel frames ahead of user frames whatever the order */
+	uint32_t nk = callchain_part(chain, nr, ip, PERF_CONTEXT_KERNEL, out, max);
+	uint32_t nu = callchain_part(chain, nr, ip, PERF_CONTEXT_USER, out + nk, max - nk);
+
 	/* guest and hypervisor contexts are left out */
 	*nr_kernel = nk;
 	return nk + nu;

@@ -140,37 +140,56 @@ static bool is_kernel_dso(const char *name)
 	return !strncmp(name, "[kernel", 7) || !strncmp(name, "[guest.kernel", 13);
 }
 
-/* Per tag hue of this graph (NULL on allocation failure: hashed hues). */
-static double *dso_hues(const struct stree *t, const struct fg_opts *o, uint32_t *ntags_out)
+/*
+ * Leaf samples per tag, each node counted with bias more (1: every tag that
+ * has a node ranks, 0: only tags with samples); NULL on allocation failure.
+ */
+static uint64_t *leaf_by_tag(const struct stree *t, uint64_t bias, uint32_t *ntags_out)
 {
-	uint32_t ntags = 0, i, rank = 0;
+	uint32_t ntags = 0, i;
 	uint64_t *leaf;
-	double *hue;
 
 	for (i = 1; i < t->nr; i++)
 		if (t->nodes[i].tag >= ntags)
 			ntags = t->nodes[i].tag + 1;
 	*ntags_out = ntags;
 	leaf = calloc(ntags ? ntags : 1, sizeof(*leaf));
-	hue = calloc(ntags ? ntags : 1, sizeof(*hue));
+	for (i = 1; leaf && i < t->nr; i++)
+		leaf[t->nodes[i].tag] += t->nodes[i].self.samples + bias;
+	return leaf;
+}
+
+/* The tag with the most leaf samples left, taken out of leaf; false when none is left. */
+static bool take_top_tag(uint64_t *leaf, uint32_t ntags, uint32_t *tag)
+{
+	uint32_t best = 0, j;
+
+	for (j = 1; j < ntags; j++)
+		if (leaf[j] > leaf[best])
+			best = j;
+	if (!leaf[best])
+		return false;
+	leaf[best] = 0;
+	*tag = best;
+	return true;
+}
+
+/* Per tag hue of this graph (NULL on allocation failure: hashed hues). */
+static double *dso_hues(const struct stree *t, const struct fg_opts *o, uint32_t *ntags_out)
+{
+	uint32_t ntags, rank = 0, best;
+	uint64_t *leaf = leaf_by_tag(t, 1, &ntags);
+	double *hue = calloc(ntags ? ntags : 1, sizeof(*hue));
+
+	*ntags_out = ntags;
 	if (!leaf || !hue) {
 		free(leaf);
 		free(hue);
 		return NULL;
 	}
-	for (i = 1; i < t->nr; i++)
-		leaf[t->nodes[i].tag] += t->nodes[i].self.samples + 1;
-	for (;;) {
-		uint32_t best = 0, j;
-		const char *nm;
+	while (take_top_tag(leaf, ntags, &best)) {
+		const char *nm = tag_name(o, best);
 
-		for (j = 1; j < ntags; j++)
-			if (leaf[j] > leaf[best])
-				best = j;
-		if (!leaf[best])
-			break;
-		leaf[best] = 0;
-		nm = tag_name(o, best);
 		if (is_kernel_dso(nm))
 			hue[best] = FG_KERNEL_HUE;
 		else if (rank < sizeof(fg_palette) / sizeof(fg_palette[0]))
@@ -309,28 +328,18 @@ static void write_legend(FILE *f, const struct fg_layout *L)
 	}
 	/* The DSOs with the most leaf samples, each with its hue. */
 	{
-		uint64_t *leaf = NULL;
-		uint32_t ntags = 0, i, shown;
+		uint32_t ntags, shown;
+		uint64_t *leaf = leaf_by_tag(t, 0, &ntags);
 
-		for (i = 1; i < t->nr; i++)
-			if (t->nodes[i].tag >= ntags)
-				ntags = t->nodes[i].tag + 1;
-		leaf = calloc(ntags ? ntags : 1, sizeof(*leaf));
 		fprintf(f, "<text x=\"%d\" y=\"%d\">colour: DSO</text>\n", x, y + 12);
 		x += 90;
-		for (i = 1; leaf && i < t->nr; i++)
-			leaf[t->nodes[i].tag] += t->nodes[i].self.samples;
 		for (shown = 0; leaf && shown < 8 && x < (int)o->width - 150; shown++) {
-			uint32_t best = 0, j;
+			uint32_t best;
 			const char *nm, *base;
 			struct rgb c;
 
-			for (j = 1; j < ntags; j++)
-				if (leaf[j] > leaf[best])
-					best = j;
-			if (!leaf[best])
+			if (!take_top_tag(leaf, ntags, &best))
 				break;
-			leaf[best] = 0;
 			nm = tag_name(o, best);
 			base = strrchr(nm, '/');
 			base = base ? base + 1 : nm;
