@@ -150,6 +150,12 @@ struct unwinder {
 	struct uspace spaces[UNWIND_MAX_SPACES];
 	struct hashmap space_slot;	/* space id -> slot (checked: slots are reused) */
 	uint64_t clock;
+	uint32_t last_slot;	/* of the last space_get() */
+	/* ustack_usable()'s register layout of shape_mask */
+	bool shape_valid;
+	uint64_t shape_mask;
+	uint32_t shape_nr;
+	int32_t shape_sp, shape_bp;
 	struct hashmap root_cache;	/* (file offset, dso) -> 1 root function, 0 not */
 	struct hashmap leaf_plan;	/* (sampled ip, maps tag) -> LEAF_* (fix-up plan) */
 	bool fast;		/* compiled rules first (PMIPROF_UNWIND=libunwind: off) */
@@ -849,6 +855,15 @@ static struct uspace *space_get(struct unwinder *u, uint32_t pid, uint64_t ip)
 
 	if (space == HM_EMPTY)
 		return NULL;
+	/*
+	 * The last space again under the tag its caches were built for: that
+	 * tag was looked up (below), so the maps are as they were.
+	 */
+	s = &u->spaces[u->last_slot];
+	if (s->space == space && s->tag == maps_tag(u->maps, space) && s->tag != UINT32_MAX) {
+		s->last_use = ++u->clock;
+		return s;
+	}
 	/* A lookup first: maps only retag a space that was looked up. */
 	maps_find(u->maps, space, ip);
 	tag = maps_tag(u->maps, space);
@@ -884,18 +899,35 @@ static struct uspace *space_get(struct unwinder *u, uint32_t pid, uint64_t ip)
 		s->tag = tag;
 	}
 	s->last_use = ++u->clock;
+	u->last_slot = slot;
 	return s;
 }
 
-/* Registers and stack bytes a walk can trust the shape of (the values may be anything). */
-static bool ustack_usable(const struct trace_ustack *us, uint64_t *sp)
+/*
+ * Registers and stack bytes a walk can trust the shape of (the values may be
+ * anything); *sp and *bp (0 when absent) from the registers.  The register
+ * layout of the last mask is kept: a recording has one mask for all samples.
+ */
+static bool ustack_usable(struct unwinder *u, const struct trace_ustack *us, uint64_t *sp,
+			  uint64_t *bp)
 {
-	if (!us || us->abi != PERF_REGS_ABI_64 || !us->regs ||
-	    us->nr_regs != popc64(us->regs_mask) ||
-	    us->size > PMIPROF_MAX_USTACK || (us->size && !us->data) ||
-	    !ustack_reg(us, PERF_REG_SP, sp) || *sp > UINT64_MAX - us->size)
+	if (!us || us->abi != PERF_REGS_ABI_64 || !us->regs || us->size > PMIPROF_MAX_USTACK ||
+	    (us->size && !us->data))
 		return false;
-	return true;
+	if (!u->shape_valid || us->regs_mask != u->shape_mask) {
+		uint64_t m = us->regs_mask;
+
+		u->shape_mask = m;
+		u->shape_nr = popc64(m);
+		u->shape_sp = m >> PERF_REG_SP & 1 ? (int32_t)popc64(m & ((1ull << PERF_REG_SP) - 1)) : -1;
+		u->shape_bp = m >> PERF_REG_BP & 1 ? (int32_t)popc64(m & ((1ull << PERF_REG_BP) - 1)) : -1;
+		u->shape_valid = true;
+	}
+	if (us->nr_regs != u->shape_nr || u->shape_sp < 0)
+		return false;
+	*sp = us->regs[u->shape_sp];
+	*bp = u->shape_bp >= 0 ? us->regs[u->shape_bp] : 0;
+	return *sp <= UINT64_MAX - us->size;
 }
 
 /* ---- roots ---- */
@@ -1046,7 +1078,7 @@ int unwind_user(struct unwinder *u, uint32_t pid, uint64_t ip, const struct trac
 {
 	struct uctx c = { .u = u, .us = us, .ip = ip };
 	struct fstate st;
-	uint64_t prev_sp, ra_at;
+	uint64_t prev_sp, ra_at, bp;
 	unw_cursor_t cursor;
 	uint32_t n = 1, steps = 0;
 	bool done = false, slow = !u->fast;
@@ -1057,7 +1089,7 @@ int unwind_user(struct unwinder *u, uint32_t pid, uint64_t ip, const struct trac
 	if (!max)
 		return -EINVAL;
 	ips[0] = ip;
-	if (!ustack_usable(us, &c.sp)) {
+	if (!ustack_usable(u, us, &c.sp, &bp)) {
 		u->stats.bad_input++;
 		u->stats.truncated++;
 		return 1;
@@ -1167,12 +1199,9 @@ static uint32_t leaf_plan(struct uctx *c, uint64_t ip)
  * starts from (read through RBP, CFA = RBP + 16), not its first return
  * address, and mapped.
  */
-static uint64_t leaf_accept(struct unwinder *u, uint32_t space, const struct trace_ustack *us,
-			    uint64_t ra, uint64_t ra_at, uint64_t fp_first)
+static uint64_t leaf_accept(struct unwinder *u, uint32_t space, uint64_t bp, uint64_t ra,
+			    uint64_t ra_at, uint64_t fp_first)
 {
-	uint64_t bp = 0;
-
-	ustack_reg(us, PERF_REG_BP, &bp);
 	if (ra_at == bp + 8 || ra == fp_first || !ra)
 		return 0;
 	if (!maps_find(u->maps, space, ra))
@@ -1189,12 +1218,12 @@ uint64_t unwind_leaf_caller(struct unwinder *u, uint32_t pid, uint64_t ip,
 	unw_cursor_t cursor;
 	unw_save_loc_t loc;
 	unw_word_t ra = 0;
-	uint64_t ra_at = 0;
+	uint64_t ra_at = 0, bp;
 	uint32_t space = HM_EMPTY, tag = UINT32_MAX, plan = HM_EMPTY;
 	struct fstate st;
 	int ret = FS_SLOW;
 
-	if (!ustack_usable(us, &c.sp)) {
+	if (!ustack_usable(u, us, &c.sp, &bp)) {
 		u->stats.bad_input++;
 		return 0;
 	}
@@ -1211,12 +1240,18 @@ uint64_t unwind_leaf_caller(struct unwinder *u, uint32_t pid, uint64_t ip,
 			plan = hm_get(&u->leaf_plan, ip, tag);
 		if (plan == LEAF_NONE)
 			return 0;
-		if (plan != HM_EMPTY && plan >= LEAF_SLOT &&
-		    us->size >= 8 && plan - LEAF_SLOT <= us->size - 8) {
-			uint64_t w;
+		if (plan != HM_EMPTY && plan >= LEAF_SLOT) {
+			uint64_t w, at = c.sp + (plan - LEAF_SLOT);
 
-			memcpy(&w, us->data + (plan - LEAF_SLOT), 8);
-			return leaf_accept(u, space, us, w, c.sp + (plan - LEAF_SLOT), fp_first);
+			if (us->size >= 8 && plan - LEAF_SLOT <= us->size - 8) {
+				memcpy(&w, us->data + (plan - LEAF_SLOT), 8);
+			} else {
+				/* Beyond the words recorded: the files, as fast_step() reads. */
+				c.s = space_get(u, pid, ip);
+				if (!c.s || !mem_read(&c, at, &w))
+					return 0;
+			}
+			return leaf_accept(u, space, bp, w, at, fp_first);
 		}
 	}
 	c.s = space_get(u, pid, ip);
@@ -1239,7 +1274,7 @@ uint64_t unwind_leaf_caller(struct unwinder *u, uint32_t pid, uint64_t ip,
 			return 0;
 		ra_at = loc.u.addr;
 	}
-	return leaf_accept(u, c.s->space, us, ra, ra_at, fp_first);
+	return leaf_accept(u, c.s->space, bp, ra, ra_at, fp_first);
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *u)
