@@ -1210,18 +1210,53 @@ static uint64_t leaf_accept(struct unwinder *u, uint32_t space, uint64_t bp, uin
 	return ra;
 }
 
+/*
+ * The fix-up without a usable plan: one step of the fast path or
+ * libunwind from the sampled registers (out of line: libunwind's cursor
+ * makes a large frame the planned samples need not set up).
+ */
+static __attribute__((noinline)) uint64_t leaf_caller_step(struct uctx *c, uint32_t pid,
+							  uint64_t bp, uint64_t fp_first,
+							  uint32_t tag, bool planned)
+{
+	struct unwinder *u = c->u;
+	unw_cursor_t cursor;
+	unw_save_loc_t loc;
+	unw_word_t ra = 0;
+	uint64_t ra_at = 0;
+	struct fstate st;
+	int ret = FS_SLOW;
+
+	c->s = space_get(u, pid, c->ip);
+	if (!c->s)
+		return 0;
+	/* Without memory for the plan, the next sample computes it again. */
+	if (!planned && tag != UINT32_MAX && u->leaf_plan.used < UNWIND_MAX_PLANS)
+		(void)hm_put(&u->leaf_plan, c->ip, tag, leaf_plan(c, c->ip));
+	if (u->fast) {
+		fast_init(c, &st);
+		ret = fast_step(c, &st, true, &ra_at);
+		if (ret != FS_OK && ret != FS_SLOW && ret != FS_RESTART)
+			return 0;
+		ra = st.ip;
+	}
+	if (ret == FS_SLOW || ret == FS_RESTART) {
+		if (unw_init_remote(&cursor, c->s->as, c) || unw_step(&cursor) <= 0 ||
+		    c->no_cfi || unw_get_reg(&cursor, UNW_REG_IP, &ra) ||
+		    unw_get_save_loc(&cursor, UNW_X86_64_RIP, &loc) || loc.type != UNW_SLT_MEMORY)
+			return 0;
+		ra_at = loc.u.addr;
+	}
+	return leaf_accept(u, c->s->space, bp, ra, ra_at, fp_first);
+}
+
 /* The caller of the function at ip found by one step, 0 if none (see unwind.h). */
 uint64_t unwind_leaf_caller(struct unwinder *u, uint32_t pid, uint64_t ip,
 			    const struct trace_ustack *us, uint64_t fp_first)
 {
 	struct uctx c = { .u = u, .us = us, .ip = ip };
-	unw_cursor_t cursor;
-	unw_save_loc_t loc;
-	unw_word_t ra = 0;
-	uint64_t ra_at = 0, bp;
 	uint32_t space = HM_EMPTY, tag = UINT32_MAX, plan = HM_EMPTY;
-	struct fstate st;
-	int ret = FS_SLOW;
+	uint64_t bp;
 
 	if (!ustack_usable(u, us, &c.sp, &bp)) {
 		u->stats.bad_input++;
@@ -1254,27 +1289,7 @@ uint64_t unwind_leaf_caller(struct unwinder *u, uint32_t pid, uint64_t ip,
 			return leaf_accept(u, space, bp, w, at, fp_first);
 		}
 	}
-	c.s = space_get(u, pid, ip);
-	if (!c.s)
-		return 0;
-	/* Without memory for the plan, the next sample computes it again. */
-	if (plan == HM_EMPTY && tag != UINT32_MAX && u->leaf_plan.used < UNWIND_MAX_PLANS)
-		(void)hm_put(&u->leaf_plan, ip, tag, leaf_plan(&c, ip));
-	if (u->fast) {
-		fast_init(&c, &st);
-		ret = fast_step(&c, &st, true, &ra_at);
-		if (ret != FS_OK && ret != FS_SLOW && ret != FS_RESTART)
-			return 0;
-		ra = st.ip;
-	}
-	if (ret == FS_SLOW || ret == FS_RESTART) {
-		if (unw_init_remote(&cursor, c.s->as, &c) || unw_step(&cursor) <= 0 ||
-		    c.no_cfi || unw_get_reg(&cursor, UNW_REG_IP, &ra) ||
-		    unw_get_save_loc(&cursor, UNW_X86_64_RIP, &loc) || loc.type != UNW_SLT_MEMORY)
-			return 0;
-		ra_at = loc.u.addr;
-	}
-	return leaf_accept(u, c.s->space, bp, ra, ra_at, fp_first);
+	return leaf_caller_step(&c, pid, bp, fp_first, tag, plan != HM_EMPTY);
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *u)
