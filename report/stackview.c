@@ -23,37 +23,76 @@ void stackview_free(struct stackview *v)
 {
 	free(v->aggs);
 	free(v->rows);
+	free(v->by_stack);
 	hm_free(&v->idx);
 	memset(v, 0, sizeof(*v));
+}
+
+/* A new aggregate for stack (or leaf sym when stack is CS_NONE): its index, or -ENOMEM. */
+static int64_t agg_new(struct stackview *v, uint32_t stack, uint32_t sym)
+{
+	struct sv_agg *g;
+	uint32_t a;
+
+	if (v->nr_aggs == v->cap_aggs) {
+		uint32_t cap = v->cap_aggs ? v->cap_aggs * 2 : 1024;
+
+		g = realloc(v->aggs, cap * sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		v->aggs = g;
+		v->cap_aggs = cap;
+	}
+	a = v->nr_aggs++;
+	memset(&v->aggs[a], 0, sizeof(v->aggs[a]));
+	v->aggs[a].stack = stack;
+	v->aggs[a].leaf = sym;
+	return a;
 }
 
 int stackview_add(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
 		  uint32_t comm)
 {
 	struct stackview *v = arg;
-	uint32_t stack = v->s->stack, tag = stack == CS_NONE, i, n;
-	uint64_t key = stack == CS_NONE ? sym : stack;
-	uint32_t a = hm_get(&v->idx, key, tag);
+	uint32_t stack = v->s->stack, a, i, n;
 	struct sv_agg *g;
+	int64_t na;
 
 	(void)index;
 	(void)comm;
-	if (a == HM_EMPTY) {
-		if (v->nr_aggs == v->cap_aggs) {
-			uint32_t cap = v->cap_aggs ? v->cap_aggs * 2 : 1024;
+	if (stack != CS_NONE) {
+		/* Stack ids are dense from 0: an array, no hashing per sample. */
+		if (stack >= v->cap_by_stack) {
+			uint32_t cap = v->cap_by_stack ? v->cap_by_stack : 1024;
+			uint32_t *nb;
 
-			g = realloc(v->aggs, cap * sizeof(*g));
-			if (!g)
+			while (cap <= stack)
+				cap *= 2;
+			nb = realloc(v->by_stack, cap * sizeof(*nb));
+			if (!nb)
 				return -ENOMEM;
-			v->aggs = g;
-			v->cap_aggs = cap;
+			memset(nb + v->cap_by_stack, 0, (cap - v->cap_by_stack) * sizeof(*nb));
+			v->by_stack = nb;
+			v->cap_by_stack = cap;
 		}
-		a = v->nr_aggs++;
-		memset(&v->aggs[a], 0, sizeof(v->aggs[a]));
-		v->aggs[a].stack = stack;
-		v->aggs[a].leaf = sym;
-		if (hm_put(&v->idx, key, tag, a))
-			return -ENOMEM;
+		a = v->by_stack[stack] - 1;
+		if (!v->by_stack[stack]) {
+			na = agg_new(v, stack, sym);
+			if (na < 0)
+				return (int)na;
+			a = (uint32_t)na;
+			v->by_stack[stack] = a + 1;
+		}
+	} else {
+		a = hm_get(&v->idx, sym, 1);
+		if (a == HM_EMPTY) {
+			na = agg_new(v, stack, sym);
+			if (na < 0)
+				return (int)na;
+			a = (uint32_t)na;
+			if (hm_put(&v->idx, sym, 1, a))
+				return -ENOMEM;
+		}
 	}
 	g = &v->aggs[a];
 	g->samples++;

@@ -38,7 +38,9 @@ struct stackview {
 	uint32_t nr_events;
 	struct sv_agg *aggs;
 	uint32_t nr_aggs, cap_aggs;
-	struct hashmap idx;		/* (stack or leaf, kind) -> agg */
+	struct hashmap idx;		/* leaf of a sample without a stack -> agg */
+	uint32_t *by_stack;		/* stack id -> agg + 1 (0: none yet), ids being dense */
+	uint32_t cap_by_stack;
 	uint64_t samples;
 	/* --children */
 	struct sv_row *rows;		/* rows[sym] */

@@ -54,6 +54,7 @@ extern int UNW_OBJ(dwarf_find_debug_frame)(int found, unw_dyn_info_t *di, unw_wo
 #define UNWIND_MAX_SPACES	256	/* live libunwind address spaces (LRU beyond) */
 #define UNWIND_RS_CACHE		1024	/* libunwind register states per address space */
 #define UNWIND_MAX_RULES	(1u << 20)	/* compiled rules cached per file */
+#define UNWIND_MAX_PLANS	(1u << 20)	/* leaf fix-up plans cached (then no more) */
 
 /* perf's x86-64 user register order (asm/perf_regs.h), by libunwind number. */
 static const int8_t perf_reg_of[UNW_X86_64_RIP + 1] = {
@@ -149,9 +150,29 @@ struct unwinder {
 	struct uspace spaces[UNWIND_MAX_SPACES];
 	struct hashmap space_slot;	/* space id -> slot (checked: slots are reused) */
 	uint64_t clock;
+	uint32_t last_slot;	/* of the last space_get() */
+	/* ustack_usable()'s register layout of shape_mask */
+	bool shape_valid;
+	uint64_t shape_mask;
+	uint32_t shape_nr;
+	int32_t shape_sp, shape_bp;
 	struct hashmap root_cache;	/* (file offset, dso) -> 1 root function, 0 not */
+	struct hashmap leaf_plan;	/* (sampled ip, maps tag) -> LEAF_* (fix-up plan) */
 	bool fast;		/* compiled rules first (PMIPROF_UNWIND=libunwind: off) */
+	bool leaf_cache;	/* leaf_plan in use (PMIPROF_UNWIND=nocache: off) */
 };
+
+/*
+ * What the leaf fix-up of a sampled ip comes to, from its CFI row alone:
+ * LEAF_NONE never a caller (no CFI without a table, RA or RBP undefined, a
+ * frame already set up: RA at RBP + 8), LEAF_FULL the whole computation
+ * (libunwind's rows, other RBP offsets, a zero CFA offset), else LEAF_SLOT
+ * + n: the RA is the stack word at SP + n.
+ */
+#define LEAF_NONE	0u
+#define LEAF_FULL	1u
+#define LEAF_SLOT	2u
+#define LEAF_MAX_SLOT	(1u << 24)
 
 /* Where the fast path keeps a callee-saved register: lazily, as libunwind does. */
 enum { L_VAL, L_MEM, L_NULL, L_BAD };	/* value, saved at address, undefined, not recorded */
@@ -675,12 +696,24 @@ static bool loc_get(struct uctx *c, const struct floc *l, uint64_t *val)
 	return l->kind == L_MEM && mem_read(c, l->v, val);
 }
 
+/*
+ * Bits set in x: without -mpopcnt, __builtin_popcountll is a libgcc call,
+ * and the fix-up asks for registers several times per sample.
+ */
+static inline uint32_t popc64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ull;
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
 /* The value of perf register i from the USTACK record. */
 static bool ustack_reg(const struct trace_ustack *us, unsigned int i, uint64_t *val)
 {
 	if (!(us->regs_mask & (1ull << i)))
 		return false;
-	*val = us->regs[__builtin_popcountll(us->regs_mask & ((1ull << i) - 1))];
+	*val = us->regs[popc64(us->regs_mask & ((1ull << i) - 1))];
 	return true;
 }
 
@@ -779,7 +812,9 @@ int unwinder_new(struct unwinder **out, struct symbolizer *sy, struct maps *maps
 		u->spaces[i].space = UINT32_MAX;
 	env = getenv("PMIPROF_UNWIND");
 	u->fast = !env || strcmp(env, "libunwind");
-	if (hm_init(&u->space_slot, 64) || hm_init(&u->root_cache, 64)) {
+	u->leaf_cache = u->fast && (!env || strcmp(env, "nocache"));
+	if (hm_init(&u->space_slot, 64) || hm_init(&u->root_cache, 64) ||
+	    hm_init(&u->leaf_plan, 256)) {
 		unwinder_free(u);
 		return -ENOMEM;
 	}
@@ -808,6 +843,7 @@ void unwinder_free(struct unwinder *u)
 	free(u->files);
 	hm_free(&u->space_slot);
 	hm_free(&u->root_cache);
+	hm_free(&u->leaf_plan);
 	free(u);
 }
 
@@ -819,6 +855,15 @@ static struct uspace *space_get(struct unwinder *u, uint32_t pid, uint64_t ip)
 
 	if (space == HM_EMPTY)
 		return NULL;
+	/*
+	 * The last space again under the tag its caches were built for: that
+	 * tag was looked up (below), so the maps are as they were.
+	 */
+	s = &u->spaces[u->last_slot];
+	if (s->space == space && s->tag == maps_tag(u->maps, space) && s->tag != UINT32_MAX) {
+		s->last_use = ++u->clock;
+		return s;
+	}
 	/* A lookup first: maps only retag a space that was looked up. */
 	maps_find(u->maps, space, ip);
 	tag = maps_tag(u->maps, space);
@@ -854,18 +899,35 @@ static struct uspace *space_get(struct unwinder *u, uint32_t pid, uint64_t ip)
 		s->tag = tag;
 	}
 	s->last_use = ++u->clock;
+	u->last_slot = slot;
 	return s;
 }
 
-/* Registers and stack bytes a walk can trust the shape of (the values may be anything). */
-static bool ustack_usable(const struct trace_ustack *us, uint64_t *sp)
+/*
+ * Registers and stack bytes a walk can trust the shape of (the values may be
+ * anything); *sp and *bp (0 when absent) from the registers.  The register
+ * layout of the last mask is kept: a recording has one mask for all samples.
+ */
+static bool ustack_usable(struct unwinder *u, const struct trace_ustack *us, uint64_t *sp,
+			  uint64_t *bp)
 {
-	if (!us || us->abi != PERF_REGS_ABI_64 || !us->regs ||
-	    us->nr_regs != (uint32_t)__builtin_popcountll(us->regs_mask) ||
-	    us->size > PMIPROF_MAX_USTACK || (us->size && !us->data) ||
-	    !ustack_reg(us, PERF_REG_SP, sp) || *sp > UINT64_MAX - us->size)
+	if (!us || us->abi != PERF_REGS_ABI_64 || !us->regs || us->size > PMIPROF_MAX_USTACK ||
+	    (us->size && !us->data))
 		return false;
-	return true;
+	if (!u->shape_valid || us->regs_mask != u->shape_mask) {
+		uint64_t m = us->regs_mask;
+
+		u->shape_mask = m;
+		u->shape_nr = popc64(m);
+		u->shape_sp = m >> PERF_REG_SP & 1 ? (int32_t)popc64(m & ((1ull << PERF_REG_SP) - 1)) : -1;
+		u->shape_bp = m >> PERF_REG_BP & 1 ? (int32_t)popc64(m & ((1ull << PERF_REG_BP) - 1)) : -1;
+		u->shape_valid = true;
+	}
+	if (us->nr_regs != u->shape_nr || u->shape_sp < 0)
+		return false;
+	*sp = us->regs[u->shape_sp];
+	*bp = u->shape_bp >= 0 ? us->regs[u->shape_bp] : 0;
+	return *sp <= UINT64_MAX - us->size;
 }
 
 /* ---- roots ---- */
@@ -1016,7 +1078,7 @@ int unwind_user(struct unwinder *u, uint32_t pid, uint64_t ip, const struct trac
 {
 	struct uctx c = { .u = u, .us = us, .ip = ip };
 	struct fstate st;
-	uint64_t prev_sp, ra_at;
+	uint64_t prev_sp, ra_at, bp;
 	unw_cursor_t cursor;
 	uint32_t n = 1, steps = 0;
 	bool done = false, slow = !u->fast;
@@ -1027,7 +1089,7 @@ int unwind_user(struct unwinder *u, uint32_t pid, uint64_t ip, const struct trac
 	if (!max)
 		return -EINVAL;
 	ips[0] = ip;
-	if (!ustack_usable(us, &c.sp)) {
+	if (!ustack_usable(u, us, &c.sp, &bp)) {
 		u->stats.bad_input++;
 		u->stats.truncated++;
 		return 1;
@@ -1102,47 +1164,132 @@ out:
 	return (int)n;
 }
 
-/* The caller of the function at ip found by one step, 0 if none (see unwind.h). */
-uint64_t unwind_leaf_caller(struct unwinder *u, uint32_t pid, uint64_t ip,
-			    const struct trace_ustack *us, uint64_t fp_first)
+/*
+ * The leaf fix-up's plan for ip (see LEAF_NONE), mirroring fast_step() on
+ * the first frame and unwind_leaf_caller()'s checks: every outcome but
+ * LEAF_FULL holds for any registers and stack words.
+ */
+static uint32_t leaf_plan(struct uctx *c, uint64_t ip)
 {
-	struct uctx c = { .u = u, .us = us, .ip = ip };
+	struct region *r = region_of(c, ip);
+	struct ufile *f = r ? file_get(c->u, r->dso) : NULL;
+	const struct urule *ru;
+	struct urule tmp;
+	int64_t off;
+
+	if (!f)
+		return LEAF_NONE;
+	ru = rule_get(f, ip - r->bias, &tmp);
+	if (!ru || !ru->simple)
+		return !f->fde_count ? LEAF_NONE : LEAF_FULL;
+	/* Undefined RA or RBP: the chain ends (or stops earlier), no caller. */
+	if (ru->ra == RULE_UNDEF || ru->reg[T_RBP] == RULE_UNDEF)
+		return LEAF_NONE;
+	off = (int64_t)ru->cfa_off + ru->ra;
+	if (ru->cfa_rbp)
+		return off == 8 ? LEAF_NONE : LEAF_FULL;
+	/* A zero CFA offset may meet fast_step()'s "nothing moved" stop. */
+	if (!ru->cfa_off || off < 0 || off >= LEAF_MAX_SLOT)
+		return LEAF_FULL;
+	return LEAF_SLOT + (uint32_t)off;
+}
+
+/*
+ * The fix-up's checks on the RA found at ra_at: not the frame the fp chain
+ * starts from (read through RBP, CFA = RBP + 16), not its first return
+ * address, and mapped.
+ */
+static uint64_t leaf_accept(struct unwinder *u, uint32_t space, uint64_t bp, uint64_t ra,
+			    uint64_t ra_at, uint64_t fp_first)
+{
+	if (ra_at == bp + 8 || ra == fp_first || !ra)
+		return 0;
+	if (!maps_find(u->maps, space, ra))
+		return 0;
+	u->stats.leaf_fixups++;
+	return ra;
+}
+
+/*
+ * The fix-up without a usable plan: one step of the fast path or
+ * libunwind from the sampled registers (out of line: libunwind's cursor
+ * makes a large frame the planned samples need not set up).
+ */
+static __attribute__((noinline)) uint64_t leaf_caller_step(struct uctx *c, uint32_t pid,
+							  uint64_t bp, uint64_t fp_first,
+							  uint32_t tag, bool planned)
+{
+	struct unwinder *u = c->u;
 	unw_cursor_t cursor;
 	unw_save_loc_t loc;
 	unw_word_t ra = 0;
-	uint64_t bp = 0, ra_at = 0;
+	uint64_t ra_at = 0;
 	struct fstate st;
 	int ret = FS_SLOW;
 
-	if (!ustack_usable(us, &c.sp)) {
-		u->stats.bad_input++;
+	c->s = space_get(u, pid, c->ip);
+	if (!c->s)
 		return 0;
-	}
-	c.s = space_get(u, pid, ip);
-	if (!c.s)
-		return 0;
+	/* Without memory for the plan, the next sample computes it again. */
+	if (!planned && tag != UINT32_MAX && u->leaf_plan.used < UNWIND_MAX_PLANS)
+		(void)hm_put(&u->leaf_plan, c->ip, tag, leaf_plan(c, c->ip));
 	if (u->fast) {
-		fast_init(&c, &st);
-		ret = fast_step(&c, &st, true, &ra_at);
+		fast_init(c, &st);
+		ret = fast_step(c, &st, true, &ra_at);
 		if (ret != FS_OK && ret != FS_SLOW && ret != FS_RESTART)
 			return 0;
 		ra = st.ip;
 	}
 	if (ret == FS_SLOW || ret == FS_RESTART) {
-		if (unw_init_remote(&cursor, c.s->as, &c) || unw_step(&cursor) <= 0 ||
-		    c.no_cfi || unw_get_reg(&cursor, UNW_REG_IP, &ra) ||
+		if (unw_init_remote(&cursor, c->s->as, c) || unw_step(&cursor) <= 0 ||
+		    c->no_cfi || unw_get_reg(&cursor, UNW_REG_IP, &ra) ||
 		    unw_get_save_loc(&cursor, UNW_X86_64_RIP, &loc) || loc.type != UNW_SLT_MEMORY)
 			return 0;
 		ra_at = loc.u.addr;
 	}
-	/* Read through RBP (CFA = RBP + 16): the frame the fp chain starts from. */
-	ustack_reg(us, PERF_REG_BP, &bp);
-	if (ra_at == bp + 8 || ra == fp_first || !ra)
+	return leaf_accept(u, c->s->space, bp, ra, ra_at, fp_first);
+}
+
+/* The caller of the function at ip found by one step, 0 if none (see unwind.h). */
+uint64_t unwind_leaf_caller(struct unwinder *u, uint32_t pid, uint64_t ip,
+			    const struct trace_ustack *us, uint64_t fp_first)
+{
+	struct uctx c = { .u = u, .us = us, .ip = ip };
+	uint32_t space = HM_EMPTY, tag = UINT32_MAX, plan = HM_EMPTY;
+	uint64_t bp;
+
+	if (!ustack_usable(u, us, &c.sp, &bp)) {
+		u->stats.bad_input++;
 		return 0;
-	if (!maps_find(u->maps, c.s->space, ra))
-		return 0;
-	u->stats.leaf_fixups++;
-	return ra;
+	}
+	/*
+	 * Most samples' answer follows from the ip's CFI row and at most one
+	 * stack word: the plan is cached per (ip, maps tag), which changes with
+	 * the process's maps once they were looked up (space_get() did).
+	 */
+	if (u->leaf_cache) {
+		space = maps_space(u->maps, pid);
+		if (space != HM_EMPTY)
+			tag = maps_tag(u->maps, space);
+		if (tag != UINT32_MAX)
+			plan = hm_get(&u->leaf_plan, ip, tag);
+		if (plan == LEAF_NONE)
+			return 0;
+		if (plan != HM_EMPTY && plan >= LEAF_SLOT) {
+			uint64_t w, at = c.sp + (plan - LEAF_SLOT);
+
+			if (us->size >= 8 && plan - LEAF_SLOT <= us->size - 8) {
+				memcpy(&w, us->data + (plan - LEAF_SLOT), 8);
+			} else {
+				/* Beyond the words recorded: the files, as fast_step() reads. */
+				c.s = space_get(u, pid, ip);
+				if (!c.s || !mem_read(&c, at, &w))
+					return 0;
+			}
+			return leaf_accept(u, space, bp, w, at, fp_first);
+		}
+	}
+	return leaf_caller_step(&c, pid, bp, fp_first, tag, plan != HM_EMPTY);
 }
 
 const struct unwind_stats *unwinder_stats(const struct unwinder *u)

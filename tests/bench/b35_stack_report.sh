@@ -9,7 +9,8 @@
 #   report --tree              vs perf report -G --stdio           (caller tree)
 #   report --format folded     vs perf script -F comm,ip,sym        (the text stackcollapse reads)
 # Samples, seconds (wall and user+sys), samples/s, and the ratio of
-# samples/s pmiprof/perf per run (runs interleaved: median and range).
+# samples/s pmiprof/perf per run (runs interleaved: median, range and each
+# run's in run order).
 #
 # Both tools' traces hold about as many samples, >= MIN_SAMPLES, so fixed
 # start-up costs weigh alike: perf records longer until it has MIN_SAMPLES
@@ -93,11 +94,14 @@ done
 
 col() { for i in $(seq 1 "$RUNS"); do awk -v c="$2" '{ print $c }' "$T/$1.$i"; done; } # name column
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# per-run ratios of samples/s (wall) pmiprof/perf: "median (range lo .. hi)"
+# per-run ratios of samples/s (wall) pmiprof/perf: "median (range lo .. hi) [each run, in order]"
 ratios() { # pname pn fname fn
-	for i in $(seq 1 "$RUNS"); do
-		paste "$T/$1.$i" "$T/$3.$i" | awk -v pn="$2" -v fn="$4" '{ printf "%.3f\n", (pn / $1) / (fn / $3) }'
-	done | sort -g | awk '{ v[NR] = $1 } END { printf "%.2fx (%.2fx .. %.2fx)", v[int((NR + 1) / 2)], v[1], v[NR] }'
+	local each
+	each=$(for i in $(seq 1 "$RUNS"); do
+		paste "$T/$1.$i" "$T/$3.$i" | awk -v pn="$2" -v fn="$4" '{ printf "%.2f\n", (pn / $1) / (fn / $3) }'
+	done)
+	echo "$each" | sort -g | awk '{ v[NR] = $1 } END { printf "%.2fx (%.2fx .. %.2fx)", v[int((NR + 1) / 2)], v[1], v[NR] }'
+	printf ' [%s]' "$(echo $each)"
 }
 row() { # label name samples
 	local w c

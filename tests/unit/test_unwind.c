@@ -10,7 +10,8 @@
  * stack bytes must never crash and are counted.  The fast path (compiled CFI
  * rules) must give what libunwind alone gives (PMIPROF_UNWIND=libunwind) on
  * every stack here, including one through a signal frame, which it hands
- * over to libunwind.
+ * over to libunwind; the fix-up's plan cache what the uncached fix-up
+ * gives (PMIPROF_UNWIND=nocache), also after the maps change.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -426,6 +427,132 @@ static void damaged_registers_and_stack_never_crash_and_are_counted(void **state
 	assert_false(complete);
 }
 
+/* A leaf sample in fn as fp mode records it: BP, SP, IP and 8 words at SP, in *l. */
+static struct trace_ustack leaf_sample(void (*fn)(struct ut_leaf *), struct ut_leaf *l,
+				       uint64_t regs[3])
+{
+	memset(l, 0, sizeof(*l));
+	ut_outer(l, fn);
+	regs[0] = l->bp;
+	regs[1] = l->sp;
+	regs[2] = l->ip;
+	return (struct trace_ustack){ .abi = 2, .nr_regs = 3,
+				      .regs_mask = (1ull << UT_REG_BP) | (1ull << UT_REG_SP) |
+						   (1ull << UT_REG_IP),
+				      .regs = regs, .size = sizeof(l->words),
+				      .data = (const uint8_t *)l->words };
+}
+
+/* The cached and the uncached fix-up on one input: same caller, same counters. */
+static void assert_same_leaf(struct unwinder *cached, struct unwinder *ref, uint32_t pid,
+			     uint64_t ip, const struct trace_ustack *us, uint64_t fp_first)
+{
+	const struct unwind_stats *cs = unwinder_stats(cached), *rs = unwinder_stats(ref);
+	uint64_t cf = cs->leaf_fixups, cb = cs->bad_input, rf = rs->leaf_fixups, rb = rs->bad_input;
+
+	assert_int_equal(unwind_leaf_caller(cached, pid, ip, us, fp_first),
+			 unwind_leaf_caller(ref, pid, ip, us, fp_first));
+	assert_int_equal(cs->leaf_fixups - cf, rs->leaf_fixups - rf);
+	assert_int_equal(cs->bad_input - cb, rs->bad_input - rb);
+}
+
+/*
+ * The fix-up's per-(ip, maps tag) plan cache answers as the uncached path
+ * (PMIPROF_UNWIND=nocache) on the assembly leaves (RA at SP, at SP + 8, a
+ * framed function), the qsort sample, every stack copy length (the RA word
+ * recorded or not) and damaged words and registers; and once the process's
+ * maps change, the same ip is planned again: mapped so that it lies in the
+ * framed function, it gets no caller, mapped back, its caller again.
+ */
+static void leaf_fixup_cache_answers_as_uncached_and_follows_maps_changes(void **state)
+{
+	struct fixture *f = *state;
+	void (*const leaves[3])(struct ut_leaf *) = { ut_leaf_noframe, ut_leaf_prologue,
+						       ut_leaf_framed };
+	static struct ut_leaf l, l2;
+	static uint8_t stack[PMIPROF_MAX_USTACK];
+	uint64_t regs[3], dregs[UT_NR_REGS], seed = 0x9e3779b97f4a7c15ull, ret = (uintptr_t)ut_outer_ret;
+	struct unwinder *cached, *ref;
+	struct trace_ustack us, d;
+	struct map m;
+	struct maps maps;
+	uint32_t space;
+	int k, i, j;
+
+	assert_int_equal(setenv("PMIPROF_UNWIND", "nocache", 1), 0);
+	assert_int_equal(unwinder_new(&ref, f->sy, &f->maps), 0);
+	unsetenv("PMIPROF_UNWIND");
+	assert_int_equal(unwinder_new(&cached, f->sy, &f->maps), 0);
+	for (k = 0; k < 3; k++) {
+		us = leaf_sample(leaves[k], &l, regs);
+		/* twice: planned, then from the plan */
+		for (j = 0; j < 2; j++)
+			for (us.size = 0; us.size <= sizeof(l.words); us.size += 4)
+				assert_same_leaf(cached, ref, f->pid, l.ip, &us, l.fp_first);
+		us.size = sizeof(l.words);
+		assert_int_equal(unwind_leaf_caller(ref, f->pid, l.ip, &us, l.fp_first),
+				 k < 2 ? ret : 0);
+		assert_same_leaf(cached, ref, f->pid, l.ip, &us, l.fp_first);
+		for (i = 0; i < 500; i++) {
+			uint64_t words[8], r3[3];
+
+			memcpy(words, l.words, sizeof(words));
+			memcpy(r3, regs, sizeof(r3));
+			words[xorshift(&seed) % 8] = i % 3 ? ret : xorshift(&seed);
+			if (i % 2)
+				r3[xorshift(&seed) % 2] ^= xorshift(&seed) >> (xorshift(&seed) & 63);
+			d = us;
+			d.regs = r3;
+			d.data = (const uint8_t *)words;
+			assert_same_leaf(cached, ref, f->pid, l.ip, &d, i % 4 ? l.fp_first : ret);
+		}
+	}
+	/* A C function's leaf, all registers recorded: the qsort sample. */
+	sample_in_qsort();
+	for (j = 0; j < 2; j++)
+		for (us = sample.us, us.size = 0; us.size <= 256; us.size += 8)
+			assert_same_leaf(cached, ref, f->pid, sample.regs[UT_REG_IP], &us,
+					 sample.regs[UT_REG_BP]);
+	for (i = 0; i < 500; i++) {
+		memcpy(dregs, sample.regs, sizeof(dregs));
+		memcpy(stack, sample.stack, sample.size);
+		d = sample.us;
+		d.regs = dregs;
+		d.data = stack;
+		for (j = 0; j < 4; j++) {
+			uint64_t w = xorshift(&seed);
+
+			memcpy(stack + xorshift(&seed) % 64, &w, 8);
+		}
+		if (i % 2)
+			dregs[xorshift(&seed) % UT_NR_REGS] ^= xorshift(&seed) >> (xorshift(&seed) & 63);
+		assert_same_leaf(cached, ref, f->pid, sample.regs[UT_REG_IP], &d,
+				 sample.regs[UT_REG_BP]);
+	}
+	unwinder_free(cached);
+	unwinder_free(ref);
+
+	/* Maps of our own: the executable moved so that l.ip is l2.ip's instruction. */
+	assert_int_equal(maps_init(&maps), 0);
+	assert_int_equal(ut_self_maps(&maps, f->sy, f->pid), 0);
+	assert_int_equal(unwinder_new(&cached, f->sy, &maps), 0);
+	us = leaf_sample(ut_leaf_noframe, &l, regs);
+	assert_int_equal(unwind_leaf_caller(cached, f->pid, l.ip, &us, l.fp_first), ret);
+	assert_int_equal(unwind_leaf_caller(cached, f->pid, l.ip, &us, l.fp_first), ret);
+	leaf_sample(ut_leaf_framed, &l2, dregs);
+	space = maps_space(&maps, f->pid);
+	m = *maps_find(&maps, space, l.ip);
+	assert_int_equal(maps_add(&maps, f->pid, m.start + (l.ip - l2.ip), m.end - m.start,
+				  m.pgoff, m.dso), 0);
+	assert_non_null(maps_find(&maps, maps_space(&maps, f->pid), ret));
+	assert_int_equal(unwind_leaf_caller(cached, f->pid, l.ip, &us, l.fp_first), 0);
+	/* and back where it was */
+	assert_int_equal(maps_add(&maps, f->pid, m.start, m.end - m.start, m.pgoff, m.dso), 0);
+	assert_int_equal(unwind_leaf_caller(cached, f->pid, l.ip, &us, l.fp_first), ret);
+	unwinder_free(cached);
+	maps_free(&maps);
+}
+
 /* A sample inside a signal handler: the chain crosses the kernel's signal frame. */
 static struct ut_sample sig_sample;
 static volatile sig_atomic_t sig_captured;
@@ -614,6 +741,7 @@ int main(void)
 		cmocka_unit_test(damaged_registers_and_stack_never_crash_and_are_counted),
 		cmocka_unit_test(chain_through_frame_with_personality_routine_reaches_main),
 		cmocka_unit_test(fast_path_gives_libunwinds_chains_on_every_test_stack),
+		cmocka_unit_test(leaf_fixup_cache_answers_as_uncached_and_follows_maps_changes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
