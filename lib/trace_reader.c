@@ -393,6 +393,19 @@ static int chunk_failed(struct trace_reader *r, struct trace_record *rec, const 
 	return synth_lost(r, rec, r->chunk_seq, PMIPROF_LOST_UNREADABLE, lost);
 }
 
+/* A SAMPLE decoded at the chunk position, ending at end: account and return it. */
+static inline int sample_done(struct trace_reader *r, struct trace_record *rec,
+			      const uint8_t *end)
+{
+	rec->type = PMIPROF_REC_SAMPLE;
+	rec->chunk_seq = r->chunk_seq;
+	r->cp = end;
+	r->chunk_done++;
+	r->stats.records++;
+	r->last_time = rec->sample.time;
+	return 1;
+}
+
 static bool header_valid(const struct pmiprof_chunk_header *ch)
 {
 	return ch->magic == PMIPROF_CHUNK_MAGIC &&
@@ -885,13 +898,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 						r->pred, &rec->sample, &end);
 		if (why)
 			return chunk_failed(r, rec, why);
-		rec->type = PMIPROF_REC_SAMPLE;
-		rec->chunk_seq = r->chunk_seq;
-		r->cp = end;
-		r->chunk_done++;
-		r->stats.records++;
-		r->last_time = rec->sample.time;
-		return 1;
+		return sample_done(r, rec, end);
 	}
 	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
 	    cp[0] == PMIPROF_REC_SAMPLE && cp[1] < 0x80 && r->chunk_done < r->chunk_nr) {
@@ -901,13 +908,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 					       &rec->sample);
 		if (why)
 			return chunk_failed(r, rec, why);
-		rec->type = PMIPROF_REC_SAMPLE;
-		rec->chunk_seq = r->chunk_seq;
-		r->cp = end;
-		r->chunk_done++;
-		r->stats.records++;
-		r->last_time = rec->sample.time;
-		return 1;
+		return sample_done(r, rec, end);
 	}
 	return reader_next_slow(r, rec);
 }
