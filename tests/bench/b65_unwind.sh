@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.." || exit 2
 build=${PMIPROF_BUILD:-${O:-$PWD/build}}
 out=$build/bench
 mkdir -p "$out" || exit 2
-tmp=$(mktemp -d /tmp/pmiprof-b60.XXXXXX)
+tmp=$(mktemp -d /tmp/pmiprof-b65.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 n=${B60_SAMPLES:-200000}
 
@@ -21,7 +21,7 @@ if ! $cc -O2 -g -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -Itests/unit $(pkg-config
 	tests/bench/unwind_bench.c tests/unit/unwind_self.c "$build"/report/*.o "$build"/daemon/*.o \
 	"$build/libpmiprof.a" -lpfm $(pkg-config --libs $pkgs) -lm -lpthread -lstdc++ \
 	-o "$out/unwind_bench" 2>"$tmp/build.log"; then
-	echo "b60: cannot build tests/bench/unwind_bench.c (make first)"
+	echo "b65: cannot build tests/bench/unwind_bench.c (make first)"
 	head -5 "$tmp/build.log"
 	exit 1
 fi
