@@ -493,7 +493,8 @@ static const char *decompress(struct trace_reader *r, uint16_t flags, const uint
 	}
 	if (csize != usize)
 		return "stored payload size differs from the header's uncompressed size";
-	memcpy(out, in, usize);
+	if (usize)	/* an empty chunk has no buffer (memcpy wants non-NULL) */
+		memcpy(out, in, usize);
 	return NULL;
 }
 
@@ -623,15 +624,16 @@ static bool take_summary(struct trace_reader *r, size_t off, const struct pmipro
 	why = bad_codec(sh.flags);
 	if (why)
 		goto bad;
-	if (sh.usize > r->scap) {
-		uint8_t *n = realloc(r->sbuf, sh.usize);
+	/* Never NULL, also for an empty summary (pointer arithmetic on it follows). */
+	if (sh.usize > r->scap || !r->sbuf) {
+		uint8_t *n = realloc(r->sbuf, sh.usize ? sh.usize : 1);
 
 		if (!n) {
 			why = "out of memory";
 			goto bad;
 		}
 		r->sbuf = n;
-		r->scap = sh.usize;
+		r->scap = sh.usize ? sh.usize : 1;
 	}
 	why = decompress(r, sh.flags, payload, sh.csize, r->sbuf, sh.usize);
 	if (!why)
