@@ -733,8 +733,11 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 		goto bad;
 	}
 	if (ch.flags & (PMIPROF_CHUNK_F_DEFLATE | PMIPROF_CHUNK_F_ZSTD)) {
-		if (r->ucap < ch.usize) {
-			/* slack after the payload lets the decoder skip bounds checks */
+		if (r->ucap < ch.usize || !r->ubuf) {
+			/*
+			 * slack after the payload lets the decoder skip bounds
+			 * checks; allocated for an empty chunk too (never NULL)
+			 */
 			uint8_t *n = realloc(r->ubuf, (size_t)ch.usize + DECODE_SLACK);
 
 			if (!n) {
