@@ -18,6 +18,7 @@
 
 #include "session.h"
 #include "unwind.h"
+#include "util.h"
 
 #define KERNEL_START	0xffff800000000000ULL
 #define MAX_RAW_ID	(1u << 20)	/* chunk-local ids beyond this are damage */
@@ -279,31 +280,11 @@ int callstacks_define(struct callstacks *c, uint32_t chunk_seq, const struct tra
 		c->st.damaged++;
 		return 0;
 	}
-	if (st->id >= c->cap_raw) {
-		uint32_t cap = c->cap_raw ? c->cap_raw : 64;
-
-		while (cap <= st->id)
-			cap *= 2;
-		r = realloc(c->raw, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		c->raw = r;
-		c->cap_raw = cap;
-	}
+	if (pm_grow(&c->raw, &c->cap_raw, (uint64_t)st->id + 1, 64, sizeof(*c->raw)) ||
+	    pm_grow(&c->ips, &c->cap_ips, (uint64_t)c->nr_ips + nr, 1024, sizeof(*c->ips)))
+		return -ENOMEM;
 	while (c->nr_raw <= st->id)
 		c->raw[c->nr_raw++].defined = false;
-	if (c->nr_ips + nr > c->cap_ips) {
-		uint32_t cap = c->cap_ips ? c->cap_ips : 1024;
-		uint64_t *n;
-
-		while (cap < c->nr_ips + nr)
-			cap *= 2;
-		n = realloc(c->ips, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		c->ips = n;
-		c->cap_ips = cap;
-	}
 	r = &c->raw[st->id];
 	memset(r, 0, sizeof(*r));
 	r->off = c->nr_ips;
@@ -345,19 +326,8 @@ static bool root_name(const char *n, bool kernel)
 /* Whether sym is a function a complete chain ends in (_start, main, thread start...). */
 static int is_root(struct callstacks *c, uint32_t sym, bool kernel)
 {
-	if (sym >= c->cap_root_sym) {
-		uint32_t cap = c->cap_root_sym ? c->cap_root_sym : 1024;
-		uint8_t *n;
-
-		while (cap <= sym)
-			cap *= 2;
-		n = realloc(c->root_sym, cap);
-		if (!n)
-			return -ENOMEM;
-		memset(n + c->cap_root_sym, 0, cap - c->cap_root_sym);
-		c->root_sym = n;
-		c->cap_root_sym = cap;
-	}
+	if (pm_grow_zero(&c->root_sym, &c->cap_root_sym, (uint64_t)sym + 1, 1024, 1))
+		return -ENOMEM;
 	if (!c->root_sym[sym])
 		c->root_sym[sym] = root_name(symbolizer_sym(c->s->sy, sym)->name, kernel) ? 1 : 2;
 	return c->root_sym[sym] == 1;

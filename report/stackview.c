@@ -31,18 +31,10 @@ void stackview_free(struct stackview *v)
 /* A new aggregate for stack (or leaf sym when stack is CS_NONE): its index, or -ENOMEM. */
 static int64_t agg_new(struct stackview *v, uint32_t stack, uint32_t sym)
 {
-	struct sv_agg *g;
 	uint32_t a;
 
-	if (v->nr_aggs == v->cap_aggs) {
-		uint32_t cap = v->cap_aggs ? v->cap_aggs * 2 : 1024;
-
-		g = realloc(v->aggs, cap * sizeof(*g));
-		if (!g)
-			return -ENOMEM;
-		v->aggs = g;
-		v->cap_aggs = cap;
-	}
+	if (pm_grow(&v->aggs, &v->cap_aggs, (uint64_t)v->nr_aggs + 1, 1024, sizeof(*v->aggs)))
+		return -ENOMEM;
 	a = v->nr_aggs++;
 	memset(&v->aggs[a], 0, sizeof(v->aggs[a]));
 	v->aggs[a].stack = stack;
