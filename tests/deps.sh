@@ -10,7 +10,7 @@ pkgs=(
 	libpapi-dev likwid
 	golang-go chromium libxml2-utils
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
-	linux-source-6.1
+	linux-source-6.1 dkms
 )
 missing=()
 for p in "${pkgs[@]}"; do
