@@ -36,7 +36,7 @@
 #define TRACE_REGION_BODY_MAX	(10 * (7 + PMIPROF_MAX_EVENTS))
 #define TRACE_RECORD_HEAD_MAX	(1 + 3)		/* type + varint size <= 2^21 */
 /* Most bytes the SAMPLE decoder can read: every number at its 10-byte maximum. */
-#define TRACE_SAMPLE_READ_MAX	(1 + 10 * (8 + PMIPROF_MAX_EVENTS))
+#define TRACE_SAMPLE_READ_MAX	(2 + 10 * (8 + PMIPROF_MAX_EVENTS))	/* RECORDS3: + MORE byte */
 _Static_assert(TRACE_USTACK_BODY_MAX <= PMIPROF_MAX_RECORD_SIZE, "a full USTACK is one record");
 _Static_assert(TRACE_STACK_BODY_MAX <= PMIPROF_MAX_RECORD_SIZE, "a full STACK is one record");
 
@@ -48,13 +48,49 @@ _Static_assert(TRACE_STACK_BODY_MAX <= PMIPROF_MAX_RECORD_SIZE, "a full STACK is
 #define TRACE_USTACK_WORDS_MAX		64	/* stack bytes stored as words, at most */
 #define TRACE_UREG_IP			8	/* PERF_REG_X86_IP */
 
+/*
+ * 1.4 RECORDS3 chunks: a SAMPLE's mask names one of TRACE_NR_CTX thread
+ * contexts (bits 0-1), each with its own pid/tid/cpu/flags/nr, time step
+ * and counts, so that interleaved threads are each predicted from their own
+ * previous sample.  Bit 2 is SAME_FLAGS as before; bit 3 says a byte of
+ * TRACE_MORE_* bits follows (rare changes); bits 4-7 as in RECORDS2, except
+ * that ip slot 7 names an entry of the ip table (a varint index follows).
+ */
+#define TRACE_NR_CTX			4
+#define TRACE_SAMPLE3_CTX_MASK		3u
+#define TRACE_SAMPLE3_MORE		(1u << 3)
+#define TRACE_MORE_THREAD		(1u << 0)	/* varint pid, tid: the context's new thread */
+#define TRACE_MORE_CPU			(1u << 1)	/* varint cpu */
+#define TRACE_MORE_NR			(1u << 2)	/* varint nr */
+#define TRACE_MORE_KNOWN		7u
+#define TRACE_SAMPLE3_IP_TABLE		7	/* ip slot: ip = iptab[varint index] */
+#define TRACE_IP_CACHE3			6	/* RECORDS3: cache slots 1..6 */
+#define TRACE_IP_TABLE_BITS		6
+#define TRACE_IP_TABLE			(1u << TRACE_IP_TABLE_BITS)
+
+/* Where an explicitly stored ip goes in the ip table (RECORDS3). */
+static inline uint32_t trace_ip_hash(uint64_t ip)
+{
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> (64 - TRACE_IP_TABLE_BITS));
+}
+
+/* The state of one thread's samples (RECORDS, RECORDS2: only ctx[0]). */
+struct trace_ctx {
+	uint64_t time;			/* RECORDS3: time of the context's previous sample */
+	int64_t sample_dt;		/* time step between its previous two samples */
+	uint32_t pid, tid, cpu, flags, nr;
+	uint32_t used;			/* writer only: when last switched to (LRU) */
+	uint64_t counts[PMIPROF_MAX_EVENTS];
+};
+
 /* Per-chunk delta state.  All fields start at zero at every chunk. */
 struct trace_codec {
 	uint64_t time;			/* time of the previous record (any type) */
-	int64_t sample_dt;		/* time step between the previous two samples */
 	uint64_t ips[TRACE_IP_CACHE];	/* recent distinct sample ips, [0] = last */
-	uint32_t pid, tid, cpu, flags, nr;
-	uint64_t counts[PMIPROF_MAX_EVENTS];
+	struct trace_ctx ctx[TRACE_NR_CTX];
+	uint32_t cur;			/* writer only: context of the previous sample */
+	uint32_t stamp;			/* writer only: context switches so far */
+	uint64_t iptab[TRACE_IP_TABLE];	/* RECORDS3: explicit ips by trace_ip_hash() */
 	uint32_t nr_stacks;		/* STACK records so far: valid SAMPLE.stack <= this */
 	/* of the previous USTACK: registers by position in the mask, words by index */
 	uint32_t uabi;
@@ -171,9 +207,11 @@ static inline void trace_zero_counts(uint64_t *counts)
 static inline __attribute__((always_inline)) const char *
 trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t *end,
 			 uint32_t nr_events, struct trace_sample *s, const bool fast,
-			 const bool packed, const uint8_t *pred, const uint8_t **endp)
+			 const bool packed, const bool ctxs, const uint8_t *pred,
+			 const uint8_t **endp)
 {
-	unsigned int mask, slot;
+	unsigned int mask, slot, more;
+	struct trace_ctx *x;
 	uint64_t v, ip, base;
 	int64_t d;
 	uint32_t i, nr;
@@ -196,51 +234,91 @@ trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t 
 	if (!fast && p >= end)
 		goto short_body;
 	mask = *p++;
-	if (__builtin_expect((mask & TRACE_SAMPLE_SAME_ALL) != TRACE_SAMPLE_SAME_ALL, 0)) {
+	if (ctxs) {
+		x = &c->ctx[mask & TRACE_SAMPLE3_CTX_MASK];
+		if (__builtin_expect(mask & TRACE_SAMPLE3_MORE, 0)) {
+			if (!fast && p >= end)
+				goto short_body;
+			more = *p++;
+			if (more & ~TRACE_MORE_KNOWN)
+				return "sample has fields this reader does not know";
+		} else {
+			more = 0;
+		}
 		if (!(mask & TRACE_SAMPLE_SAME_FLAGS))
-			GET32(c->flags);
-		if (!(mask & TRACE_SAMPLE_SAME_PID_TID)) {
-			GET32(c->pid);
-			GET32(c->tid);
+			GET32(x->flags);
+		if (__builtin_expect(more, 0)) {
+			if (more & TRACE_MORE_THREAD) {
+				GET32(x->pid);
+				GET32(x->tid);
+				x->time = c->time;	/* a new thread starts from the last record */
+			}
+			if (more & TRACE_MORE_CPU)
+				GET32(x->cpu);
+			if (more & TRACE_MORE_NR) {
+				GET(v);
+				if (v > nr_events)
+					return "sample has more counts than the header has events";
+				x->nr = (uint32_t)v;
+			}
 		}
-		if (!(mask & TRACE_SAMPLE_SAME_CPU))
-			GET32(c->cpu);
-		if (!(mask & TRACE_SAMPLE_SAME_NR)) {
-			GET(v);
-			if (v > nr_events)
-				return "sample has more counts than the header has events";
-			c->nr = (uint32_t)v;
+	} else {
+		x = &c->ctx[0];
+		if (__builtin_expect((mask & TRACE_SAMPLE_SAME_ALL) != TRACE_SAMPLE_SAME_ALL, 0)) {
+			if (!(mask & TRACE_SAMPLE_SAME_FLAGS))
+				GET32(x->flags);
+			if (!(mask & TRACE_SAMPLE_SAME_PID_TID)) {
+				GET32(x->pid);
+				GET32(x->tid);
+			}
+			if (!(mask & TRACE_SAMPLE_SAME_CPU))
+				GET32(x->cpu);
+			if (!(mask & TRACE_SAMPLE_SAME_NR)) {
+				GET(v);
+				if (v > nr_events)
+					return "sample has more counts than the header has events";
+				x->nr = (uint32_t)v;
+			}
 		}
+		x->time = c->time;	/* 1.0-1.3, RECORDS2: against the previous record's time */
 	}
 	GETS(d);
-	c->sample_dt = (int64_t)((uint64_t)c->sample_dt + (uint64_t)d);
-	c->time += (uint64_t)c->sample_dt;
+	x->sample_dt = (int64_t)((uint64_t)x->sample_dt + (uint64_t)d);
+	c->time = x->time += (uint64_t)x->sample_dt;
 	slot = (mask & TRACE_SAMPLE_IP_SLOT_MASK) >> TRACE_SAMPLE_IP_SLOT_SHIFT;
-	if (slot) {
+	if (ctxs && slot == TRACE_SAMPLE3_IP_TABLE) {
+		GET(v);
+		if (v >= TRACE_IP_TABLE)
+			return "sample names an ip table entry beyond the table";
+		ip = c->iptab[v];
+		trace_ip_to_front(c->ips, TRACE_IP_CACHE, ip);
+	} else if (slot) {
 		ip = c->ips[slot - 1];
 		trace_ip_to_front(c->ips, slot - 1, ip);
 	} else {
 		GETS(d);
 		ip = c->ips[0] + (uint64_t)d;
 		trace_ip_to_front(c->ips, TRACE_IP_CACHE, ip);
+		if (ctxs)
+			c->iptab[trace_ip_hash(ip)] = ip;
 	}
 	s->ip = ip;
-	nr = c->nr;
+	nr = x->nr;
 	s->nr = nr;			/* early: one register less in the loop */
 	trace_zero_counts(s->counts);	/* the contract: counts[i] = 0 for i >= nr */
 	if (!pred) {
 		for (i = 0; i < nr; i++) {
 			GETS(d);
-			s->counts[i] = c->counts[i] += (uint64_t)d;
+			s->counts[i] = x->counts[i] += (uint64_t)d;
 		}
 	} else {
 		for (i = 0; i < nr; i++) {
 			GETS(d);
 			/* the header's predictors name only earlier events: decoded already */
-			base = pred[i] == PMIPROF_PREDICT_PREV ? c->counts[i] :
-			       pred[i] == PMIPROF_PREDICT_TIME ? (uint64_t)c->sample_dt :
+			base = pred[i] == PMIPROF_PREDICT_PREV ? x->counts[i] :
+			       pred[i] == PMIPROF_PREDICT_TIME ? (uint64_t)x->sample_dt :
 			       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
-			s->counts[i] = c->counts[i] = base + (uint64_t)d;
+			s->counts[i] = x->counts[i] = base + (uint64_t)d;
 		}
 	}
 	/* 1.3: an optional trailing stack ref; absent (1.2 and stackless samples) = 0 */
@@ -255,11 +333,11 @@ trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t 
 		goto short_body;
 	if (packed)
 		*endp = p;
-	s->time = c->time;
-	s->cpu = c->cpu;
-	s->pid = c->pid;
-	s->tid = c->tid;
-	s->flags = c->flags;
+	s->time = x->time;
+	s->cpu = x->cpu;
+	s->pid = x->pid;
+	s->tid = x->tid;
+	s->flags = x->flags;
 	return NULL;
 short_body:
 	return "record body ends inside a number";
@@ -280,8 +358,8 @@ static inline const char *trace_decode_sample(struct trace_codec *c, const uint8
 					      uint32_t nr_events, struct trace_sample *s)
 {
 	if (limit - p >= TRACE_SAMPLE_READ_MAX)
-		return trace_decode_sample_impl(c, p, end, nr_events, s, true, false, NULL, NULL);
-	return trace_decode_sample_impl(c, p, end, nr_events, s, false, false, NULL, NULL);
+		return trace_decode_sample_impl(c, p, end, nr_events, s, true, false, false, NULL, NULL);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, false, false, false, NULL, NULL);
 }
 
 /*
@@ -295,8 +373,8 @@ static inline const char *trace_decode_sample2(struct trace_codec *c, const uint
 					       struct trace_sample *s, const uint8_t **endp)
 {
 	if (limit - p >= TRACE_SAMPLE_READ_MAX)
-		return trace_decode_sample_impl(c, p, end, nr_events, s, true, true, pred, endp);
-	return trace_decode_sample_impl(c, p, end, nr_events, s, false, true, pred, endp);
+		return trace_decode_sample_impl(c, p, end, nr_events, s, true, true, false, pred, endp);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, false, true, false, pred, endp);
 }
 
 /* Same, for a caller that has checked that TRACE_SAMPLE_READ_MAX bytes are readable at p. */
@@ -305,7 +383,7 @@ static inline const char *trace_decode_sample2_fast(struct trace_codec *c, const
 						    const uint8_t *pred, struct trace_sample *s,
 						    const uint8_t **endp)
 {
-	return trace_decode_sample_impl(c, p, end, nr_events, s, true, true, pred, endp);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, true, true, false, pred, endp);
 }
 
 /* Same, for a caller that has checked that TRACE_SAMPLE_READ_MAX bytes are readable at p. */
@@ -313,71 +391,161 @@ static inline const char *trace_decode_sample_fast(struct trace_codec *c, const 
 						   const uint8_t *end, uint32_t nr_events,
 						   struct trace_sample *s)
 {
-	return trace_decode_sample_impl(c, p, end, nr_events, s, true, false, NULL, NULL);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, true, false, false, NULL, NULL);
+}
+
+/* The same for a RECORDS3 chunk (thread contexts, ip table). */
+static inline const char *trace_decode_sample3(struct trace_codec *c, const uint8_t *p,
+					       const uint8_t *end, const uint8_t *limit,
+					       uint32_t nr_events, const uint8_t *pred,
+					       struct trace_sample *s, const uint8_t **endp)
+{
+	if (limit - p >= TRACE_SAMPLE_READ_MAX)
+		return trace_decode_sample_impl(c, p, end, nr_events, s, true, true, true, pred,
+						endp);
+	return trace_decode_sample_impl(c, p, end, nr_events, s, false, true, true, pred, endp);
+}
+
+static inline const char *trace_decode_sample3_fast(struct trace_codec *c, const uint8_t *p,
+						    const uint8_t *end, uint32_t nr_events,
+						    const uint8_t *pred, struct trace_sample *s,
+						    const uint8_t **endp)
+{
+	return trace_decode_sample_impl(c, p, end, nr_events, s, true, true, true, pred, endp);
 }
 
 /*
- * Encode a packed SAMPLE body (1.4 RECORDS2 chunk) at p, counts predicted
- * by pred (valid for s->nr events; NULL: all PREV); returns the end.  The writer's hot
- * path: inline, the common case (same thread, cpu, flags, nr) tested once.
+ * The context of s's thread in a RECORDS3 chunk: the previous sample's, one
+ * that had the thread, or the least recently switched-to one (*more gets
+ * TRACE_MORE_THREAD: the thread is restated).  Writer only: the reader
+ * follows the mask.
+ */
+static inline unsigned int trace_ctx_pick(struct trace_codec *c, const struct trace_sample *s,
+					  unsigned int *more)
+{
+	unsigned int k, old = 0;
+
+	if (__builtin_expect(c->ctx[c->cur].tid == s->tid && c->ctx[c->cur].pid == s->pid, 1))
+		return c->cur;
+	for (k = 0; k < TRACE_NR_CTX; k++) {
+		if (c->ctx[k].tid == s->tid && c->ctx[k].pid == s->pid)
+			goto found;
+		if (c->ctx[k].used < c->ctx[old].used)
+			old = k;
+	}
+	k = old;
+	*more |= TRACE_MORE_THREAD;
+found:
+	c->ctx[k].used = ++c->stamp;
+	c->cur = k;
+	return k;
+}
+
+/*
+ * Encode a packed SAMPLE body (1.4 RECORDS2 chunk, or RECORDS3 when ctxs)
+ * at p, counts predicted by pred (valid for s->nr events; NULL: all PREV);
+ * returns the end.  The writer's hot path: inline, the common case (same
+ * thread, cpu, flags, nr) tested once.
  */
 static inline __attribute__((always_inline)) uint8_t *
-trace_enc_sample2(struct trace_codec *c, uint8_t *p, const struct trace_sample *s, uint32_t stack,
-		  const uint8_t *pred)
+trace_enc_sample_impl(struct trace_codec *c, uint8_t *p, const struct trace_sample *s,
+		      uint32_t stack, const uint8_t *pred, const bool ctxs)
 {
-	uint8_t *same = p++;
-	unsigned int mask, k;
+	uint8_t *same = p++, *morep = NULL;
+	unsigned int mask, k, more = 0;
+	struct trace_ctx *x;
 	uint64_t dt, ip = s->ip, base;
 	uint32_t i, nr = s->nr;
 
-	if (__builtin_expect(s->flags == c->flags && s->pid == c->pid && s->tid == c->tid &&
-			     s->cpu == c->cpu && nr == c->nr, 1)) {
-		mask = TRACE_SAMPLE_SAME_ALL;
-	} else {
-		mask = 0;
-		if (s->flags == c->flags)
+	if (ctxs) {
+		k = trace_ctx_pick(c, s, &more);
+		x = &c->ctx[k];
+		mask = k;
+		if (__builtin_expect(s->flags == x->flags && s->cpu == x->cpu && nr == x->nr &&
+				     !more, 1)) {
 			mask |= TRACE_SAMPLE_SAME_FLAGS;
-		else
-			p = varint_put(p, c->flags = s->flags);
-		if (s->pid == c->pid && s->tid == c->tid) {
-			mask |= TRACE_SAMPLE_SAME_PID_TID;
 		} else {
-			p = varint_put(p, c->pid = s->pid);
-			p = varint_put(p, c->tid = s->tid);
+			if (s->cpu != x->cpu)
+				more |= TRACE_MORE_CPU;
+			if (nr != x->nr)
+				more |= TRACE_MORE_NR;
+			if (more) {
+				mask |= TRACE_SAMPLE3_MORE;
+				morep = p++;
+				*morep = (uint8_t)more;
+			}
+			if (s->flags == x->flags)
+				mask |= TRACE_SAMPLE_SAME_FLAGS;
+			else
+				p = varint_put(p, x->flags = s->flags);
+			if (more & TRACE_MORE_THREAD) {
+				p = varint_put(p, x->pid = s->pid);
+				p = varint_put(p, x->tid = s->tid);
+				x->time = c->time;
+			}
+			if (more & TRACE_MORE_CPU)
+				p = varint_put(p, x->cpu = s->cpu);
+			if (more & TRACE_MORE_NR)
+				p = varint_put(p, x->nr = nr);
 		}
-		if (s->cpu == c->cpu)
-			mask |= TRACE_SAMPLE_SAME_CPU;
-		else
-			p = varint_put(p, c->cpu = s->cpu);
-		if (nr == c->nr)
-			mask |= TRACE_SAMPLE_SAME_NR;
-		else
-			p = varint_put(p, c->nr = nr);
+	} else {
+		x = &c->ctx[0];
+		x->time = c->time;
+		if (__builtin_expect(s->flags == x->flags && s->pid == x->pid &&
+				     s->tid == x->tid && s->cpu == x->cpu && nr == x->nr, 1)) {
+			mask = TRACE_SAMPLE_SAME_ALL;
+		} else {
+			mask = 0;
+			if (s->flags == x->flags)
+				mask |= TRACE_SAMPLE_SAME_FLAGS;
+			else
+				p = varint_put(p, x->flags = s->flags);
+			if (s->pid == x->pid && s->tid == x->tid) {
+				mask |= TRACE_SAMPLE_SAME_PID_TID;
+			} else {
+				p = varint_put(p, x->pid = s->pid);
+				p = varint_put(p, x->tid = s->tid);
+			}
+			if (s->cpu == x->cpu)
+				mask |= TRACE_SAMPLE_SAME_CPU;
+			else
+				p = varint_put(p, x->cpu = s->cpu);
+			if (nr == x->nr)
+				mask |= TRACE_SAMPLE_SAME_NR;
+			else
+				p = varint_put(p, x->nr = nr);
+		}
 	}
-	dt = s->time - c->time;
-	p = varint_put(p, zigzag_enc((int64_t)(dt - (uint64_t)c->sample_dt)));
-	c->sample_dt = (int64_t)dt;
-	c->time = s->time;
-	for (k = 0; k < TRACE_IP_CACHE; k++)
+	dt = s->time - x->time;
+	p = varint_put(p, zigzag_enc((int64_t)(dt - (uint64_t)x->sample_dt)));
+	x->sample_dt = (int64_t)dt;
+	c->time = x->time = s->time;
+	for (k = 0; k < (ctxs ? TRACE_IP_CACHE3 : TRACE_IP_CACHE); k++)
 		if (c->ips[k] == ip)
 			break;
-	if (k < TRACE_IP_CACHE)
+	if (k < (ctxs ? TRACE_IP_CACHE3 : TRACE_IP_CACHE)) {
 		mask |= (k + 1) << TRACE_SAMPLE_IP_SLOT_SHIFT;
-	else
+	} else if (ctxs && c->iptab[trace_ip_hash(ip)] == ip) {
+		mask |= TRACE_SAMPLE3_IP_TABLE << TRACE_SAMPLE_IP_SLOT_SHIFT;
+		p = varint_put(p, trace_ip_hash(ip));
+	} else {
 		p = varint_put(p, zigzag_enc((int64_t)(ip - c->ips[0])));
+		if (ctxs)
+			c->iptab[trace_ip_hash(ip)] = ip;
+	}
 	trace_ip_to_front(c->ips, k, ip);
 	if (!pred) {
 		for (i = 0; i < nr; i++) {
-			p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - c->counts[i])));
-			c->counts[i] = s->counts[i];
+			p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - x->counts[i])));
+			x->counts[i] = s->counts[i];
 		}
 	} else {
 		for (i = 0; i < nr; i++) {
-			base = pred[i] == PMIPROF_PREDICT_PREV ? c->counts[i] :
+			base = pred[i] == PMIPROF_PREDICT_PREV ? x->counts[i] :
 			       pred[i] == PMIPROF_PREDICT_TIME ? dt :
 			       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
 			p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - base)));
-			c->counts[i] = s->counts[i];
+			x->counts[i] = s->counts[i];
 		}
 	}
 	if (stack) {
@@ -386,6 +554,22 @@ trace_enc_sample2(struct trace_codec *c, uint8_t *p, const struct trace_sample *
 	}
 	*same = (uint8_t)mask;
 	return p;
+}
+
+/* A packed SAMPLE of a RECORDS2 chunk (the 1.4 encoding before RECORDS3). */
+static inline __attribute__((always_inline)) uint8_t *
+trace_enc_sample2(struct trace_codec *c, uint8_t *p, const struct trace_sample *s, uint32_t stack,
+		  const uint8_t *pred)
+{
+	return trace_enc_sample_impl(c, p, s, stack, pred, false);
+}
+
+/* A packed SAMPLE of a RECORDS3 chunk (thread contexts, ip table). */
+static inline __attribute__((always_inline)) uint8_t *
+trace_enc_sample3(struct trace_codec *c, uint8_t *p, const struct trace_sample *s, uint32_t stack,
+		  const uint8_t *pred)
+{
+	return trace_enc_sample_impl(c, p, s, stack, pred, true);
 }
 
 #endif /* PMIPROF_TRACE_CODEC_H */

@@ -69,7 +69,8 @@ struct trace_reader {
 	 */
 	const uint8_t *fast_end;
 	struct trace_codec codec;
-	bool packed;			/* the open chunk is RECORDS2 (1.4) */
+	bool packed;			/* the open chunk is RECORDS2 or RECORDS3 (1.4) */
+	bool ctxs;			/* RECORDS3: thread contexts */
 	uint8_t predict[PMIPROF_MAX_EVENTS];	/* header's PMIPROF_PREDICT_* per event */
 	const uint8_t *pred;		/* predict, or NULL when all are PREV (a faster loop) */
 
@@ -711,7 +712,8 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 		return synth_lost(r, rec, ch.seq, PMIPROF_LOST_TRUNCATED, ch.nr_records);
 	}
 	r->pos = off + HDR + ch.csize;
-	if (ch.type != PMIPROF_CHUNK_RECORDS && ch.type != PMIPROF_CHUNK_RECORDS2) {
+	if (ch.type != PMIPROF_CHUNK_RECORDS && ch.type != PMIPROF_CHUNK_RECORDS2 &&
+	    ch.type != PMIPROF_CHUNK_RECORDS3) {
 		/* a summary not taken with its chunk is redundant, not lost data */
 		if (ch.type != PMIPROF_CHUNK_SUMMARY)
 			r->stats.bytes_skipped += HDR + ch.csize;	/* a later version's type */
@@ -771,7 +773,8 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 	r->cbase = r->cp = payload;
 	r->cend = payload + ch.usize;
 	r->fast_end = payload + fast_len(ch.usize, (size_t)(r->limit - payload));
-	r->packed = ch.type == PMIPROF_CHUNK_RECORDS2;
+	r->packed = ch.type == PMIPROF_CHUNK_RECORDS2 || ch.type == PMIPROF_CHUNK_RECORDS3;
+	r->ctxs = ch.type == PMIPROF_CHUNK_RECORDS3;
 	trace_codec_reset(&r->codec);
 	return 0;
 bad:
@@ -835,8 +838,12 @@ static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
 		body = r->cp + 1;
 		type = r->cp[0];
 		if (type == PMIPROF_REC_SAMPLE && r->packed) {
-			why = trace_decode_sample2(&r->codec, body, r->cend, r->limit,
-						   r->hdr.nr_events, r->pred, &rec->sample, &end);
+			why = r->ctxs ? trace_decode_sample3(&r->codec, body, r->cend, r->limit,
+							     r->hdr.nr_events, r->pred, &rec->sample,
+							     &end) :
+					trace_decode_sample2(&r->codec, body, r->cend, r->limit,
+							     r->hdr.nr_events, r->pred, &rec->sample,
+							     &end);
 			if (why)
 				return chunk_failed(r, rec, why);
 			rec->type = PMIPROF_REC_SAMPLE;
@@ -896,6 +903,15 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 	const uint8_t *cp = r->cp, *body, *end;
 	const char *why;
 
+	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
+	    cp[0] == PMIPROF_REC_SAMPLE && r->ctxs && r->chunk_done < r->chunk_nr) {
+		/* 1.4 RECORDS3 (what the writer writes): as RECORDS2, with thread contexts */
+		why = trace_decode_sample3_fast(&r->codec, cp + 1, r->cend, r->hdr.nr_events,
+						r->pred, &rec->sample, &end);
+		if (why)
+			return chunk_failed(r, rec, why);
+		return sample_done(r, rec, end);
+	}
 	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
 	    cp[0] == PMIPROF_REC_SAMPLE && r->packed && r->chunk_done < r->chunk_nr) {
 		/* 1.4 RECORDS2: no size; the decoder checks that it ends by cend */

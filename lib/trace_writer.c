@@ -111,6 +111,7 @@ struct trace_writer {
 	int level;			/* codec level; 0 = store */
 	int compressor;			/* PMIPROF_TRACE_CODEC_ZSTD or _DEFLATE */
 	bool summaries;
+	bool records2;			/* RECORDS2 chunks (opts.records2), else RECORDS3 */
 	uint32_t nr_events;
 	uint8_t predict[PMIPROF_MAX_EVENTS];	/* PMIPROF_PREDICT_* per event, as in the header */
 	const uint8_t *pred;		/* predict, or NULL when all are PREV (a faster loop) */
@@ -262,6 +263,7 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 	w->level = opts && opts->level >= 0 ? opts->level : 1;
 	w->compressor = opts && opts->codec ? opts->codec : PMIPROF_TRACE_CODEC_ZSTD;
 	w->summaries = !(opts && opts->no_summary);
+	w->records2 = opts && opts->records2;
 	w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK_SIZE;
 	err = -ENOMEM;
 	h = malloc(sizeof(*h));
@@ -570,7 +572,7 @@ int trace_writer_flush(struct trace_writer *w)
 {
 	struct pmiprof_chunk_header ch = {
 		.magic = PMIPROF_CHUNK_MAGIC,
-		.type = PMIPROF_CHUNK_RECORDS2,
+		.type = w->records2 ? PMIPROF_CHUNK_RECORDS2 : PMIPROF_CHUNK_RECORDS3,
 		.seq = w->seq,
 		.nr_records = w->nr_records,
 		.usize = (uint32_t)w->used,
@@ -816,7 +818,9 @@ int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
 	sum_add(w, s);
-	if (sample_close(w, trace_enc_sample2(&w->codec, sample_begin(w), s, 0, w->pred)))
+	if (sample_close(w, w->records2 ?
+			 trace_enc_sample2(&w->codec, sample_begin(w), s, 0, w->pred) :
+			 trace_enc_sample3(&w->codec, sample_begin(w), s, 0, w->pred)))
 		return trace_writer_flush(w);
 	return 0;
 }
@@ -935,7 +939,9 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 		w->chunk_last_time = s->time;
 	sum_add(w, s);
 	/* a USTACK or CALLCHAIN of this sample may follow: close the chunk after them */
-	if (sample_close(w, trace_enc_sample2(&w->codec, sample_begin(w), s, stack, w->pred)))
+	if (sample_close(w, w->records2 ?
+			 trace_enc_sample2(&w->codec, sample_begin(w), s, stack, w->pred) :
+			 trace_enc_sample3(&w->codec, sample_begin(w), s, stack, w->pred)))
 		w->flush_due = true;
 	w->ustack_ok = true;
 	return 0;

@@ -187,6 +187,12 @@ _Static_assert(sizeof(struct pmiprof_chunk_header) == 32, "chunk header size");
  * a flag, so that readers before it skip these chunks instead of misreading.
  */
 #define PMIPROF_CHUNK_RECORDS2		3
+/*
+ * 1.4: RECORDS2 whose SAMPLEs name one of 4 per-thread contexts and may
+ * name an entry of an ip table; what the writer writes (RECORDS2 on
+ * request, trace_writer_opts.records2).
+ */
+#define PMIPROF_CHUNK_RECORDS3		4
 #define PMIPROF_CHUNK_F_DEFLATE		(1u << 0)
 #define PMIPROF_CHUNK_F_ZSTD		(1u << 1)	/* 1.4: payload is one zstd frame */
 #define PMIPROF_CHUNK_F_KNOWN		0x3u
@@ -479,6 +485,7 @@ struct trace_writer_opts {
 	int strategy;			/* PMIPROF_TRACE_STRATEGY_*; 0 = default */
 	int codec;			/* PMIPROF_TRACE_CODEC_*; 0 = default (zstd) */
 	bool no_summary;		/* 1.4: no SUMMARY chunks */
+	bool records2;			/* 1.4: RECORDS2 chunks (no thread contexts), for tests */
 };
 /* Chunk compression (level > 0); why zstd is the default: docs/trace-format.md. */
 #define PMIPROF_TRACE_CODEC_DEFAULT	0	/* = ZSTD */

@@ -485,19 +485,9 @@ static void current_writer_matches_the_v14_fixture(void **state)
 	unlink(path);
 }
 
-/*
- * v14-packed: RECORDS2 chunks, count predictors in the header, every sample
- * as tgen_packed_sample() made it (stack ref 1 on every 10th from the 5th:
- * the one STACK of its chunk).
- */
-static void check_packed(const char *path, bool frozen)
+static void check_packed_gen(const char *path, void (*gen)(unsigned int, struct trace_sample *),
+			     unsigned int n, uint16_t type, const uint8_t *first, size_t first_len)
 {
-	/* the first SAMPLE: mask 0x02 (cpu 0 = zeroed state), flags, pid, tid, nr,
-	 * dt_change, ip_delta, cpu-clock - dt, task-clock - cpu-clock, 0, 1 */
-	static const uint8_t first[] = {
-		0x01, 0x02, 0x11, 0x64, 0x64, 0x04, 0x80, 0xa8, 0xd6, 0xb9, 0x07, 0x80,
-		0xc0, 0x80, 0x04, 0xbf, 0x8d, 0xca, 0xb9, 0x07, 0xab, 0x02, 0x06, 0x02,
-	};
 	const struct trace_header *h;
 	struct pmiprof_chunk_header ch;
 	struct trace_reader *r;
@@ -526,43 +516,74 @@ static void check_packed(const char *path, bool frozen)
 		}
 		if (rec.type != PMIPROF_REC_SAMPLE)
 			break;
-		tgen_packed_sample(i, &want);
+		gen(i, &want);
 		assert_int_equal(rec.sample.time, want.time);
 		assert_int_equal(rec.sample.ip, want.ip);
 		assert_int_equal(rec.sample.cpu, want.cpu);
 		assert_int_equal(rec.sample.pid, want.pid);
 		assert_int_equal(rec.sample.tid, want.tid);
 		assert_int_equal(rec.sample.flags, want.flags);
-		assert_int_equal(rec.sample.nr, 4);
+		assert_int_equal(rec.sample.nr, want.nr);
 		assert_memory_equal(rec.sample.counts, want.counts, sizeof(want.counts));
 		assert_int_equal(rec.sample.stack, i % 10 == 5 ? 1 : 0);
 		i++;
 	}
-	assert_int_equal(i, TGEN_PACKED_SAMPLES);
+	assert_int_equal(i, n);
 	assert_true(stacks >= 2);	/* one per chunk that uses it: ids are chunk-local */
 	assert_int_equal(rec.type, PMIPROF_REC_FINISH);
 	assert_int_equal(trace_reader_next(r, &rec), 0);
 	assert_true(trace_reader_stats(r)->chunks_ok > 2);
 	assert_int_equal(diags, 0);
 	trace_reader_close(r);
-	if (!frozen)
-		return;
-	/* the bytes of the first record, as docs/trace-format.md shows them */
+	/* the chunk type, and the bytes of the first record as docs/trace-format.md shows them */
 	f = fopen(path, "rb");
 	assert_non_null(f);
 	assert_true(fread(buf, 1, sizeof(buf), f) > 64);
 	fclose(f);
 	memcpy(&hsize, buf + 12, 4);
 	memcpy(&ch, buf + 32 + hsize, sizeof(ch));
-	assert_int_equal(ch.type, PMIPROF_CHUNK_RECORDS2);
+	assert_int_equal(ch.type, type);
 	assert_int_equal(ch.flags, 0);
-	assert_memory_equal(buf + 32 + hsize + sizeof(ch), first, sizeof(first));
+	assert_memory_equal(buf + 32 + hsize + sizeof(ch), first, first_len);
+}
+
+/*
+ * v14-packed: RECORDS2 chunks, count predictors in the header, every sample
+ * as tgen_packed_sample() made it (stack ref 1 on every 10th from the 5th:
+ * the one STACK of its chunk).
+ */
+static void check_packed(const char *path)
+{
+	/* the first SAMPLE: mask 0x02 (cpu 0 = zeroed state), flags, pid, tid, nr,
+	 * dt_change, ip_delta, cpu-clock - dt, task-clock - cpu-clock, 0, 1 */
+	static const uint8_t first[] = {
+		0x01, 0x02, 0x11, 0x64, 0x64, 0x04, 0x80, 0xa8, 0xd6, 0xb9, 0x07, 0x80,
+		0xc0, 0x80, 0x04, 0xbf, 0x8d, 0xca, 0xb9, 0x07, 0xab, 0x02, 0x06, 0x02,
+	};
+
+	check_packed_gen(path, tgen_packed_sample, TGEN_PACKED_SAMPLES, PMIPROF_CHUNK_RECORDS2,
+			 first, sizeof(first));
+}
+
+/*
+ * v14-threads: RECORDS3 chunks (thread contexts, ip table), six threads'
+ * samples of tgen_threads_sample() interleaved.
+ */
+static void check_threads(const char *path)
+{
+	/* the first SAMPLE: see docs/trace-format.md, "Worked example" */
+	static const uint8_t first[] = {
+		0x01, 0x08, 0x05, 0x11, 0xc8, 0x01, 0xc8, 0x01, 0x04,
+	};
+
+	check_packed_gen(path, tgen_threads_sample, TGEN_THREADS_SAMPLES, PMIPROF_CHUNK_RECORDS3,
+			 first, sizeof(first));
 }
 
 static void fixture_v14_packed_decodes_to_frozen_values(void **state)
 {
 	(void)state;
-	check_packed(fixture("v14-packed.pmiprof"), true);
+	check_packed(fixture("v14-packed.pmiprof"));
 }
 
 static void current_writer_matches_the_v14_packed_fixture(void **state)
@@ -574,7 +595,26 @@ static void current_writer_matches_the_v14_packed_fixture(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(tgen_write_packed(path), 0);
-	check_packed(path, true);
+	check_packed(path);
+	unlink(path);
+}
+
+static void fixture_v14_threads_decodes_to_frozen_values(void **state)
+{
+	(void)state;
+	check_threads(fixture("v14-threads.pmiprof"));
+}
+
+static void current_writer_matches_the_v14_threads_fixture(void **state)
+{
+	char path[] = "/tmp/pmiprof-fixture14t.XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(tgen_write_threads(path), 0);
+	check_threads(path);
 	unlink(path);
 }
 
@@ -714,6 +754,11 @@ static int regenerate(const char *dir)
 		fprintf(stderr, "cannot write %s\n", path);
 		err = 1;
 	}
+	snprintf(path, sizeof(path), "%s/v14-threads.pmiprof", dir);
+	if (!frozen(path) && tgen_write_threads(path)) {
+		fprintf(stderr, "cannot write %s\n", path);
+		err = 1;
+	}
 	err |= put_file(dir, "empty.pmiprof", "", 0);
 	return err;
 }
@@ -729,6 +774,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(current_writer_matches_the_v14_fixture),
 		cmocka_unit_test(fixture_v14_packed_decodes_to_frozen_values),
 		cmocka_unit_test(current_writer_matches_the_v14_packed_fixture),
+		cmocka_unit_test(fixture_v14_threads_decodes_to_frozen_values),
+		cmocka_unit_test(current_writer_matches_the_v14_threads_fixture),
 		cmocka_unit_test(fixture_v12_still_reads),
 		cmocka_unit_test(fixture_v13_stacks_decode_to_frozen_values),
 		cmocka_unit_test(current_writer_matches_the_v13_fixture),

@@ -407,7 +407,7 @@ static void damaged_stack_records_are_reported(void **state)
 	static const uint8_t pred[PMIPROF_MAX_EVENTS];	/* tgen's hardware events: all PREV */
 	struct trace_codec codec = { 0 };
 	struct trace_sample s;
-	const uint8_t *end;
+	const uint8_t *end = NULL;
 
 	(void)state;
 	/*
@@ -420,7 +420,7 @@ static void damaged_stack_records_are_reported(void **state)
 	assert_int_equal(clean[sample_rec], PMIPROF_REC_SAMPLE);
 	assert_true(clean[sample_rec + 1] & TRACE_SAMPLE_STACK);
 	codec.nr_stacks = 1;
-	assert_null(trace_decode_sample2(&codec, clean + sample_rec + 1, clean + len, clean + len,
+	assert_null(trace_decode_sample3(&codec, clean + sample_rec + 1, clean + len, clean + len,
 					 4, pred, &s, &end));
 	ustack_rec = (size_t)(end - clean);
 	assert_int_equal(clean[ustack_rec], PMIPROF_REC_USTACK);

@@ -345,11 +345,13 @@ void tgen_packed_sample(unsigned int i, struct trace_sample *s)
 	s->counts[3] = i % 11 == 0;
 }
 
-int tgen_write_packed(const char *path)
+static int write_packed(const char *path, void (*gen)(unsigned int, struct trace_sample *),
+			unsigned int n, bool records2)
 {
 	static const uint64_t ips[] = { 0xffffffff81001234ull, 0x401200, 0x401300 };
-	struct trace_writer_opts o = { .level = 0, .chunk_size = TGEN_PACKED_CHUNK_SIZE };
-	struct trace_finish f = { .time = 1100000000, .samples = TGEN_PACKED_SAMPLES };
+	struct trace_writer_opts o = { .level = 0, .chunk_size = TGEN_PACKED_CHUNK_SIZE,
+				       .records2 = records2 };
+	struct trace_finish f = { .time = 1100000000, .samples = n };
 	struct trace_header h;
 	struct trace_writer *w;
 	struct trace_sample s;
@@ -360,8 +362,8 @@ int tgen_write_packed(const char *path)
 	err = trace_writer_open(&w, path, &h, &o);
 	if (err)
 		return err;
-	for (i = 0; i < TGEN_PACKED_SAMPLES && !err; i++) {
-		tgen_packed_sample(i, &s);
+	for (i = 0; i < n && !err; i++) {
+		gen(i, &s);
 		if (i % 10 == 5)	/* a stack: kernel frame, then two user frames */
 			err = trace_write_sample_stack(w, &s, ips, 3, 1);
 		else
@@ -371,4 +373,43 @@ int tgen_write_packed(const char *path)
 		err = trace_write_finish(w, &f);
 	cerr = trace_writer_close(w);
 	return err ? err : cerr;
+}
+
+int tgen_write_packed(const char *path)
+{
+	return write_packed(path, tgen_packed_sample, TGEN_PACKED_SAMPLES, true);
+}
+
+/*
+ * Three threads taking turns (the third skips every 5th turn) and, every
+ * 7th sample, one of three others, so that 4 contexts see hits, switches
+ * and evictions; each thread's windows ~100 us of its own time; a CPU
+ * change every 20; 40 functions (the ip table), a kernel ip now and then.
+ */
+void tgen_threads_sample(unsigned int i, struct trace_sample *s)
+{
+	uint64_t j = (uint64_t)i * 2654435761u;
+	unsigned int t = i % 7 == 6 ? 3 + (i / 7) % 3 : (i % 3 == 2 && i % 5 == 0) ? 0 : i % 3;
+
+	memset(s, 0, sizeof(*s));
+	s->time = 1000000000ull + i * 33000ull + j % 613;
+	s->ip = i % 17 == 4 ? 0xffffffff81000000ull + j % 4096 :
+		0x401000 + (j % 40) * 0x140 + (i % 3) * 4;
+	s->pid = t < 3 ? 200 : 300 + t;
+	s->tid = 200 + t;
+	s->cpu = (t + i / 20) % 2;
+	s->flags = PMIPROF_SAMPLE_F_TIME_BASED |
+		   (i % 17 == 4 ? PMIPROF_SAMPLE_F_KERNEL : PMIPROF_SAMPLE_F_USER);
+	s->nr = i % 23 == 11 ? 2 : 4;
+	s->counts[0] = 100000 + j % 9;
+	s->counts[1] = s->counts[0] - 100 + j % 201;
+	if (s->nr == 4) {
+		s->counts[2] = i % 7 == 0 ? 3 : 0;
+		s->counts[3] = i % 11 == 0;
+	}
+}
+
+int tgen_write_threads(const char *path)
+{
+	return write_packed(path, tgen_threads_sample, TGEN_THREADS_SAMPLES, false);
 }

@@ -67,4 +67,13 @@ void tgen_sw_header(struct trace_header *h);
 void tgen_packed_sample(unsigned int i, struct trace_sample *s);
 int tgen_write_packed(const char *path);
 
+/*
+ * 1.4 RECORDS3 chunks (source of tests/fixtures/v14-threads.pmiprof): as
+ * v14-packed, with the writer's default chunk type and the samples of
+ * tgen_threads_sample(), six interleaved threads.
+ */
+#define TGEN_THREADS_SAMPLES	90
+void tgen_threads_sample(unsigned int i, struct trace_sample *s);
+int tgen_write_threads(const char *path);
+
 #endif /* PMIPROF_TESTS_TRACE_GEN_H */
