@@ -6,6 +6,7 @@
  * start from valid structure.  Built by
  * tests/fuzz/run; the committed fixtures are added to the corpus as well.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,10 +34,14 @@ static int stream(const char *dir, const char *name, int level, uint32_t chunk, 
 	return trace_writer_close(w) || err;
 }
 
-/* 1.4: software time events, so the writer's count predictors are in use */
-static int sw_stream(const char *dir, const char *name, int level)
+/*
+ * 1.4: software time events, so the writer's count predictors are in use;
+ * RECORDS3 (thread contexts, ip table) unless records2
+ */
+static int sw_stream(const char *dir, const char *name, int level,
+		     void (*gen)(unsigned int, struct trace_sample *), bool records2)
 {
-	struct trace_writer_opts o = { .level = level, .chunk_size = 256 };
+	struct trace_writer_opts o = { .level = level, .chunk_size = 256, .records2 = records2 };
 	struct trace_header h;
 	struct trace_writer *w;
 	struct trace_sample s;
@@ -48,7 +53,7 @@ static int sw_stream(const char *dir, const char *name, int level)
 	if (trace_writer_open(&w, path, &h, &o))
 		return 1;
 	for (unsigned int i = 0; i < 200 && !err; i++) {
-		tgen_packed_sample(i, &s);
+		gen(i, &s);
 		err = trace_write_sample(w, &s);
 	}
 	return trace_writer_close(w) || err;
@@ -155,6 +160,9 @@ int main(int argc, char **argv)
 	       stream(argv[1], "stream-big.pmiprof", 1, 0, 20000, 0) |
 	       /* 1.4: zstd chunks with summaries are the default; deflate ones too */
 	       stream(argv[1], "stream-deflate.pmiprof", 1, 256, 200, PMIPROF_TRACE_CODEC_DEFLATE) |
-	       sw_stream(argv[1], "sw-l0.pmiprof", 0) | sw_stream(argv[1], "sw-l1.pmiprof", 1) |
+	       sw_stream(argv[1], "sw-l0.pmiprof", 0, tgen_packed_sample, true) |
+	       sw_stream(argv[1], "sw-l1.pmiprof", 1, tgen_packed_sample, true) |
+	       sw_stream(argv[1], "sw-threads-l0.pmiprof", 0, tgen_threads_sample, false) |
+	       sw_stream(argv[1], "sw-threads-l1.pmiprof", 1, tgen_threads_sample, false) |
 	       every_type(argv[1], 0) | every_type(argv[1], 1);
 }

@@ -544,6 +544,111 @@ static void malformed_packed_samples_are_reported(void **state)
 	bad_chunk_type = PMIPROF_CHUNK_RECORDS;
 }
 
+/* 1.4 RECORDS3: the MORE byte, the ip table index and the context's fields end inside the chunk. */
+static void malformed_context_samples_are_reported(void **state)
+{
+	/* mask 0x0c (context 0, same flags, MORE), then a MORE bit this reader does not know */
+	static const uint8_t unknown_more[] = { 1, 0x0c, 0x08, 0 };
+	/* ip slot 7 (the ip table), index 64: past the 64 entries */
+	static const uint8_t table_index[] = { 1, 0x74, 0, 0x40 };
+	/* the chunk ends where the MORE byte should be */
+	static const uint8_t more_cut[] = { 6, 4, 4, 1, 1, 9, 1, 0x08 };
+	/* MORE: thread; pid given, tid cut by the chunk end */
+	static const uint8_t tid_cut[] = { 1, 0x0c, 0x01, 5, 0x80 };
+
+	(void)state;
+	bad_chunk_type = PMIPROF_CHUNK_RECORDS3;
+	expect_bad_chunk(unknown_more, sizeof(unknown_more), 1, 0, sizeof(unknown_more),
+			 "sample has fields this reader does not know", 0, 1);
+	expect_bad_chunk(table_index, sizeof(table_index), 1, 0, sizeof(table_index),
+			 "sample names an ip table entry beyond the table", 0, 1);
+	expect_bad_chunk(more_cut, sizeof(more_cut), 2, 0, sizeof(more_cut),
+			 "chunk 0: record 1 at payload byte 6: record body ends inside a number; "
+			 "1 of 2 records lost", 1, 1);
+	expect_bad_chunk(tid_cut, sizeof(tid_cut), 1, 0, sizeof(tid_cut),
+			 "record body ends inside a number", 0, 1);
+	bad_chunk_type = PMIPROF_CHUNK_RECORDS;
+}
+
+/* Re-seal every chunk of a damaged trace, so that the damage reaches the decoder. */
+static void reseal_chunks(uint8_t *b, size_t len, size_t off)
+{
+	struct pmiprof_chunk_header ch;
+
+	while (off + sizeof(ch) <= len) {
+		memcpy(&ch, b + off, sizeof(ch));
+		if (ch.magic != PMIPROF_CHUNK_MAGIC || ch.csize > len - off - sizeof(ch))
+			return;
+		ch.payload_crc = (uint32_t)crc32(0, b + off + sizeof(ch), ch.csize);
+		ch.header_crc = (uint32_t)crc32(0, (const uint8_t *)&ch, 28);
+		memcpy(b + off, &ch, sizeof(ch));
+		off += sizeof(ch) + ch.csize;
+	}
+}
+
+/*
+ * Random byte changes inside the RECORDS3 samples of six interleaved
+ * threads (CRCs made good again), and the file cut at every byte: reading
+ * never crashes, never reads outside the buffer, and every chunk is either
+ * read or counted as bad.
+ */
+static void damaged_context_samples_are_counted(void **state)
+{
+	char path[] = "/tmp/pmiprof-damage3.XXXXXX";
+	const struct trace_read_stats *st;
+	uint64_t rng = 12345;
+	struct trace_reader *r;
+	struct trace_record rec;
+	size_t len, off, i, bad = 0, cut = 0;
+	uint8_t *clean, *b;
+	uint32_t hsize;
+	int fd = mkstemp(path), ret;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(tgen_write_threads(path), 0);
+	clean = slurp(path, &len);
+	unlink(path);
+	assert_non_null(clean);
+	memcpy(&hsize, clean + 12, 4);
+	off = 32 + hsize;
+	b = malloc(len);
+	assert_non_null(b);
+	for (i = 0; i < 3000; i++) {
+		size_t at;
+
+		memcpy(b, clean, len);
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		at = off + 32 + (rng >> 33) % (len - off - 32);
+		b[at] ^= (uint8_t)(1 + (rng >> 20) % 255);
+		reseal_chunks(b, len, off);
+		diags = 0;
+		assert_int_equal(trace_reader_open_mem(&r, b, len, "m", save_diag, NULL), 0);
+		while ((ret = trace_reader_next(r, &rec)) == 1)
+			;
+		assert_int_equal(ret, 0);
+		st = trace_reader_stats(r);
+		assert_true(st->chunks_ok + st->chunks_bad >= 1);
+		assert_int_equal(diags > 0, st->chunks_bad > 0);
+		bad += st->chunks_bad > 0;
+		trace_reader_close(r);
+	}
+	assert_true(bad > 0);	/* the decoder did see damage */
+	for (len--; len > off; len--) {
+		memcpy(b, clean, len);
+		assert_int_equal(trace_reader_open_mem(&r, b, len, "m", NULL, NULL), 0);
+		while ((ret = trace_reader_next(r, &rec)) == 1)
+			;
+		assert_int_equal(ret, 0);
+		cut += trace_reader_stats(r)->truncated;
+		trace_reader_close(r);
+	}
+	assert_true(cut > 0);	/* (a cut at a chunk boundary leaves a shorter, clean file) */
+	free(b);
+	free(clean);
+}
+
 /* A predictor naming the event itself or a later one cannot be decoded: the header is refused. */
 static void bad_count_predictor_refuses_the_trace(void **state)
 {
@@ -618,6 +723,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(malformed_packed_samples_are_reported),
+		cmocka_unit_test(malformed_context_samples_are_reported),
+		cmocka_unit_test(damaged_context_samples_are_counted),
 		cmocka_unit_test(bad_count_predictor_refuses_the_trace),
 		cmocka_unit_test(cut_at_every_chunk_boundary_reads_complete_chunks),
 		cmocka_unit_test(cut_inside_a_chunk_reports_the_loss),

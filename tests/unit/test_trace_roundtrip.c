@@ -614,6 +614,92 @@ static void random_record_sequences_round_trip(void **state)
 	}
 }
 
+/*
+ * RECORDS3 (per-thread contexts, ip table) and RECORDS2: samples of 1..9
+ * threads interleaved at random (alternating, in runs, or anyhow), ips from
+ * a pool (some anywhere in 64 bits), each thread's time and counts its own,
+ * side-band records and stacks between them, small chunks; every field reads
+ * back as written.
+ */
+static void random_thread_interleavings_round_trip(void **state)
+{
+	static const uint64_t frames[] = { 0xffffffff81000010ull, 0x401000, 0x402000 };
+	struct trace_header h;
+	struct trace_sample want[4000], got;
+	uint64_t pool[100], tm[9];
+	bool with_stack[4000];
+	struct trace_record rec;
+
+	(void)state;
+	tgen_sw_header(&h);
+	for (int round = 0; round < 24; round++) {
+		struct trace_writer_opts o = { .level = (int)(round % 3), .records2 = round % 4 == 3 };
+		uint32_t nthr, t = 0, i, k, n = 4000, stacks = 0;
+		struct trace_writer *w;
+		struct trace_reader *r;
+
+		rnd_state_init(5000 + round);
+		o.chunk_size = (uint32_t)(200 + rnd() % 30000);
+		nthr = 1 + (uint32_t)(rnd() % 9);
+		for (k = 0; k < 100; k++)
+			pool[k] = k % 4 ? 0x400000 + rnd() % 0x100000 : rnd();
+		for (k = 0; k < 9; k++)
+			tm[k] = rnd() % 1000000000;
+		assert_int_equal(trace_writer_open(&w, tmp_path, &h, &o), 0);
+		for (i = 0; i < n; i++) {
+			struct trace_sample *s = &want[i];
+
+			switch (round % 3) {
+			case 0: t = (t + 1) % nthr; break;			/* alternating */
+			case 1: t = rnd() % 4 ? t : rnd() % nthr; break;	/* runs */
+			default: t = rnd() % nthr; break;			/* anyhow */
+			}
+			memset(s, 0, sizeof(*s));
+			tm[t] += 90000 + rnd() % 20000;
+			s->time = rnd() % 50 ? tm[t] : rnd_value(tm[t]);
+			s->ip = rnd() % 3 ? pool[rnd() % 100] : rnd_value(pool[0]);
+			s->pid = 1000 + t / 2;
+			s->tid = rnd() % 200 ? 1000 + t : (uint32_t)rnd();
+			s->cpu = rnd() % 10 ? t % 2 : (uint32_t)(rnd() % 300);
+			s->flags = rnd() % 5 ? 0x11 : (uint32_t)rnd();
+			s->nr = rnd() % 20 ? 4 : (uint32_t)(rnd() % 5);
+			for (k = 0; k < s->nr; k++)
+				s->counts[k] = k < 2 ? 100000 + rnd() % 500 : rnd_value(0);
+			if (rnd() % 50 == 0) {
+				struct trace_comm c = { .time = s->time, .pid = s->pid, .tid = 7,
+							.comm = "x" };
+
+				assert_int_equal(trace_write_comm(w, &c), 0);
+			}
+			with_stack[i] = rnd() % 8 == 0;
+			if (with_stack[i]) {
+				assert_int_equal(trace_write_sample_stack(w, s, frames, 3, 1), 0);
+				stacks++;
+			} else {
+				assert_int_equal(trace_write_sample(w, s), 0);
+			}
+		}
+		assert_int_equal(trace_writer_close(w), 0);
+
+		diags = 0;
+		assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
+		for (i = 0; trace_reader_next(r, &rec) == 1;) {
+			if (rec.type != PMIPROF_REC_SAMPLE)
+				continue;
+			assert_true(i < n);
+			got = rec.sample;
+			assert_int_equal(got.stack != 0, with_stack[i]);
+			assert_sample_equal(&want[i], &got);
+			i++;
+		}
+		assert_int_equal(i, n);
+		assert_true(stacks > 0);
+		assert_int_equal(trace_reader_stats(r)->chunks_bad, 0);
+		assert_int_equal(diags, 0);
+		trace_reader_close(r);
+	}
+}
+
 static void varints_round_trip_and_reject_overlong_input(void **state)
 {
 	static const uint64_t vals[] = {
@@ -786,6 +872,8 @@ int main(void)
 						make_tmp, drop_tmp),
 		cmocka_unit_test(writer_reports_a_closed_pipe),
 		cmocka_unit_test_setup_teardown(random_record_sequences_round_trip, make_tmp,
+						drop_tmp),
+		cmocka_unit_test_setup_teardown(random_thread_interleavings_round_trip, make_tmp,
 						drop_tmp),
 		cmocka_unit_test(varints_round_trip_and_reject_overlong_input),
 		cmocka_unit_test_setup_teardown(counts_beyond_nr_are_zero_in_a_reused_record,
