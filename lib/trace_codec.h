@@ -54,7 +54,9 @@ _Static_assert(TRACE_STACK_BODY_MAX <= PMIPROF_MAX_RECORD_SIZE, "a full STACK is
  * and counts, so that interleaved threads are each predicted from their own
  * previous sample.  Bit 2 is SAME_FLAGS as before; bit 3 says a byte of
  * TRACE_MORE_* bits follows (rare changes); bits 4-7 as in RECORDS2, except
- * that ip slot 7 names an entry of the ip table (a varint index follows).
+ * that an ip not in the cache (slot 0) is a varint u: even, u / 2 is the
+ * zigzag delta; odd, u / 2 < TRACE_IP_TABLE names an entry of the ip table,
+ * u / 2 == TRACE_IP_TABLE: the ip follows whole (a delta too wide for 63 bits).
  */
 #define TRACE_NR_CTX			4
 #define TRACE_SAMPLE3_CTX_MASK		3u
@@ -63,8 +65,6 @@ _Static_assert(TRACE_STACK_BODY_MAX <= PMIPROF_MAX_RECORD_SIZE, "a full STACK is
 #define TRACE_MORE_CPU			(1u << 1)	/* varint cpu */
 #define TRACE_MORE_NR			(1u << 2)	/* varint nr */
 #define TRACE_MORE_KNOWN		7u
-#define TRACE_SAMPLE3_IP_TABLE		7	/* ip slot: ip = iptab[varint index] */
-#define TRACE_IP_CACHE3			6	/* RECORDS3: cache slots 1..6 */
 #define TRACE_IP_TABLE_BITS		6
 #define TRACE_IP_TABLE			(1u << TRACE_IP_TABLE_BITS)
 
@@ -286,21 +286,27 @@ trace_decode_sample_impl(struct trace_codec *c, const uint8_t *p, const uint8_t 
 	x->sample_dt = (int64_t)((uint64_t)x->sample_dt + (uint64_t)d);
 	c->time = x->time += (uint64_t)x->sample_dt;
 	slot = (mask & TRACE_SAMPLE_IP_SLOT_MASK) >> TRACE_SAMPLE_IP_SLOT_SHIFT;
-	if (ctxs && slot == TRACE_SAMPLE3_IP_TABLE) {
-		GET(v);
-		if (v >= TRACE_IP_TABLE)
-			return "sample names an ip table entry beyond the table";
-		ip = c->iptab[v];
-		trace_ip_to_front(c->ips, TRACE_IP_CACHE, ip);
-	} else if (slot) {
+	if (slot) {
 		ip = c->ips[slot - 1];
 		trace_ip_to_front(c->ips, slot - 1, ip);
-	} else {
+	} else if (!ctxs) {
 		GETS(d);
 		ip = c->ips[0] + (uint64_t)d;
 		trace_ip_to_front(c->ips, TRACE_IP_CACHE, ip);
-		if (ctxs)
+	} else {
+		GET(v);
+		if (!(v & 1)) {
+			ip = c->ips[0] + (uint64_t)zigzag_dec(v >> 1);
 			c->iptab[trace_ip_hash(ip)] = ip;
+		} else if (v >> 1 < TRACE_IP_TABLE) {
+			ip = c->iptab[v >> 1];
+		} else if (v >> 1 == TRACE_IP_TABLE) {
+			GET(ip);
+			c->iptab[trace_ip_hash(ip)] = ip;
+		} else {
+			return "sample names an ip table entry beyond the table";
+		}
+		trace_ip_to_front(c->ips, TRACE_IP_CACHE, ip);
 	}
 	s->ip = ip;
 	nr = x->nr;
@@ -520,18 +526,28 @@ trace_enc_sample_impl(struct trace_codec *c, uint8_t *p, const struct trace_samp
 	p = varint_put(p, zigzag_enc((int64_t)(dt - (uint64_t)x->sample_dt)));
 	x->sample_dt = (int64_t)dt;
 	c->time = x->time = s->time;
-	for (k = 0; k < (ctxs ? TRACE_IP_CACHE3 : TRACE_IP_CACHE); k++)
+	for (k = 0; k < TRACE_IP_CACHE; k++)
 		if (c->ips[k] == ip)
 			break;
-	if (k < (ctxs ? TRACE_IP_CACHE3 : TRACE_IP_CACHE)) {
+	if (k < TRACE_IP_CACHE) {
 		mask |= (k + 1) << TRACE_SAMPLE_IP_SLOT_SHIFT;
-	} else if (ctxs && c->iptab[trace_ip_hash(ip)] == ip) {
-		mask |= TRACE_SAMPLE3_IP_TABLE << TRACE_SAMPLE_IP_SLOT_SHIFT;
-		p = varint_put(p, trace_ip_hash(ip));
-	} else {
+	} else if (!ctxs) {
 		p = varint_put(p, zigzag_enc((int64_t)(ip - c->ips[0])));
-		if (ctxs)
-			c->iptab[trace_ip_hash(ip)] = ip;
+	} else {
+		uint32_t h = trace_ip_hash(ip);
+		uint64_t z = zigzag_enc((int64_t)(ip - c->ips[0]));
+
+		if (c->iptab[h] == ip) {
+			p = varint_put(p, (uint64_t)h << 1 | 1);
+		} else {
+			if (__builtin_expect(z >> 63, 0)) {
+				p = varint_put(p, (uint64_t)TRACE_IP_TABLE << 1 | 1);
+				p = varint_put(p, ip);
+			} else {
+				p = varint_put(p, z << 1);
+			}
+			c->iptab[h] = ip;
+		}
 	}
 	trace_ip_to_front(c->ips, k, ip);
 	if (!pred) {

@@ -87,9 +87,16 @@ if command -v valgrind >/dev/null; then
 fi
 
 # The size goal is on real recordings: tests/workloads with the default events.
+if ! $cc -O2 -g -std=c11 -D_GNU_SOURCE -Iinclude -Ilib tests/bench/trace_recode.c lib/util.c \
+	lib/trace_writer.c lib/trace_reader.c lib/trace_codec.c lib/trace_header.c \
+	lib/trace_names.c -lz -ldeflate -lzstd -o "$out/trace_recode"; then
+	echo "b10: cannot build tests/bench/trace_recode.c"
+fi
+
 echo
-echo "real recordings, default events, 3 s each (whole file: header and side-band included)"
-printf '%-34s %10s %10s %13s\n' "workload" "samples" "bytes" "bytes/sample"
+echo "real recordings, default events, 3 s each (whole file: header and side-band included);"
+echo "the same samples rewritten with RECORDS2 chunks (no thread contexts, 1.4 before RECORDS3)"
+printf '%-34s %10s %10s %13s %13s\n' "workload" "samples" "bytes" "bytes/sample" "RECORDS2 B/s"
 for wl in shares threads2 random_sort; do
 	[ -x "$build/workloads/$wl" ] && [ -x "$build/pmiprof" ] || continue
 	if ! "$build/pmiprof" record -q -o "$tmp/$wl.data" -- "$build/workloads/$wl" 3 \
@@ -99,8 +106,13 @@ for wl in shares threads2 random_sort; do
 	fi
 	b=$(stat -c %s "$tmp/$wl.data")
 	k=$("$build/pmiprof" dump --raw -i "$tmp/$wl.data" 2>/dev/null | grep -c ' sample ')
-	printf '%-34s %10s %10s %13s\n' "$wl" "$k" "$b" \
-		"$(awk -v b="$b" -v n="$k" 'BEGIN { printf "%.2f", n ? b / n : 0 }')"
+	r2=n/a
+	if [ -x "$out/trace_recode" ]; then
+		r2=$("$out/trace_recode" "$tmp/$wl.data" "$tmp/$wl.r2" 1 1 records2 2>/dev/null |
+			awk '{ print $3 }')
+	fi
+	printf '%-34s %10s %10s %13s %13s\n' "$wl" "$k" "$b" \
+		"$(awk -v b="$b" -v n="$k" 'BEGIN { printf "%.2f", n ? b / n : 0 }')" "${r2:-n/a}"
 done
 printf '%-34s %10s %10s %13s\n' "goal (issue 12)" "" "" "<= 6"
 

@@ -4,9 +4,10 @@
  * tests/bench/b10_trace.sh: the same recording's bytes per sample before
  * and after an encoding change, and the writer's rate on real samples
  * rather than on the synthetic stream.
- *   trace_recode IN OUT [LEVEL [REPS]]
+ *   trace_recode IN OUT [LEVEL [REPS [records2]]]
  * prints: samples file_bytes bytes_per_sample write_msps (best of REPS, per
- * CPU-second, records decoded before the clock starts).
+ * CPU-second, records decoded before the clock starts).  "records2": write
+ * the 1.4 RECORDS2 chunks (no thread contexts) instead of the default.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -148,14 +149,16 @@ int main(int argc, char **argv)
 	long size;
 	FILE *f;
 
-	if (argc < 3 || argc > 5) {
-		fprintf(stderr, "usage: trace_recode IN OUT [LEVEL [REPS]]\n");
+	if (argc < 3 || argc > 6) {
+		fprintf(stderr, "usage: trace_recode IN OUT [LEVEL [REPS [records2]]]\n");
 		return 2;
 	}
 	if (argc > 3)
 		o.level = atoi(argv[3]);
 	if (argc > 4)
 		reps = atoi(argv[4]);
+	if (argc > 5)
+		o.records2 = !strcmp(argv[5], "records2");
 	err = trace_reader_open(&r, argv[1], NULL, NULL);
 	if (err) {
 		fprintf(stderr, "trace_recode: %s: %s\n", argv[1], strerror(-err));

@@ -549,8 +549,8 @@ static void malformed_context_samples_are_reported(void **state)
 {
 	/* mask 0x0c (context 0, same flags, MORE), then a MORE bit this reader does not know */
 	static const uint8_t unknown_more[] = { 1, 0x0c, 0x08, 0 };
-	/* ip slot 7 (the ip table), index 64: past the 64 entries */
-	static const uint8_t table_index[] = { 1, 0x74, 0, 0x40 };
+	/* ip slot 0, u odd: the ip table, index 65: past the 64 entries and the escape (64) */
+	static const uint8_t table_index[] = { 1, 0x04, 0, 0x83, 0x01 };
 	/* the chunk ends where the MORE byte should be */
 	static const uint8_t more_cut[] = { 6, 4, 4, 1, 1, 9, 1, 0x08 };
 	/* MORE: thread; pid given, tid cut by the chunk end */
