@@ -107,7 +107,7 @@ struct tally {
 	uint64_t counts[PMIPROF_ABI_MAX_EVENTS];
 	uint64_t last_time[1024];
 	uint64_t time_backwards;
-	uint64_t stacks, frames, mid_consume_refused, mid_consume_tried;
+	uint64_t stacks, frames, with_frames, mid_consume_refused, mid_consume_tried;
 };
 
 static void drain(int fd, struct ring *rings, unsigned int n, pid_t child, struct tally *t)
@@ -146,6 +146,7 @@ static void drain(int fd, struct ring *rings, unsigned int n, pid_t child, struc
 				memcpy(&sr, buf + sizeof(rec), sizeof(sr));
 				t->stacks++;
 				t->frames += sr.nr;
+				t->with_frames += sr.nr > 0;
 			}
 			t->records++;
 			if (rec.cpu != cpu || rec.nr > PMIPROF_ABI_MAX_EVENTS)
@@ -311,8 +312,8 @@ static int cmd_record(int argc, char **argv)
 	       throttles, stuck);
 	for (unsigned int k = 0; k < cfg.nr_events; k++)
 		printf("child count[%u] %" PRIu64 "\n", k, t.counts[k]);
-	printf("stacks %" PRIu64 " frames %" PRIu64 " mid_consume_tried %" PRIu64
-	       " mid_consume_refused %" PRIu64 " record_size %u\n", t.stacks, t.frames,
+	printf("stacks %" PRIu64 " frames %" PRIu64 " with_frames %" PRIu64 " mid_consume_tried %" PRIu64
+	       " mid_consume_refused %" PRIu64 " record_size %u\n", t.stacks, t.frames, t.with_frames,
 	       t.mid_consume_tried, t.mid_consume_refused, rings[0].hdr ? rings[0].hdr->record_size : 0);
 	printf("hist");
 	for (unsigned int b = 0; b < PMIPROF_HIST_BUCKETS; b++) {

@@ -36,8 +36,13 @@ recs=$(field "$n" records) st=$(field "$n" stacks) fr=$(field "$n" frames)
 [ "${recs:-0}" -gt 100 ] && [ "$st" = "$recs" ] && [ "$(field "$n" bad)" = 0 ] &&
 	ok "every record has a stack part and steps by its size ($recs records)" ||
 	not_ok "every record has a stack part" "$(cat "$n")"
-[ "${fr:-0}" -gt "${recs:-0}" ] && ok "records carry frames ($fr frames in $recs records)" ||
-	not_ok "records carry frames" "$(cat "$n")"
+# hot_function is static: glibc's start code keeps no frame pointer, so a
+# walk from hot_function ends after main (about one frame a record); a walk
+# cut by the per-PMI time budget (TCG is slow) may carry none.
+wf=$(field "$n" with_frames)
+[ "${wf:-0}" -gt 0 ] && [ $((wf * 100)) -ge $((${recs:-0} * 95)) ] && [ "${fr:-0}" -ge "$wf" ] &&
+	ok "records carry frames ($wf of $recs records, $fr frames)" ||
+	not_ok "records carry frames (>= 95 % of records)" "$(cat "$n")"
 [ "$(field "$n" mid_consume_tried)" = 1 ] && [ "$(field "$n" mid_consume_refused)" = 1 ] &&
 	ok "CONSUME inside a variable-length record is refused (EINVAL)" ||
 	not_ok "CONSUME inside a record is refused" "$(cat "$n")"
