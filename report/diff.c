@@ -127,9 +127,63 @@ static void cost_test(struct diff_fn *f, uint64_t ref_a, uint64_t ref_b, double 
 	f->ratio_hi = exp(log((cb / xb) / (ca / xa)) + zcrit * se);
 }
 
+/* log of function f's share change, +-inf when it is in one run only */
+static double log_ratio(const struct diff_fn *f, uint64_t na, uint64_t nb)
+{
+	if (!f->a)
+		return f->b ? INFINITY : 0;
+	if (!f->b)
+		return -INFINITY;
+	return log(((double)f->b / (double)nb) / ((double)f->a / (double)na));
+}
+
+struct lr {
+	double l, w;
+};
+
+static int lr_cmp(const void *x, const void *y)
+{
+	const struct lr *a = x, *b = y;
+
+	return a->l < b->l ? -1 : a->l > b->l;
+}
+
+/*
+ * The share-weighted median of the functions' log share changes: the
+ * change of the functions whose cost did not change, as long as they hold
+ * most of the samples, whatever the others did.
+ */
+static int median_log_ratio(const struct diff_fn *fn, uint32_t n, uint64_t na, uint64_t nb,
+			    double *out)
+{
+	struct lr *v = malloc(((size_t)n + 1) * sizeof(*v));
+	double total = 0, run = 0;
+	uint32_t i;
+
+	*out = 0;
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		v[i].l = log_ratio(&fn[i], na, nb);
+		v[i].w = (double)fn[i].a / (double)na + (double)fn[i].b / (double)nb;
+		total += v[i].w;
+	}
+	qsort(v, n, sizeof(*v), lr_cmp);
+	for (i = 0; i < n; i++) {
+		run += v[i].w;
+		if (run >= total / 2) {
+			*out = v[i].l;
+			break;
+		}
+	}
+	free(v);
+	return 0;
+}
+
 int diff_compute(struct diff_fn *fn, uint32_t n, uint64_t na, uint64_t nb, double alpha,
 		 struct diff_result *res)
 {
+	double med = 0;
 	double zcrit = diff_z_crit(alpha), *p, *adj;
 	uint32_t i;
 	int rc = 0;
@@ -159,12 +213,17 @@ int diff_compute(struct diff_fn *fn, uint32_t n, uint64_t na, uint64_t nb, doubl
 	}
 	/*
 	 * The reference: every function whose cost is not found changed.
-	 * Each round tests every function against it and drops the most
-	 * significant flagged member (its change moved the others' shares);
-	 * at most n rounds.
+	 * Each round tests every function against it and drops, of the
+	 * flagged members, the one whose share changed farthest from the
+	 * weighted median change (its change moved the others' shares): the
+	 * largest |z| alone could pick a big unchanged function whose share
+	 * several smaller changes moved.  At most n rounds.
 	 */
+	if (!rc && na && nb)
+		rc = median_log_ratio(fn, n, na, nb, &med);
 	while (!rc) {
 		int64_t drop = -1;
+		double far = -1;
 
 		for (i = 0; i < n; i++) {
 			cost_test(&fn[i], res->ref_a, res->ref_b, zcrit);
@@ -176,9 +235,15 @@ int diff_compute(struct diff_fn *fn, uint32_t n, uint64_t na, uint64_t nb, doubl
 		for (i = 0; i < n; i++) {
 			fn[i].cost_adj = adj[i];
 			fn[i].cost_sig = adj[i] < alpha;
-			if (fn[i].cost_sig && fn[i].in_ref &&
-			    (drop < 0 || fabs(fn[i].cost.z) > fabs(fn[drop].cost.z)))
+			double dist = fabs(log_ratio(&fn[i], na, nb) - med);
+
+			if (!fn[i].cost_sig || !fn[i].in_ref)
+				continue;
+			if (drop < 0 || dist > far ||
+			    (dist == far && fabs(fn[i].cost.z) > fabs(fn[drop].cost.z))) {
 				drop = i;
+				far = dist;
+			}
 		}
 		if (drop < 0)
 			break;

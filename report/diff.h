@@ -10,10 +10,11 @@
  *    cost change: the function's samples against a reference set of
  *    functions whose cost did not change, i.e. the odds ratio of the 2x2
  *    table (function, reference) x (A, B) with Woolf's interval.  The
- *    reference starts as every function and drops, one at a time, the most
- *    significant function while any is flagged (keeping more than half
- *    of the baseline's samples): a change in one function moves every share, but not
- *    the others' costs relative to each other;
+ *    reference starts as every function and, while a member is flagged,
+ *    drops the flagged member whose share changed farthest from the
+ *    share-weighted median change (keeping more than half of the
+ *    baseline's samples): a change in one function moves every share, but
+ *    not the others' costs relative to each other;
  *  - the running divergence of two window sequences (window i of A against
  *    window i of B): total variation distance of the closing-function
  *    distributions over windows 0..i, and the relative difference of the

@@ -143,6 +143,31 @@ static void identical_and_scaled_runs_flag_nothing(void **state)
 	}
 }
 
+/*
+ * 800/100/100 against 800/300/300: b and c tripled.  a's share moved the
+ * most (largest |z|), but its cost is the one that stayed: the reference
+ * drops b and c (farthest from the weighted median change), not a.
+ */
+static void two_small_changes_leave_the_big_function_alone(void **state)
+{
+	struct diff_fn f[3];
+	struct diff_result r;
+
+	(void)state;
+	memset(f, 0, sizeof(f));
+	f[0].a = 800; f[0].b = 800;
+	f[1].a = 100; f[1].b = 300;
+	f[2].a = 100; f[2].b = 300;
+	assert_int_equal(diff_compute(f, 3, 1000, 1400, 0.05, &r), 0);
+	assert_true(fabs(f[0].share.z) > fabs(f[1].share.z));
+	assert_false(f[0].cost_sig);
+	assert_true(f[1].cost_sig && f[2].cost_sig);
+	assert_true(f[0].in_ref && !f[1].in_ref && !f[2].in_ref);
+	assert_false(r.ref_limited);
+	near(f[1].ratio, 3.0, 1e-12);
+	near(f[2].ratio, 3.0, 1e-12);
+}
+
 /* A function present in one run only is a change; its ratio stays finite-bounded. */
 static void function_in_one_run_only(void **state)
 {
@@ -211,6 +236,7 @@ int main(void)
 		cmocka_unit_test(holm_caps_at_one),
 		cmocka_unit_test(cost_test_flags_only_the_changed_function),
 		cmocka_unit_test(identical_and_scaled_runs_flag_nothing),
+		cmocka_unit_test(two_small_changes_leave_the_big_function_alone),
 		cmocka_unit_test(function_in_one_run_only),
 		cmocka_unit_test(reference_keeps_half_the_samples),
 		cmocka_unit_test(running_distance_and_divergence),
