@@ -7,6 +7,11 @@
  *
  *   shares [SECONDS]       run whole rounds for about SECONDS (default 1.0)
  *   shares -n ROUNDS       run exactly ROUNDS rounds (deterministic counts)
+ *   --slow FUNC            (before the above) FUNC = work_a, work_b or work_c
+ *                          runs its loop twice as long per call: its cost per
+ *                          round doubles, the other two stay as they were
+ *                          (a known regression for `pmiprof diff`); with
+ *                          --slow work_b the shares become 5/6/2 of 13.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,18 +23,21 @@
 
 static volatile uint64_t sink;
 
+/* Loop length of work_a/b/c: UNIT_ITERS, twice that for --slow. */
+static long iters[3] = { UNIT_ITERS, UNIT_ITERS, UNIT_ITERS };
+
 /* The same body in each function, so each one's samples stay its own. */
-#define WORK_BODY							\
+#define WORK_BODY(k)							\
 	do {								\
 		uint64_t x = sink + 1;					\
-		for (long i = 0; i < UNIT_ITERS; i++)			\
+		for (long i = 0, n = iters[k]; i < n; i++)		\
 			x = x * 6364136223846793005ull + 1442695040888963407ull; \
 		sink = x;						\
 	} while (0)
 
-__attribute__((noinline)) void work_a(void) { WORK_BODY; }
-__attribute__((noinline)) void work_b(void) { WORK_BODY; }
-__attribute__((noinline)) void work_c(void) { WORK_BODY; }
+__attribute__((noinline)) void work_a(void) { WORK_BODY(0); }
+__attribute__((noinline)) void work_b(void) { WORK_BODY(1); }
+__attribute__((noinline)) void work_c(void) { WORK_BODY(2); }
 
 static double clock_s(clockid_t id)
 {
@@ -61,12 +69,23 @@ int main(int argc, char **argv)
 	long rounds = -1, done = 0;
 	double secs = 1.0, t0;
 
+	while (argc > 2 && !strcmp(argv[1], "--slow")) {
+		const char *f = argv[2];
+
+		if (strncmp(f, "work_", 5) || f[5] < 'a' || f[5] > 'c' || f[6]) {
+			fprintf(stderr, "shares: --slow %s: expected work_a, work_b or work_c\n", f);
+			return 2;
+		}
+		iters[f[5] - 'a'] = 2 * UNIT_ITERS;
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc > 2 && !strcmp(argv[1], "-n"))
 		rounds = atol(argv[2]);
 	else if (argc > 1)
 		secs = atof(argv[1]);
 	if (rounds == 0 || secs <= 0) {
-		fprintf(stderr, "usage: shares [SECONDS] | shares -n ROUNDS\n");
+		fprintf(stderr, "usage: shares [--slow work_X] [SECONDS | -n ROUNDS]\n");
 		return 2;
 	}
 	t0 = now();
