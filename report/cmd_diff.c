@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,15 @@ const char cmd_diff_help[] =
 enum {
 	OPT_ALPHA = 0x2000, OPT_ALIGNED, OPT_NO_ALIGNED, OPT_THRESHOLD, OPT_PLOT,
 };
+
+/* "[dso]", or the name itself when it is bracketed already ([kernel.kallsyms]). */
+static const char *dso_label(char *buf, size_t n, const char *dso)
+{
+	if (dso[0] == '[')
+		return dso;
+	snprintf(buf, n, "[%s]", dso);
+	return buf;
+}
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
@@ -735,7 +745,7 @@ static const char *pct(char *buf, double v)
 static void print_table(FILE *f, const struct diff_ctx *d, const uint32_t *o)
 {
 	uint32_t i, c, n = d->nfn, nfun;
-	char lo[32], hi[32];
+	char lo[32], hi[32], lbl[PATH_MAX + 2];
 
 	print_run_line(f, "A (baseline)", &d->r[0]);
 	print_run_line(f, "B", &d->r[1]);
@@ -775,9 +785,9 @@ static void print_table(FILE *f, const struct diff_ctx *d, const uint32_t *o)
 			snprintf(hi, sizeof(hi), "%.2f", s->ratio_hi);
 			snprintf(cci, sizeof(cci), "[%s,%s]", lo, hi);
 		}
-		fprintf(f, "%7.2f %7.2f %+8.2f %-17s %7s %-15s %3s  %s [%s]\n", 100 * s->share.pa,
+		fprintf(f, "%7.2f %7.2f %+8.2f %-17s %7s %-15s %3s  %s %s\n", 100 * s->share.pa,
 			100 * s->share.pb, 100 * s->share.delta, ci, cost, cci, sig_text(s),
-			fn->name, fn->dso);
+			fn->name, dso_label(lbl, sizeof(lbl), fn->dso));
 	}
 	if (n < d->nfn)
 		fprintf(f, "# ... %u more function(s) (--limit %" PRIu64 ")\n", d->nfn - n,
@@ -809,8 +819,9 @@ static void print_table(FILE *f, const struct diff_ctx *d, const uint32_t *o)
 			va = vb = NAN;
 			com_value(cm, 0, xa, sa, &va);
 			com_value(cm, 1, xb, sb, &vb);
-			fprintf(f, "%-16s %14s %14s %9s  %s [%s]\n", "", gnum(g[0], va),
-				gnum(g[1], vb), pct(g[2], diff_rel_change(va, vb)), fn->name, fn->dso);
+			fprintf(f, "%-16s %14s %14s %9s  %s %s\n", "", gnum(g[0], va),
+				gnum(g[1], vb), pct(g[2], diff_rel_change(va, vb)), fn->name,
+				dso_label(lbl, sizeof(lbl), fn->dso));
 		}
 	}
 }
@@ -981,6 +992,7 @@ static void print_windows(FILE *f, const struct diff_ctx *d)
 	enum out_format fmt = d->a->format;
 	uint64_t i, lim = d->nal;
 	uint32_t c;
+	char lbl[PATH_MAX + 2], lbl2[PATH_MAX + 2];
 
 	if (fmt == FMT_TABLE) {
 		print_run_line(f, "A (baseline)", a);
@@ -1021,8 +1033,9 @@ static void print_windows(FILE *f, const struct diff_ctx *d)
 				fprintf(f, " %10" PRIu64 " %10" PRIu64,
 					a->wcounts[i * a->nev + (uint32_t)d->com[c].m[0].a],
 					b->wcounts[i * b->nev + (uint32_t)d->com[c].m[1].a]);
-			fprintf(f, "  %s [%s] %s %s [%s]%s\n", sa->name, da, same ? "=" : "|",
-				sb->name, db, a->wflags[i] || b->wflags[i] ? " (after loss)" : "");
+			fprintf(f, "  %s %s %s %s %s%s\n", sa->name, dso_label(lbl, sizeof(lbl), da),
+				same ? "=" : "|", sb->name, dso_label(lbl2, sizeof(lbl2), db),
+				a->wflags[i] || b->wflags[i] ? " (after loss)" : "");
 			continue;
 		}
 		if (fmt == FMT_CSV) {

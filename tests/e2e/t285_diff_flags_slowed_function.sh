@@ -68,6 +68,12 @@ nb=$(grep -o '"windows_b": [0-9]*' "$TMPD/all.json" | grep -o '[0-9]*$')
 rows=$(($(wc -l <"$TMPD/w.csv") - 1))
 [ -n "$na" ] && [ "$rows" -eq $((na < nb ? na : nb)) ] && ok "--windows: one row per aligned window ($rows)" \
 	|| not_ok "--windows: one row per aligned window ($rows)" "A $na B $nb windows"
+"$PMIPROF" diff -q "$TMPD/a.data" "$TMPD/b.data" --windows --limit 50 >"$TMPD/wt.txt" 2>>"$TMPD/err"
+cat "$TMPD/wt.txt" >>"$TMPD/b.txt"
+"$PMIPROF" diff -q "$TMPD/a.data" "$TMPD/b.data" >>"$TMPD/b.txt" 2>>"$TMPD/err"
+grep -q 'kernel.kallsyms' "$TMPD/b.txt" && ! grep -q '\[\[' "$TMPD/b.txt" \
+	&& ok "a bracketed DSO is not bracketed twice ([kernel.kallsyms])" \
+	|| not_ok "a bracketed DSO is not bracketed twice" "$(grep -m3 -e '\[\[' -e kallsyms "$TMPD/b.txt")"
 if command -v gnuplot >/dev/null; then
 	"$PMIPROF" diff -q "$TMPD/a.data" "$TMPD/b.data" --plot "$TMPD/d.png" >/dev/null 2>"$TMPD/perr" \
 		&& [ "$(head -c 4 "$TMPD/d.png" | tail -c 3)" = PNG ] \
