@@ -17,12 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "diff.h"
 #include "format.h"
+#include "gnuplot.h"
 #include "metrics.h"
 #include "parallel.h"
 #include "profile.h"
@@ -1083,36 +1083,10 @@ static void print_windows(FILE *f, const struct diff_ctx *d)
 
 /* ---- --plot: gnuplot, driven as pmiprof plot drives it ---- */
 
-static int run_gnuplot(const char *script, const char *expr)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (expr) {
-			FILE *n = freopen("/dev/null", "w", stderr);
-
-			(void)n;
-			execlp("gnuplot", "gnuplot", "-e", expr, (char *)NULL);
-		} else {
-			execlp("gnuplot", "gnuplot", script, (char *)NULL);
-		}
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 static int write_plot_files(const struct diff_ctx *d, const char *dat, const char *gp)
 {
-	const char *out = d->a->plot, *ext = strrchr(out, '.');
-	const char *term = !strcmp(ext, ".svg") ? "svg size 1200,600" :
-			   !strcmp(ext, ".pdf") ? "pdfcairo size 10in,5in" :
-			   !run_gnuplot(NULL, "set terminal pngcairo") ? "pngcairo size 1200,600" :
-			   "png size 1200,600";
+	const char *out = d->a->plot, *term = gnuplot_terminal(out);
+	const char *size = !strcmp(term, "pdfcairo") ? "10in,5in" : "1200,600";
 	FILE *f = fopen(dat, "w");
 	uint64_t i, step = d->nal > 20000 ? d->nal / 20000 : 1;
 
@@ -1127,7 +1101,7 @@ static int write_plot_files(const struct diff_ctx *d, const char *dat, const cha
 	f = fopen(gp, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "set terminal %s\nset output '%s'\n", term, out);
+	fprintf(f, "set terminal %s size %s\nset output '%s'\n", term, size, out);
 	fprintf(f, "set title 'pmiprof diff: window i of %s against window i of %s' noenhanced\n",
 		d->r[0].s.opts.input, d->r[1].s.opts.input);
 	fputs("set xlabel 'window index'\nset ylabel 'divergence (0..1)'\nset yrange [0:1]\n"
@@ -1166,7 +1140,7 @@ static int make_plot(const struct diff_ctx *d)
 		pm_err("writing the plot data: %s", strerror(-rc));
 	} else {
 		unlink(d->a->plot);
-		rc = run_gnuplot(gp, NULL);
+		rc = gnuplot_run(gp, NULL, false);
 		if (rc == 127)
 			pm_err("gnuplot is not installed: install the Debian package gnuplot-nox "
 			       "(apt-get install gnuplot-nox), or run 'make deps'");

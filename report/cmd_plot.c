@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "format.h"
+#include "gnuplot.h"
 #include "histogram.h"
 #include "metrics.h"
 #include "profile.h"
@@ -151,66 +151,6 @@ static int plot_add_sample(void *arg, const struct trace_sample *smp, uint64_t i
 	d->t[d->n++] = (double)(smp->time > s->base_time ? smp->time - s->base_time : 0) *
 		       s->time_scale / 1e9;
 	return profile_add_sample(&d->p, smp, index, sym, comm);
-}
-
-static bool gnuplot_found(void)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	if (!path)
-		path = "/usr/bin:/bin";
-	while (*path) {
-		size_t len = strcspn(path, ":");
-
-		snprintf(buf, sizeof(buf), "%.*s/gnuplot", (int)len, path);
-		if (!access(buf, X_OK))
-			return true;
-		path += len;
-		if (*path)
-			path++;
-	}
-	return false;
-}
-
-/* Runs gnuplot on script (or -e expr); returns its exit status, -1 on failure. */
-static int run_gnuplot(const char *script, const char *expr, bool quiet)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		if (quiet) {
-			FILE *f = freopen("/dev/null", "w", stderr);
-
-			(void)f;
-		}
-		if (expr)
-			execlp("gnuplot", "gnuplot", "-e", expr, (char *)NULL);
-		else
-			execlp("gnuplot", "gnuplot", script, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
-static const char *terminal_for(const char *out)
-{
-	const char *dot = strrchr(out, '.');
-
-	if (!dot)
-		return NULL;
-	if (!strcmp(dot, ".png"))
-		return run_gnuplot(NULL, "set terminal pngcairo", true) ? "png" : "pngcairo";
-	if (!strcmp(dot, ".svg"))
-		return "svg";
-	if (!strcmp(dot, ".pdf"))
-		return "pdfcairo";
-	return NULL;
 }
 
 static int parse_args(struct plot_args *a, int argc, char **argv)
@@ -875,7 +815,7 @@ static int make_plot(struct plot_args *a)
 		goto out;
 	}
 	unlink(a->output);
-	rc = run_gnuplot(script, NULL, false);
+	rc = gnuplot_run(script, NULL, false);
 	if (rc || stat(a->output, &st) || !st.st_size) {
 		pm_err("gnuplot failed (status %d) to write %s%s%s", rc, a->output,
 		       a->keep ? "; the script is " : "", a->keep ? script : "");
@@ -1123,7 +1063,7 @@ static int plot_stat_csv(const struct plot_args *a)
 	}
 	f = g = NULL;
 	unlink(a->output);
-	rc = run_gnuplot(script, NULL, false);
+	rc = gnuplot_run(script, NULL, false);
 	if (rc || stat(a->output, &st) || !st.st_size) {
 		pm_err("gnuplot failed (status %d) to write %s", rc, a->output);
 		goto out;
@@ -1162,7 +1102,7 @@ int cmd_plot(int argc, char **argv)
 		rc = 1;
 	}
 	if (!rc) {
-		a.terminal = terminal_for(a.output);
+		a.terminal = gnuplot_terminal(a.output);
 		/* a region table of 'pmiprof stat --regions -o FILE' instead of a trace */
 		rc = a.so.input && is_stat_csv(a.so.input) ? plot_stat_csv(&a) : make_plot(&a);
 	}

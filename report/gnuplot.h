@@ -1,0 +1,14 @@
+/* Running gnuplot for the commands that draw (plot, diff --plot). */
+#ifndef PMIPROF_REPORT_GNUPLOT_H
+#define PMIPROF_REPORT_GNUPLOT_H
+
+#include <stdbool.h>
+
+/* Is a gnuplot executable on PATH? */
+bool gnuplot_found(void);
+/* gnuplot SCRIPT, or gnuplot -e EXPR; its exit status (127: not installed), -1 on failure. */
+int gnuplot_run(const char *script, const char *expr, bool quiet);
+/* The terminal for OUT's extension (.png, .svg, .pdf; pngcairo when gnuplot has it), or NULL. */
+const char *gnuplot_terminal(const char *out);
+
+#endif
