@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	CMD(record),
 	CMD(report),
 	CMD(plot),
+	CMD(phases),
 	CMD(flamegraph),
 	CMD(list),
 	CMD(stat),

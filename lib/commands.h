@@ -40,5 +40,6 @@ DECLARE_COMMAND(stat);
 DECLARE_COMMAND(doctor);
 DECLARE_COMMAND(archive);
 DECLARE_COMMAND(flamegraph);
+DECLARE_COMMAND(phases);
 
 #endif /* PMIPROF_COMMANDS_H */
