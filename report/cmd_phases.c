@@ -145,12 +145,22 @@ static int detect_window(void *arg, const struct trace_sample *smp, uint64_t ind
 			 uint32_t comm)
 {
 	struct detect_pass *d = arg;
+	uint32_t had = d->r->nr_fn;
 	int64_t fn = fn_of(d->r, sym);
+	int err;
 
 	(void)index;
 	(void)comm;
 	if (fn < 0)
 		return (int)fn;
+	/* a new function: kernel code by its first window (phases.h) */
+	if (d->r->nr_fn != had &&
+	    ((smp->flags & (PMIPROF_SAMPLE_F_KERNEL | PMIPROF_SAMPLE_F_IP_HIDDEN)) ||
+	     smp->ip >= 0xffff800000000000ULL)) {
+		err = phases_builder_kernel_fn(&d->r->b, (uint32_t)fn);
+		if (err)
+			return err;
+	}
 	return phases_builder_add(&d->r->b, (uint32_t)fn, session_time_ns(d->s, smp->time),
 				  window_counts_events(smp->flags), smp->counts);
 }

@@ -35,19 +35,46 @@ double phases_proj(uint64_t seed, uint32_t fn, uint32_t d)
 	return (double)(z >> 11) * 0x1.0p-52 - 1.0;
 }
 
-void phases_project(const struct phases_bb *pairs, uint32_t n, uint64_t seed, double *out)
+bool phases_sig_skips(const struct phases_builder *b, uint32_t fn)
+{
+	return b && fn < b->cap_kernel_fn && b->kernel_fn[fn] && b->kernel_windows * 2 <= b->windows;
+}
+
+int phases_builder_kernel_fn(struct phases_builder *b, uint32_t fn)
+{
+	if (fn >= b->cap_kernel_fn) {
+		uint32_t cap = b->cap_kernel_fn ? b->cap_kernel_fn : 256;
+		uint8_t *n;
+
+		while (cap <= fn)
+			cap *= 2;
+		n = realloc(b->kernel_fn, cap);
+		if (!n)
+			return -ENOMEM;
+		memset(n + b->cap_kernel_fn, 0, cap - b->cap_kernel_fn);
+		b->kernel_fn = n;
+		b->cap_kernel_fn = cap;
+	}
+	b->kernel_fn[fn] = 1;
+	return 0;
+}
+
+void phases_project(const struct phases_bb *pairs, uint32_t n, uint64_t seed,
+		    const struct phases_builder *b, double *out)
 {
 	uint64_t total = 0;
 	uint32_t i, d;
 
 	memset(out, 0, PHASES_DIM * sizeof(*out));
 	for (i = 0; i < n; i++)
-		total += pairs[i].count;
+		total += phases_sig_skips(b, pairs[i].fn) ? 0 : pairs[i].count;
 	if (!total)
 		return;
 	for (i = 0; i < n; i++) {
 		double f = (double)pairs[i].count / (double)total;
 
+		if (phases_sig_skips(b, pairs[i].fn))
+			continue;
 		for (d = 0; d < PHASES_DIM; d++)
 			out[d] += f * phases_proj(seed, pairs[i].fn, d);
 	}
@@ -76,6 +103,7 @@ void phases_builder_free(struct phases_builder *b)
 	free(b->sums);
 	free(b->bb);
 	free(b->probe);
+	free(b->kernel_fn);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -176,6 +204,11 @@ static int add_window(struct phases_builder *b, uint32_t fn, uint64_t t, bool su
 
 	if (err)
 		return err;
+	if (fn < b->cap_kernel_fn && b->kernel_fn[fn])
+		b->kernel_windows++;
+	/* the first interval starts at its first window (filters may cut the run's start) */
+	if (!b->windows)
+		b->prev_end = t;
 	if (!b->cur_windows)
 		b->cur_first = b->windows;
 	b->cur_windows++;
@@ -267,7 +300,8 @@ double *phases_features(const struct phases_builder *b, const struct metric *rat
 		return NULL;
 	*dim_out = dim;
 	for (i = 0; i < b->n; i++)
-		phases_project(&b->bb[b->iv[i].bb_off], b->iv[i].bb_n, PHASES_SEED, &x[(size_t)i * dim]);
+		phases_project(&b->bb[b->iv[i].bb_off], b->iv[i].bb_n, PHASES_SEED, b,
+			       &x[(size_t)i * dim]);
 	if (!nrates || !b->n)
 		return x;
 	/* The rates weigh like an average code dimension: scaled to its spread. */
@@ -328,7 +362,7 @@ double phases_sampling_var(const struct phases_builder *b, const double *w, uint
 		if (wi <= 0)
 			continue;
 		for (j = 0; j < b->iv[i].bb_n; j++)
-			total += pr[j].count;
+			total += phases_sig_skips(b, pr[j].fn) ? 0 : pr[j].count;
 		if (total <= 0)
 			continue;
 		/* per dimension: Var over the interval's windows of R(fn, d), / windows */
@@ -338,6 +372,8 @@ double phases_sampling_var(const struct phases_builder *b, const double *w, uint
 			for (j = 0; j < b->iv[i].bb_n; j++) {
 				double r = phases_proj(PHASES_SEED, pr[j].fn, d), p = pr[j].count / total;
 
+				if (phases_sig_skips(b, pr[j].fn))
+					continue;
 				m += p * r;
 				m2 += p * r * r;
 			}

@@ -37,7 +37,9 @@ struct phases_bb {
 struct phase_interval {
 	uint64_t first;		/* ordinal (among the windows fed) of its first window */
 	uint32_t windows;
-	uint64_t start_ns, end_ns;	/* since the start of the recording */
+	/* since the start of the recording: the interval before's end (the first
+	 * interval: its first window's time) .. its latest window's time */
+	uint64_t start_ns, end_ns;
 	uint64_t bb_off;	/* its pairs: bb[bb_off .. bb_off + bb_n), by fn */
 	uint32_t bb_n;
 	uint32_t phase;		/* 0-based, numbered by first appearance */
@@ -79,6 +81,17 @@ struct phases_builder {
 	uint64_t windows;		/* fed so far */
 	struct phases_probe_win *probe;
 	uint32_t nr_probe;
+	/*
+	 * Kernel functions (phases_builder_kernel_fn()): counted everywhere
+	 * but left out of the code signature while most windows are in user
+	 * space.  Time-based samples of a busy machine land in the kernel's
+	 * interrupt and scheduler paths at a rate set by the machine's load,
+	 * not by the program: in the signature they split one phase into
+	 * "quiet" and "busy" ones.
+	 */
+	uint8_t *kernel_fn;
+	uint32_t cap_kernel_fn;
+	uint64_t kernel_windows;
 };
 
 int phases_builder_init(struct phases_builder *b, uint32_t nev, const struct phases_rule *rule);
@@ -88,6 +101,10 @@ int phases_builder_init(struct phases_builder *b, uint32_t nev, const struct pha
  */
 int phases_builder_add(struct phases_builder *b, uint32_t fn, uint64_t t_ns, bool sums,
 		       const uint64_t *counts);
+/* Marks fn as kernel code; its windows count in kernel_windows from here on. */
+int phases_builder_kernel_fn(struct phases_builder *b, uint32_t fn);
+/* Whether fn is left out of the signatures (see kernel_fn). */
+bool phases_sig_skips(const struct phases_builder *b, uint32_t fn);
 /* Closes the last interval (a remainder under M/2 joins the one before). */
 int phases_builder_finish(struct phases_builder *b);
 void phases_builder_free(struct phases_builder *b);
@@ -97,8 +114,12 @@ void phases_builder_free(struct phases_builder *b);
  * in [-1, 1), the same for the same (seed, fn, d) on every machine.
  */
 double phases_proj(uint64_t seed, uint32_t fn, uint32_t d);
-/* Normalized histogram pairs[0..n) projected to PHASES_DIM values into out. */
-void phases_project(const struct phases_bb *pairs, uint32_t n, uint64_t seed, double *out);
+/*
+ * Normalized histogram pairs[0..n) projected to PHASES_DIM values into out;
+ * pairs whose fn b skips (b may be NULL) are left out.
+ */
+void phases_project(const struct phases_bb *pairs, uint32_t n, uint64_t seed,
+		    const struct phases_builder *b, double *out);
 
 /*
  * The feature matrix (n x dim, row-major) of the builder's intervals:
