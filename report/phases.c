@@ -352,38 +352,54 @@ double *phases_features(const struct phases_builder *b, const struct metric *rat
 
 double phases_sampling_var(const struct phases_builder *b, const double *w, uint32_t dim)
 {
-	double sum = 0, wsum = 0;
+	double *share = calloc(b->nr_fn ? b->nr_fn : 1, sizeof(*share)), total = 0, inv_n = 0;
+	double wsum = 0, v = 0;
 	uint32_t i, j, d;
 
+	if (!share)
+		return 0;
+	/* the run's share of each function, over the intervals clustered */
 	for (i = 0; i < b->n; i++) {
 		const struct phases_bb *pr = &b->bb[b->iv[i].bb_off];
-		double wi = w ? w[i] : 1, total = 0, v = 0;
+		double wi = w ? w[i] : 1, n = 0;
 
 		if (wi <= 0)
 			continue;
-		for (j = 0; j < b->iv[i].bb_n; j++)
-			total += phases_sig_skips(b, pr[j].fn) ? 0 : pr[j].count;
-		if (total <= 0)
-			continue;
-		/* per dimension: Var over the interval's windows of R(fn, d), / windows */
-		for (d = 0; d < PHASES_DIM; d++) {
-			double m = 0, m2 = 0;
-
-			for (j = 0; j < b->iv[i].bb_n; j++) {
-				double r = phases_proj(PHASES_SEED, pr[j].fn, d), p = pr[j].count / total;
-
-				if (phases_sig_skips(b, pr[j].fn))
-					continue;
-				m += p * r;
-				m2 += p * r * r;
-			}
-			v += m2 - m * m;
+		for (j = 0; j < b->iv[i].bb_n; j++) {
+			if (phases_sig_skips(b, pr[j].fn))
+				continue;
+			share[pr[j].fn] += pr[j].count;
+			n += pr[j].count;
 		}
-		sum += wi * v / PHASES_DIM / total;
-		wsum += wi;
+		if (n > 0) {
+			inv_n += wi / n;
+			wsum += wi;
+		}
 	}
-	/* rate dimensions add none: averaged over all dim dimensions */
-	return wsum > 0 ? sum / wsum * PHASES_DIM / (dim ? dim : PHASES_DIM) : 0;
+	for (j = 0; j < b->nr_fn; j++)
+		total += share[j];
+	if (total <= 0 || wsum <= 0) {
+		free(share);
+		return 0;
+	}
+	/* per dimension: Var of R(fn, d) over windows drawn from those shares */
+	for (d = 0; d < PHASES_DIM; d++) {
+		double m = 0, m2 = 0;
+
+		for (j = 0; j < b->nr_fn; j++) {
+			double r, p = share[j] / total;
+
+			if (p <= 0)
+				continue;
+			r = phases_proj(PHASES_SEED, j, d);
+			m += p * r;
+			m2 += p * r * r;
+		}
+		v += m2 - m * m;
+	}
+	free(share);
+	/* / windows per interval; rate dimensions add none: averaged over all dim */
+	return v / PHASES_DIM * (inv_n / wsum) * PHASES_DIM / (dim ? dim : PHASES_DIM);
 }
 
 /* ---- k-means ---- */
@@ -733,6 +749,7 @@ uint32_t phases_transitions(const double *x, uint32_t n, uint32_t dim, uint8_t *
 
 		if (d2 <= 0 || d2 < PHASES_TRANSITION_JUMP * med)
 			continue;
+
 		for (d = 0; d < dim; d++)
 			dot += (xi[d] - b[d]) * (a[d] - b[d]);
 		f = dot / d2;	/* x_i ~ f a + (1 - f) b */
@@ -744,6 +761,7 @@ uint32_t phases_transitions(const double *x, uint32_t n, uint32_t dim, uint8_t *
 			r2 += (xi[d] - m) * (xi[d] - m);
 		}
 		near = f < 0.5 ? f : 1 - f;
+
 		/* what the mix leaves unexplained is small beside the way to either side */
 		if (r2 <= 0.25 * near * near * d2) {
 			tr[i] = 1;

@@ -151,13 +151,16 @@ void kmeans_free(struct kmeans *km);
 double kmeans_bic(const double *x, const double *w, uint32_t n, const struct kmeans *km,
 		  double noise_var);
 /*
- * The sampling noise of the signatures, per dimension: an interval's
- * histogram is a sample of its windows, so its projection varies by
- * Var(projection of one window's function) / windows even when the program
- * does the same thing throughout.  SimPoint's vectors are exact counts;
- * ours are samples: without this floor every split of that noise (an
- * interval with two kernel samples against one with none) raises the BIC.
- * The weighted mean over the intervals of weight > 0 (w NULL: all 1).
+ * The resolution of the signatures, per dimension: an interval's histogram
+ * is a sample of its windows, so its projection varies by about
+ * Var(projection of one window's function) / windows.  SimPoint's vectors
+ * are exact counts; ours are samples, and without this floor every split
+ * of that noise (an interval with a few windows of another function
+ * against one with none) raises the BIC.  Measured as if each interval's
+ * windows were drawn from the run's functions (the intervals of weight
+ * > 0; w NULL: all): the noise of a single-phase program, so two phases are
+ * told apart when their signatures differ by more than an interval can
+ * resolve.
  */
 double phases_sampling_var(const struct phases_builder *b, const double *w, uint32_t dim);
 
@@ -171,7 +174,7 @@ double phases_sampling_var(const struct phases_builder *b, const double *w, uint
  * own.  Sets tr[i] to 1 for them; returns how many.
  */
 #define PHASES_TRANSITION_JUMP	16.0
-#define PHASES_TRANSITION_MIX	0.1
+#define PHASES_TRANSITION_MIX	0.02
 uint32_t phases_transitions(const double *x, uint32_t n, uint32_t dim, uint8_t *tr);
 
 struct phases_clustering {
