@@ -6,7 +6,8 @@
 # lie inside one phase carry its label; the CSV has exactly the columns
 # interval,start_s,end_s,phase; --bbv writes one SimPoint line per interval
 # whose counts add up to its windows; report --phase K's top function is the
-# phase's function.  The run is cut to the workload's phases (--time): its
+# phase's function; plot --phases colours the time axis with 3 phases.
+# The run is cut to the workload's phases (--time): its
 # start-up (16 MiB set up) and exit are behaviours of their own.
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
@@ -84,4 +85,19 @@ P >"$TMPD/table" 2>&1
 grep -q '^# k = 3 by BIC' "$TMPD/table" && grep -Eq '^ +[123] +[0-9.]+% .*' "$TMPD/table" &&
 	grep -q 'top: phase_chase' "$TMPD/table" && ok "table: k by BIC, a row and top functions per phase" ||
 	not_ok "table" "$(cat "$TMPD/table")"
+# plot --phases: the time axis coloured by phase, a key entry per phase
+if command -v gnuplot >/dev/null; then
+	"$PMIPROF" plot -i "$TMPD/p.data" -o "$TMPD/p.png" --phases --keep-script --time "$from,$to" \
+		>/dev/null 2>"$TMPD/perr"; rc=$?
+	n=$(grep -o 'keyentry with boxes fc rgb "[^"]*" fs solid 0.9 title "phase [0-9]"' "$TMPD/p.gp" 2>/dev/null | wc -l)
+	c=$(grep 'graph 0.04 fc rgb' "$TMPD/p.gp" 2>/dev/null | sed 's/.*fc rgb "\([^"]*\)".*/\1/' | sort -u | wc -l)
+	[ $rc -eq 0 ] && [ -s "$TMPD/p.png" ] && [ "$n" = 3 ] && [ "$c" = 3 ] &&
+		ok "plot --phases: 3 phase colours along the time axis, 3 key entries" ||
+		not_ok "plot --phases" "rc=$rc keys=$n colours=$c" "$(cat "$TMPD/perr")"
+else
+	skip "plot --phases" "gnuplot not installed (make deps)"
+fi
+"$PMIPROF" report -i "$TMPD/p.data" --phase 1 --windows >/dev/null 2>"$TMPD/ue"; rc=$?
+[ $rc -eq 2 ] && grep -q -- '--phase goes with the flat profile' "$TMPD/ue" && ok "report --phase --windows: usage error" ||
+	not_ok "--phase --windows" "rc=$rc $(cat "$TMPD/ue")"
 done_testing
