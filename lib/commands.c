@@ -17,6 +17,7 @@ static const struct command commands[] = {
 	CMD(report),
 	CMD(diff),
 	CMD(plot),
+	CMD(phases),
 	CMD(flamegraph),
 	CMD(list),
 	CMD(stat),

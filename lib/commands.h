@@ -41,5 +41,6 @@ DECLARE_COMMAND(doctor);
 DECLARE_COMMAND(archive);
 DECLARE_COMMAND(flamegraph);
 DECLARE_COMMAND(diff);
+DECLARE_COMMAND(phases);
 
 #endif /* PMIPROF_COMMANDS_H */

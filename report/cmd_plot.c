@@ -23,6 +23,7 @@
 #include "gnuplot.h"
 #include "histogram.h"
 #include "metrics.h"
+#include "phases.h"
 #include "profile.h"
 #include "session.h"
 #include "util.h"
@@ -35,7 +36,8 @@ const char cmd_plot_help[] =
 "\n"
 "SYNOPSIS\n"
 "    pmiprof plot [-i FILE] -o OUT.png|OUT.svg|OUT.pdf [--metric LIST] [--top N]\n"
-"                 [--keep-script] [--size WxH] [--title TEXT] [FILTERS]\n"
+"                 [--keep-script] [--size WxH] [--title TEXT] [--phases]\n"
+"                 [FILTERS]\n"
 "\n"
 "DESCRIPTION\n"
 "    Draws, from a trace, one time-series panel per metric (one point per\n"
@@ -77,6 +79,9 @@ const char cmd_plot_help[] =
 "                        with 'gnuplot OUT.gp'\n"
 "    --size WxH          image size in pixels (default 1200 x 250 per panel)\n"
 "    --title TEXT        title (default: the recorded command line)\n"
+"    --phases            colour the time axis by program phase (as 'pmiprof\n"
+"                        phases' finds them: a bar along the bottom of each\n"
+"                        time panel, a light band behind it; docs/phases.md)\n"
 "    -q, --quiet         no notes about symbols, no summary line\n"
 "    FILTERS             as for pmiprof report: --pid, --tid, --comm, --dso,\n"
 "                        --symbol, --time START,END, --window A-B\n"
@@ -100,7 +105,7 @@ const char cmd_plot_help[] =
 #define PLOT_BUCKETS 2000
 #define PLOT_MAX_ARROWS 200
 
-enum { OPT_KEEP = 0x3000, OPT_TOP, OPT_SIZE, OPT_TITLE };
+enum { OPT_KEEP = 0x3000, OPT_TOP, OPT_SIZE, OPT_TITLE, OPT_PHASES };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -109,6 +114,7 @@ static const struct option long_opts[] = {
 	{ "keep-script", no_argument, NULL, OPT_KEEP },
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "phases", no_argument, NULL, OPT_PHASES },
 	{ "help", no_argument, NULL, 'h' },
 	SESSION_FILTER_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -121,6 +127,8 @@ struct plot_args {
 	bool keep;
 	unsigned int width, height;
 	const char *terminal;	/* gnuplot terminal for the extension */
+	bool phases;		/* --phases */
+	struct phases_result *pr;	/* its phases, else NULL */
 };
 
 /* Per-window data kept for the plot (the profile keeps metric values). */
@@ -184,6 +192,9 @@ static int parse_args(struct plot_args *a, int argc, char **argv)
 			break;
 		case OPT_TITLE:
 			a->title = optarg;
+			break;
+		case OPT_PHASES:
+			a->phases = true;
 			break;
 		case 'h':
 			return -1;
@@ -608,6 +619,8 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 			tmax = d->t[w] > tmax ? d->t[w] : tmax;
 		fprintf(f, "set xrange [0:%.9f]\n", tmax > 0 ? tmax : 1e-3);
 		shaded = write_region_shading(f, s, tmax > 0 ? tmax : 1e-3);
+		if (a->pr)
+			phases_gnuplot_bands(f, a->pr, 3000);
 	}
 	/*
 	 * Lost samples: a red line at each place the trace reported a loss;
@@ -645,6 +658,9 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 				"title ", region_colors[k % ARRAY_SIZE(region_colors)]);
 			gp_str(f, regions_name(&s->reg, k));
 		}
+		for (k = 0; i == 0 && a->pr && k < a->pr->c.k; k++)
+			fprintf(f, ", keyentry with boxes fc rgb \"%s\" fs solid 0.9 title \"phase %u\"",
+				phases_color(k), k + 1);
 		fputc('\n', f);
 	}
 	fprintf(f, "unset label 2\nunset label 3\nunset label 4\nunset arrow\nunset object\n");
@@ -757,8 +773,29 @@ static int make_plot(struct plot_args *a)
 	int rc, status = 1;
 
 	memset(&d, 0, sizeof(d));
-	if (session_open(&s, &a->so))
+	if (a->phases) {
+		/* a pass of its own: the phases of the same windows */
+		static const struct phases_opts po;
+		static struct phases_result pr;
+
+		rc = session_open(&s, &a->so);
+		if (rc)
+			return 1;
+		rc = phases_detect(&s, &po, &pr);
+		session_close(&s);
+		if (rc) {
+			pm_err("%s: --phases: %s", a->so.input ? a->so.input : "pmiprof.data",
+			       rc == -ENODATA ? "no windows" : strerror(-rc));
+			phases_result_free(&pr);
+			return 1;
+		}
+		a->pr = &pr;
+	}
+	if (session_open(&s, &a->so)) {
+		if (a->pr)
+			phases_result_free(a->pr);
 		return 1;
+	}
 	rc = metrics_of(&s, a->metric, &ms);
 	if (rc) {
 		session_close(&s);
@@ -837,6 +874,8 @@ out:
 	free(d.t);
 	profile_free(&d.p);
 	session_close(&s);
+	if (a->pr)
+		phases_result_free(a->pr);
 	return status;
 }
 

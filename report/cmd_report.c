@@ -16,6 +16,7 @@
 #include "flat_output.h"
 #include "metrics.h"
 #include "parallel.h"
+#include "phases.h"
 #include "profile.h"
 #include "session.h"
 #include "stack_export.h"
@@ -34,6 +35,7 @@ const char cmd_report_help[] =
 "                   [--format table|csv|json] [--limit N] [--hist] [--srcline]\n"
 "                   [--inline] [--no-demangle] [--width N] [FILTERS]\n"
 "    pmiprof report --windows [-i FILE] [--format ...] [--limit N] [FILTERS]\n"
+"    pmiprof report --phase K [--phase-interval M] [--phase-max-k N] [...]\n"
 "    pmiprof report --format folded|pprof [--value EVENT] [-o FILE] [FILTERS]\n"
 "    pmiprof report --children | --tree [--percent-limit P] | --callers SYM |\n"
 "                   --callees SYM  [-i FILE] [--format ...] [FILTERS]\n"
@@ -144,6 +146,13 @@ const char cmd_report_help[] =
 "    thread start); the others end in a [truncated] frame.  --windows --format\n"
 "    csv|json gains a stack column (root;...;leaf) when the trace has stacks.\n"
 "\n"
+"PHASES\n"
+"    --phase K           the flat profile of program phase K (1-based), as\n"
+"                        'pmiprof phases' numbers them for the same trace,\n"
+"                        filters and options (docs/phases.md)\n"
+"    --phase-interval M, --phase-max-k N\n"
+"                        phases' --interval and --max-k\n"
+"\n"
 "FILTERS (all combine; lists are comma-separated; patterns are globs)\n"
 "    --pid LIST, --tid LIST        only these processes / threads\n"
 "    --comm LIST                   only these thread names\n"
@@ -184,7 +193,8 @@ SESSION_LOOKUP_HELP
 enum {
 	OPT_BY = 0x2000, OPT_HIST, OPT_HIST_METRIC, OPT_SRCLINE, OPT_INLINE, OPT_WIDTH,
 	OPT_NO_DEMANGLE, OPT_CHILDREN, OPT_PERCENT_LIMIT, OPT_CALLERS, OPT_CALLEES,
-	OPT_NO_LEAF_FIXUP, OPT_VALUE, OPT_NO_SUMMARIES,
+	OPT_NO_LEAF_FIXUP, OPT_VALUE, OPT_NO_SUMMARIES, OPT_PHASE, OPT_PHASE_INTERVAL,
+	OPT_PHASE_MAX_K,
 };
 
 static const struct option long_opts[] = {
@@ -208,6 +218,9 @@ static const struct option long_opts[] = {
 	{ "callees", required_argument, NULL, OPT_CALLEES },
 	{ "no-leaf-fixup", no_argument, NULL, OPT_NO_LEAF_FIXUP },
 	{ "no-summaries", no_argument, NULL, OPT_NO_SUMMARIES },
+	{ "phase", required_argument, NULL, OPT_PHASE },
+	{ "phase-interval", required_argument, NULL, OPT_PHASE_INTERVAL },
+	{ "phase-max-k", required_argument, NULL, OPT_PHASE_MAX_K },
 	{ "help", no_argument, NULL, 'h' },
 	SESSION_FILTER_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -228,6 +241,8 @@ struct report_args {
 	enum sv_kind view;
 	const char *view_sym;
 	double percent_limit;
+	uint64_t phase;			/* --phase K, 0 = none */
+	struct phases_opts po;
 };
 
 static int parse_args(struct report_args *a, int argc, char **argv)
@@ -269,6 +284,25 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 		case OPT_NO_SUMMARIES:
 			a->so.no_summaries = true;
 			break;
+		case OPT_PHASE:
+			if (pm_parse_u64(optarg, 1, PHASES_MAX_K, &a->phase))
+				return pm_usage_error("report", "--phase '%s': expected a phase "
+						      "number 1..%d", optarg, PHASES_MAX_K);
+			break;
+		case OPT_PHASE_INTERVAL:
+			if (pm_parse_u64(optarg, 1, UINT32_MAX, &a->po.interval))
+				return pm_usage_error("report", "--phase-interval '%s': expected a "
+						      "number of windows >= 1", optarg);
+			break;
+		case OPT_PHASE_MAX_K: {
+			uint64_t v;
+
+			if (pm_parse_u64(optarg, 1, PHASES_MAX_K, &v))
+				return pm_usage_error("report", "--phase-max-k '%s': expected 1..%d",
+						      optarg, PHASES_MAX_K);
+			a->po.max_k = (uint32_t)v;
+			break;
+		}
 		case OPT_BY:
 			for (i = 0; i < ARRAY_SIZE(bys) && strcmp(bys[i], optarg); i++)
 				;
@@ -345,6 +379,10 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	if (a->stack_format && (a->stack_view || a->windows || a->hist || a->by != BY_SYMBOL))
 		return pm_usage_error("report", "--format %s goes without --windows, --hist, "
 				      "--by and the stack views", a->stack_format);
+	if (a->phase && (a->stack_view || a->windows || a->stack_format))
+		return pm_usage_error("report", "--phase goes with the flat profile (and --hist, "
+				      "--by), not --windows, the stack views or --format "
+				      "folded/pprof");
 	/* --windows CSV/JSON show each window's stack when the trace has them. */
 	a->so.stacks = a->stack_view || (a->windows && a->format != FMT_TABLE);
 	return 0;
@@ -553,7 +591,16 @@ static int run_report(struct report_args *a)
 		hm.n = 0;
 	}
 	rc = profile_init(&p, &s, a->by, hm.m, hm.n);
-	if (!rc) {
+	if (!rc && a->phase) {
+		uint32_t nr;
+
+		rc = phases_profile(&s, &a->po, (uint32_t)a->phase, &p, &nr);
+		if (rc == -ERANGE || rc == -ENODATA) {
+			pm_err("%s: no phase %" PRIu64 " (%u phase(s) found; see 'pmiprof phases')",
+			       s.opts.input, a->phase, nr);
+			rc = 1;
+		}
+	} else if (!rc) {
 		rc = parallel_eligible(&s, &p) ? parallel_profile(&s, &p) : -EAGAIN;
 		if (rc == -EAGAIN)
 			rc = session_run(&s, profile_add_sample, &p);
