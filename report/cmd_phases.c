@@ -224,9 +224,19 @@ int phases_detect(struct session *s, const struct phases_opts *o, struct phases_
 		goto out;
 	}
 	phases_transitions(x, r->b.n, dim, tr);
-	for (i = 0; i < r->b.n; i++)
+	for (i = 0; i < r->b.n; i++) {
 		w[i] = tr[i] ? 0 : r->b.iv[i].windows;
-	err = phases_cluster(x, w, r->b.n, dim, o->max_k ? o->max_k : PHASES_DEFAULT_MAX_K,
+		r->clustered += !tr[i];
+	}
+	/*
+	 * A phase needs a few intervals for the BIC to mean anything: with 9
+	 * intervals it would happily find 7 phases.  k is capped at a third of
+	 * the intervals clustered, and the table says so.
+	 */
+	r->max_k_asked = o->max_k ? o->max_k : PHASES_DEFAULT_MAX_K;
+	err = phases_cluster(x, w, r->b.n, dim,
+			     r->max_k_asked < PHASES_K_CAP(r->clustered) ? r->max_k_asked :
+			     PHASES_K_CAP(r->clustered),
 			     phases_sampling_var(&r->b, w, dim), &r->c);
 	for (i = 0; !err && i < r->b.n; i++)
 		r->b.iv[i].phase = r->c.km.assign[i];
@@ -544,6 +554,9 @@ static void print_table(const struct session *s, const struct phases_result *r,
 	}
 	print_meta_line(stdout, "k = %u by BIC (SimPoint: the smallest k at >= 90%% of the way from "
 			"the worst to the best); BIC by k: %s", k, line);
+	if (r->c.max_k < r->max_k_asked)
+		print_meta_line(stdout, "k at most %u: only %u interval(s) clustered (at least 3 per "
+				"phase); a smaller --interval gives more", r->c.max_k, r->clustered);
 	if (tr)
 		print_meta_line(stdout, "%u transition interval(s) (a phase change inside) left out "
 				"of the clustering, labelled with the nearest phase", tr);

@@ -216,6 +216,9 @@ struct phases_opts {
 #define PHASES_TARGET_EVENTS		10e6	/* trigger events per interval */
 #define PHASES_TARGET_NS		100e6	/* time-based: ns per interval */
 
+/* The largest k worth trying on n clustered intervals: 3 per phase on average, at least 1. */
+#define PHASES_K_CAP(n)	((n) >= 6 ? (uint32_t)(n) / 3 : 1u)
+
 struct phases_result {
 	struct phases_builder b;
 	struct phases_clustering c;
@@ -226,6 +229,8 @@ struct phases_result {
 	struct metric_set rates;	/* shown per phase */
 	uint32_t nr_cluster_rates;	/* of them, the first ones clustered on */
 	uint8_t *transition;		/* per interval: 1 = a phase change inside it */
+	uint32_t max_k_asked;		/* --max-k or the default */
+	uint32_t clustered;		/* intervals clustered (transitions left out) */
 };
 
 /* One pass over s (opened, not run): the intervals and their phases. */

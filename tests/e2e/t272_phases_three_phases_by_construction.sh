@@ -100,4 +100,11 @@ fi
 "$PMIPROF" report -i "$TMPD/p.data" --phase 1 --windows >/dev/null 2>"$TMPD/ue"; rc=$?
 [ $rc -eq 2 ] && grep -q -- '--phase goes with the flat profile' "$TMPD/ue" && ok "report --phase --windows: usage error" ||
 	not_ok "--phase --windows" "rc=$rc $(cat "$TMPD/ue")"
+# few intervals: k is capped at a third of them, and the table says so
+iv9=$(( ${win:-0} / 9 ))
+"$PMIPROF" phases -i "$TMPD/p.data" --time "$from,$to" --interval "$iv9" >"$TMPD/few" 2>&1
+k9=$(sed -n 's/^# k = \([0-9]*\) by BIC.*/\1/p' "$TMPD/few")
+[ -n "$k9" ] && [ "$k9" -le 3 ] && grep -q '^# k at most [1-3]: only [0-9]* interval(s) clustered' "$TMPD/few" &&
+	ok "few intervals: k capped at a third of them ($k9), the table says so" ||
+	not_ok "few intervals: k capped at a third of them" "$(head -20 "$TMPD/few")"
 done_testing
