@@ -110,7 +110,7 @@ static const char *const part_names[TD_NR_PARTS] = {
 	[TD_BAD_SPEC] = "bad-spec",
 	[TD_RETIRING] = "retiring",
 	[TD_BACKEND] = "backend",
-	[TD_SMT] = "smt-contention",
+	[TD_SMT] = "smt",
 };
 
 const struct td_model *td_model_of_pmu(const char *pmu)

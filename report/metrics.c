@@ -113,7 +113,7 @@ static void metrics_topdown(const struct trace_header *h, struct metric_set *out
 			continue;
 		m = &out->m[out->n++];
 		memset(m, 0, sizeof(*m));
-		snprintf(m->name, sizeof(m->name), "%s-pct", td_part_name((enum td_part)p));
+		snprintf(m->name, sizeof(m->name), "%s", td_part_name((enum td_part)p));
 		m->kind = METRIC_TOPDOWN;
 		m->a = idx[0];
 		m->b = -1;

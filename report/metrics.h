@@ -6,8 +6,9 @@
  *   branch-miss-pct     branch-misses / branches * 100
  * and, for plots, <event>-rate: per 1000 instructions when instructions
  * were recorded, else per second of CPU time (task-clock/cpu-clock, ns).
- * and the top-down level-1 percentages (frontend-pct, bad-spec-pct,
- * retiring-pct, backend-pct, on AMD smt-contention-pct) when the trace holds
+ * and the top-down level-1 percentages of slots (frontend, bad-spec,
+ * retiring, backend, on AMD smt: at most 8 characters, to fit the report's
+ * columns) when the trace holds
  * the events of a row of lib/topdown.c's table ("-e topdown").
  * A metric exists only when all the events it needs were recorded.
  */
