@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "record.h"
+#include "topdown.h"
 #include "util.h"
 
 const char cmd_record_summary[] = "Record windowed samples of a command, processes or CPUs";
@@ -64,7 +65,9 @@ const char cmd_record_help[] =
 "        cycles, cache-misses, branch-misses, LLC-load-misses, cpu-clock,\n"
 "        task-clock, page-faults, context-switches, ...), raw rNNNN, or libpfm4\n"
 "        names (INST_RETIRED:ANY_P).  Modifiers :u :k :h restrict privilege levels;\n"
-"        :T marks the trigger.  At most 16 events.\n"
+"        :T marks the trigger.  At most 16 events.  'topdown' stands for this\n"
+"        CPU's top-down level-1 events in one group (docs/topdown.md); the\n"
+"        report then shows frontend, bad-spec, retiring, backend (% of slots).\n"
 "        Default: " RECORD_DEFAULT_EVENTS " -c 512000.\n"
 "    -c, --count PERIOD\n"
 "        Trigger events per window (k/M/G suffixes allowed).  Range 1..2^47-1 for\n"
@@ -171,6 +174,44 @@ static void default_rate(struct record_opts *o)
 		o->period = 100;
 	else
 		o->period = RECORD_DEFAULT_PERIOD;
+}
+
+/*
+ * "-e topdown" expanded to this CPU's events; say here, once, what is missing
+ * when they cannot be recorded, rather than failing on the first event.
+ */
+static bool topdown_refused(const char *cmd, const struct pm_event_list *l)
+{
+	const char *sysfs = getenv("PMIPROF_SYSFS_EVENT_SOURCE");
+	char names[512] = "";
+	size_t n = 0;
+	bool lead = false;
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++) {
+		if (!l->ev[i].topdown)
+			continue;
+		lead |= l->ev[i].group_lead;
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+				      l->ev[i].name);
+		if (n >= sizeof(names))
+			n = sizeof(names) - 1;
+	}
+	if (!n)
+		return false;
+	if (!td_hw_pmu_present(sysfs ? sysfs : "/sys/bus/event_source/devices")) {
+		pm_err("topdown: no hardware PMU (the kernel exposes no core PMU in "
+		       "/sys/bus/event_source/devices, as in most VMs), so this CPU's level-1 "
+		       "events cannot be counted: %s", names);
+		return true;
+	}
+	if (lead && !strcmp(cmd, "record")) {
+		pm_err("topdown: this CPU's level-1 events come from PERF_METRICS (%s); the "
+		       "kernel needs 'slots' as a non-sampling group leader, and record samples "
+		       "through the leader of its group: not supported yet", names);
+		return true;
+	}
+	return false;
 }
 
 int record_parse_common(const char *cmd, int argc, char **argv, struct record_opts *o,
@@ -289,6 +330,8 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 		return pm_usage_error(cmd, "nothing to record: give a command (after --), -p or -a");
 	if (pm_events_parse(events, &o->events, err, sizeof(err)))
 		return pm_usage_error(cmd, "%s", err);
+	if (topdown_refused(cmd, &o->events))
+		return 1;
 	default_rate(o);
 	if (record_check_rate(o, err, sizeof(err)))
 		return pm_usage_error(cmd, "%s", err);

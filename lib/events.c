@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topdown.h"
 #include "util.h"
 
 #define CACHE(id, op, res) \
@@ -414,6 +415,13 @@ int pm_events_parse(const char *spec, struct pm_event_list *out, char *err, size
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool trig;
 
+		if (!strncmp(tok, "topdown", 7) && (!tok[7] || tok[7] == ':')) {
+			ret = tok[7] ? set_err(err, err_len, -EINVAL, "'%s': topdown takes no "
+					       "modifiers", tok) : td_expand(out, err, err_len);
+			if (ret)
+				break;
+			continue;
+		}
 		if (out->nr == PMIPROF_MAX_EVENTS) {
 			ret = set_err(err, err_len, -E2BIG, "too many events: at most %d per recording",
 				      PMIPROF_MAX_EVENTS);

@@ -10,6 +10,8 @@
  *   raw               rNNNN (hex config, PERF_TYPE_RAW)
  *   libpfm4           any name libpfm4 knows for this machine's PMU, e.g.
  *                     INST_RETIRED:ANY_P or skl::BR_MISP_RETIRED:ALL_BRANCHES
+ *   topdown           the events of this CPU's top-down level-1 formula
+ *                     (lib/topdown.c), no modifiers
  * Modifiers after a colon: u (user only), k (kernel only), h (hypervisor
  * only), any combination ("uk"), and T: this event is the trigger (the one
  * whose period closes windows).  Without T the first event is the trigger.
@@ -37,6 +39,8 @@ struct pm_event {
 	bool software;			/* PERF_TYPE_SOFTWARE */
 	bool time_based;		/* cpu-clock / task-clock: period is in ns */
 	bool from_pfm;			/* encoded by libpfm4 */
+	bool topdown;			/* one of the events "-e topdown" expanded to */
+	bool group_lead;		/* must lead its group, not sampling (slots) */
 };
 
 struct pm_event_list {

@@ -254,8 +254,17 @@ static int metrics_of(const struct session *s, const char *list, struct metric_s
 		return rc;
 	}
 	metrics_derived(s->h, out);
-	if (out->n > PLOT_MAX_METRICS)
+	if (out->n > PLOT_MAX_METRICS) {
+		/* the top-down parts (last) make one panel: keep them, drop others */
+		uint32_t ntd = 0, j;
+
+		for (j = 0; j < out->n; j++)
+			ntd += out->m[j].kind == METRIC_TOPDOWN;
+		if (ntd && ntd < PLOT_MAX_METRICS)
+			memmove(&out->m[PLOT_MAX_METRICS - ntd], &out->m[out->n - ntd],
+				ntd * sizeof(out->m[0]));
 		out->n = PLOT_MAX_METRICS;
+	}
 	if (out->n)
 		return 0;
 	event_roles_find(s->h, &r);
@@ -537,6 +546,39 @@ static uint32_t write_region_shading(FILE *f, struct session *s, double tmax)
 	return shaded;
 }
 
+/*
+ * The top-down parts stacked along time: band k fills between the sum of
+ * the parts before it and that sum plus part k (series columns), so the
+ * bands of a window add up to 100 %.  Its key sits right of the data.
+ */
+static void write_topdown_panel(FILE *f, const struct profile *p, const char *series,
+				double ph, double origin)
+{
+	static const char *const colors[] = { "#9467bd", "#d62728", "#2ca02c", "#1f77b4",
+					      "#7f7f7f" };
+	char below[256] = "0";
+	uint32_t i, k = 0;
+
+	fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, origin);
+	fprintf(f, "set xlabel \"time (s)\"\nset ylabel \"top-down level 1 (%% of slots)\"\n"
+		"set yrange [0:100]\nset key outside right top box opaque\nplot ");
+	for (i = 0; i < p->nr_hist; i++) {
+		const struct metric *m = &p->hist_metrics[i];
+		char above[300];
+
+		if (m->kind != METRIC_TOPDOWN)
+			continue;
+		snprintf(above, sizeof(above), "%s+$%u", below, i + 2);
+		fprintf(f, "%s\"%s\" using 1:(%s):(%s) with filledcurves fs solid 0.6 "
+			"lc rgb \"%s\" title ", k ? ", " : "", series, below, above,
+			colors[k % ARRAY_SIZE(colors)]);
+		gp_str(f, m->name);
+		pm_strlcpy(below, above, sizeof(below));
+		k++;
+	}
+	fprintf(f, "\nset yrange [*:*]\n");
+}
+
 static int write_script(const char *path, const struct plot_args *a, const struct plot_data *d,
 			const uint32_t *order, uint32_t ntop, const char *series,
 			const char *hists, uint64_t per_point, const struct hist *all)
@@ -544,13 +586,21 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	struct session *s = d->p.s;
 	const struct trace_header *h = s->h;
 	const struct profile *p = &d->p;
-	uint32_t nm = p->nr_hist, i, k, panels = nm + (ntop ? 1 : 0) + 1, shaded = 0;
-	unsigned int width = a->width ? a->width : 1200;
-	unsigned int height = a->height ? a->height : 250 * panels + 60;
+	uint32_t nm = p->nr_hist, i, k, ntd = 0, row = 0, shaded = 0, panels;
+	unsigned int width, height;
 	/* Equal rows under a title band: series panels, the function strip, histograms. */
-	double ph = 0.94 / panels;
+	double ph;
 	char kind[128], title[4200], lb[256];
-	FILE *f = fopen(path, "w");
+	FILE *f;
+
+	/* The top-down percentages share one stacked panel (docs/topdown.md). */
+	for (i = 0; i < nm; i++)
+		ntd += p->hist_metrics[i].kind == METRIC_TOPDOWN;
+	panels = nm - ntd + (ntd ? 1 : 0) + (ntop ? 1 : 0) + 1;
+	width = a->width ? a->width : 1200;
+	height = a->height ? a->height : 250 * panels + 60;
+	ph = 0.94 / panels;
+	f = fopen(path, "w");
 
 	if (!f)
 		return -errno;
@@ -646,7 +696,9 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		(h->flags & (PMIPROF_TRACE_F_TIME_BASED | PMIPROF_TRACE_F_EMULATED)) ?
 		"dark-orange" : "gray40");
 	for (i = 0; i < nm; i++) {
-		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - (i + 1) * ph);
+		if (p->hist_metrics[i].kind == METRIC_TOPDOWN)
+			continue;
+		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - ++row * ph);
 		fprintf(f, "set xlabel \"time (s)\"\nset ylabel ");
 		gp_str(f, metric_label(&p->hist_metrics[i], h, lb, sizeof(lb)));
 		fprintf(f, "\nplot \"%s\" using 1:%u with %s lc rgb \"#1f77b4\" title ", series,
@@ -663,9 +715,11 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 				phases_color(k), k + 1);
 		fputc('\n', f);
 	}
+	if (ntd)
+		write_topdown_panel(f, p, series, ph, 0.94 - ++row * ph);
 	fprintf(f, "unset label 2\nunset label 3\nunset label 4\nunset arrow\nunset object\n");
 	if (ntop) {
-		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - (nm + 1) * ph);
+		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - (row + 1) * ph);
 		/* Each function's share is in its label: no key to cover the strip. */
 		fprintf(f, "unset key\nset ylabel \"top functions (share)\"\nset yrange [0.5:%u.5]\n"
 			"set ytics (", ntop);

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "topdown.h"
+
 const char *event_base_name(const char *name, char *buf, size_t size)
 {
 	size_t i, o = 0;
@@ -76,6 +78,51 @@ static bool is_miss_event(const char *name)
 	return strstr(event_base_name(name, b, sizeof(b)), "miss") != NULL;
 }
 
+bool metric_topdown_value(const struct metric *m, const uint64_t *c, double *v)
+{
+	uint64_t tc[TD_MAX_EVENTS] = { 0 };
+	double f[TD_NR_PARTS];
+	unsigned int k;
+
+	for (k = 0; k < m->td_model->nr; k++)
+		tc[k] = c[m->td_ev[k]];
+	if (!td_fractions(m->td_model, tc, f))
+		return false;
+	*v = f[m->td_part] * 100.0;
+	return true;
+}
+
+/* The level-1 percentages when the header holds a topdown row's events. */
+static void metrics_topdown(const struct trace_header *h, struct metric_set *out)
+{
+	const char *names[PMIPROF_MAX_EVENTS];
+	int idx[TD_MAX_EVENTS];
+	const struct td_model *td;
+	uint32_t i, n = h->nr_events < PMIPROF_MAX_EVENTS ? h->nr_events : PMIPROF_MAX_EVENTS;
+	int p;
+
+	for (i = 0; i < n; i++)
+		names[i] = h->events[i].name;
+	td = td_match(names, n, idx);
+	if (!td)
+		return;
+	for (p = 0; p < TD_NR_PARTS; p++) {
+		struct metric *m;
+
+		if (!td_formula_has(td->formula, (enum td_part)p))
+			continue;
+		m = &out->m[out->n++];
+		memset(m, 0, sizeof(*m));
+		snprintf(m->name, sizeof(m->name), "%s", td_part_name((enum td_part)p));
+		m->kind = METRIC_TOPDOWN;
+		m->a = idx[0];
+		m->b = -1;
+		m->td_model = td;
+		m->td_part = p;
+		memcpy(m->td_ev, idx, sizeof(m->td_ev));
+	}
+}
+
 void metrics_derived(const struct trace_header *h, struct metric_set *out)
 {
 	struct event_roles r;
@@ -101,6 +148,7 @@ void metrics_derived(const struct trace_header *h, struct metric_set *out)
 	if (r.branches >= 0 && r.branch_misses >= 0)
 		out->m[out->n++] = (struct metric){ "branch-miss-pct", METRIC_PERCENT,
 						    r.branch_misses, r.branches };
+	metrics_topdown(h, out);
 }
 
 static int find_event(const struct trace_header *h, const char *name, size_t len)

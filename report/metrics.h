@@ -6,6 +6,10 @@
  *   branch-miss-pct     branch-misses / branches * 100
  * and, for plots, <event>-rate: per 1000 instructions when instructions
  * were recorded, else per second of CPU time (task-clock/cpu-clock, ns).
+ * and the top-down level-1 percentages of slots (frontend, bad-spec,
+ * retiring, backend, on AMD smt: at most 8 characters, to fit the report's
+ * columns) when the trace holds
+ * the events of a row of lib/topdown.c's table ("-e topdown").
  * A metric exists only when all the events it needs were recorded.
  */
 #ifndef PMIPROF_REPORT_METRICS_H
@@ -22,13 +26,22 @@ enum metric_kind {
 	METRIC_PERCENT,		/* a * 100 / b */
 	METRIC_PER_SECOND,	/* a * 1e9 / b (b in ns) */
 	METRIC_EVENT,		/* a itself (plots of raw per-window counts) */
+	METRIC_TOPDOWN,		/* part td_part of td_model's formula, percent */
 };
+
+struct td_model;
 
 struct metric {
 	char name[160];
 	enum metric_kind kind;
 	int a, b;		/* event indexes */
+	const struct td_model *td_model;	/* METRIC_TOPDOWN: the formula */
+	int td_part;				/* enum td_part */
+	int td_ev[6];				/* its events' indexes (TD_MAX_EVENTS) */
 };
+
+/* METRIC_TOPDOWN's value; false when the window has no slots. */
+bool metric_topdown_value(const struct metric *m, const uint64_t *c, double *v);
 
 #define MAX_METRICS (PMIPROF_MAX_EVENTS + 2)
 
@@ -59,6 +72,8 @@ static inline bool metric_value(const struct metric *m, const uint64_t *c, doubl
 		*v = a;
 		return true;
 	}
+	if (m->kind == METRIC_TOPDOWN)
+		return metric_topdown_value(m, c, v);
 	if (b == 0)
 		return false;
 	switch (m->kind) {
