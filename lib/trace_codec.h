@@ -595,8 +595,9 @@ trace_enc_sample3(struct trace_codec *c, uint8_t *p, const struct trace_sample *
  * without its time step, ip delta/index and counts), IP (the ip varints of
  * slot-0 samples), TIME (time step residuals), one per event (count
  * residuals), HI.  A split number's first varint byte goes to its field's
- * stream and its further bytes (if bit 7 says so) to HI, so that the
- * field streams hold one byte per sample each.
+ * stream and its further bytes (if bit 7 says so) to HI, so that TIME and
+ * the event streams hold exactly one byte per SAMPLE each (0 for an event
+ * at or above the sample's nr): sample j's bytes are at index j.
  */
 #define TRACE_COL_MAIN			0
 #define TRACE_COL_IP			1
@@ -627,11 +628,11 @@ static inline __attribute__((always_inline)) void col_put(uint8_t **lo, uint8_t 
  * context's previous step, as RECORDS3).
  */
 static inline __attribute__((always_inline)) uint8_t *
-trace_enc_sample4(struct trace_codec *c, uint8_t *p, uint8_t **col, unsigned int hi,
+trace_enc_sample4(struct trace_codec *c, uint8_t *p, uint8_t **col, uint32_t nr_events,
 		  const struct trace_sample *s, uint32_t stack, const uint8_t *pred, uint64_t step)
 {
 	uint8_t *same = p++;
-	unsigned int mask, k, more = 0;
+	unsigned int mask, k, more = 0, hi = TRACE_COL_HI(nr_events);
 	struct trace_ctx *x;
 	uint64_t dt, ip = s->ip, base;
 	uint32_t i, nr = s->nr;
@@ -700,6 +701,8 @@ trace_enc_sample4(struct trace_codec *c, uint8_t *p, uint8_t **col, unsigned int
 			zigzag_enc((int64_t)(s->counts[i] - base)));
 		x->counts[i] = s->counts[i];
 	}
+	for (; i < nr_events; i++)	/* one byte per sample in every event stream */
+		*col[TRACE_COL_EVENT + i]++ = 0;
 	if (stack) {
 		mask |= TRACE_SAMPLE_STACK;
 		p = varint_put(p, stack);
@@ -708,11 +711,15 @@ trace_enc_sample4(struct trace_codec *c, uint8_t *p, uint8_t **col, unsigned int
 	return p;
 }
 
-/* The streams of an open RECORDS4 chunk (reader): next byte and end of each. */
+/*
+ * The streams of an open RECORDS4 chunk (reader): where each starts and
+ * ends; IP and HI are read in order (p), TIME and the events by sample.
+ */
 struct trace_cols {
 	const uint8_t *p[TRACE_COLS_MAX];
 	const uint8_t *end[TRACE_COLS_MAX];
 	uint32_t hi;			/* TRACE_COL_HI(nr_events) */
+	uint32_t j, nr;			/* the next sample; samples (TIME's length) */
 };
 
 /*
@@ -727,29 +734,24 @@ trace_decode_sample4(struct trace_codec *c, const uint8_t *p, const uint8_t *end
 		     struct trace_cols *cols, uint32_t nr_events, const uint8_t *pred,
 		     uint64_t step, struct trace_sample *s, const uint8_t **endp, const bool fast)
 {
-	const uint8_t *hp = cols->p[cols->hi], *q;
+	const uint8_t *hp = cols->p[cols->hi], *hend = cols->end[cols->hi], *q;
 	unsigned int mask, slot, more;
 	struct trace_ctx *x;
 	uint64_t v, ip, base;
-	uint32_t i, nr;
+	uint32_t i, nr, j = cols->j;
 
 #define GET(x) do {								\
 		if (fast ? varint_get_unchecked(&p, &(x)) : varint_get(&p, end, &(x)))	\
 			goto short_body;					\
 	} while (0)
 #define GET32(x) do { GET(v); if (v > UINT32_MAX) goto range; (x) = (uint32_t)v; } while (0)
-	/* a split number from stream k into v */
+	/* a split number: sample j's byte of stream k, then HI if bit 7 says so */
 #define GETCOL(k) do {								\
-		q = cols->p[k];							\
-		if (!fast && q >= cols->end[k])					\
-			goto short_col;						\
-		v = *q++;							\
-		cols->p[k] = q;							\
+		v = cols->p[k][j];						\
 		if (__builtin_expect(v & 0x80, 0)) {				\
 			uint64_t h_;						\
 									\
-			if (fast ? varint_get_unchecked(&hp, &h_) :		\
-				   varint_get(&hp, cols->end[cols->hi], &h_))	\
+			if (fast ? varint_get_unchecked(&hp, &h_) : varint_get(&hp, hend, &h_)) \
 				goto short_col;					\
 			if (h_ >> 57)						\
 				goto short_col;					\
@@ -758,6 +760,8 @@ trace_decode_sample4(struct trace_codec *c, const uint8_t *p, const uint8_t *end
 	} while (0)
 	if (!fast && p >= end)
 		goto short_body;
+	if (j >= cols->nr)
+		return "more samples than the column streams hold";
 	mask = *p++;
 	x = &c->ctx[mask & TRACE_SAMPLE3_CTX_MASK];
 	if (__builtin_expect(mask & TRACE_SAMPLE3_MORE, 0)) {
@@ -832,18 +836,10 @@ trace_decode_sample4(struct trace_codec *c, const uint8_t *p, const uint8_t *end
 	} else {
 		s->stack = 0;
 	}
-	if (fast) {
-		/* over-reads went into the next stream (readable): caught here */
-		unsigned int bad = p > end;
-
-		bad |= cols->p[TRACE_COL_IP] > cols->end[TRACE_COL_IP];
-		bad |= cols->p[TRACE_COL_TIME] > cols->end[TRACE_COL_TIME];
-		bad |= hp > cols->end[cols->hi];
-		for (i = 0; i < nr; i++)
-			bad |= cols->p[TRACE_COL_EVENT + i] > cols->end[TRACE_COL_EVENT + i];
-		if (bad)
-			goto short_col;
-	}
+	/* fast: over-reads went into the next stream (readable), caught here */
+	if (fast && ((p > end) | (cols->p[TRACE_COL_IP] > cols->end[TRACE_COL_IP]) | (hp > hend)))
+		goto short_col;
+	cols->j = j + 1;
 	*endp = p;
 	s->time = x->time;
 	s->cpu = x->cpu;

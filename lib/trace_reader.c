@@ -685,6 +685,12 @@ static const char *open_cols(struct trace_reader *r, const uint8_t *payload, uin
 	}
 	if (at != usize)
 		return "column streams smaller than the payload";
+	/* TIME and the events: one byte per sample each */
+	for (i = TRACE_COL_TIME; i < r->col.hi; i++)
+		if (r->col.end[i] - r->col.p[i] != r->col.end[TRACE_COL_TIME] - r->col.p[TRACE_COL_TIME])
+			return "column streams of different lengths";
+	r->col.nr = (uint32_t)(r->col.end[TRACE_COL_TIME] - r->col.p[TRACE_COL_TIME]);
+	r->col.j = 0;
 	r->col.hi = TRACE_COL_HI(r->hdr.nr_events);
 	r->cbase = r->cp = r->col.p[TRACE_COL_MAIN];
 	r->cend = r->col.end[TRACE_COL_MAIN];

@@ -884,7 +884,8 @@ enc_sample(struct trace_writer *w, const struct trace_sample *s, uint32_t stack)
 	uint8_t *p = sample_begin(w);
 
 	if (w->cols)
-		return trace_enc_sample4(&w->codec, p, w->col, w->hi, s, stack, w->pred, w->step);
+		return trace_enc_sample4(&w->codec, p, w->col, w->nr_events, s, stack, w->pred,
+					 w->step);
 	if (w->records2)
 		return trace_enc_sample2(&w->codec, p, s, stack, w->pred);
 	return trace_enc_sample3(&w->codec, p, s, stack, w->pred);
