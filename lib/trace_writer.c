@@ -828,12 +828,12 @@ static inline uint8_t *rec_begin(struct trace_writer *w, uint8_t type)
 /* Payload bytes of the open chunk (RECORDS4: in every stream). */
 static inline size_t chunk_bytes(const struct trace_writer *w)
 {
-	size_t n = w->used;
-	uint32_t i;
-
-	for (i = 1; i < w->ncols; i++)
-		n += (size_t)(w->col[i] - w->colbase[i]);
-	return n;
+	if (!w->cols)
+		return w->used;
+	/* TIME and every event stream: one byte per sample each */
+	return w->used + (size_t)(w->col[TRACE_COL_IP] - w->colbase[TRACE_COL_IP]) +
+	       (size_t)(w->col[w->hi] - w->colbase[w->hi]) +
+	       (size_t)(w->col[TRACE_COL_TIME] - w->colbase[TRACE_COL_TIME]) * (1 + w->nr_events);
 }
 
 /* Close the record at body_end; returns whether the chunk is full now. */
