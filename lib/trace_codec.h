@@ -610,32 +610,38 @@ trace_enc_sample3(struct trace_codec *c, uint8_t *p, const struct trace_sample *
 /* Most bytes one sample adds to a non-MAIN stream (HI: the time and 16 counts). */
 #define TRACE_COL_SAMPLE_MAX		(9 * (1 + PMIPROF_MAX_EVENTS) + 10)
 
-/* A split number: the first varint byte at *lo, the rest at *hi. */
-static inline __attribute__((always_inline)) void col_put(uint8_t **lo, uint8_t **hi, uint64_t v)
+/* A split number: returns its first varint byte; the rest goes to *hi. */
+static inline __attribute__((always_inline)) uint8_t col_lo(uint64_t v, uint8_t **hi)
 {
-	if (__builtin_expect(v < 0x80, 1)) {
-		*(*lo)++ = (uint8_t)v;
-	} else {
-		*(*lo)++ = (uint8_t)(v | 0x80);
-		*hi = varint_put(*hi, v >> 7);
-	}
+	if (__builtin_expect(v < 0x80, 1))
+		return (uint8_t)v;
+	*hi = varint_put(*hi, v >> 7);
+	return (uint8_t)(v | 0x80);
 }
+
+/* The writer's streams of an open RECORDS4 chunk (not MAIN). */
+struct trace_wcols {
+	uint8_t *lo[TRACE_COLS_MAX];	/* TIME and the events: sample n's byte at lo[k][n] */
+	uint8_t *ip, *hi;		/* next byte of IP and HI */
+	size_t n;			/* samples so far */
+};
 
 /*
  * Encode a SAMPLE into a RECORDS4 chunk: its MAIN part at p (returns the
- * end), the rest appended to the streams at col[] (TRACE_COL_*); hi is
- * TRACE_COL_HI(nr_events); step the header's TIME_STEP (0: against the
- * context's previous step, as RECORDS3).
+ * end), the rest into the streams w; step is the header's TIME_STEP (0:
+ * against the context's previous step, as RECORDS3).  Stream pointers are
+ * kept in locals: a byte store through any of them could alias the struct.
  */
 static inline __attribute__((always_inline)) uint8_t *
-trace_enc_sample4(struct trace_codec *c, uint8_t *p, uint8_t **col, uint32_t nr_events,
+trace_enc_sample4(struct trace_codec *c, uint8_t *p, struct trace_wcols *w, uint32_t nr_events,
 		  const struct trace_sample *s, uint32_t stack, const uint8_t *pred, uint64_t step)
 {
-	uint8_t *same = p++;
-	unsigned int mask, k, more = 0, hi = TRACE_COL_HI(nr_events);
+	uint8_t *same = p++, *hp = w->hi, *lo;
+	unsigned int mask, k, more = 0;
 	struct trace_ctx *x;
 	uint64_t dt, ip = s->ip, base;
 	uint32_t i, nr = s->nr;
+	size_t n = w->n;
 
 	k = trace_ctx_pick(c, s, &more);
 	x = &c->ctx[k];
@@ -666,8 +672,8 @@ trace_enc_sample4(struct trace_codec *c, uint8_t *p, uint8_t **col, uint32_t nr_
 			p = varint_put(p, x->nr = nr);
 	}
 	dt = s->time - x->time;
-	col_put(&col[TRACE_COL_TIME], &col[hi],
-		zigzag_enc((int64_t)(dt - (step ? step : (uint64_t)x->sample_dt))));
+	lo = w->lo[TRACE_COL_TIME];
+	lo[n] = col_lo(zigzag_enc((int64_t)(dt - (step ? step : (uint64_t)x->sample_dt))), &hp);
 	x->sample_dt = (int64_t)dt;
 	c->time = x->time = s->time;
 	for (k = 0; k < TRACE_IP_CACHE; k++)
@@ -680,29 +686,38 @@ trace_enc_sample4(struct trace_codec *c, uint8_t *p, uint8_t **col, uint32_t nr_
 		uint64_t z = zigzag_enc((int64_t)(ip - c->ips[0]));
 
 		if (c->iptab[h] == ip) {
-			col[TRACE_COL_IP] = varint_put(col[TRACE_COL_IP], (uint64_t)h << 1 | 1);
+			w->ip = varint_put(w->ip, (uint64_t)h << 1 | 1);
 		} else {
 			if (__builtin_expect(z >> 63, 0)) {
-				col[TRACE_COL_IP] = varint_put(col[TRACE_COL_IP],
-							       (uint64_t)TRACE_IP_TABLE << 1 | 1);
-				col[TRACE_COL_IP] = varint_put(col[TRACE_COL_IP], ip);
+				w->ip = varint_put(w->ip, (uint64_t)TRACE_IP_TABLE << 1 | 1);
+				w->ip = varint_put(w->ip, ip);
 			} else {
-				col[TRACE_COL_IP] = varint_put(col[TRACE_COL_IP], z << 1);
+				w->ip = varint_put(w->ip, z << 1);
 			}
 			c->iptab[h] = ip;
 		}
 	}
 	trace_ip_to_front(c->ips, k, ip);
-	for (i = 0; i < nr; i++) {
-		base = !pred || pred[i] == PMIPROF_PREDICT_PREV ? x->counts[i] :
-		       pred[i] == PMIPROF_PREDICT_TIME ? dt :
-		       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
-		col_put(&col[TRACE_COL_EVENT + i], &col[hi],
-			zigzag_enc((int64_t)(s->counts[i] - base)));
-		x->counts[i] = s->counts[i];
+	if (!pred) {
+		for (i = 0; i < nr; i++) {
+			lo = w->lo[TRACE_COL_EVENT + i];
+			lo[n] = col_lo(zigzag_enc((int64_t)(s->counts[i] - x->counts[i])), &hp);
+			x->counts[i] = s->counts[i];
+		}
+	} else {
+		for (i = 0; i < nr; i++) {
+			base = pred[i] == PMIPROF_PREDICT_PREV ? x->counts[i] :
+			       pred[i] == PMIPROF_PREDICT_TIME ? dt :
+			       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
+			lo = w->lo[TRACE_COL_EVENT + i];
+			lo[n] = col_lo(zigzag_enc((int64_t)(s->counts[i] - base)), &hp);
+			x->counts[i] = s->counts[i];
+		}
 	}
 	for (; i < nr_events; i++)	/* one byte per sample in every event stream */
-		*col[TRACE_COL_EVENT + i]++ = 0;
+		w->lo[TRACE_COL_EVENT + i][n] = 0;
+	w->hi = hp;
+	w->n = n + 1;
 	if (stack) {
 		mask |= TRACE_SAMPLE_STACK;
 		p = varint_put(p, stack);
@@ -821,12 +836,20 @@ trace_decode_sample4(struct trace_codec *c, const uint8_t *p, const uint8_t *end
 	nr = x->nr;
 	s->nr = nr;
 	trace_zero_counts(s->counts);
-	for (i = 0; i < nr; i++) {
-		GETCOL(TRACE_COL_EVENT + i);
-		base = !pred || pred[i] == PMIPROF_PREDICT_PREV ? x->counts[i] :
-		       pred[i] == PMIPROF_PREDICT_TIME ? (uint64_t)x->sample_dt :
-		       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
-		s->counts[i] = x->counts[i] = base + (uint64_t)zigzag_dec(v);
+	if (!pred) {
+		for (i = 0; i < nr; i++) {
+			GETCOL(TRACE_COL_EVENT + i);
+			s->counts[i] = x->counts[i] += (uint64_t)zigzag_dec(v);
+		}
+	} else {
+		for (i = 0; i < nr; i++) {
+			GETCOL(TRACE_COL_EVENT + i);
+			/* the header's predictors name only earlier events: decoded already */
+			base = pred[i] == PMIPROF_PREDICT_PREV ? x->counts[i] :
+			       pred[i] == PMIPROF_PREDICT_TIME ? (uint64_t)x->sample_dt :
+			       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
+			s->counts[i] = x->counts[i] = base + (uint64_t)zigzag_dec(v);
+		}
 	}
 	cols->p[cols->hi] = hp;
 	if (mask & TRACE_SAMPLE_STACK) {

@@ -115,8 +115,8 @@ struct trace_writer {
 	bool cols;			/* RECORDS4 chunks (the default), else RECORDS3 */
 	uint64_t step;			/* the header's TIME_STEP (RECORDS4) */
 	uint32_t ncols, hi;		/* RECORDS4: streams, and which is HI */
-	uint8_t *col[TRACE_COLS_MAX];	/* RECORDS4: next byte of each stream (not MAIN) */
-	uint8_t *colbase[TRACE_COLS_MAX];
+	struct trace_wcols col;		/* RECORDS4: the streams but MAIN */
+	uint8_t *colbase[TRACE_COLS_MAX];	/* where each starts */
 	uint8_t *colbuf;		/* their memory */
 	uint32_t nr_events;
 	uint8_t predict[PMIPROF_MAX_EVENTS];	/* PMIPROF_PREDICT_* per event, as in the header */
@@ -338,7 +338,9 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 		if (!w->colbuf)
 			goto fail;
 		for (i = 1; i < w->ncols; i++)
-			w->col[i] = w->colbase[i] = w->colbuf + room * (i - 1);
+			w->col.lo[i] = w->colbase[i] = w->colbuf + room * (i - 1);
+		w->col.ip = w->colbase[TRACE_COL_IP];
+		w->col.hi = w->colbase[w->hi];
 		w->used = TRACE_COL_TABLE(w->nr_events);	/* room for the stream table */
 	}
 	if (w->level > 0 && w->compressor == PMIPROF_TRACE_CODEC_ZSTD) {
@@ -405,12 +407,13 @@ int trace_writer_open(struct trace_writer **wp, const char *path, const struct t
 
 static void drop_open_chunk(struct trace_writer *w)
 {
-	uint32_t i;
-
 	w->nr_records = 0;
 	w->used = w->cols ? TRACE_COL_TABLE(w->nr_events) : 0;
-	for (i = 1; i < w->ncols; i++)
-		w->col[i] = w->colbase[i];
+	w->col.n = 0;
+	if (w->cols) {
+		w->col.ip = w->colbase[TRACE_COL_IP];
+		w->col.hi = w->colbase[w->hi];
+	}
 	w->chunk_samples = 0;
 	w->chunk_last_time = 0;
 	w->flush_due = false;
@@ -668,7 +671,8 @@ static size_t assemble_cols(struct trace_writer *w, size_t *cuts)
 	memcpy(t, &len, 4);
 	cuts[0] = at;
 	for (i = 1; i < w->ncols; i++) {
-		len = (uint32_t)(w->col[i] - w->colbase[i]);
+		len = (uint32_t)(i == TRACE_COL_IP ? (size_t)(w->col.ip - w->colbase[i]) :
+				 i == w->hi ? (size_t)(w->col.hi - w->colbase[i]) : w->col.n);
 		memcpy(t + 4 * i, &len, 4);
 		memcpy(base + at, w->colbase[i], len);
 		at += len;
@@ -831,9 +835,8 @@ static inline size_t chunk_bytes(const struct trace_writer *w)
 	if (!w->cols)
 		return w->used;
 	/* TIME and every event stream: one byte per sample each */
-	return w->used + (size_t)(w->col[TRACE_COL_IP] - w->colbase[TRACE_COL_IP]) +
-	       (size_t)(w->col[w->hi] - w->colbase[w->hi]) +
-	       (size_t)(w->col[TRACE_COL_TIME] - w->colbase[TRACE_COL_TIME]) * (1 + w->nr_events);
+	return w->used + (size_t)(w->col.ip - w->colbase[TRACE_COL_IP]) +
+	       (size_t)(w->col.hi - w->colbase[w->hi]) + w->col.n * (1 + w->nr_events);
 }
 
 /* Close the record at body_end; returns whether the chunk is full now. */
@@ -884,7 +887,7 @@ enc_sample(struct trace_writer *w, const struct trace_sample *s, uint32_t stack)
 	uint8_t *p = sample_begin(w);
 
 	if (w->cols)
-		return trace_enc_sample4(&w->codec, p, w->col, w->nr_events, s, stack, w->pred,
+		return trace_enc_sample4(&w->codec, p, &w->col, w->nr_events, s, stack, w->pred,
 					 w->step);
 	if (w->records2)
 		return trace_enc_sample2(&w->codec, p, s, stack, w->pred);
