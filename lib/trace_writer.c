@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <libdeflate.h>
 #include <zlib.h>
+#define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_c_stableInBuffer */
 #include <zstd.h>
 
 #include "pmiprof/trace.h"
@@ -349,6 +350,12 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 		if (!w->zc || ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel,
 								   w->level)))
 			goto fail;
+		/*
+		 * RECORDS4 hands zstd the whole payload, stream by stream, in one
+		 * growing buffer: no copy into its window (an experimental
+		 * parameter; without it zstd copies, same output)
+		 */
+		ZSTD_CCtx_setParameter(w->zc, ZSTD_c_stableInBuffer, 1);
 		/* + block headers where RECORDS4 ends a block at each stream's end */
 		w->out_cap = HDR + ZSTD_compressBound(w->chunk_size + SLACK +
 						      TRACE_COL_TABLE(PMIPROF_MAX_EVENTS)) +
@@ -454,25 +461,26 @@ static size_t compress_payload(struct trace_writer *w, const uint8_t *in, size_t
 		 * each stream gets its own entropy tables (docs/trace-format.md)
 		 */
 		ZSTD_outBuffer o = { out, cap, 0 };
-		size_t at = 0, r = 0;
+		ZSTD_inBuffer i = { in, 0, 0 };
+		size_t r = 0;
 		uint32_t k;
 
 		*flags = PMIPROF_CHUNK_F_ZSTD;
 		if (ZSTD_isError(ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only)) ||
 		    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(w->zc, len)))
 			return 0;
+		/* the input only grows (stable buffer: zstd need not copy it) */
 		for (k = 0; k <= nr_cuts; k++) {
 			size_t to = k < nr_cuts ? cuts[k] : len;
-			ZSTD_inBuffer i = { in + at, to - at, 0 };
 
-			if (to == at && k < nr_cuts)
+			if (to == i.size && k < nr_cuts)
 				continue;
+			i.size = to;
 			r = ZSTD_compressStream2(w->zc, &o, &i, k < nr_cuts ? ZSTD_e_flush : ZSTD_e_end);
 			if (ZSTD_isError(r) || r || i.pos != i.size) {
 				ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
 				return 0;	/* out of room: stored */
 			}
-			at = to;
 		}
 		n = o.pos;
 	} else if (w->zc) {
