@@ -978,7 +978,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 	}
 	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
 	    cp[0] == PMIPROF_REC_SAMPLE && r->ctxs && r->chunk_done < r->chunk_nr) {
-		/* 1.4 RECORDS3 (what the writer writes): as RECORDS2, with thread contexts */
+		/* 1.4 RECORDS3 (on request): as RECORDS2, with thread contexts */
 		why = trace_decode_sample3_fast(&r->codec, cp + 1, r->cend, r->hdr.nr_events,
 						r->pred, &rec->sample, &end);
 		if (why)

@@ -89,7 +89,7 @@ enum {
 	PMIPROF_TAG_KERNEL_BUILD_ID = 16, /* bytes: GNU build-id note of /sys/kernel/notes */
 	/* 1.3 */
 	PMIPROF_TAG_CALL_GRAPH = 17,	/* struct pmiprof_tlv_call_graph */
-	/* 1.4: u32 PMIPROF_PREDICT_* per event, for SAMPLE counts in RECORDS2 chunks */
+	/* 1.4: u32 PMIPROF_PREDICT_* per event, for SAMPLE counts in RECORDS2-4 chunks */
 	PMIPROF_TAG_PREDICT = 18,
 	/* 1.4: u64 nominal time step of a sample in clock ticks, for RECORDS4 chunks */
 	PMIPROF_TAG_TIME_STEP = 19,
@@ -185,14 +185,14 @@ _Static_assert(sizeof(struct pmiprof_chunk_header) == 32, "chunk header size");
 #define PMIPROF_CHUNK_SUMMARY		2
 /*
  * 1.4: RECORDS whose SAMPLEs are packed (no size; counts predicted as the
- * header's PREDICT says); what the writer writes.  A new type rather than
- * a flag, so that readers before it skip these chunks instead of misreading.
+ * header's PREDICT says); written on request (opts.records2).  A new type
+ * rather than a flag, so that readers before it skip these chunks instead
+ * of misreading.
  */
 #define PMIPROF_CHUNK_RECORDS2		3
 /*
  * 1.4: RECORDS2 whose SAMPLEs name one of 4 per-thread contexts and may
- * name an entry of an ip table; what the writer writes (RECORDS2 on
- * request, trace_writer_opts.records2).
+ * name an entry of an ip table; written on request (opts.records3).
  */
 #define PMIPROF_CHUNK_RECORDS3		4
 /*
