@@ -72,7 +72,7 @@ struct trace_reader {
 	bool packed;			/* the open chunk is RECORDS2 or RECORDS3 (1.4) */
 	bool ctxs;			/* RECORDS3: thread contexts */
 	bool cols;			/* RECORDS4: RECORDS3 in columns */
-	bool cols_fast;			/* RECORDS4: a sample may over-read every stream */
+	bool cols_fast;			/* RECORDS4, and a sample may over-read every stream */
 	struct trace_cols col;		/* RECORDS4: the streams (MAIN is cp..cend) */
 	uint8_t predict[PMIPROF_MAX_EVENTS];	/* header's PMIPROF_PREDICT_* per event */
 	const uint8_t *pred;		/* predict, or NULL when all are PREV (a faster loop) */
@@ -817,6 +817,7 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 	r->packed = ch.type == PMIPROF_CHUNK_RECORDS2 || ch.type == PMIPROF_CHUNK_RECORDS3;
 	r->ctxs = ch.type == PMIPROF_CHUNK_RECORDS3;
 	r->cols = ch.type == PMIPROF_CHUNK_RECORDS4;
+	r->cols_fast = false;		/* the hot path tests this alone */
 	if (r->cols) {
 		why = open_cols(r, payload, ch.usize);
 		if (why) {
@@ -967,7 +968,7 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 	const char *why;
 
 	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
-	    cp[0] == PMIPROF_REC_SAMPLE && r->cols && r->cols_fast &&
+	    cp[0] == PMIPROF_REC_SAMPLE && r->cols_fast &&
 	    r->chunk_done < r->chunk_nr) {
 		/* 1.4 RECORDS4 (what the writer writes): RECORDS3 in columns */
 		why = trace_decode_sample4(&r->codec, cp + 1, r->cend, &r->col, r->hdr.nr_events,
