@@ -588,4 +588,297 @@ trace_enc_sample3(struct trace_codec *c, uint8_t *p, const struct trace_sample *
 	return trace_enc_sample_impl(c, p, s, stack, pred, true);
 }
 
+/*
+ * 1.4 RECORDS4 chunks: RECORDS3 in columns.  The payload starts with u8
+ * nstreams (TRACE_COL_EVENT + nr_events + 1) and a u32 size per stream,
+ * then the streams in order: MAIN (every record as in RECORDS3, a SAMPLE
+ * without its time step, ip delta/index and counts), IP (the ip varints of
+ * slot-0 samples), TIME (time step residuals), one per event (count
+ * residuals), HI.  A split number's first varint byte goes to its field's
+ * stream and its further bytes (if bit 7 says so) to HI, so that TIME and
+ * the event streams hold exactly one byte per SAMPLE each (0 for an event
+ * at or above the sample's nr): sample j's bytes are at index j.
+ */
+#define TRACE_COL_MAIN			0
+#define TRACE_COL_IP			1
+#define TRACE_COL_TIME			2
+#define TRACE_COL_EVENT			3	/* + event index */
+#define TRACE_COLS(nr_events)		(TRACE_COL_EVENT + (nr_events) + 1)
+#define TRACE_COL_HI(nr_events)		(TRACE_COL_EVENT + (nr_events))
+#define TRACE_COLS_MAX			TRACE_COLS(PMIPROF_MAX_EVENTS)
+#define TRACE_COL_TABLE(nr_events)	(1 + 4 * TRACE_COLS(nr_events))
+/* Most bytes one sample adds to a non-MAIN stream (HI: the time and 16 counts). */
+#define TRACE_COL_SAMPLE_MAX		(9 * (1 + PMIPROF_MAX_EVENTS) + 10)
+
+/* A split number: returns its first varint byte; the rest goes to *hi. */
+static inline __attribute__((always_inline)) uint8_t col_lo(uint64_t v, uint8_t **hi)
+{
+	if (__builtin_expect(v < 0x80, 1))
+		return (uint8_t)v;
+	*hi = varint_put(*hi, v >> 7);
+	return (uint8_t)(v | 0x80);
+}
+
+/* The writer's streams of an open RECORDS4 chunk (not MAIN). */
+struct trace_wcols {
+	uint8_t *lo[TRACE_COLS_MAX];	/* TIME and the events: sample n's byte at lo[k][n] */
+	uint8_t *ip, *hi;		/* next byte of IP and HI */
+	size_t n;			/* samples so far */
+};
+
+/*
+ * Encode a SAMPLE into a RECORDS4 chunk: its MAIN part at p (returns the
+ * end), the rest into the streams w; step is the header's TIME_STEP (0:
+ * against the context's previous step, as RECORDS3).  Stream pointers are
+ * kept in locals: a byte store through any of them could alias the struct.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+trace_enc_sample4(struct trace_codec *c, uint8_t *p, struct trace_wcols *w, uint32_t nr_events,
+		  const struct trace_sample *s, uint32_t stack, const uint8_t *pred, uint64_t step)
+{
+	uint8_t *same = p++, *hp = w->hi, *lo;
+	unsigned int mask, k, more = 0;
+	struct trace_ctx *x;
+	uint64_t dt, ip = s->ip, base;
+	uint32_t i, nr = s->nr;
+	size_t n = w->n;
+
+	k = trace_ctx_pick(c, s, &more);
+	x = &c->ctx[k];
+	mask = k;
+	if (__builtin_expect(s->flags == x->flags && s->cpu == x->cpu && nr == x->nr && !more, 1)) {
+		mask |= TRACE_SAMPLE_SAME_FLAGS;
+	} else {
+		if (s->cpu != x->cpu)
+			more |= TRACE_MORE_CPU;
+		if (nr != x->nr)
+			more |= TRACE_MORE_NR;
+		if (more) {
+			mask |= TRACE_SAMPLE3_MORE;
+			*p++ = (uint8_t)more;
+		}
+		if (s->flags == x->flags)
+			mask |= TRACE_SAMPLE_SAME_FLAGS;
+		else
+			p = varint_put(p, x->flags = s->flags);
+		if (more & TRACE_MORE_THREAD) {
+			p = varint_put(p, x->pid = s->pid);
+			p = varint_put(p, x->tid = s->tid);
+			x->time = c->time;
+		}
+		if (more & TRACE_MORE_CPU)
+			p = varint_put(p, x->cpu = s->cpu);
+		if (more & TRACE_MORE_NR)
+			p = varint_put(p, x->nr = nr);
+	}
+	dt = s->time - x->time;
+	lo = w->lo[TRACE_COL_TIME];
+	lo[n] = col_lo(zigzag_enc((int64_t)(dt - (step ? step : (uint64_t)x->sample_dt))), &hp);
+	x->sample_dt = (int64_t)dt;
+	c->time = x->time = s->time;
+	for (k = 0; k < TRACE_IP_CACHE; k++)
+		if (c->ips[k] == ip)
+			break;
+	if (k < TRACE_IP_CACHE) {
+		mask |= (k + 1) << TRACE_SAMPLE_IP_SLOT_SHIFT;
+	} else {
+		uint32_t h = trace_ip_hash(ip);
+		uint64_t z = zigzag_enc((int64_t)(ip - c->ips[0]));
+
+		if (c->iptab[h] == ip) {
+			w->ip = varint_put(w->ip, (uint64_t)h << 1 | 1);
+		} else {
+			if (__builtin_expect(z >> 63, 0)) {
+				w->ip = varint_put(w->ip, (uint64_t)TRACE_IP_TABLE << 1 | 1);
+				w->ip = varint_put(w->ip, ip);
+			} else {
+				w->ip = varint_put(w->ip, z << 1);
+			}
+			c->iptab[h] = ip;
+		}
+	}
+	trace_ip_to_front(c->ips, k, ip);
+	if (!pred) {
+		for (i = 0; i < nr; i++) {
+			lo = w->lo[TRACE_COL_EVENT + i];
+			lo[n] = col_lo(zigzag_enc((int64_t)(s->counts[i] - x->counts[i])), &hp);
+			x->counts[i] = s->counts[i];
+		}
+	} else {
+		for (i = 0; i < nr; i++) {
+			base = pred[i] == PMIPROF_PREDICT_PREV ? x->counts[i] :
+			       pred[i] == PMIPROF_PREDICT_TIME ? dt :
+			       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
+			lo = w->lo[TRACE_COL_EVENT + i];
+			lo[n] = col_lo(zigzag_enc((int64_t)(s->counts[i] - base)), &hp);
+			x->counts[i] = s->counts[i];
+		}
+	}
+	for (; i < nr_events; i++)	/* one byte per sample in every event stream */
+		w->lo[TRACE_COL_EVENT + i][n] = 0;
+	w->hi = hp;
+	w->n = n + 1;
+	if (stack) {
+		mask |= TRACE_SAMPLE_STACK;
+		p = varint_put(p, stack);
+	}
+	*same = (uint8_t)mask;
+	return p;
+}
+
+/*
+ * The streams of an open RECORDS4 chunk (reader): where each starts and
+ * ends; IP and HI are read in order (p), TIME and the events by sample.
+ */
+struct trace_cols {
+	const uint8_t *p[TRACE_COLS_MAX];
+	const uint8_t *end[TRACE_COLS_MAX];
+	uint32_t hi;			/* TRACE_COL_HI(nr_events) */
+	uint32_t j, nr;			/* the next sample; samples (TIME's length) */
+};
+
+/*
+ * Decode a RECORDS4 SAMPLE: its MAIN part at p (in a stream ending at end;
+ * *endp: where it ends), the rest from the streams.  fast: every stream
+ * may be over-read by TRACE_SAMPLE_READ_MAX bytes (the caller checked the
+ * readable memory after the last one); positions are checked against the
+ * streams' ends after the sample.
+ */
+static inline __attribute__((always_inline)) const char *
+trace_decode_sample4(struct trace_codec *c, const uint8_t *p, const uint8_t *end,
+		     struct trace_cols *cols, uint32_t nr_events, const uint8_t *pred,
+		     uint64_t step, struct trace_sample *s, const uint8_t **endp, const bool fast)
+{
+	const uint8_t *hp = cols->p[cols->hi], *hend = cols->end[cols->hi], *q;
+	unsigned int mask, slot, more;
+	struct trace_ctx *x;
+	uint64_t v, ip, base;
+	uint32_t i, nr, j = cols->j;
+
+#define GET(x) do {								\
+		if (fast ? varint_get_unchecked(&p, &(x)) : varint_get(&p, end, &(x)))	\
+			goto short_body;					\
+	} while (0)
+#define GET32(x) do { GET(v); if (v > UINT32_MAX) goto range; (x) = (uint32_t)v; } while (0)
+	/* a split number: sample j's byte of stream k, then HI if bit 7 says so */
+#define GETCOL(k) do {								\
+		v = cols->p[k][j];						\
+		if (__builtin_expect(v & 0x80, 0)) {				\
+			uint64_t h_;						\
+									\
+			if (fast ? varint_get_unchecked(&hp, &h_) : varint_get(&hp, hend, &h_)) \
+				goto short_col;					\
+			if (h_ >> 57)						\
+				goto short_col;					\
+			v = (v & 0x7f) | h_ << 7;				\
+		}								\
+	} while (0)
+	if (!fast && p >= end)
+		goto short_body;
+	if (j >= cols->nr)
+		return "more samples than the column streams hold";
+	mask = *p++;
+	x = &c->ctx[mask & TRACE_SAMPLE3_CTX_MASK];
+	if (__builtin_expect(mask & TRACE_SAMPLE3_MORE, 0)) {
+		if (!fast && p >= end)
+			goto short_body;
+		more = *p++;
+		if (more & ~TRACE_MORE_KNOWN)
+			return "sample has fields this reader does not know";
+	} else {
+		more = 0;
+	}
+	if (!(mask & TRACE_SAMPLE_SAME_FLAGS))
+		GET32(x->flags);
+	if (__builtin_expect(more, 0)) {
+		if (more & TRACE_MORE_THREAD) {
+			GET32(x->pid);
+			GET32(x->tid);
+			x->time = c->time;
+		}
+		if (more & TRACE_MORE_CPU)
+			GET32(x->cpu);
+		if (more & TRACE_MORE_NR) {
+			GET(v);
+			if (v > nr_events)
+				return "sample has more counts than the header has events";
+			x->nr = (uint32_t)v;
+		}
+	}
+	GETCOL(TRACE_COL_TIME);
+	x->sample_dt = (int64_t)((step ? step : (uint64_t)x->sample_dt) + (uint64_t)zigzag_dec(v));
+	c->time = x->time += (uint64_t)x->sample_dt;
+	slot = (mask & TRACE_SAMPLE_IP_SLOT_MASK) >> TRACE_SAMPLE_IP_SLOT_SHIFT;
+	if (slot) {
+		ip = c->ips[slot - 1];
+		trace_ip_to_front(c->ips, slot - 1, ip);
+	} else {
+		q = cols->p[TRACE_COL_IP];
+		if (fast ? varint_get_unchecked(&q, &v) : varint_get(&q, cols->end[TRACE_COL_IP], &v))
+			goto short_col;
+		if (!(v & 1)) {
+			ip = c->ips[0] + (uint64_t)zigzag_dec(v >> 1);
+			c->iptab[trace_ip_hash(ip)] = ip;
+		} else if (v >> 1 < TRACE_IP_TABLE) {
+			ip = c->iptab[v >> 1];
+		} else if (v >> 1 == TRACE_IP_TABLE) {
+			if (fast ? varint_get_unchecked(&q, &ip) :
+				   varint_get(&q, cols->end[TRACE_COL_IP], &ip))
+				goto short_col;
+			c->iptab[trace_ip_hash(ip)] = ip;
+		} else {
+			return "sample names an ip table entry beyond the table";
+		}
+		cols->p[TRACE_COL_IP] = q;
+		trace_ip_to_front(c->ips, TRACE_IP_CACHE, ip);
+	}
+	s->ip = ip;
+	nr = x->nr;
+	s->nr = nr;
+	trace_zero_counts(s->counts);
+	if (!pred) {
+		for (i = 0; i < nr; i++) {
+			GETCOL(TRACE_COL_EVENT + i);
+			s->counts[i] = x->counts[i] += (uint64_t)zigzag_dec(v);
+		}
+	} else {
+		for (i = 0; i < nr; i++) {
+			GETCOL(TRACE_COL_EVENT + i);
+			/* the header's predictors name only earlier events: decoded already */
+			base = pred[i] == PMIPROF_PREDICT_PREV ? x->counts[i] :
+			       pred[i] == PMIPROF_PREDICT_TIME ? (uint64_t)x->sample_dt :
+			       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
+			s->counts[i] = x->counts[i] = base + (uint64_t)zigzag_dec(v);
+		}
+	}
+	cols->p[cols->hi] = hp;
+	if (mask & TRACE_SAMPLE_STACK) {
+		GET32(s->stack);
+		if (s->stack > c->nr_stacks)
+			return "sample refers to a stack not defined before it in the chunk";
+	} else {
+		s->stack = 0;
+	}
+	/* fast: over-reads went into the next stream (readable), caught here */
+	if (fast && ((p > end) | (cols->p[TRACE_COL_IP] > cols->end[TRACE_COL_IP]) | (hp > hend)))
+		goto short_col;
+	cols->j = j + 1;
+	*endp = p;
+	s->time = x->time;
+	s->cpu = x->cpu;
+	s->pid = x->pid;
+	s->tid = x->tid;
+	s->flags = x->flags;
+	return NULL;
+short_body:
+	return "record body ends inside a number";
+short_col:
+	return "sample's column stream ends inside a number";
+range:
+	return "32-bit field out of range";
+#undef GET
+#undef GET32
+#undef GETCOL
+}
+
 #endif /* PMIPROF_TRACE_CODEC_H */

@@ -123,6 +123,8 @@ int trace_header_encode(const struct trace_header *h, uint8_t **buf, size_t *len
 				 h->nr_events * sizeof(h->predict[0]), NULL, 0);
 			break;
 		}
+	if (h->time_step)
+		tlv_put2(&b, PMIPROF_TAG_TIME_STEP, &h->time_step, sizeof(h->time_step), NULL, 0);
 	if (b.err) {
 		free(b.p);
 		return b.err;
@@ -166,6 +168,7 @@ static const char *tag_name(uint32_t tag)
 		[PMIPROF_TAG_KERNEL_BUILD_ID] = "kernel build-id",
 		[PMIPROF_TAG_CALL_GRAPH] = "call graph",
 		[PMIPROF_TAG_PREDICT] = "predict",
+		[PMIPROF_TAG_TIME_STEP] = "time step",
 	};
 
 	return tag < ARRAY_SIZE(names) && names[tag] ? names[tag] : "unknown";
@@ -183,6 +186,7 @@ static size_t tag_min_len(uint32_t tag)
 	case PMIPROF_TAG_CMDLINE: return sizeof(uint32_t);
 	case PMIPROF_TAG_NR_CPUS: return sizeof(uint32_t);
 	case PMIPROF_TAG_CALL_GRAPH: return sizeof(struct pmiprof_tlv_call_graph);
+	case PMIPROF_TAG_TIME_STEP: return sizeof(uint64_t);
 	default: return 0;
 	}
 }
@@ -334,6 +338,9 @@ int trace_header_decode(const uint8_t *p, size_t len, struct trace_header *h,
 			}
 			memcpy(h->predict, v, t.len);
 			nr_predict = t.len / 4;
+			break;
+		case PMIPROF_TAG_TIME_STEP:
+			memcpy(&h->time_step, v, sizeof(h->time_step));
 			break;
 		default:
 			break;	/* a later minor version's item: skip it */

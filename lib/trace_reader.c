@@ -71,6 +71,9 @@ struct trace_reader {
 	struct trace_codec codec;
 	bool packed;			/* the open chunk is RECORDS2 or RECORDS3 (1.4) */
 	bool ctxs;			/* RECORDS3: thread contexts */
+	bool cols;			/* RECORDS4: RECORDS3 in columns */
+	bool cols_fast;			/* RECORDS4, and a sample may over-read every stream */
+	struct trace_cols col;		/* RECORDS4: the streams (MAIN is cp..cend) */
 	uint8_t predict[PMIPROF_MAX_EVENTS];	/* header's PMIPROF_PREDICT_* per event */
 	const uint8_t *pred;		/* predict, or NULL when all are PREV (a faster loop) */
 
@@ -662,6 +665,44 @@ bad:
 }
 
 /*
+ * The streams of a RECORDS4 payload: the table's sizes must add up to the
+ * payload exactly.  MAIN becomes the records the usual loop walks.
+ */
+static const char *open_cols(struct trace_reader *r, const uint8_t *payload, uint32_t usize)
+{
+	uint32_t n = TRACE_COLS(r->hdr.nr_events), i, len;
+	size_t at = TRACE_COL_TABLE(r->hdr.nr_events);
+
+	if (usize < at || payload[0] != n)
+		return "column table does not match the header's events";
+	for (i = 0; i < n; i++) {
+		memcpy(&len, payload + 1 + 4 * i, 4);
+		if (len > usize - at)
+			return "column streams larger than the payload";
+		r->col.p[i] = payload + at;
+		r->col.end[i] = payload + at + len;
+		at += len;
+	}
+	if (at != usize)
+		return "column streams smaller than the payload";
+	/* TIME and the events: one byte per sample each */
+	for (i = TRACE_COL_TIME; i < r->col.hi; i++)
+		if (r->col.end[i] - r->col.p[i] != r->col.end[TRACE_COL_TIME] - r->col.p[TRACE_COL_TIME])
+			return "column streams of different lengths";
+	r->col.nr = (uint32_t)(r->col.end[TRACE_COL_TIME] - r->col.p[TRACE_COL_TIME]);
+	r->col.j = 0;
+	r->col.hi = TRACE_COL_HI(r->hdr.nr_events);
+	r->cbase = r->cp = r->col.p[TRACE_COL_MAIN];
+	r->cend = r->col.end[TRACE_COL_MAIN];
+	/* MAIN is followed by the other streams: its fast path reaches as far */
+	r->fast_end = r->cp + fast_len((size_t)(r->cend - r->cp), (size_t)(r->limit - r->cp));
+	r->cols_fast = r->limit - (payload + usize) >= (ptrdiff_t)TRACE_SAMPLE_READ_MAX;
+	if (!r->cols_fast)
+		r->fast_end = NULL;	/* the careful path for every record */
+	return NULL;
+}
+
+/*
  * Open the chunk at r->pos.  Returns 0 when a chunk is ready to decode or was
  * skipped, 1 when rec holds a synthesized LOST for a damaged/cut chunk.
  */
@@ -713,7 +754,7 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 	}
 	r->pos = off + HDR + ch.csize;
 	if (ch.type != PMIPROF_CHUNK_RECORDS && ch.type != PMIPROF_CHUNK_RECORDS2 &&
-	    ch.type != PMIPROF_CHUNK_RECORDS3) {
+	    ch.type != PMIPROF_CHUNK_RECORDS3 && ch.type != PMIPROF_CHUNK_RECORDS4) {
 		/* a summary not taken with its chunk is redundant, not lost data */
 		if (ch.type != PMIPROF_CHUNK_SUMMARY)
 			r->stats.bytes_skipped += HDR + ch.csize;	/* a later version's type */
@@ -775,6 +816,17 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 	r->fast_end = payload + fast_len(ch.usize, (size_t)(r->limit - payload));
 	r->packed = ch.type == PMIPROF_CHUNK_RECORDS2 || ch.type == PMIPROF_CHUNK_RECORDS3;
 	r->ctxs = ch.type == PMIPROF_CHUNK_RECORDS3;
+	r->cols = ch.type == PMIPROF_CHUNK_RECORDS4;
+	r->cols_fast = false;		/* the hot path tests this alone */
+	if (r->cols) {
+		why = open_cols(r, payload, ch.usize);
+		if (why) {
+			diag(r, off, "chunk %u: %s; %u records lost", ch.seq, why, ch.nr_records);
+			r->in_chunk = false;
+			r->fast_end = NULL;
+			goto bad;
+		}
+	}
 	trace_codec_reset(&r->codec);
 	return 0;
 bad:
@@ -837,6 +889,18 @@ static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
 			return chunk_failed(r, rec, "more records than the chunk header says");
 		body = r->cp + 1;
 		type = r->cp[0];
+		if (type == PMIPROF_REC_SAMPLE && r->cols) {
+			why = r->cols_fast ?
+			      trace_decode_sample4(&r->codec, body, r->cend, &r->col,
+						   r->hdr.nr_events, r->pred, r->hdr.time_step,
+						   &rec->sample, &end, true) :
+			      trace_decode_sample4(&r->codec, body, r->cend, &r->col,
+						   r->hdr.nr_events, r->pred, r->hdr.time_step,
+						   &rec->sample, &end, false);
+			if (why)
+				return chunk_failed(r, rec, why);
+			return sample_done(r, rec, end);
+		}
 		if (type == PMIPROF_REC_SAMPLE && r->packed) {
 			why = r->ctxs ? trace_decode_sample3(&r->codec, body, r->cend, r->limit,
 							     r->hdr.nr_events, r->pred, &rec->sample,
@@ -904,8 +968,18 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 	const char *why;
 
 	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
+	    cp[0] == PMIPROF_REC_SAMPLE && r->cols_fast &&
+	    r->chunk_done < r->chunk_nr) {
+		/* 1.4 RECORDS4 (what the writer writes): RECORDS3 in columns */
+		why = trace_decode_sample4(&r->codec, cp + 1, r->cend, &r->col, r->hdr.nr_events,
+					   r->pred, r->hdr.time_step, &rec->sample, &end, true);
+		if (why)
+			return chunk_failed(r, rec, why);
+		return sample_done(r, rec, end);
+	}
+	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
 	    cp[0] == PMIPROF_REC_SAMPLE && r->ctxs && r->chunk_done < r->chunk_nr) {
-		/* 1.4 RECORDS3 (what the writer writes): as RECORDS2, with thread contexts */
+		/* 1.4 RECORDS3 (on request): as RECORDS2, with thread contexts */
 		why = trace_decode_sample3_fast(&r->codec, cp + 1, r->cend, r->hdr.nr_events,
 						r->pred, &rec->sample, &end);
 		if (why)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <libdeflate.h>
 #include <zlib.h>
+#define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_c_stableInBuffer */
 #include <zstd.h>
 
 #include "pmiprof/trace.h"
@@ -111,7 +112,13 @@ struct trace_writer {
 	int level;			/* codec level; 0 = store */
 	int compressor;			/* PMIPROF_TRACE_CODEC_ZSTD or _DEFLATE */
 	bool summaries;
-	bool records2;			/* RECORDS2 chunks (opts.records2), else RECORDS3 */
+	bool records2;			/* RECORDS2 chunks (opts.records2) */
+	bool cols;			/* RECORDS4 chunks (the default), else RECORDS3 */
+	uint64_t step;			/* the header's TIME_STEP (RECORDS4) */
+	uint32_t ncols, hi;		/* RECORDS4: streams, and which is HI */
+	struct trace_wcols col;		/* RECORDS4: the streams but MAIN */
+	uint8_t *colbase[TRACE_COLS_MAX];	/* where each starts */
+	uint8_t *colbuf;		/* their memory */
 	uint32_t nr_events;
 	uint8_t predict[PMIPROF_MAX_EVENTS];	/* PMIPROF_PREDICT_* per event, as in the header */
 	const uint8_t *pred;		/* predict, or NULL when all are PREV (a faster loop) */
@@ -185,6 +192,7 @@ static void free_writer(struct trace_writer *w)
 	free(w->sum.out);
 	free(w->sum.order);
 	free(w->raw);
+	free(w->colbuf);
 	free(w->out);
 	free(w->st.slots);
 	free(w->st.ents);
@@ -207,6 +215,31 @@ static bool time_event(const struct trace_event_desc *e)
 {
 	/* PERF_TYPE_SOFTWARE cpu-clock (0) and task-clock (1): nanoseconds of the window */
 	return e->type == 1 && e->config <= 1;
+}
+
+/*
+ * The nominal time step for RECORDS4 (header TIME_STEP) when the caller
+ * gives none: windows closed by a timer or a time event (cpu-clock,
+ * task-clock) at a fixed frequency or period are that far apart, give or
+ * take jitter, so the step is stored against it rather than against the
+ * previous step (whose own jitter would double the residual's).
+ */
+static void choose_time_step(struct trace_header *h)
+{
+	uint64_t clk = h->clock_freq_hz ? h->clock_freq_hz : 1000000000ull;
+
+	if (h->time_step)
+		return;
+	if (!(h->flags & PMIPROF_TRACE_F_TIME_BASED) &&
+	    !(h->trigger_index < h->nr_events && h->trigger_index < PMIPROF_MAX_EVENTS &&
+	      time_event(&h->events[h->trigger_index])))
+		return;
+	if (h->trigger_flags & PMIPROF_TRIGGER_F_FREQ) {
+		if (h->freq_hz)
+			h->time_step = clk / h->freq_hz;
+	} else if (h->period && h->period < UINT64_MAX / clk) {
+		h->time_step = h->period * clk / 1000000000ull;	/* a period in ns */
+	}
 }
 
 /*
@@ -264,6 +297,7 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 	w->compressor = opts && opts->codec ? opts->codec : PMIPROF_TRACE_CODEC_ZSTD;
 	w->summaries = !(opts && opts->no_summary);
 	w->records2 = opts && opts->records2;
+	w->cols = !w->records2 && !(opts && opts->records3);
 	w->chunk_size = opts && opts->chunk_size ? opts->chunk_size : DEFAULT_CHUNK_SIZE;
 	err = -ENOMEM;
 	h = malloc(sizeof(*h));
@@ -271,6 +305,9 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 		goto fail;
 	*h = *hdr;
 	choose_predictors(h);
+	if (w->cols)
+		choose_time_step(h);
+	w->step = h->time_step;
 	w->nr_events = h->nr_events;
 	w->st.gen = 1;		/* slot gen 0 = empty */
 	w->sum.gen = 1;
@@ -289,16 +326,40 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 			w->pred = w->predict;
 	}
 	err = -ENOMEM;
-	w->raw = malloc(HDR + w->chunk_size + SLACK);
+	w->raw = malloc(HDR + TRACE_COL_TABLE(PMIPROF_MAX_EVENTS) + w->chunk_size + SLACK);
 	if (!w->raw)
 		goto fail;
+	if (w->cols) {
+		/* a stream closes the chunk when full, after at most one more sample */
+		size_t room = w->chunk_size + 2 * TRACE_COL_SAMPLE_MAX;
+
+		w->ncols = TRACE_COLS(w->nr_events);
+		w->hi = TRACE_COL_HI(w->nr_events);
+		w->colbuf = malloc(room * (w->ncols - 1));
+		if (!w->colbuf)
+			goto fail;
+		for (i = 1; i < w->ncols; i++)
+			w->col.lo[i] = w->colbase[i] = w->colbuf + room * (i - 1);
+		w->col.ip = w->colbase[TRACE_COL_IP];
+		w->col.hi = w->colbase[w->hi];
+		w->used = TRACE_COL_TABLE(w->nr_events);	/* room for the stream table */
+	}
 	if (w->level > 0 && w->compressor == PMIPROF_TRACE_CODEC_ZSTD) {
 		/* one frame per chunk, no frame checksum: the chunk has a CRC */
 		w->zc = ZSTD_createCCtx();
 		if (!w->zc || ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel,
 								   w->level)))
 			goto fail;
-		w->out_cap = HDR + ZSTD_compressBound(w->chunk_size + SLACK);
+		/*
+		 * RECORDS4 hands zstd the whole payload, stream by stream, in one
+		 * growing buffer: no copy into its window (an experimental
+		 * parameter; without it zstd copies, same output)
+		 */
+		ZSTD_CCtx_setParameter(w->zc, ZSTD_c_stableInBuffer, 1);
+		/* + block headers where RECORDS4 ends a block at each stream's end */
+		w->out_cap = HDR + ZSTD_compressBound(w->chunk_size + SLACK +
+						      TRACE_COL_TABLE(PMIPROF_MAX_EVENTS)) +
+			     16 * TRACE_COLS_MAX;
 		w->out = malloc(w->out_cap);
 		if (!w->out)
 			goto fail;
@@ -306,7 +367,8 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 		if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8, strategy) != Z_OK)
 			goto fail;
 		w->zs_ready = true;
-		w->out_cap = HDR + deflateBound(&w->zs, w->chunk_size + SLACK);
+		w->out_cap = HDR + deflateBound(&w->zs, w->chunk_size + SLACK +
+						TRACE_COL_TABLE(PMIPROF_MAX_EVENTS));
 		w->out = malloc(w->out_cap);
 		if (!w->out)
 			goto fail;
@@ -353,7 +415,12 @@ int trace_writer_open(struct trace_writer **wp, const char *path, const struct t
 static void drop_open_chunk(struct trace_writer *w)
 {
 	w->nr_records = 0;
-	w->used = 0;
+	w->used = w->cols ? TRACE_COL_TABLE(w->nr_events) : 0;
+	w->col.n = 0;
+	if (w->cols) {
+		w->col.ip = w->colbase[TRACE_COL_IP];
+		w->col.hi = w->colbase[w->hi];
+	}
 	w->chunk_samples = 0;
 	w->chunk_last_time = 0;
 	w->flush_due = false;
@@ -381,13 +448,42 @@ static void drop_open_chunk(struct trace_writer *w)
  * failed: the chunk then goes out stored, which every reader reads).
  */
 static size_t compress_payload(struct trace_writer *w, const uint8_t *in, size_t len,
-			       uint8_t *out, size_t cap, uint16_t *flags)
+			       uint8_t *out, size_t cap, uint16_t *flags, const size_t *cuts,
+			       uint32_t nr_cuts)
 {
 	size_t n = 0;
 
 	if (w->level <= 0)
 		return 0;
-	if (w->zc) {
+	if (w->zc && nr_cuts) {
+		/*
+		 * RECORDS4: one frame, a block ends at every stream's end, so that
+		 * each stream gets its own entropy tables (docs/trace-format.md)
+		 */
+		ZSTD_outBuffer o = { out, cap, 0 };
+		ZSTD_inBuffer i = { in, 0, 0 };
+		size_t r = 0;
+		uint32_t k;
+
+		*flags = PMIPROF_CHUNK_F_ZSTD;
+		if (ZSTD_isError(ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only)) ||
+		    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(w->zc, len)))
+			return 0;
+		/* the input only grows (stable buffer: zstd need not copy it) */
+		for (k = 0; k <= nr_cuts; k++) {
+			size_t to = k < nr_cuts ? cuts[k] : len;
+
+			if (to == i.size && k < nr_cuts)
+				continue;
+			i.size = to;
+			r = ZSTD_compressStream2(w->zc, &o, &i, k < nr_cuts ? ZSTD_e_flush : ZSTD_e_end);
+			if (ZSTD_isError(r) || r || i.pos != i.size) {
+				ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
+				return 0;	/* out of room: stored */
+			}
+		}
+		n = o.pos;
+	} else if (w->zc) {
 		n = ZSTD_compress2(w->zc, out, cap, in, len);
 		if (ZSTD_isError(n))
 			n = 0;
@@ -510,7 +606,7 @@ static size_t build_summary(struct trace_writer *w, const struct pmiprof_chunk_h
 		return 0;
 	t->out_cap = cap;
 	stored = t->out ? compress_payload(w, t->buf + HDR, ch.usize, t->out + HDR,
-					  t->out_cap - HDR, &ch.flags) : 0;
+					  t->out_cap - HDR, &ch.flags, NULL, 0) : 0;
 	if (stored) {
 		*unit = t->out;
 	} else {
@@ -568,17 +664,43 @@ static int emit2(struct trace_writer *w, const uint8_t *a, size_t alen, const ui
 	return 0;
 }
 
+/*
+ * RECORDS4: the stream table at the payload's start, the streams after
+ * MAIN; *cuts gets where each stream ends.  Returns the payload size.
+ */
+static size_t assemble_cols(struct trace_writer *w, size_t *cuts)
+{
+	uint8_t *base = w->raw + HDR, *t = base;
+	size_t at = w->used;
+	uint32_t i, len;
+
+	*t++ = (uint8_t)w->ncols;
+	len = (uint32_t)(w->used - TRACE_COL_TABLE(w->nr_events));
+	memcpy(t, &len, 4);
+	cuts[0] = at;
+	for (i = 1; i < w->ncols; i++) {
+		len = (uint32_t)(i == TRACE_COL_IP ? (size_t)(w->col.ip - w->colbase[i]) :
+				 i == w->hi ? (size_t)(w->col.hi - w->colbase[i]) : w->col.n);
+		memcpy(t + 4 * i, &len, 4);
+		memcpy(base + at, w->colbase[i], len);
+		at += len;
+		cuts[i] = at;
+	}
+	return at;
+}
+
 int trace_writer_flush(struct trace_writer *w)
 {
 	struct pmiprof_chunk_header ch = {
 		.magic = PMIPROF_CHUNK_MAGIC,
-		.type = w->records2 ? PMIPROF_CHUNK_RECORDS2 : PMIPROF_CHUNK_RECORDS3,
+		.type = w->cols ? PMIPROF_CHUNK_RECORDS4 : w->records2 ? PMIPROF_CHUNK_RECORDS2 :
+			PMIPROF_CHUNK_RECORDS3,
 		.seq = w->seq,
 		.nr_records = w->nr_records,
 		.usize = (uint32_t)w->used,
 	};
 	uint8_t *unit = w->raw, *sunit = NULL;
-	size_t stored, slen;
+	size_t stored, slen, len = w->used, cuts[TRACE_COLS_MAX];
 	uint16_t flags = 0;
 	int err;
 
@@ -586,13 +708,15 @@ int trace_writer_flush(struct trace_writer *w)
 		return w->err;
 	if (!w->nr_records)
 		return 0;
-	stored = w->out ? compress_payload(w, w->raw + HDR, w->used, w->out + HDR,
-					  w->out_cap - HDR, &flags) : 0;
+	if (w->cols)
+		ch.usize = (uint32_t)(len = assemble_cols(w, cuts));
+	stored = w->out ? compress_payload(w, w->raw + HDR, len, w->out + HDR, w->out_cap - HDR,
+					  &flags, cuts, w->cols ? w->ncols - 1 : 0) : 0;
 	if (stored) {
 		unit = w->out;
 		ch.flags = flags;
 	} else {
-		stored = w->used;
+		stored = len;
 	}
 	seal_header(&ch, unit, stored);
 	slen = build_summary(w, &ch, &sunit);
@@ -713,6 +837,16 @@ static inline uint8_t *rec_begin(struct trace_writer *w, uint8_t type)
 	return head + 2;	/* one size byte assumed; rec_end fixes it up */
 }
 
+/* Payload bytes of the open chunk (RECORDS4: in every stream). */
+static inline size_t chunk_bytes(const struct trace_writer *w)
+{
+	if (!w->cols)
+		return w->used;
+	/* TIME and every event stream: one byte per sample each */
+	return w->used + (size_t)(w->col.ip - w->colbase[TRACE_COL_IP]) +
+	       (size_t)(w->col.hi - w->colbase[w->hi]) + w->col.n * (1 + w->nr_events);
+}
+
 /* Close the record at body_end; returns whether the chunk is full now. */
 static inline bool rec_close(struct trace_writer *w, uint8_t *body_end)
 {
@@ -731,7 +865,7 @@ static inline bool rec_close(struct trace_writer *w, uint8_t *body_end)
 	}
 	w->nr_records++;
 	w->ustack_ok = false;
-	return w->used >= w->chunk_size;
+	return chunk_bytes(w) >= w->chunk_size;
 }
 
 /*
@@ -743,7 +877,7 @@ static inline bool sample_close(struct trace_writer *w, uint8_t *body_end)
 	w->used = (size_t)(body_end - (w->raw + HDR));
 	w->nr_records++;
 	w->ustack_ok = false;
-	return w->used >= w->chunk_size;
+	return chunk_bytes(w) >= w->chunk_size;
 }
 
 static inline uint8_t *sample_begin(struct trace_writer *w)
@@ -752,6 +886,20 @@ static inline uint8_t *sample_begin(struct trace_writer *w)
 
 	head[0] = PMIPROF_REC_SAMPLE;
 	return head + 1;
+}
+
+/* The packed SAMPLE of the chunk type being written; returns its end. */
+static inline __attribute__((always_inline)) uint8_t *
+enc_sample(struct trace_writer *w, const struct trace_sample *s, uint32_t stack)
+{
+	uint8_t *p = sample_begin(w);
+
+	if (w->cols)
+		return trace_enc_sample4(&w->codec, p, &w->col, w->nr_events, s, stack, w->pred,
+					 w->step);
+	if (w->records2)
+		return trace_enc_sample2(&w->codec, p, s, stack, w->pred);
+	return trace_enc_sample3(&w->codec, p, s, stack, w->pred);
 }
 
 static inline int rec_end(struct trace_writer *w, uint8_t *body_end)
@@ -786,7 +934,7 @@ static inline int side_ready(struct trace_writer *w)
 	int err = rec_ready(w);
 
 	if (!err && w->summaries && !w->sum.other && w->chunk_samples &&
-	    w->used >= w->chunk_size / 4)
+	    chunk_bytes(w) >= w->chunk_size / 4)
 		err = trace_writer_flush(w);
 	return err;
 }
@@ -818,9 +966,7 @@ int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
 	sum_add(w, s);
-	if (sample_close(w, w->records2 ?
-			 trace_enc_sample2(&w->codec, sample_begin(w), s, 0, w->pred) :
-			 trace_enc_sample3(&w->codec, sample_begin(w), s, 0, w->pred)))
+	if (sample_close(w, enc_sample(w, s, 0)))
 		return trace_writer_flush(w);
 	return 0;
 }
@@ -939,9 +1085,7 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 		w->chunk_last_time = s->time;
 	sum_add(w, s);
 	/* a USTACK or CALLCHAIN of this sample may follow: close the chunk after them */
-	if (sample_close(w, w->records2 ?
-			 trace_enc_sample2(&w->codec, sample_begin(w), s, stack, w->pred) :
-			 trace_enc_sample3(&w->codec, sample_begin(w), s, stack, w->pred)))
+	if (sample_close(w, enc_sample(w, s, stack)))
 		w->flush_due = true;
 	w->ustack_ok = true;
 	return 0;

@@ -89,8 +89,10 @@ enum {
 	PMIPROF_TAG_KERNEL_BUILD_ID = 16, /* bytes: GNU build-id note of /sys/kernel/notes */
 	/* 1.3 */
 	PMIPROF_TAG_CALL_GRAPH = 17,	/* struct pmiprof_tlv_call_graph */
-	/* 1.4: u32 PMIPROF_PREDICT_* per event, for SAMPLE counts in RECORDS2 chunks */
+	/* 1.4: u32 PMIPROF_PREDICT_* per event, for SAMPLE counts in RECORDS2-4 chunks */
 	PMIPROF_TAG_PREDICT = 18,
+	/* 1.4: u64 nominal time step of a sample in clock ticks, for RECORDS4 chunks */
+	PMIPROF_TAG_TIME_STEP = 19,
 };
 
 /*
@@ -183,16 +185,23 @@ _Static_assert(sizeof(struct pmiprof_chunk_header) == 32, "chunk header size");
 #define PMIPROF_CHUNK_SUMMARY		2
 /*
  * 1.4: RECORDS whose SAMPLEs are packed (no size; counts predicted as the
- * header's PREDICT says); what the writer writes.  A new type rather than
- * a flag, so that readers before it skip these chunks instead of misreading.
+ * header's PREDICT says); written on request (opts.records2).  A new type
+ * rather than a flag, so that readers before it skip these chunks instead
+ * of misreading.
  */
 #define PMIPROF_CHUNK_RECORDS2		3
 /*
  * 1.4: RECORDS2 whose SAMPLEs name one of 4 per-thread contexts and may
- * name an entry of an ip table; what the writer writes (RECORDS2 on
- * request, trace_writer_opts.records2).
+ * name an entry of an ip table; written on request (opts.records3).
  */
 #define PMIPROF_CHUNK_RECORDS3		4
+/*
+ * 1.4: RECORDS3 stored as columns: the samples' time steps, ips and each
+ * event's counts in streams of their own after the records, so that the
+ * compressor sees homogeneous bytes; what the writer writes (RECORDS3 or
+ * RECORDS2 on request, trace_writer_opts.records3 / records2).
+ */
+#define PMIPROF_CHUNK_RECORDS4		5
 #define PMIPROF_CHUNK_F_DEFLATE		(1u << 0)
 #define PMIPROF_CHUNK_F_ZSTD		(1u << 1)	/* 1.4: payload is one zstd frame */
 #define PMIPROF_CHUNK_F_KNOWN		0x3u
@@ -303,6 +312,13 @@ struct trace_header {
 	 * The writer fills it from the events when the caller leaves it zero.
 	 */
 	uint32_t predict[PMIPROF_MAX_EVENTS];
+	/*
+	 * 1.4: the nominal time between two samples of a thread, in clock
+	 * ticks (tag TIME_STEP; 0 = none): RECORDS4 chunks store each time
+	 * step against it.  The writer derives it from a time-based trigger's
+	 * frequency or period when the caller leaves it zero.
+	 */
+	uint64_t time_step;
 };
 
 #define PMIPROF_CALL_GRAPH_F_KERNEL	(1u << 0)	/* kernel frames recorded */
@@ -486,6 +502,7 @@ struct trace_writer_opts {
 	int codec;			/* PMIPROF_TRACE_CODEC_*; 0 = default (zstd) */
 	bool no_summary;		/* 1.4: no SUMMARY chunks */
 	bool records2;			/* 1.4: RECORDS2 chunks (no thread contexts), for tests */
+	bool records3;			/* 1.4: RECORDS3 chunks (not columnar), for tests */
 };
 /* Chunk compression (level > 0); why zstd is the default: docs/trace-format.md. */
 #define PMIPROF_TRACE_CODEC_DEFAULT	0	/* = ZSTD */

@@ -95,24 +95,30 @@ fi
 
 echo
 echo "real recordings, default events, 3 s each (whole file: header and side-band included);"
-echo "the same samples rewritten with RECORDS2 chunks (no thread contexts, 1.4 before RECORDS3)"
-printf '%-34s %10s %10s %13s %13s\n' "workload" "samples" "bytes" "bytes/sample" "RECORDS2 B/s"
+echo "the same samples rewritten with RECORDS3 chunks (not columnar, 1.4 before RECORDS4) and"
+echo "RECORDS2 chunks (no thread contexts either)"
+printf '%-34s %10s %10s %13s %13s %13s\n' "workload" "samples" "bytes" "bytes/sample" "RECORDS3 B/s" \
+	"RECORDS2 B/s"
 for wl in shares threads2 random_sort; do
 	[ -x "$build/workloads/$wl" ] && [ -x "$build/pmiprof" ] || continue
-	if ! "$build/pmiprof" record -q -o "$tmp/$wl.data" -- "$build/workloads/$wl" 3 \
+	if ! "$build/pmiprof" record -q -e cpu-clock,task-clock,page-faults,context-switches \
+		-F 10000 -o "$tmp/$wl.data" -- "$build/workloads/$wl" 3 \
 		>/dev/null 2>&1; then
 		printf '%-34s %10s\n' "$wl" "record failed"
 		continue
 	fi
 	b=$(stat -c %s "$tmp/$wl.data")
 	k=$("$build/pmiprof" dump --raw -i "$tmp/$wl.data" 2>/dev/null | grep -c ' sample ')
-	r2=n/a
+	r2=n/a r3=n/a
 	if [ -x "$out/trace_recode" ]; then
+		r3=$("$out/trace_recode" "$tmp/$wl.data" "$tmp/$wl.r3" 1 1 records3 2>/dev/null |
+			awk '{ print $3 }')
 		r2=$("$out/trace_recode" "$tmp/$wl.data" "$tmp/$wl.r2" 1 1 records2 2>/dev/null |
 			awk '{ print $3 }')
 	fi
-	printf '%-34s %10s %10s %13s %13s\n' "$wl" "$k" "$b" \
-		"$(awk -v b="$b" -v n="$k" 'BEGIN { printf "%.2f", n ? b / n : 0 }')" "${r2:-n/a}"
+	printf '%-34s %10s %10s %13s %13s %13s\n' "$wl" "$k" "$b" \
+		"$(awk -v b="$b" -v n="$k" 'BEGIN { printf "%.2f", n ? b / n : 0 }')" "${r3:-n/a}" \
+		"${r2:-n/a}"
 done
 printf '%-34s %10s %10s %13s\n' "goal (issue 12)" "" "" "<= 6"
 

@@ -4,10 +4,11 @@
  * tests/bench/b10_trace.sh: the same recording's bytes per sample before
  * and after an encoding change, and the writer's rate on real samples
  * rather than on the synthetic stream.
- *   trace_recode IN OUT [LEVEL [REPS [records2]]]
+ *   trace_recode IN OUT [LEVEL [REPS [records2|records3]]]
  * prints: samples file_bytes bytes_per_sample write_msps (best of REPS, per
- * CPU-second, records decoded before the clock starts).  "records2": write
- * the 1.4 RECORDS2 chunks (no thread contexts) instead of the default.
+ * CPU-second, records decoded before the clock starts).  "records2" /
+ * "records3": write the 1.4 RECORDS2 (no thread contexts) / RECORDS3 (not
+ * columnar) chunks instead of the default.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -150,15 +151,17 @@ int main(int argc, char **argv)
 	FILE *f;
 
 	if (argc < 3 || argc > 6) {
-		fprintf(stderr, "usage: trace_recode IN OUT [LEVEL [REPS [records2]]]\n");
+		fprintf(stderr, "usage: trace_recode IN OUT [LEVEL [REPS [records2|records3]]]\n");
 		return 2;
 	}
 	if (argc > 3)
 		o.level = atoi(argv[3]);
 	if (argc > 4)
 		reps = atoi(argv[4]);
-	if (argc > 5)
+	if (argc > 5) {
 		o.records2 = !strcmp(argv[5], "records2");
+		o.records3 = !strcmp(argv[5], "records3");
+	}
 	err = trace_reader_open(&r, argv[1], NULL, NULL);
 	if (err) {
 		fprintf(stderr, "trace_recode: %s: %s\n", argv[1], strerror(-err));

@@ -36,12 +36,15 @@ static int stream(const char *dir, const char *name, int level, uint32_t chunk, 
 
 /*
  * 1.4: software time events, so the writer's count predictors are in use;
- * RECORDS3 (thread contexts, ip table) unless records2
+ * RECORDS4 (columns) by default, or RECORDS3 (thread contexts, ip table) /
+ * RECORDS2 (chunk type 4 / 3)
  */
 static int sw_stream(const char *dir, const char *name, int level,
-		     void (*gen)(unsigned int, struct trace_sample *), bool records2)
+		     void (*gen)(unsigned int, struct trace_sample *), int type)
 {
-	struct trace_writer_opts o = { .level = level, .chunk_size = 256, .records2 = records2 };
+	struct trace_writer_opts o = { .level = level, .chunk_size = 256,
+				       .records2 = type == PMIPROF_CHUNK_RECORDS2,
+				       .records3 = type == PMIPROF_CHUNK_RECORDS3 };
 	struct trace_header h;
 	struct trace_writer *w;
 	struct trace_sample s;
@@ -160,9 +163,15 @@ int main(int argc, char **argv)
 	       stream(argv[1], "stream-big.pmiprof", 1, 0, 20000, 0) |
 	       /* 1.4: zstd chunks with summaries are the default; deflate ones too */
 	       stream(argv[1], "stream-deflate.pmiprof", 1, 256, 200, PMIPROF_TRACE_CODEC_DEFLATE) |
-	       sw_stream(argv[1], "sw-l0.pmiprof", 0, tgen_packed_sample, true) |
-	       sw_stream(argv[1], "sw-l1.pmiprof", 1, tgen_packed_sample, true) |
-	       sw_stream(argv[1], "sw-threads-l0.pmiprof", 0, tgen_threads_sample, false) |
-	       sw_stream(argv[1], "sw-threads-l1.pmiprof", 1, tgen_threads_sample, false) |
+	       sw_stream(argv[1], "sw-l0.pmiprof", 0, tgen_packed_sample, PMIPROF_CHUNK_RECORDS2) |
+	       sw_stream(argv[1], "sw-l1.pmiprof", 1, tgen_packed_sample, PMIPROF_CHUNK_RECORDS2) |
+	       sw_stream(argv[1], "sw-threads-l0.pmiprof", 0, tgen_threads_sample,
+			 PMIPROF_CHUNK_RECORDS3) |
+	       sw_stream(argv[1], "sw-threads-l1.pmiprof", 1, tgen_threads_sample,
+			 PMIPROF_CHUNK_RECORDS3) |
+	       sw_stream(argv[1], "sw-columns-l0.pmiprof", 0, tgen_threads_sample,
+			 PMIPROF_CHUNK_RECORDS4) |
+	       sw_stream(argv[1], "sw-columns-l1.pmiprof", 1, tgen_threads_sample,
+			 PMIPROF_CHUNK_RECORDS4) |
 	       every_type(argv[1], 0) | every_type(argv[1], 1);
 }

@@ -587,27 +587,26 @@ static void reseal_chunks(uint8_t *b, size_t len, size_t off)
 }
 
 /*
- * Random byte changes inside the RECORDS3 samples of six interleaved
- * threads (CRCs made good again), and the file cut at every byte: reading
- * never crashes, never reads outside the buffer, and every chunk is either
- * read or counted as bad.
+ * Random byte changes inside the samples of six interleaved threads (CRCs
+ * made good again), and the file cut at every byte: reading never crashes,
+ * never reads outside the buffer, and every chunk is either read or counted
+ * as bad.  Returns how many damaged copies had a diag containing what.
  */
-static void damaged_context_samples_are_counted(void **state)
+static size_t damage_and_cut(int (*write)(const char *path), size_t rounds, const char *what)
 {
 	char path[] = "/tmp/pmiprof-damage3.XXXXXX";
 	const struct trace_read_stats *st;
 	uint64_t rng = 12345;
 	struct trace_reader *r;
 	struct trace_record rec;
-	size_t len, off, i, bad = 0, cut = 0;
+	size_t len, off, i, bad = 0, cut = 0, seen = 0;
 	uint8_t *clean, *b;
 	uint32_t hsize;
 	int fd = mkstemp(path), ret;
 
-	(void)state;
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(tgen_write_threads(path), 0);
+	assert_int_equal(write(path), 0);
 	clean = slurp(path, &len);
 	unlink(path);
 	assert_non_null(clean);
@@ -615,7 +614,7 @@ static void damaged_context_samples_are_counted(void **state)
 	off = 32 + hsize;
 	b = malloc(len);
 	assert_non_null(b);
-	for (i = 0; i < 3000; i++) {
+	for (i = 0; i < rounds; i++) {
 		size_t at;
 
 		memcpy(b, clean, len);
@@ -632,6 +631,11 @@ static void damaged_context_samples_are_counted(void **state)
 		assert_true(st->chunks_ok + st->chunks_bad >= 1);
 		assert_int_equal(diags > 0, st->chunks_bad > 0);
 		bad += st->chunks_bad > 0;
+		for (int k = 0; k < diags && k < 8; k++)
+			if (strstr(diag_msg[k], what)) {
+				seen++;
+				break;
+			}
 		trace_reader_close(r);
 	}
 	assert_true(bad > 0);	/* the decoder did see damage */
@@ -647,6 +651,27 @@ static void damaged_context_samples_are_counted(void **state)
 	assert_true(cut > 0);	/* (a cut at a chunk boundary leaves a shorter, clean file) */
 	free(b);
 	free(clean);
+	return seen;
+}
+
+/* RECORDS3: thread contexts, ip table. */
+static void damaged_context_samples_are_counted(void **state)
+{
+	(void)state;
+	assert_true(damage_and_cut(tgen_write_threads, 3000, "record body ends") > 0);
+}
+
+/*
+ * RECORDS4: the same samples in columns; damage reaches the stream table
+ * (sizes that do not add up) and the streams (a number running past its
+ * stream's end).
+ */
+static void damaged_column_samples_are_counted(void **state)
+{
+	(void)state;
+	assert_true(damage_and_cut(tgen_write_columns, 4000, "column stream") > 0);
+	assert_true(damage_and_cut(tgen_write_columns, 4000, "column table") > 0);
+	assert_true(damage_and_cut(tgen_write_columns, 4000, "sample's column stream ends") > 0);
 }
 
 /* A predictor naming the event itself or a later one cannot be decoded: the header is refused. */
@@ -725,6 +750,7 @@ int main(void)
 		cmocka_unit_test(malformed_packed_samples_are_reported),
 		cmocka_unit_test(malformed_context_samples_are_reported),
 		cmocka_unit_test(damaged_context_samples_are_counted),
+		cmocka_unit_test(damaged_column_samples_are_counted),
 		cmocka_unit_test(bad_count_predictor_refuses_the_trace),
 		cmocka_unit_test(cut_at_every_chunk_boundary_reads_complete_chunks),
 		cmocka_unit_test(cut_inside_a_chunk_reports_the_loss),

@@ -580,6 +580,52 @@ static void check_threads(const char *path)
 			 first, sizeof(first));
 }
 
+/*
+ * v14-columns: RECORDS4 chunks, the samples of v14-threads; the payload
+ * starts with the stream table (8 streams: MAIN, IP, TIME, 4 events, HI).
+ */
+static void check_columns(const char *path)
+{
+	/*
+	 * the stream table (8 streams: MAIN 93 bytes, IP 40, TIME and the 4
+	 * events 16 each: a byte per sample, HI 58), then the first record in
+	 * MAIN: the first
+	 * RECORDS3 SAMPLE of v14-threads without its time, ip and counts
+	 */
+	static const uint8_t first[] = {
+		0x08, 0x5d, 0x00, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00,
+		0x10, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x10,
+		0x00, 0x00, 0x00, 0x3a, 0x00, 0x00, 0x00,
+		0x01, 0x08, 0x05, 0x11, 0xc8, 0x01, 0xc8, 0x01, 0x04,
+	};
+	struct trace_reader *r;
+
+	check_packed_gen(path, tgen_threads_sample, TGEN_THREADS_SAMPLES, PMIPROF_CHUNK_RECORDS4,
+			 first, sizeof(first));
+	assert_int_equal(trace_reader_open(&r, path, NULL, NULL), 0);
+	assert_int_equal(trace_reader_header(r)->time_step, 100000);
+	trace_reader_close(r);
+}
+
+static void fixture_v14_columns_decodes_to_frozen_values(void **state)
+{
+	(void)state;
+	check_columns(fixture("v14-columns.pmiprof"));
+}
+
+static void current_writer_matches_the_v14_columns_fixture(void **state)
+{
+	char path[] = "/tmp/pmiprof-fixture14c.XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(tgen_write_columns(path), 0);
+	check_columns(path);
+	unlink(path);
+}
+
 static void fixture_v14_packed_decodes_to_frozen_values(void **state)
 {
 	(void)state;
@@ -759,6 +805,11 @@ static int regenerate(const char *dir)
 		fprintf(stderr, "cannot write %s\n", path);
 		err = 1;
 	}
+	snprintf(path, sizeof(path), "%s/v14-columns.pmiprof", dir);
+	if (!frozen(path) && tgen_write_columns(path)) {
+		fprintf(stderr, "cannot write %s\n", path);
+		err = 1;
+	}
 	err |= put_file(dir, "empty.pmiprof", "", 0);
 	return err;
 }
@@ -776,6 +827,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(current_writer_matches_the_v14_packed_fixture),
 		cmocka_unit_test(fixture_v14_threads_decodes_to_frozen_values),
 		cmocka_unit_test(current_writer_matches_the_v14_threads_fixture),
+		cmocka_unit_test(fixture_v14_columns_decodes_to_frozen_values),
+		cmocka_unit_test(current_writer_matches_the_v14_columns_fixture),
 		cmocka_unit_test(fixture_v12_still_reads),
 		cmocka_unit_test(fixture_v13_stacks_decode_to_frozen_values),
 		cmocka_unit_test(current_writer_matches_the_v13_fixture),

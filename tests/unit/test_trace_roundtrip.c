@@ -155,6 +155,8 @@ static void header_fields_round_trip(void **state)
 	want = h;
 	want.version_major = PMIPROF_TRACE_VERSION_MAJOR;
 	want.version_minor = PMIPROF_TRACE_VERSION_MINOR;
+	/* a time-based 4 kHz trigger: the writer declares the nominal step (TIME_STEP) */
+	want.time_step = (h.clock_freq_hz ? h.clock_freq_hz : 1000000000ull) / 4000;
 	assert_int_equal(trace_writer_open(&w, tmp_path, &h, NULL), 0);
 	assert_int_equal(trace_writer_close(w), 0);
 	assert_int_equal(trace_reader_open(&r, tmp_path, NULL, NULL), 0);
@@ -615,7 +617,9 @@ static void random_record_sequences_round_trip(void **state)
 }
 
 /*
- * RECORDS3 (per-thread contexts, ip table) and RECORDS2: samples of 1..9
+ * RECORDS4 (columns, the default), RECORDS3 (per-thread contexts, ip
+ * table) and RECORDS2, with random count predictors and nominal time steps
+ * (RECORDS4: any step, 0 = against the previous one): samples of 1..9
  * threads interleaved at random (alternating, in runs, or anyhow), ips from
  * a pool (some anywhere in 64 bits), each thread's time and counts its own,
  * side-band records and stacks between them, small chunks; every field reads
@@ -631,14 +635,20 @@ static void random_thread_interleavings_round_trip(void **state)
 	struct trace_record rec;
 
 	(void)state;
-	tgen_sw_header(&h);
-	for (int round = 0; round < 24; round++) {
-		struct trace_writer_opts o = { .level = (int)(round % 3), .records2 = round % 4 == 3 };
+	for (int round = 0; round < 32; round++) {
+		struct trace_writer_opts o = { .level = (int)(round % 3), .records2 = round % 4 == 3,
+					       .records3 = round % 4 == 2 };
 		uint32_t nthr, t = 0, i, k, n = 4000, stacks = 0;
 		struct trace_writer *w;
 		struct trace_reader *r;
 
 		rnd_state_init(5000 + round);
+		tgen_sw_header(&h);
+		if (round >= 8) {	/* the first rounds: the writer's own choice */
+			for (k = 0; k < h.nr_events; k++)
+				h.predict[k] = (uint32_t)(rnd() % (PMIPROF_PREDICT_EVENT + k));
+			h.time_step = rnd() % 3 ? 100000 + rnd() % 3 : rnd() % 2 ? 0 : rnd_value(0);
+		}
 		o.chunk_size = (uint32_t)(200 + rnd() % 30000);
 		nthr = 1 + (uint32_t)(rnd() % 9);
 		for (k = 0; k < 100; k++)

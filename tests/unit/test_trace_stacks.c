@@ -333,7 +333,7 @@ static uint8_t *small_trace(size_t *len, size_t *payload)
 {
 	static const uint64_t ips[3] = { 0x401010, 0x401220, 0x401330 };
 	/* patched in place below: plain RECORDS chunks only */
-	struct trace_writer_opts o = { .level = 0, .no_summary = true };
+	struct trace_writer_opts o = { .level = 0, .no_summary = true, .records3 = true };
 	uint64_t regs[3] = { 1, 2, 3 };
 	uint8_t data[16] = { 0 };
 	struct trace_ustack u = { .abi = 2, .nr_regs = 3, .regs_mask = 0x1c0, .regs = regs,

@@ -524,7 +524,7 @@ static void damaged_chunk_with_a_good_summary_is_reported(void **state)
 		for (k = 0; ; k++) {
 			struct pmiprof_chunk_header rh;
 
-			roff = find_chunk(buf, len, PMIPROF_CHUNK_RECORDS3, (int)k);
+			roff = find_chunk(buf, len, PMIPROF_CHUNK_RECORDS4, (int)k);
 			memcpy(&rh, buf + roff, 32);
 			if (roff + 32 + rh.csize == off)
 				break;
@@ -553,7 +553,7 @@ static void unknown_codec_flag_is_refused_with_a_message(void **state)
 	(void)state;
 	write_trace(path, 1, 0, true);
 	buf = load(&len);
-	off = find_chunk(buf, len, PMIPROF_CHUNK_RECORDS3, 2);
+	off = find_chunk(buf, len, PMIPROF_CHUNK_RECORDS4, 2);
 	memcpy(&ch, buf + off, 32);
 	assert_int_equal(ch.flags, PMIPROF_CHUNK_F_ZSTD);
 	ch.flags |= 1u << 5;

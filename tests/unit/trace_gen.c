@@ -346,11 +346,12 @@ void tgen_packed_sample(unsigned int i, struct trace_sample *s)
 }
 
 static int write_packed(const char *path, void (*gen)(unsigned int, struct trace_sample *),
-			unsigned int n, bool records2)
+			unsigned int n, int type)
 {
 	static const uint64_t ips[] = { 0xffffffff81001234ull, 0x401200, 0x401300 };
 	struct trace_writer_opts o = { .level = 0, .chunk_size = TGEN_PACKED_CHUNK_SIZE,
-				       .records2 = records2 };
+				       .records2 = type == PMIPROF_CHUNK_RECORDS2,
+				       .records3 = type == PMIPROF_CHUNK_RECORDS3 };
 	struct trace_finish f = { .time = 1100000000, .samples = n };
 	struct trace_header h;
 	struct trace_writer *w;
@@ -377,7 +378,7 @@ static int write_packed(const char *path, void (*gen)(unsigned int, struct trace
 
 int tgen_write_packed(const char *path)
 {
-	return write_packed(path, tgen_packed_sample, TGEN_PACKED_SAMPLES, true);
+	return write_packed(path, tgen_packed_sample, TGEN_PACKED_SAMPLES, PMIPROF_CHUNK_RECORDS2);
 }
 
 /*
@@ -411,5 +412,10 @@ void tgen_threads_sample(unsigned int i, struct trace_sample *s)
 
 int tgen_write_threads(const char *path)
 {
-	return write_packed(path, tgen_threads_sample, TGEN_THREADS_SAMPLES, false);
+	return write_packed(path, tgen_threads_sample, TGEN_THREADS_SAMPLES, PMIPROF_CHUNK_RECORDS3);
+}
+
+int tgen_write_columns(const char *path)
+{
+	return write_packed(path, tgen_threads_sample, TGEN_THREADS_SAMPLES, PMIPROF_CHUNK_RECORDS4);
 }

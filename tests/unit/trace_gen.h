@@ -69,11 +69,17 @@ int tgen_write_packed(const char *path);
 
 /*
  * 1.4 RECORDS3 chunks (source of tests/fixtures/v14-threads.pmiprof): as
- * v14-packed, with the writer's default chunk type and the samples of
- * tgen_threads_sample(), six interleaved threads.
+ * v14-packed, with RECORDS3 chunks and the samples of tgen_threads_sample(),
+ * six interleaved threads.
  */
 #define TGEN_THREADS_SAMPLES	90
 void tgen_threads_sample(unsigned int i, struct trace_sample *s);
 int tgen_write_threads(const char *path);
+/*
+ * 1.4 RECORDS4 chunks (source of tests/fixtures/v14-columns.pmiprof): the
+ * samples of v14-threads in the writer's default, columnar chunks, with the
+ * header's TIME_STEP (100000 ns: 10 kHz cpu-clock).
+ */
+int tgen_write_columns(const char *path);
 
 #endif /* PMIPROF_TESTS_TRACE_GEN_H */
