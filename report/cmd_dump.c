@@ -264,6 +264,9 @@ static void print_header(const char *path, const struct trace_header *h, bool ra
 		}
 		putchar('\n');
 	}
+	/* 1.4: the nominal sample interval RECORDS4 predicts time steps from */
+	if (h->time_step)
+		printf("time step:      %" PRIu64 " ticks\n", h->time_step);
 }
 
 static void print_time(const struct dump_ctx *d, uint64_t t)

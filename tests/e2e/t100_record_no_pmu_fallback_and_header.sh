@@ -26,6 +26,9 @@ else
 	done
 	grep -q '^trigger:.*freq 10000 Hz' "$TMPD/dump" && ok "default rate 10 kHz" || not_ok "default rate 10 kHz" "$(grep '^trigger' "$TMPD/dump")"
 	grep -q '^note:.*no hardware PMU' "$TMPD/dump" && ok "header note explains the fallback" || not_ok "header note explains the fallback"
+	# 10 kHz cpu-clock: RECORDS4 predicts time steps from the nominal 100 us
+	grep -q '^time step: *100000 ticks$' "$TMPD/dump" && ok "header TIME_STEP: the nominal 100000 ns interval, shown by dump" ||
+		not_ok "header TIME_STEP shown by dump" "$(grep -e '^time step' -e '^predict' "$TMPD/dump")"
 fi
 for f in hostname kernel 'cpu vendor' 'cpu model name' pmu recorder cmdline clock nr_cpus; do
 	v=$(grep "^$f:" "$TMPD/dump" | head -1 | sed 's/^[^:]*: *//')
