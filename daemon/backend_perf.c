@@ -287,10 +287,11 @@ static int attach_ring(struct perf_state *ps, int fd, int cpu, unsigned int page
 /*
  * One group for pid on cpu (perf_group.h: the trigger leads, or slots leads
  * and the trigger samples as a member).  Returns the sampling event's fd,
- * the one whose records the CPU's ring takes.
+ * the one the CPU's ring is mapped on; *side_fd is the fd carrying the
+ * side-band (the same, or the lead group's leader), also routed to the ring.
  */
 static int open_group(struct perf_state *ps, pid_t pid, int cpu, bool inherit,
-		      bool enable_on_exec, bool side_band)
+		      bool enable_on_exec, bool side_band, int *side_fd)
 {
 	struct perf_group_opts o;
 	struct perf_group *grp = &ps->grp;
@@ -326,7 +327,19 @@ static int open_group(struct perf_state *ps, pid_t pid, int cpu, bool inherit,
 		}
 		fds[g] = fd;
 	}
+	*side_fd = fds[grp->side_band];
 	return fds[grp->sampler];
+}
+
+/* The ring of cpu takes the sampler's records, and the side-band fd's. */
+static int attach_group(struct perf_state *ps, int sampler, int side_fd, int cpu,
+			unsigned int pages)
+{
+	int ret = attach_ring(ps, sampler, cpu, pages);
+
+	if (!ret && side_fd != sampler)
+		ret = attach_ring(ps, side_fd, cpu, pages);
+	return ret;
 }
 
 /*
@@ -430,7 +443,8 @@ static int open_task_groups(struct record_session *s, struct perf_state *ps, pid
 	for (i = 0; i < ps->cpus.nr; i++) {
 		int cpu = ps->cpus.cpus[i];
 		bool first = ps->nr_fds == 0;
-		int sampler = open_group(ps, tid, cpu, true, s->child > 0, true);
+		int side_fd;
+		int sampler = open_group(ps, tid, cpu, true, s->child > 0, true, &side_fd);
 
 		if (sampler == -ESRCH && s->child <= 0)
 			return 0;	/* the thread exited meanwhile */
@@ -441,7 +455,7 @@ static int open_task_groups(struct record_session *s, struct perf_state *ps, pid
 				explain_open_error(sampler, &ps->ev[ps->failed], false);
 			return sampler;
 		}
-		ret = attach_ring(ps, sampler, cpu, pages);
+		ret = attach_group(ps, sampler, side_fd, cpu, pages);
 		if (ret)
 			return ret;
 	}
@@ -495,13 +509,14 @@ static int open_side_band(struct record_session *s, struct perf_state *ps, pid_t
 static int open_cpu_group(struct record_session *s, struct perf_state *ps, int cpu,
 			  unsigned int pages)
 {
-	int sampler = open_group(ps, -1, cpu, false, false, s->opts->system_wide);
+	int side_fd;
+	int sampler = open_group(ps, -1, cpu, false, false, s->opts->system_wide, &side_fd);
 
 	if (sampler < 0) {
 		explain_open_error(sampler, &ps->ev[ps->failed], true);
 		return sampler;
 	}
-	return attach_ring(ps, sampler, cpu, pages);
+	return attach_group(ps, sampler, side_fd, cpu, pages);
 }
 
 /*

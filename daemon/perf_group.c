@@ -87,11 +87,9 @@ static void starts_disabled(const struct perf_group_opts *o, struct perf_event_a
 	a->enable_on_exec = o->enable_on_exec;
 }
 
-void perf_group_sampler_attr(const struct pm_event *ev, const struct perf_group_opts *o,
-			     struct perf_event_attr *a)
+/* Sampling with the group's counts in every sample (PERF_SAMPLE_READ). */
+static void sampling_attr(const struct perf_group_opts *o, struct perf_event_attr *a)
 {
-	counter_attr(ev, o, a);
-	starts_disabled(o, a);
 	a->sample_type |= PERF_SAMPLE_READ;
 	/* the times tell whether the group was ever scheduled, or multiplexed */
 	a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
@@ -124,14 +122,31 @@ void perf_group_sampler_attr(const struct pm_event *ev, const struct perf_group_
 	/* Wake the recorder when a quarter of the ring is used: few wakeups. */
 	a->watermark = 1;
 	a->wakeup_watermark = o->wakeup_watermark;
-	if (o->side_band) {
-		a->mmap = 1;		/* the kernel counts mmap listeners by this bit */
-		a->mmap2 = 1;
-		a->comm = 1;
-		a->comm_exec = 1;
-		a->task = 1;
-		a->build_id = o->build_id;
-	}
+}
+
+/*
+ * MMAP2/COMM/FORK/EXIT from an event that starts disabled (a leader), so
+ * they begin with the counting, not at open.
+ */
+static void side_band_attr(const struct perf_group_opts *o, struct perf_event_attr *a)
+{
+	if (!o->side_band)
+		return;
+	a->mmap = 1;		/* the kernel counts mmap listeners by this bit */
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->build_id = o->build_id;
+}
+
+void perf_group_sampler_attr(const struct pm_event *ev, const struct perf_group_opts *o,
+			     struct perf_event_attr *a)
+{
+	counter_attr(ev, o, a);
+	starts_disabled(o, a);
+	sampling_attr(o, a);
+	side_band_attr(o, a);
 }
 
 int perf_group_build(const struct pm_event *ev, unsigned int nr, unsigned int trigger,
@@ -164,22 +179,39 @@ int perf_group_build(const struct pm_event *ev, unsigned int nr, unsigned int tr
 		struct perf_event_attr *a = &g->attr[i];
 
 		g->leader[i] = i ? 0 : -1;
-		if (i == g->sampler) {
-			perf_group_sampler_attr(&ev[g->to_ev[i]], o, a);
+		if (!g->lead_group) {
+			if (i == g->sampler)
+				perf_group_sampler_attr(&ev[g->to_ev[i]], o, a);
+			else
+				counter_attr(&ev[g->to_ev[i]], o, a);
 			continue;
 		}
+		/*
+		 * perf's rule (evsel__config): the leader starts disabled and
+		 * rules the group, members are created enabled; a member created
+		 * disabled and enabled later may never sample (a cpu-clock
+		 * sampler here did not).  The side-band goes on the leader, so
+		 * it starts with the counting; the ring takes its records too.
+		 */
 		counter_attr(&ev[g->to_ev[i]], o, a);
-		if (!g->lead_group || i > g->sampler)
+		if (i == g->sampler) {
+			sampling_attr(o, a);
+			continue;
+		}
+		if (i > g->sampler)
 			continue;
 		/*
 		 * slots and the metric events: PERF_FORMAT_GROUP on each (perf's
-		 * topdown.txt), no sampling, and the leader starts the group.
-		 * No times, so that only the sampler's read has them.
+		 * topdown.txt), no sampling.  No times, so that only the
+		 * sampler's read has them.
 		 */
 		a->read_format = PERF_FORMAT_GROUP;
-		if (!i)
+		if (!i) {
 			starts_disabled(o, a);
+			side_band_attr(o, a);
+		}
 	}
+	g->side_band = g->lead_group ? 0 : g->sampler;
 	return 0;
 }
 

@@ -16,7 +16,9 @@
  * sampling member, then the other events.  A member's PERF_SAMPLE_READ with
  * PERF_FORMAT_GROUP reads the whole group, leader first (kernel
  * perf_output_read_group), so samples carry the same counts as in the
- * ordinary layout, only in another order: to_ev[] maps it back.
+ * ordinary layout, only in another order: to_ev[] maps it back.  As perf
+ * does, the leader starts disabled and rules the group, the members
+ * (the sampler too) are created enabled; the leader carries the side-band.
  */
 #ifndef PMIPROF_DAEMON_PERF_GROUP_H
 #define PMIPROF_DAEMON_PERF_GROUP_H
@@ -41,7 +43,7 @@ struct perf_group_opts {
 	uint64_t period, freq;		/* the trigger's; freq used when non-zero */
 	bool inherit;
 	bool enable_on_exec;
-	bool side_band;			/* MMAP2/COMM/TASK records from the sampler */
+	bool side_band;			/* MMAP2/COMM/TASK records (see side_band below) */
 	bool build_id;			/* in MMAP2 (kernel >= 5.12) */
 	bool exclude_kernel;		/* user-only fallback, for every event */
 	uint32_t call_graph;		/* PMIPROF_CALL_GRAPH_* */
@@ -53,6 +55,7 @@ struct perf_group {
 	unsigned int nr;
 	bool lead_group;		/* a non-sampling leader (PERF_METRICS) */
 	unsigned int sampler;		/* group position of the sampling event */
+	unsigned int side_band;		/* position carrying the side-band bits */
 	unsigned int to_ev[PMIPROF_MAX_EVENTS];	/* group (read) position -> list index */
 	int leader[PMIPROF_MAX_EVENTS];		/* position of the group fd to pass, or -1 */
 	struct perf_event_attr attr[PMIPROF_MAX_EVENTS];	/* in group position order */
