@@ -3,11 +3,11 @@
  * The perf_event_open backend (the default): one event group per CPU, the
  * trigger as sampling event with PERF_SAMPLE_READ|PERF_FORMAT_GROUP so every
  * sample carries all counters, side-band (MMAP2 with build-id, COMM, FORK,
- * EXIT) from the trigger (from slots, below), one mmap ring per CPU drained
- * into the trace.  The
+ * EXIT) from the trigger, one mmap ring per CPU drained into the trace.  The
  * trigger leads the group, except with Intel's PERF_METRICS (-e topdown on
- * Ice Lake and later), where slots leads without sampling and the trigger
- * samples as a member (perf_group.c builds both layouts).
+ * Ice Lake and later), where slots leads without sampling and carries the
+ * side-band, and the trigger samples as a member (perf_group.c builds both
+ * layouts).
  *
  * Three layouts of the same groups:
  *   per-task   (command or -p, kernel >= 6.12): pid = task, cpu = N, inherit.
