@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The perf_event_open backend (the default): one event group per CPU, the
- * trigger as sampling leader with PERF_SAMPLE_READ|PERF_FORMAT_GROUP so every
+ * trigger as sampling event with PERF_SAMPLE_READ|PERF_FORMAT_GROUP so every
  * sample carries all counters, side-band (MMAP2 with build-id, COMM, FORK,
- * EXIT) from the leader, one mmap ring per CPU drained into the trace.
+ * EXIT) from the trigger, one mmap ring per CPU drained into the trace.  The
+ * trigger leads the group, except with Intel's PERF_METRICS (-e topdown on
+ * Ice Lake and later), where slots leads without sampling and carries the
+ * side-band, and the trigger samples as a member (perf_group.c builds both
+ * layouts).
  *
  * Three layouts of the same groups:
  *   per-task   (command or -p, kernel >= 6.12): pid = task, cpu = N, inherit.
@@ -39,6 +43,7 @@
 #include "cpu_set.h"
 #include "host_info.h"
 #include "perf_decode.h"
+#include "perf_group.h"
 #include "perf_ring.h"
 #include "record_regions.h"
 #include "proc_tasks.h"
@@ -66,7 +71,7 @@ struct perf_state {
 	int *fds;			/* every fd opened, for enable/disable/close */
 	unsigned int nr_fds, cap_fds;
 	unsigned int nr_ev;
-	unsigned int group_to_ev[PMIPROF_MAX_EVENTS];	/* group position -> header index */
+	struct perf_group grp;		/* layout: read position -> header index, attrs */
 	struct pm_event ev[PMIPROF_MAX_EVENTS];		/* effective events, header order */
 	unsigned int trigger;
 	unsigned int failed;		/* header index of the event that failed to open */
@@ -86,14 +91,6 @@ struct perf_state {
 	uint32_t max_stack;
 };
 
-/*
- * perf's user register set for --call-graph dwarf on x86-64 (PERF_REGS_MASK
- * in tools/perf/arch/x86/include/perf_regs.h): every PERF_REG_X86_* below
- * PERF_REG_X86_64_MAX except the segment registers ds, es, fs, gs.
- */
-#define DWARF_REGS_MASK		0xff0fffull
-/* fp leaf fix-up: bp, sp, ip */
-#define LEAF_REGS_MASK		((1ull << 6) | (1ull << 7) | (1ull << 8))
 _Static_assert(RECORD_LEAF_WORDS_SIZE <= PERF_DECODE_LEAF_WORDS_MAX,
 	       "the decoder filters every leaf word");
 
@@ -211,78 +208,33 @@ static bool hw_event_works(const struct pm_event *ev)
 	return true;
 }
 
-/* ---- attribute building ---- */
+/* ---- attribute building (perf_group.c) ---- */
 
-static void build_attr(const struct perf_state *ps, const struct pm_event *ev, bool leader,
-		       bool inherit, bool enable_on_exec, bool side_band,
-		       struct perf_event_attr *a)
+static void group_opts(const struct perf_state *ps, bool inherit, bool enable_on_exec,
+		       bool side_band, struct perf_group_opts *o)
 {
-	memset(a, 0, sizeof(*a));
-	a->size = sizeof(*a);
-	a->type = ev->type;
-	a->config = ev->config;
-	a->config1 = ev->config1;
-	a->config2 = ev->config2;
-	a->exclude_user = ev->exclude_user;
-	a->exclude_kernel = ev->exclude_kernel || ps->exclude_kernel;
-	a->exclude_hv = ev->exclude_hv || ps->exclude_kernel;
-	a->inherit = inherit;
-	a->use_clockid = 1;
-	a->clockid = CLOCK_MONOTONIC;
-	a->sample_id_all = 1;
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-	if (!leader)
-		return;
-	a->disabled = 1;
-	a->enable_on_exec = enable_on_exec;
-	a->sample_type |= PERF_SAMPLE_READ;
-	/* the times tell whether the group was ever scheduled, or multiplexed */
-	a->read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-			 PERF_FORMAT_TOTAL_TIME_RUNNING;
-	if (ps->freq) {
-		a->freq = 1;
-		a->sample_freq = ps->freq;
-	} else {
-		a->sample_period = ps->period;
-	}
-	/*
-	 * Call stacks as perf sets them (evsel__config_callchain): the kernel's
-	 * callchain with sample_max_stack; fp adds the user regs and top words
-	 * of the user stack for the leaf fix-up, dwarf the full user register
-	 * set and SIZE stack bytes with the user part of the callchain off.
-	 */
-	if (ps->call_graph) {
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
-				  PERF_SAMPLE_STACK_USER;
-		a->sample_max_stack = (uint16_t)ps->max_stack;
-		a->sample_stack_user = ps->dump_size;
-		a->exclude_callchain_kernel = ps->exclude_kernel;
-		if (ps->call_graph == PMIPROF_CALL_GRAPH_DWARF) {
-			a->sample_regs_user = DWARF_REGS_MASK;
-			a->exclude_callchain_user = 1;
-		} else {
-			a->sample_regs_user = LEAF_REGS_MASK;
-		}
-	}
-	/* Wake the recorder when a quarter of the ring is used: few wakeups. */
-	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(ps->pages * ps->page_size / 4);
-	if (side_band) {
-		a->mmap = 1;		/* the kernel counts mmap listeners by this bit */
-		a->mmap2 = 1;
-		a->comm = 1;
-		a->comm_exec = 1;
-		a->task = 1;
-		a->build_id = ps->build_id;
-	}
+	memset(o, 0, sizeof(*o));
+	o->period = ps->period;
+	o->freq = ps->freq;
+	o->inherit = inherit;
+	o->enable_on_exec = enable_on_exec;
+	o->side_band = side_band;
+	o->build_id = ps->build_id;
+	o->exclude_kernel = ps->exclude_kernel;
+	o->call_graph = ps->call_graph;
+	o->max_stack = ps->max_stack;
+	o->dump_size = ps->dump_size;
+	o->wakeup_watermark = (uint32_t)(ps->pages * ps->page_size / 4);
 }
 
 static void build_side_band_attr(const struct perf_state *ps, bool enable_on_exec,
 				 struct perf_event_attr *a)
 {
 	struct pm_event dummy = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY };
+	struct perf_group_opts o;
 
-	build_attr(ps, &dummy, true, true, enable_on_exec, true, a);
+	group_opts(ps, true, enable_on_exec, true, &o);
+	perf_group_sampler_attr(&dummy, &o, a);
 	a->sample_type &= ~(uint64_t)(PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |
 				      PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
 	a->sample_regs_user = 0;
@@ -333,29 +285,40 @@ static int attach_ring(struct perf_state *ps, int fd, int cpu, unsigned int page
 
 /* ---- opening groups ---- */
 
-/* One group (trigger leader + siblings) for pid on cpu.  Returns leader fd. */
+/*
+ * One group for pid on cpu (perf_group.h: the trigger leads, or slots leads
+ * and the trigger samples as a member).  Returns the sampling event's fd,
+ * the one the CPU's ring is mapped on; *side_fd is the fd carrying the
+ * side-band (the same, or the lead group's leader), also routed to the ring.
+ */
 static int open_group(struct perf_state *ps, pid_t pid, int cpu, bool inherit,
-		      bool enable_on_exec, bool side_band)
+		      bool enable_on_exec, bool side_band, int *side_fd)
 {
-	struct perf_event_attr a;
+	struct perf_group_opts o;
+	struct perf_group *grp = &ps->grp;
+	int fds[PMIPROF_MAX_EVENTS];
 	unsigned int g;
-	int leader = -1, ret;
+	int ret;
 
-	for (g = 0; g < ps->nr_ev; g++) {
-		const struct pm_event *ev = &ps->ev[ps->group_to_ev[g]];
-		int fd;
+	group_opts(ps, inherit, enable_on_exec, side_band, &o);
+	ret = perf_group_build(ps->ev, ps->nr_ev, ps->trigger, &o, grp);
+	if (ret) {
+		ps->failed = ps->trigger;
+		return ret;
+	}
+	for (g = 0; g < grp->nr; g++) {
+		struct perf_event_attr *a = &grp->attr[g];
+		int group_fd = grp->leader[g] < 0 ? -1 : fds[grp->leader[g]];
+		int fd = sys_perf_event_open(a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 
-		build_attr(ps, ev, g == 0, inherit, enable_on_exec, side_band, &a);
-		fd = sys_perf_event_open(&a, pid, cpu, g == 0 ? -1 : leader,
-					 PERF_FLAG_FD_CLOEXEC);
-		if (fd == -EINVAL && side_band && a.build_id && g == 0) {
+		if (fd == -EINVAL && side_band && a->build_id) {
 			/* kernel < 5.12: no build-id in MMAP2; the report reads it from files */
 			ps->build_id = false;
-			a.build_id = 0;
-			fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+			a->build_id = 0;
+			fd = sys_perf_event_open(a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 		}
 		if (fd < 0) {
-			ps->failed = ps->group_to_ev[g];
+			ps->failed = grp->to_ev[g];
 			return fd;
 		}
 		ret = add_fd(ps, fd);
@@ -363,10 +326,30 @@ static int open_group(struct perf_state *ps, pid_t pid, int cpu, bool inherit,
 			close(fd);
 			return ret;
 		}
-		if (g == 0)
-			leader = fd;
+		fds[g] = fd;
 	}
-	return leader;
+	*side_fd = fds[grp->side_band];
+	return fds[grp->sampler];
+}
+
+/* The ring of cpu takes the sampler's records, and the side-band fd's. */
+static int attach_group(struct perf_state *ps, int sampler, int side_fd, int cpu,
+			unsigned int pages)
+{
+	int ret = attach_ring(ps, sampler, cpu, pages);
+
+	if (!ret && side_fd != sampler)
+		ret = attach_ring(ps, side_fd, cpu, pages);
+	return ret;
+}
+
+/*
+ * Enable a CPU's group through its ring's fd, the sampler: a member in the
+ * lead-group layout, so the ioctl goes to the whole group.
+ */
+static void enable_ring_group(const struct perf_state *ps, const struct perf_ring *r)
+{
+	ioctl(r->fd, PERF_EVENT_IOC_ENABLE, ps->grp.lead_group ? PERF_IOC_FLAG_GROUP : 0);
 }
 
 /* ---- targets ---- */
@@ -461,18 +444,19 @@ static int open_task_groups(struct record_session *s, struct perf_state *ps, pid
 	for (i = 0; i < ps->cpus.nr; i++) {
 		int cpu = ps->cpus.cpus[i];
 		bool first = ps->nr_fds == 0;
-		int leader = open_group(ps, tid, cpu, true, s->child > 0, true);
+		int side_fd;
+		int sampler = open_group(ps, tid, cpu, true, s->child > 0, true, &side_fd);
 
-		if (leader == -ESRCH && s->child <= 0)
+		if (sampler == -ESRCH && s->child <= 0)
 			return 0;	/* the thread exited meanwhile */
-		if (leader < 0) {
-			bool perm = leader == -EACCES || leader == -EPERM;
+		if (sampler < 0) {
+			bool perm = sampler == -EACCES || sampler == -EPERM;
 
-			if (!(leader == -EINVAL && first) && !(perm && retry_perm))
-				explain_open_error(leader, &ps->ev[ps->failed], false);
-			return leader;
+			if (!(sampler == -EINVAL && first) && !(perm && retry_perm))
+				explain_open_error(sampler, &ps->ev[ps->failed], false);
+			return sampler;
 		}
-		ret = attach_ring(ps, leader, cpu, pages);
+		ret = attach_group(ps, sampler, side_fd, cpu, pages);
 		if (ret)
 			return ret;
 	}
@@ -526,13 +510,14 @@ static int open_side_band(struct record_session *s, struct perf_state *ps, pid_t
 static int open_cpu_group(struct record_session *s, struct perf_state *ps, int cpu,
 			  unsigned int pages)
 {
-	int leader = open_group(ps, -1, cpu, false, false, s->opts->system_wide);
+	int side_fd;
+	int sampler = open_group(ps, -1, cpu, false, false, s->opts->system_wide, &side_fd);
 
-	if (leader < 0) {
-		explain_open_error(leader, &ps->ev[ps->failed], true);
-		return leader;
+	if (sampler < 0) {
+		explain_open_error(sampler, &ps->ev[ps->failed], true);
+		return sampler;
 	}
-	return attach_ring(ps, leader, cpu, pages);
+	return attach_group(ps, sampler, side_fd, cpu, pages);
 }
 
 /*
@@ -587,7 +572,7 @@ static void check_hotplug(struct record_session *s, struct perf_state *ps, bool 
 			unsigned int r = ps->nr_rings;
 
 			if (!open_cpu_group(s, ps, cpu, ps->pages)) {
-				ioctl(ps->rings[r].fd, PERF_EVENT_IOC_ENABLE, 0);
+				enable_ring_group(ps, &ps->rings[r]);
 				pm_info("notice: CPU %d came online: recording it from now on", cpu);
 				continue;
 			}
@@ -636,7 +621,9 @@ static int choose_events(struct record_session *s, struct perf_state *ps)
 {
 	const struct record_opts *o = s->opts;
 	const struct pm_event_list *l = &o->events;
-	unsigned int i, g = 1;
+	struct perf_group_opts go;
+	unsigned int i;
+	int ret;
 
 	ps->nr_ev = l->nr;
 	memcpy(ps->ev, l->ev, sizeof(ps->ev));
@@ -699,11 +686,12 @@ static int choose_events(struct record_session *s, struct perf_state *ps)
 		}
 	}
 	ps->time_based = ps->ev[ps->trigger].time_based;
-	ps->group_to_ev[0] = ps->trigger;
-	for (i = 0; i < ps->nr_ev; i++)
-		if (i != ps->trigger)
-			ps->group_to_ev[g++] = i;
-	return 0;
+	group_opts(ps, false, false, false, &go);
+	ret = perf_group_build(ps->ev, ps->nr_ev, ps->trigger, &go, &ps->grp);
+	if (ret)
+		pm_err("'%s' cannot be the trigger: it belongs to the non-sampling group of "
+		       "topdown events", ps->ev[ps->trigger].name);
+	return ret;
 }
 
 static void fill_header(struct record_session *s, struct perf_state *ps)
@@ -915,12 +903,12 @@ static int perf_open(struct record_session *s)
 	ps->dec.trigger = ps->trigger;
 	ps->dec.call_graph = ps->call_graph;
 	ps->dec.regs_mask = !ps->call_graph ? 0 :
-			    ps->call_graph == PMIPROF_CALL_GRAPH_DWARF ? DWARF_REGS_MASK :
-			    LEAF_REGS_MASK;
+			    ps->call_graph == PMIPROF_CALL_GRAPH_DWARF ? PERF_GROUP_DWARF_REGS :
+			    PERF_GROUP_LEAF_REGS;
 	/* cpu-clock at F Hz is an hrtimer with a fixed period of 1e9/F ns */
 	ps->dec.trigger_period = !ps->freq ? ps->period :
 				 ps->time_based ? 1000000000ull / ps->freq : 0;
-	memcpy(ps->dec.group_to_ev, ps->group_to_ev, sizeof(ps->group_to_ev));
+	memcpy(ps->dec.group_to_ev, ps->grp.to_ev, sizeof(ps->grp.to_ev));
 	fill_header(s, ps);
 	return 0;
 }
@@ -931,7 +919,10 @@ static int ioctl_leaders(struct perf_state *ps, unsigned long req)
 {
 	unsigned int i;
 
-	/* PERF_IOC_FLAG_GROUP is not needed: the ioctl on a leader acts on its group. */
+	/*
+	 * Every fd: a leader's ioctl acts on its group, and the lead-group
+	 * layout's sampler starts disabled too.
+	 */
 	for (i = 0; i < ps->nr_fds; i++)
 		ioctl(ps->fds[i], req, 0);
 	return 0;
@@ -949,7 +940,7 @@ static int perf_enable(struct record_session *s)
 		unsigned int i;
 
 		for (i = 0; i < ps->nr_rings; i++)
-			ioctl(ps->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+			enable_ring_group(ps, &ps->rings[i]);
 		return 0;
 	}
 	return ioctl_leaders(ps, PERF_EVENT_IOC_ENABLE);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "perf_group.h"
 #include "record.h"
 #include "topdown.h"
 #include "util.h"
@@ -68,6 +69,9 @@ const char cmd_record_help[] =
 "        :T marks the trigger.  At most 16 events.  'topdown' stands for this\n"
 "        CPU's top-down level-1 events in one group (docs/topdown.md); the\n"
 "        report then shows frontend, bad-spec, retiring, backend (% of slots).\n"
+"        On Intel Ice Lake and later, slots leads that group without sampling\n"
+"        and the trigger samples as a member: without :T the first event outside\n"
+"        topdown, else cycles (added).\n"
 "        Default: " RECORD_DEFAULT_EVENTS " -c 512000.\n"
 "    -c, --count PERIOD\n"
 "        Trigger events per window (k/M/G suffixes allowed).  Range 1..2^47-1 for\n"
@@ -177,41 +181,36 @@ static void default_rate(struct record_opts *o)
 }
 
 /*
- * "-e topdown" expanded to this CPU's events; say here, once, what is missing
- * when they cannot be recorded, rather than failing on the first event.
+ * "-e topdown" expanded to this CPU's events: say here, once, when they
+ * cannot be counted, rather than failing on the first event; and give a
+ * PERF_METRICS group (slots leads, not sampling) a trigger that may sample.
  */
-static bool topdown_refused(const char *cmd, const struct pm_event_list *l)
+static int topdown_setup(const char *cmd, struct pm_event_list *l)
 {
-	const char *sysfs = getenv("PMIPROF_SYSFS_EVENT_SOURCE");
-	char names[512] = "";
-	size_t n = 0;
-	bool lead = false;
-	unsigned int i;
+	const char *env = getenv("PMIPROF_TEST_LEAD_GROUP");
+	char err[768];
+	int ret = td_check_pmu(l, getenv("PMIPROF_SYSFS_EVENT_SOURCE"), err, sizeof(err));
 
-	for (i = 0; i < l->nr; i++) {
-		if (!l->ev[i].topdown)
-			continue;
-		lead |= l->ev[i].group_lead;
-		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
-				      l->ev[i].name);
-		if (n >= sizeof(names))
-			n = sizeof(names) - 1;
+	/*
+	 * Tests: the first N events as a lead group (the first leads without
+	 * sampling), to run the PERF_METRICS layout with software events on a
+	 * machine without that PMU.
+	 */
+	if (!ret && env && *env && !strcmp(cmd, "record")) {
+		unsigned int i, n = (unsigned int)atoi(env);
+
+		for (i = 0; i < n && i < l->nr; i++) {
+			l->ev[i].group_lead = !i;
+			l->ev[i].topdown = i > 0;
+		}
 	}
-	if (!n)
-		return false;
-	if (!td_hw_pmu_present(sysfs ? sysfs : "/sys/bus/event_source/devices")) {
-		pm_err("topdown: no hardware PMU (the kernel exposes no core PMU in "
-		       "/sys/bus/event_source/devices, as in most VMs), so this CPU's level-1 "
-		       "events cannot be counted: %s", names);
-		return true;
+	if (!ret)
+		ret = perf_group_pick_trigger(l, err, sizeof(err));
+	if (ret) {
+		pm_err("%s", err);
+		return 1;
 	}
-	if (lead && !strcmp(cmd, "record")) {
-		pm_err("topdown: this CPU's level-1 events come from PERF_METRICS (%s); the "
-		       "kernel needs 'slots' as a non-sampling group leader, and record samples "
-		       "through the leader of its group: not supported yet", names);
-		return true;
-	}
-	return false;
+	return 0;
 }
 
 int record_parse_common(const char *cmd, int argc, char **argv, struct record_opts *o,
@@ -330,7 +329,7 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 		return pm_usage_error(cmd, "nothing to record: give a command (after --), -p or -a");
 	if (pm_events_parse(events, &o->events, err, sizeof(err)))
 		return pm_usage_error(cmd, "%s", err);
-	if (topdown_refused(cmd, &o->events))
+	if (topdown_setup(cmd, &o->events))
 		return 1;
 	default_rate(o);
 	if (record_check_rate(o, err, sizeof(err)))

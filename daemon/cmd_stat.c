@@ -30,6 +30,7 @@
 #include "record.h"
 #include "stat_format.h"
 #include "stat_regions.h"
+#include "topdown.h"
 #include "region/region_shm.h"
 #include "cpu_set.h"
 #include "proc_tasks.h"
@@ -486,7 +487,7 @@ int cmd_stat(int argc, char **argv)
 	uint64_t repeat = 1, interval_ms = 0;
 	bool want_regions = false, csv = false, stop = false;
 	int c, sfd, status = 0;
-	char err[512];
+	char err[768];
 	struct cpu_set cpus = { 0 };
 
 	memset(&o, 0, sizeof(o));
@@ -567,6 +568,10 @@ int cmd_stat(int argc, char **argv)
 				      "libpmiprof-region");
 	if (pm_events_parse(events, &list, err, sizeof(err)))
 		return pm_usage_error("stat", "%s", err);
+	if (td_check_pmu(&list, getenv("PMIPROF_SYSFS_EVENT_SOURCE"), err, sizeof(err))) {
+		pm_err("%s", err);
+		return 1;
+	}
 	if (want_regions && list.nr > PMR_MAX_EVENTS)
 		return pm_usage_error("stat", "--regions counts at most %d events per thread",
 				      PMR_MAX_EVENTS);

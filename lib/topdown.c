@@ -326,3 +326,26 @@ bool td_hw_pmu_present(const char *sysfs_devices)
 	}
 	return false;
 }
+
+int td_check_pmu(const struct pm_event_list *l, const char *sysfs_devices, char *err,
+		 size_t err_len)
+{
+	char names[512] = "";
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++) {
+		if (!l->ev[i].topdown)
+			continue;
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+				      l->ev[i].name);
+		if (n >= sizeof(names))
+			n = sizeof(names) - 1;
+	}
+	if (!n || td_hw_pmu_present(sysfs_devices ? sysfs_devices :
+				    "/sys/bus/event_source/devices"))
+		return 0;
+	return set_err(err, err_len, -ENODEV, "topdown: no hardware PMU (the kernel exposes no "
+		       "core PMU in /sys/bus/event_source/devices, as in most VMs), so this "
+		       "CPU's level-1 events cannot be counted: %s", names);
+}

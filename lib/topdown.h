@@ -99,4 +99,12 @@ bool td_fractions(const struct td_model *m, const uint64_t c[TD_MAX_EVENTS],
  */
 bool td_hw_pmu_present(const char *sysfs_devices);
 
+/*
+ * For record and stat: -ENODEV with the message in err when l holds topdown
+ * events but the kernel exposes no core PMU under sysfs_devices (NULL: the
+ * real /sys/bus/event_source/devices), naming the events; else 0.
+ */
+int td_check_pmu(const struct pm_event_list *l, const char *sysfs_devices, char *err,
+		 size_t err_len);
+
 #endif /* PMIPROF_TOPDOWN_H */
