@@ -157,6 +157,8 @@ struct symbolizer {
 	uint32_t *kmod_dso;	/* dso of ksym.mod (0: kernel_dso) */
 	uint32_t nr_kmods;
 	const void *kmap;	/* the mapped index ksyms and ktext point into, or NULL */
+	uint64_t kmap_names_len;	/* its names' bytes: a mapped ksym's name lies below */
+	bool kidx_bad;		/* the index was found damaged: parse the text instead */
 	size_t kmap_len;
 	/* inline chains: (file offset, dso) -> chain id, chains interned by content */
 	struct hashmap chain_at;
@@ -1746,10 +1748,13 @@ static bool kidx_load(struct symbolizer *sy)
 	for (i = 0; i < h->nr_mods; i++)
 		if (mods[i] >= h->names_len)
 			goto bad;
-	for (i = 0; i < h->nr_syms; i++)
-		if (k[i].name >= h->names_len || k[i].mod > h->nr_mods ||
-		    (i && k[i].addr <= k[i - 1].addr))
-			goto bad;
+	/*
+	 * The symbols are checked where a lookup lands (symbolizer_resolve_kernel),
+	 * not all up front: that loop touched the whole index (2-4 MB) and was a
+	 * quarter of a small report's instructions.  A binary search stays in
+	 * bounds whatever the order, and ends between two entries that bracket
+	 * the address, which is all a lookup relies on.
+	 */
 	sy->kmod_dso = malloc(((size_t)h->nr_mods + 1) * sizeof(*sy->kmod_dso));
 	if (!sy->kmod_dso)
 		goto bad;
@@ -1768,6 +1773,7 @@ static bool kidx_load(struct symbolizer *sy)
 	sy->ksyms = (struct ksym *)k;
 	sy->nr_ksyms = i == h->nr_mods ? h->nr_syms : 0;
 	sy->ktext = (char *)names;
+	sy->kmap_names_len = h->names_len;
 	sy->kmap = map;
 	sy->kmap_len = len;
 	return true;
@@ -1852,7 +1858,7 @@ static void load_kallsyms(struct symbolizer *sy)
 	if (sy->kernel_dso < 0)
 		return;
 	/* This boot's own kallsyms: the index parsed from it last time, if any. */
-	if (!sy->opts.kallsyms && !sy->opts.kernel_note && kidx_load(sy))
+	if (!sy->opts.kallsyms && !sy->opts.kernel_note && !sy->kidx_bad && kidx_load(sy))
 		return;
 	sy->kmod_dso = malloc(mod_cap * sizeof(*sy->kmod_dso));
 	if (!sy->kmod_dso) {
@@ -1978,6 +1984,25 @@ int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip)
 			hi = mid;
 	}
 	k = &sy->ksyms[lo];
+	/*
+	 * A mapped index is checked here, entry by entry (kidx_load): a damaged
+	 * one is dropped and the kallsyms text parsed (and the index rewritten),
+	 * as when the damage shows at load time.  Symbols named so far keep
+	 * their ids: the text gives the same (address, name) pairs.
+	 */
+	if (sy->kmap && (k->name >= sy->kmap_names_len || k->mod > sy->nr_kmods)) {
+		kallsyms_index_unmap(sy->kmap, sy->kmap_len);
+		sy->kmap = NULL;
+		sy->ksyms = NULL;
+		sy->ktext = NULL;
+		sy->nr_ksyms = 0;
+		free(sy->kmod_dso);
+		sy->kmod_dso = NULL;
+		sy->nr_kmods = 0;
+		sy->kidx_bad = true;
+		load_kallsyms(sy);
+		return symbolizer_resolve_kernel(sy, ip);
+	}
 	snprintf(key, sizeof(key), "k:%" PRIx64, k->addr);
 	return get_sym(sy, key, sy->ktext + k->name, NULL, sy->kmod_dso[k->mod], 0);
 }
