@@ -56,6 +56,14 @@ struct dso {
 	uint64_t *bounds;
 	struct bound_fn *bound_fn;	/* per interval [bounds[i], bounds[i+1]) */
 	uint32_t nr_bounds;
+	/*
+	 * The symbols dwfl_module_addrinfo weighs, in its search order (the
+	 * globals, then the locals): addrsym() runs its rules over this
+	 * compact copy instead of libdwfl decoding every ELF symbol again per
+	 * lookup (~1 ms per lookup in libc).  NULL: libdwfl looks up.
+	 */
+	struct fsym *fsyms;
+	uint32_t nr_fsyms, nr_global_fsyms;
 	struct plt_range *plts;	/* .plt* sections, found on first need */
 	uint32_t nr_plts;
 	bool plts_known;
@@ -67,6 +75,13 @@ struct dso {
 
 struct plt_range {
 	uint64_t start, end;	/* module addresses, as dwfl_module_addrinfo takes */
+};
+
+/* A symbol as libdwfl's __libdwfl_addrsym() weighs it. */
+struct fsym {
+	uint64_t value, size;	/* value: the module address dwfl_module_getsym_info gives */
+	const char *name;
+	uint8_t bind;		/* binding_value(): global 3, weak 2, local 1, else 0 */
 };
 
 /* The function covering an interval of symbol bounds, as dwfl_module_addrinfo found it. */
@@ -142,6 +157,8 @@ struct symbolizer {
 	uint32_t *kmod_dso;	/* dso of ksym.mod (0: kernel_dso) */
 	uint32_t nr_kmods;
 	const void *kmap;	/* the mapped index ksyms and ktext point into, or NULL */
+	uint64_t kmap_names_len;	/* its names' bytes: a mapped ksym's name lies below */
+	bool kidx_bad;		/* the index was found damaged: parse the text instead */
 	size_t kmap_len;
 	/* inline chains: (file offset, dso) -> chain id, chains interned by content */
 	struct hashmap chain_at;
@@ -340,6 +357,7 @@ void symbolizer_free(struct symbolizer *sy)
 		free(d->segs);
 		free(d->bounds);
 		free(d->bound_fn);
+		free(d->fsyms);
 		free(d->plts);
 		free(d->aliases);
 		free(d->path);
@@ -665,15 +683,6 @@ static bool alias_prefers(const struct alias_cand *a, const struct alias_cand *b
 	return !strncmp(a->name, "SyS", 3) || !strncmp(a->name, "compat_SyS", 10);
 }
 
-static int alias_cand_cmp(const void *x, const void *y)
-{
-	const struct alias_cand *a = x, *b = y;
-
-	if (a->addr != b->addr)
-		return a->addr < b->addr ? -1 : 1;
-	return a->order < b->order ? -1 : a->order > b->order;
-}
-
 /*
  * The winner among cands[0..n) (sorted by table order).  perf compares
  * demangled names when it demangles, so do we.
@@ -699,26 +708,72 @@ static const struct alias_cand *alias_choose(const struct symbolizer *sy,
 }
 
 /*
- * libdwfl names an address after its own pick among the symbols there (it
- * prefers a weak "random" to the global "__random"): record perf's pick for
- * every address that several function symbols (or labels) share.  Memory
- * and time are one pass over the symbol table, once per DSO.
+ * A stable LSD radix sort of n (key, val) pairs by key, 8 bits a pass,
+ * skipping the bytes all keys share: a DSO's symbol addresses differ in
+ * their low 3-4 bytes only.  qsort's callback per comparison made the
+ * sorts below most of a DSO's load time.  Returns 0 or -ENOMEM.
  */
-static int u64_cmp(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+struct kv {
+	uint64_t key;
+	uint64_t val;
+};
 
-	return (a > b) - (a < b);
+static int radix_sort(struct kv *a, uint32_t n)
+{
+	struct kv *tmp, *src = a, *dst;
+	uint32_t count[256], i, pass;
+	uint64_t differ = 0;
+
+	if (n < 2)
+		return 0;
+	for (i = 1; i < n; i++)
+		differ |= a[i].key ^ a[0].key;
+	if (!differ)
+		return 0;
+	tmp = malloc((size_t)n * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	dst = tmp;
+	for (pass = 0; pass < 8; pass++) {
+		unsigned int sh = pass * 8;
+		uint32_t sum = 0, c;
+		struct kv *t;
+
+		if (!((differ >> sh) & 0xff))
+			continue;
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i].key >> sh) & 0xff]++;
+		for (i = 0; i < 256; i++) {
+			c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i].key >> sh) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, (size_t)n * sizeof(*a));
+	free(tmp);
+	return 0;
 }
 
-static int sort_bounds(struct dso *d)
+/* Sort and deduplicate d->bounds (bounds[i].key), then the per-interval cache. */
+static int sort_bounds(struct dso *d, struct kv *b, uint32_t nb)
 {
 	uint32_t i, n = 0;
 
-	qsort(d->bounds, d->nr_bounds, sizeof(*d->bounds), u64_cmp);
-	for (i = 0; i < d->nr_bounds; i++)
-		if (!n || d->bounds[i] != d->bounds[n - 1])
-			d->bounds[n++] = d->bounds[i];
+	if (radix_sort(b, nb))
+		return -ENOMEM;
+	d->bounds = malloc((nb ? nb : 1) * sizeof(*d->bounds));
+	if (!d->bounds)
+		return -ENOMEM;
+	for (i = 0; i < nb; i++)
+		if (!n || b[i].key != d->bounds[n - 1])
+			d->bounds[n++] = b[i].key;
 	d->nr_bounds = n;
 	d->bound_fn = calloc(n ? n : 1, sizeof(*d->bound_fn));
 	return d->bound_fn ? 0 : -ENOMEM;
@@ -742,20 +797,61 @@ static uint32_t interval_of(const struct dso *d, uint64_t vaddr)
 	return lo;
 }
 
+static uint8_t binding_value(const GElf_Sym *s)
+{
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Whether the copy of the symbol table (d->fsyms) can stand in for
+ * libdwfl's search: an ET_EXEC/ET_DYN module whose symbol values are the
+ * addresses libdwfl compares (no bias, no function descriptors).
+ */
+static bool own_lookup_possible(const struct dso *d)
+{
+	GElf_Ehdr eh;
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
+
+	return elf && !bias && gelf_getehdr(elf, &eh) && eh.e_type != ET_REL;
+}
+
+/*
+ * One pass over the module's symbol table, once per DSO: the bounds of
+ * every symbol (intervals with one answer), the symbols the lookup weighs
+ * (d->fsyms), and perf's name for every address several function symbols
+ * (or labels) share.  libdwfl names such an address after its own pick (it
+ * prefers a weak "random" to the global "__random").
+ */
 static int load_aliases(const struct symbolizer *sy, struct dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod), i;
-	struct alias_cand *c;
-	uint32_t nc = 0, j, k;
+	int first_global = n > 1 ? dwfl_module_getsymtab_first_global(d->mod) : -1;
+	int glob_from = first_global == 0 ? 1 : first_global;
+	bool own = !sy->opts.dwfl_lookups && first_global >= 0 && own_lookup_possible(d);
+	struct alias_cand *c = NULL, *sorted = NULL;
+	struct kv *b = NULL, *order = NULL;
+	uint32_t nc = 0, nb = 0, ng = 0, nl = 0, j, k;
+	int err = -ENOMEM;
 
 	if (n <= 1)
 		return 0;
 	c = malloc((size_t)n * sizeof(*c));
-	d->bounds = malloc((size_t)n * 2 * sizeof(*d->bounds));
-	if (!c || !d->bounds) {
-		free(c);
-		return -ENOMEM;
-	}
+	b = malloc((size_t)n * 2 * sizeof(*b));
+	if (own)
+		d->fsyms = malloc((size_t)n * sizeof(*d->fsyms));
+	if (!c || !b || (own && !d->fsyms))
+		goto out;
+	/* Globals first (libdwfl's search order), locals from the end down, reversed below. */
 	for (i = 1; i < n; i++) {
 		GElf_Word shndx;
 		GElf_Addr addr;
@@ -766,10 +862,22 @@ static int load_aliases(const struct symbolizer *sy, struct dso *d)
 
 		/* Every symbol: more bounds than libdwfl looks at only split intervals. */
 		if (name) {
-			d->bounds[d->nr_bounds++] = addr;
-			d->bounds[d->nr_bounds++] = addr + sym.st_size;
+			b[nb++].key = addr;
+			b[nb++].key = addr + sym.st_size;
 		}
+		/* What __libdwfl_addrsym's search_table() considers. */
+		if (own && name && name[0] && sym.st_shndx != SHN_UNDEF && type != STT_SECTION &&
+		    type != STT_FILE && type != STT_TLS) {
+			struct fsym f = { addr, sym.st_size, name, binding_value(&sym) };
 
+			if (addr != sym.st_value) {
+				own = false;	/* a resolved (descriptor) or biased value */
+			} else if (i >= glob_from) {
+				d->fsyms[ng++] = f;
+			} else {
+				d->fsyms[n - 1 - ++nl] = f;
+			}
+		}
 		/* What perf's dso__load_sym() keeps: defined functions and labels. */
 		if (!name || !name[0] || shndx == SHN_UNDEF || shndx == SHN_ABS ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE))
@@ -779,27 +887,114 @@ static int load_aliases(const struct symbolizer *sy, struct dso *d)
 					       .bind = (uint8_t)GELF_ST_BIND(sym.st_info),
 					       .type = (uint8_t)type };
 	}
-	qsort(c, nc, sizeof(*c), alias_cand_cmp);
-	if (sort_bounds(d)) {
-		free(c);
-		return -ENOMEM;
+	if (own) {
+		/* the locals sit at fsyms[n-1-nl .. n-1) in reverse table order */
+		struct fsym *l = d->fsyms + (n - 1 - nl), t;
+
+		for (j = 0; j < nl / 2; j++) {
+			t = l[j];
+			l[j] = l[nl - 1 - j];
+			l[nl - 1 - j] = t;
+		}
+		memmove(d->fsyms + ng, l, nl * sizeof(*l));
+		d->nr_fsyms = ng + nl;
+		d->nr_global_fsyms = ng;
+	} else {
+		free(d->fsyms);
+		d->fsyms = NULL;
 	}
+	if (sort_bounds(d, b, nb))
+		goto out;
+	/* By address, ties in table order: a stable sort of the candidates' indexes. */
+	order = malloc((nc ? nc : 1) * sizeof(*order));
+	sorted = malloc((nc ? nc : 1) * sizeof(*sorted));
+	if (!order || !sorted)
+		goto out;
+	for (j = 0; j < nc; j++)
+		order[j] = (struct kv){ c[j].addr, j };
+	if (radix_sort(order, nc))
+		goto out;
+	for (j = 0; j < nc; j++)
+		sorted[j] = c[order[j].val];
 	/* At most one alias per two candidates. */
 	d->aliases = malloc((nc / 2 + 1) * sizeof(*d->aliases));
-	if (!d->aliases) {
-		free(c);
-		return -ENOMEM;
-	}
+	if (!d->aliases)
+		goto out;
 	for (j = 0; j < nc; j = k) {
-		for (k = j + 1; k < nc && c[k].addr == c[j].addr; k++)
+		for (k = j + 1; k < nc && sorted[k].addr == sorted[j].addr; k++)
 			;
 		if (k - j < 2)
 			continue;
-		d->aliases[d->nr_aliases++] = (struct alias){ c[j].addr,
-							      alias_choose(sy, c + j, k - j)->raw };
+		d->aliases[d->nr_aliases++] = (struct alias){ sorted[j].addr,
+							      alias_choose(sy, sorted + j, k - j)->raw };
 	}
+	err = 0;
+out:
 	free(c);
-	return 0;
+	free(b);
+	free(order);
+	free(sorted);
+	return err;
+}
+
+/* __libdwfl_addrsym()'s search state (elfutils libdwfl/dwfl_module_addrsym.c). */
+struct addrsym_state {
+	uint64_t addr, min_label;
+	const struct fsym *closest;
+};
+
+/* Its try_sym_value(); false when it would weigh a sizeless symbol by section. */
+static bool addrsym_try(struct addrsym_state *st, const struct fsym *s)
+{
+	const struct fsym *c = st->closest;
+
+	if (s->value + s->size > st->min_label)
+		st->min_label = s->value + s->size;
+	if (s->size && st->addr - s->value >= s->size)
+		return true;
+	if (!c || c->value < s->value || c->bind < s->bind) {
+		if (s->size)
+			st->closest = s;
+		else if (!c && s->value >= st->min_label)
+			return false;	/* same_section(): libdwfl decides */
+	} else if (s->size && c->value == s->value &&
+		   ((c->size > s->size && c->bind <= s->bind) ||
+		    (c->size >= s->size && c->bind < s->bind))) {
+		st->closest = s;
+	}
+	return true;
+}
+
+static bool addrsym_search(struct addrsym_state *st, const struct fsym *f, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (f[i].value <= st->addr && !addrsym_try(st, &f[i]))
+			return false;
+	return true;
+}
+
+/*
+ * dwfl_module_addrinfo(mod, addr, symoff, ...)'s name, from the copy of the
+ * symbol table: its rules over the same symbols in the same order.  A
+ * sizeless symbol (an assembly label) it would weigh by section sends the
+ * lookup to libdwfl itself, as does a DSO without the copy.
+ */
+static const char *addrsym(struct dso *d, uint64_t addr, GElf_Off *symoff)
+{
+	struct addrsym_state st = { .addr = addr };
+	GElf_Sym sym;
+
+	if (d->fsyms && addrsym_search(&st, d->fsyms, d->nr_global_fsyms) &&
+	    (st.closest || addrsym_search(&st, d->fsyms + d->nr_global_fsyms,
+					  d->nr_fsyms - d->nr_global_fsyms))) {
+		if (!st.closest)
+			return NULL;
+		*symoff = addr - st.closest->value;
+		return st.closest->name;
+	}
+	return dwfl_module_addrinfo(d->mod, addr, symoff, &sym, NULL, NULL, NULL);
 }
 
 /* perf's name for the symbol starting at addr, or NULL when it has no alias. */
@@ -1057,7 +1252,6 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 	int plt;
 	uint64_t vaddr;
 	GElf_Off symoff;
-	GElf_Sym sym;
 
 	if (d->state == DSO_NEW) {
 		dso_load(sy, d);
@@ -1078,7 +1272,7 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 		symoff = vaddr - b->start;
 	} else {
 		sy->lookups++;
-		fn = dwfl_module_addrinfo(d->mod, vaddr, &symoff, &sym, NULL, NULL, NULL);
+		fn = addrsym(d, vaddr, &symoff);
 		if (fn) {
 			const char *alias = alias_of(d, vaddr - symoff);
 
@@ -1554,10 +1748,13 @@ static bool kidx_load(struct symbolizer *sy)
 	for (i = 0; i < h->nr_mods; i++)
 		if (mods[i] >= h->names_len)
 			goto bad;
-	for (i = 0; i < h->nr_syms; i++)
-		if (k[i].name >= h->names_len || k[i].mod > h->nr_mods ||
-		    (i && k[i].addr <= k[i - 1].addr))
-			goto bad;
+	/*
+	 * The symbols are checked where a lookup lands (symbolizer_resolve_kernel),
+	 * not all up front: that loop touched the whole index (2-4 MB) and was a
+	 * quarter of a small report's instructions.  A binary search stays in
+	 * bounds whatever the order, and ends between two entries that bracket
+	 * the address, which is all a lookup relies on.
+	 */
 	sy->kmod_dso = malloc(((size_t)h->nr_mods + 1) * sizeof(*sy->kmod_dso));
 	if (!sy->kmod_dso)
 		goto bad;
@@ -1576,6 +1773,7 @@ static bool kidx_load(struct symbolizer *sy)
 	sy->ksyms = (struct ksym *)k;
 	sy->nr_ksyms = i == h->nr_mods ? h->nr_syms : 0;
 	sy->ktext = (char *)names;
+	sy->kmap_names_len = h->names_len;
 	sy->kmap = map;
 	sy->kmap_len = len;
 	return true;
@@ -1660,7 +1858,7 @@ static void load_kallsyms(struct symbolizer *sy)
 	if (sy->kernel_dso < 0)
 		return;
 	/* This boot's own kallsyms: the index parsed from it last time, if any. */
-	if (!sy->opts.kallsyms && !sy->opts.kernel_note && kidx_load(sy))
+	if (!sy->opts.kallsyms && !sy->opts.kernel_note && !sy->kidx_bad && kidx_load(sy))
 		return;
 	sy->kmod_dso = malloc(mod_cap * sizeof(*sy->kmod_dso));
 	if (!sy->kmod_dso) {
@@ -1786,6 +1984,25 @@ int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip)
 			hi = mid;
 	}
 	k = &sy->ksyms[lo];
+	/*
+	 * A mapped index is checked here, entry by entry (kidx_load): a damaged
+	 * one is dropped and the kallsyms text parsed (and the index rewritten),
+	 * as when the damage shows at load time.  Symbols named so far keep
+	 * their ids: the text gives the same (address, name) pairs.
+	 */
+	if (sy->kmap && (k->name >= sy->kmap_names_len || k->mod > sy->nr_kmods)) {
+		kallsyms_index_unmap(sy->kmap, sy->kmap_len);
+		sy->kmap = NULL;
+		sy->ksyms = NULL;
+		sy->ktext = NULL;
+		sy->nr_ksyms = 0;
+		free(sy->kmod_dso);
+		sy->kmod_dso = NULL;
+		sy->nr_kmods = 0;
+		sy->kidx_bad = true;
+		load_kallsyms(sy);
+		return symbolizer_resolve_kernel(sy, ip);
+	}
 	snprintf(key, sizeof(key), "k:%" PRIx64, k->addr);
 	return get_sym(sy, key, sy->ktext + k->name, NULL, sy->kmod_dso[k->mod], 0);
 }

@@ -48,6 +48,9 @@ struct symbolizer_opts {
 	bool no_demangle;	/* keep C++ names mangled (--no-demangle) */
 	bool kernel;		/* resolve kernel IPs through /proc/kallsyms */
 	bool own_vdso;		/* the trace's kernel is ours: [vdso] is our vdso */
+	/* Look every function up with dwfl_module_addrinfo itself, not with
+	 * the symbolizer's copy of its rules (tests compare the two). */
+	bool dwfl_lookups;
 	const char *kallsyms;	/* path, default /proc/kallsyms (tests) */
 	const char *jit_dir;	/* where perf-PID.map lives, default /tmp */
 	const char *symfs;	/* look files up as SYMFS + recorded path (--symfs) */

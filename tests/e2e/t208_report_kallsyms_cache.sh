@@ -48,6 +48,16 @@ if [ -f "$idx" ] && [ -n "$ksym" ]; then
 	"$PMIPROF" report -i "$TMPD/t.data" --format csv >"$TMPD/idx.csv" 2>/dev/null
 	cmp -s "$TMPD/first.csv" "$TMPD/idx.csv" && ok "an index with a name offset out of bounds is ignored, same profile" ||
 		not_ok "an index with a name offset out of bounds is ignored, same profile" "$(diff "$TMPD/first.csv" "$TMPD/idx.csv" | head)"
+	# damaged everywhere: every symbol's name offset past the names (found where a
+	# lookup lands, not at load: the index is dropped then and the text parsed)
+	cp "$TMPD/idx.orig" "$idx"
+	perl -e 'open(my $f, "+<", $ARGV[0]) or die; binmode $f; read($f, my $h, 24) == 24 or die;
+		my ($n, $m) = unpack("x8 V V", $h); my $o = 24 + int(($m * 4 + 7) / 8) * 8;
+		for my $i (0 .. $n - 1) { seek($f, $o + $i * 16 + 8, 0); print $f pack("V", 0x7fffffff); }
+		close $f or die' "$idx"
+	"$PMIPROF" report -i "$TMPD/t.data" --format csv >"$TMPD/idx.csv" 2>/dev/null
+	cmp -s "$TMPD/first.csv" "$TMPD/idx.csv" && ok "an index with every name offset out of bounds is ignored, same profile" ||
+		not_ok "an index with every name offset out of bounds is ignored, same profile" "$(diff "$TMPD/first.csv" "$TMPD/idx.csv" | head)"
 	rm -f "$idx"
 else
 	skip "index names the report" "no plain kernel symbol in the profile to rename"

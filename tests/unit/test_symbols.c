@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -59,6 +60,10 @@ __attribute__((alias("__alias_two"))) int _alias_one_underscore(int x);
 __attribute__((noinline, used)) int alias_short(int x);
 __attribute__((noinline, used)) int alias_short(int x) ALIAS_BODY(17)
 __attribute__((alias("alias_short"))) int alias_short_longer(int x);
+
+/* Sizeless labels (assembly): libdwfl weighs them by section, a path the copy hands back. */
+__asm__(".text\n.globl symtest_sizeless_label\nsymtest_sizeless_label:\n\tnop\n\tnop\n"
+	"symtest_local_label:\n\tnop\n\tret\n");
 
 static struct symbolizer *new_sy(const struct symbolizer_opts *o)
 {
@@ -535,6 +540,55 @@ static void plt_stub_is_named_plt(void **state)
  * An offset of a DSO is looked up in libdwfl once, whatever address space
  * (session tag) asks for it again: dwfl_module_addrinfo scans the symbol table.
  */
+/*
+ * The symbolizer's copy of libdwfl's lookup rules names every byte of
+ * every executable file this test maps (its own PIE with locals, aliases
+ * and sizeless labels; libc and ld.so with only .dynsym; libdw, zlib...)
+ * exactly as dwfl_module_addrinfo does (opts.dwfl_lookups), bounds,
+ * aliases and [plt] alike.
+ */
+static void function_lookup_matches_libdwfl_everywhere(void **state)
+{
+	struct symbolizer_opts od = { .dwfl_lookups = true };
+	struct symbolizer *own = new_sy(NULL), *dw = new_sy(&od);
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096 + 256], perm[8], path[4096];
+	uint64_t start, end, pgoff, off, step, checked = 0;
+	uint32_t files = 0;
+
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		int64_t d1, d2, a, b;
+
+		path[0] = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %4095s", &start,
+			   &end, perm, &pgoff, path) != 5 || perm[2] != 'x' || path[0] != '/')
+			continue;
+		d1 = symbolizer_dso(own, path, NULL, 0);
+		d2 = symbolizer_dso(dw, path, NULL, 0);
+		assert_true(d1 >= 0 && d2 >= 0);
+		/* every byte of small files; of big ones (libc, libdw) every fifth (~3 s less) */
+		step = end - start < (512u << 10) ? 1 : 5;
+		for (off = pgoff; off < pgoff + (end - start); off += step, checked++) {
+			a = symbolizer_resolve(own, (uint32_t)d1, off);
+			b = symbolizer_resolve(dw, (uint32_t)d2, off);
+			assert_true(a >= 0 && b >= 0);
+			if (strcmp(symbolizer_sym(own, (uint32_t)a)->name,
+				   symbolizer_sym(dw, (uint32_t)b)->name))
+				fail_msg("%s+0x%" PRIx64 ": %s, libdwfl says %s", path, off,
+					 symbolizer_sym(own, (uint32_t)a)->name,
+					 symbolizer_sym(dw, (uint32_t)b)->name);
+		}
+		files++;
+	}
+	fclose(f);
+	assert_true(files >= 3);
+	assert_true(checked > 100000);
+	symbolizer_free(own);
+	symbolizer_free(dw);
+}
+
 static void dso_offset_looked_up_once(void **state)
 {
 	struct symbolizer *sy = new_sy(NULL);
@@ -619,6 +673,7 @@ int main(void)
 		cmocka_unit_test(resolves_own_pie_function),
 		cmocka_unit_test(plt_stub_is_named_plt),
 		cmocka_unit_test(dso_offset_looked_up_once),
+		cmocka_unit_test(function_lookup_matches_libdwfl_everywhere),
 		cmocka_unit_test(addresses_within_one_symbol_looked_up_once),
 		cmocka_unit_test(inline_chains_within_one_symbol_looked_up_once),
 		cmocka_unit_test(resolves_shared_library_function),
