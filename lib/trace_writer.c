@@ -131,6 +131,7 @@ struct trace_writer {
 	size_t out_cap;
 	uint64_t bytes;			/* file bytes written, all complete */
 	uint32_t chunk_samples;		/* SAMPLE records in the open chunk */
+	uint32_t samples_since_side;	/* of them, after its last side-band record */
 	uint64_t chunk_last_time;	/* their latest time */
 	uint64_t samples;		/* SAMPLE records in complete chunks */
 	uint64_t last_time;		/* their latest time */
@@ -422,6 +423,7 @@ static void drop_open_chunk(struct trace_writer *w)
 		w->col.hi = w->colbase[w->hi];
 	}
 	w->chunk_samples = 0;
+	w->samples_since_side = 0;
 	w->chunk_last_time = 0;
 	w->flush_due = false;
 	w->ustack_ok = false;
@@ -831,8 +833,10 @@ static inline uint8_t *rec_begin(struct trace_writer *w, uint8_t type)
 
 	/* the summary stands for the chunk only when it holds nothing else */
 	if (type != PMIPROF_REC_SAMPLE && type != PMIPROF_REC_STACK &&
-	    type != PMIPROF_REC_USTACK && type != PMIPROF_REC_CALLCHAIN)
+	    type != PMIPROF_REC_USTACK && type != PMIPROF_REC_CALLCHAIN) {
 		w->sum.other = true;
+		w->samples_since_side = 0;
+	}
 	head[0] = type;
 	return head + 2;	/* one size byte assumed; rec_end fixes it up */
 }
@@ -943,13 +947,20 @@ static inline int side_ready(struct trace_writer *w)
  * Before a sample: a chunk holding only side-band records (the mmaps and
  * comms at the start of a recording, a new thread's) is closed first, so
  * that the samples start a chunk that can have a summary.  At most one
- * such small chunk follows each full one.
+ * such small chunk follows each full one.  A chunk that mixes them
+ * (a recording's first sample comes before the exec's COMM and MMAPs) is
+ * closed once SIDE_MIXED_SAMPLES samples followed its last side-band
+ * record: left to fill, its tens of thousands of samples had no summary
+ * and a flat profile decoded them all (12 % of each recording at 50 kHz).
  */
+#define SIDE_MIXED_SAMPLES	1024
+
 static inline int sample_ready(struct trace_writer *w)
 {
 	int err = rec_ready(w);
 
-	if (!err && w->summaries && w->sum.other && !w->chunk_samples && w->nr_records)
+	if (!err && w->summaries && w->sum.other && w->nr_records &&
+	    (!w->chunk_samples || w->samples_since_side >= SIDE_MIXED_SAMPLES))
 		err = trace_writer_flush(w);
 	return err;
 }
@@ -963,6 +974,7 @@ int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
 	if (s->nr > w->nr_events)
 		return -EINVAL;
 	w->chunk_samples++;
+	w->samples_since_side++;
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
 	sum_add(w, s);
@@ -1081,6 +1093,7 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 		stack = id + 1;
 	}
 	w->chunk_samples++;
+	w->samples_since_side++;
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
 	sum_add(w, s);

@@ -370,6 +370,51 @@ static void no_summary_option_writes_none(void **state)
 	free_pass(&pb);
 }
 
+/*
+ * A recording's first sample comes before the exec's COMM and MMAPs: the
+ * chunk mixing them is closed 1024 samples after its last side-band
+ * record, so the samples after it get summaries (they had none: the whole
+ * first chunk was decoded by every flat profile).
+ */
+static void chunk_mixing_sideband_closes_so_later_samples_get_summaries(void **state)
+{
+	struct trace_writer_opts o = { .level = 1, .chunk_size = 1 << 20 };
+	struct trace_mmap m = { .pid = 100, .tid = 100, .start = 0x400000, .len = 0x10000,
+				.path = "/bin/prog" };
+	struct trace_comm c = { .pid = 100, .tid = 100, .comm = "prog" };
+	struct trace_read_stats st;
+	struct trace_header h;
+	struct trace_writer *w;
+	uint64_t decoded = 0;
+	uint32_t i;
+
+	(void)state;
+	tgen_header(&h);
+	assert_int_equal(trace_writer_open(&w, path, &h, &o), 0);
+	for (i = 0; i < 20000; i++) {
+		struct trace_sample smp = { .time = 1000 + i * 100ull, .pid = 100, .tid = 100,
+					    .ip = 0x401000 + (i % 7) * 16, .nr = NEV,
+					    .flags = PMIPROF_SAMPLE_F_USER };
+
+		smp.counts[0] = 100;
+		if (i == 1) {
+			c.time = m.time = smp.time - 1;
+			assert_int_equal(trace_write_comm(w, &c), 0);
+			assert_int_equal(trace_write_mmap(w, &m), 0);
+		}
+		assert_int_equal(trace_write_sample(w, &smp), 0);
+	}
+	assert_int_equal(trace_writer_close(w), 0);
+	read_pass(path, true, &pb, &st);
+	for (i = 0; i < pb.nr; i++)
+		if (!pb.c[i].summarized)
+			decoded += pb.c[i].samples;
+	assert_int_equal(pb.samples, 20000);
+	assert_true(st.chunks_summarized >= 1);
+	assert_true(decoded <= 1 + 1024);
+	free_pass(&pb);
+}
+
 /* ---- damage: edit the file in memory, re-read from a memory image ---- */
 
 static uint8_t *load(size_t *len)
@@ -629,6 +674,8 @@ int main(int argc, char **argv)
 						drop_path),
 		cmocka_unit_test_setup_teardown(no_summary_option_writes_none, make_path,
 						drop_path),
+		cmocka_unit_test_setup_teardown(chunk_mixing_sideband_closes_so_later_samples_get_summaries,
+						make_path, drop_path),
 		cmocka_unit_test_setup_teardown(damaged_summaries_are_counted_and_the_chunk_decoded,
 						make_path, drop_path),
 		cmocka_unit_test_setup_teardown(damaged_chunk_with_a_good_summary_is_reported,
