@@ -527,11 +527,17 @@ static int run_report(struct report_args *a)
 		struct windows_out w = { .f = stdout, .format = a->format, .s = &s,
 					 .metrics = &derived, .limit = a->limit };
 
+		int frc;
+
+		w.threads = a->format == FMT_CSV && report_threads_allowed();
 		windows_buffer_output(w.f);
 		windows_begin(&w);
 		rc = session_run(&s, windows_row, &w);
+		frc = windows_flush(&w);
 		if (rc == 1)	/* --limit reached */
 			rc = 0;
+		if (!rc)
+			rc = frc;
 		if (!rc)
 			windows_end(&w);
 		goto done;

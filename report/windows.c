@@ -2,11 +2,16 @@
 /* Per-window rows as table, CSV or JSON, streamed (see windows.h). */
 #include "windows.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "callstack.h"
+#include "parallel.h"
+#include "util.h"
 
 /* Returned by windows_row() to stop the pass once --limit rows are out. */
 #define WINDOWS_LIMIT_REACHED 1
@@ -276,6 +281,295 @@ static void csv_row(struct windows_out *w, const struct trace_sample *smp, uint6
 	fwrite_unlocked(buf, 1, (size_t)(p - buf), w->f);
 }
 
+/*
+ * CSV rows of large traces in two stages: this thread reads, filters and
+ * symbolizes (the trace's state changes record by record, so that part
+ * stays in order), a writer thread formats the numbers and writes.  Rows
+ * travel in batches that carry their own copies of the name texts, so the
+ * writer never reads the symbolizer or the session.  The bytes are those
+ * of the one-thread path (csv_row()).
+ */
+#define PIPE_ROWS	4096		/* rows per batch */
+#define PIPE_BATCHES	3		/* one filling, one formatting, one spare */
+#define PIPE_AFTER	8192		/* rows written directly before the writer starts */
+#define PIPE_OUT	(1u << 20)	/* the writer's output buffer */
+
+struct pipe_row {
+	uint64_t index, t;
+	uint32_t cpu, pid, tid, flags, nev;
+	uint32_t mid, mid_len;		/* "comm,symbol,dso" in the batch's text */
+	uint32_t extra, extra_len;	/* ",region" and ",stack" when present */
+	uint64_t counts[PMIPROF_MAX_EVENTS];
+};
+
+struct pipe_mid {
+	uint32_t comm, sym, off, len;	/* len 0: empty */
+};
+
+struct pipe_batch {
+	struct pipe_row *rows;
+	uint32_t n;
+	char *text;
+	uint32_t text_len, text_cap;
+	struct pipe_mid mid[WINDOWS_CSV_CACHE];
+	bool full;			/* handed to the writer */
+};
+
+struct windows_pipe {
+	struct windows_out *w;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct pipe_batch b[PIPE_BATCHES];
+	uint32_t fill;			/* the batch this thread fills */
+	bool done;			/* no more batches */
+	int err;			/* the writer's: -ENOMEM */
+	char *out;			/* the writer's */
+	size_t out_len, out_cap;
+};
+
+static void pipe_out_flush(struct windows_pipe *p)
+{
+	if (p->out_len)
+		fwrite(p->out, 1, p->out_len, p->w->f);
+	p->out_len = 0;
+}
+
+static void pipe_format(struct windows_pipe *p, const struct pipe_batch *b)
+{
+	const struct metric_set *ms = p->w->metrics;
+	uint32_t i, e, k;
+	double v;
+
+	for (i = 0; i < b->n; i++) {
+		const struct pipe_row *r = &b->rows[i];
+		size_t need = 8 + 21 * (5 + (size_t)r->nev) + 32 * (size_t)ms->n + r->mid_len +
+			      r->extra_len;
+		char *q;
+
+		if (p->out_len + need > p->out_cap) {
+			pipe_out_flush(p);
+			if (need > p->out_cap) {
+				/* one huge row (a deep stack): straight out */
+				char *n = realloc(p->out, need);
+
+				if (!n) {
+					p->err = -ENOMEM;
+					return;
+				}
+				p->out = n;
+				p->out_cap = need;
+			}
+		}
+		q = p->out + p->out_len;
+		q = put_u64(q, r->index, ',');
+		q = put_u64(q, r->t, ',');
+		q = put_u64(q, r->cpu, ',');
+		q = put_u64(q, r->pid, ',');
+		q = put_u64(q, r->tid, ',');
+		memcpy(q, b->text + r->mid, r->mid_len);
+		q += r->mid_len;
+		for (e = 0; e < r->nev; e++) {
+			*q++ = ',';
+			q = put_u64(q, r->counts[e], 0) - 1;
+		}
+		for (k = 0; k < ms->n; k++) {
+			*q++ = ',';
+			if (metric_value(&ms->m[k], r->counts, &v))
+				q += snprintf(q, 31, "%.6g", v);
+		}
+		*q++ = ',';
+		*q++ = (r->flags & PMIPROF_SAMPLE_F_THROTTLED) ? '1' : '0';
+		*q++ = ',';
+		*q++ = (r->flags & PMIPROF_SAMPLE_F_AFTER_LOSS) ? '1' : '0';
+		memcpy(q, b->text + r->extra, r->extra_len);
+		q += r->extra_len;
+		*q++ = '\n';
+		p->out_len = (size_t)(q - p->out);
+	}
+}
+
+static void *pipe_writer(void *arg)
+{
+	struct windows_pipe *p = arg;
+	uint32_t next = 0;
+
+	for (;;) {
+		struct pipe_batch *b = &p->b[next];
+
+		pthread_mutex_lock(&p->lock);
+		while (!b->full && !p->done)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (!b->full) {		/* done, and every batch written */
+			pthread_mutex_unlock(&p->lock);
+			break;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (!p->err)
+			pipe_format(p, b);
+		if (p->out_len >= PIPE_OUT - PIPE_OUT / 8)
+			pipe_out_flush(p);
+		pthread_mutex_lock(&p->lock);
+		b->full = false;
+		b->n = 0;
+		b->text_len = 0;
+		memset(b->mid, 0, sizeof(b->mid));
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
+		next = (next + 1) % PIPE_BATCHES;
+	}
+	pipe_out_flush(p);
+	return NULL;
+}
+
+static void pipe_free(struct windows_pipe *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < PIPE_BATCHES; i++) {
+		free(p->b[i].rows);
+		free(p->b[i].text);
+	}
+	free(p->out);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	free(p);
+}
+
+/* The writer thread, or NULL (then the rows go on in this thread). */
+static struct windows_pipe *pipe_start(struct windows_out *w)
+{
+	struct windows_pipe *p = calloc(1, sizeof(*p));
+	uint32_t i;
+
+	if (!p)
+		return NULL;
+	p->w = w;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->out_cap = PIPE_OUT;
+	p->out = malloc(p->out_cap);
+	for (i = 0; i < PIPE_BATCHES; i++)
+		p->b[i].rows = malloc(PIPE_ROWS * sizeof(*p->b[i].rows));
+	for (i = 0; i < PIPE_BATCHES && p->out; i++)
+		if (!p->b[i].rows)
+			break;
+	if (i < PIPE_BATCHES || !p->out || pthread_create(&p->thread, NULL, pipe_writer, p)) {
+		pipe_free(p);
+		return NULL;
+	}
+	/* what this thread wrote so far goes out before the writer's rows */
+	fflush(w->f);
+	return p;
+}
+
+/* Hands the filled batch over and waits for the next one to be free. */
+static void pipe_hand_over(struct windows_pipe *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->b[p->fill].full = true;
+	pthread_cond_broadcast(&p->cond);
+	p->fill = (p->fill + 1) % PIPE_BATCHES;
+	while (p->b[p->fill].full)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Room for n more bytes of text in b. */
+static int pipe_text_room(struct pipe_batch *b, size_t n)
+{
+	if ((uint64_t)b->text_len + n > UINT32_MAX / 2)
+		return -ENOMEM;
+	return pm_grow(&b->text, &b->text_cap, (uint64_t)b->text_len + n, 65536, 1);
+}
+
+static int pipe_row(struct windows_out *w, const struct trace_sample *smp, uint64_t index,
+		    uint64_t t, uint32_t comm_id, uint32_t sym_id, const char *comm,
+		    const char *sym, const char *dso, uint32_t nev)
+{
+	struct windows_pipe *p = w->pipe;
+	struct pipe_batch *b = &p->b[p->fill];
+	struct pipe_mid *m = &b->mid[(sym_id * 0x9e3779b1u ^ comm_id) % WINDOWS_CSV_CACHE];
+	const struct session *s = w->s;
+	struct pipe_row *r = &b->rows[b->n];
+	uint32_t e;
+	char *q;
+
+	if (!m->len || m->comm != comm_id || m->sym != sym_id) {
+		if (pipe_text_room(b, 2 * (strlen(comm) + strlen(sym) + strlen(dso)) + 12))
+			return -ENOMEM;
+		q = b->text + b->text_len;
+		q = put_csv_str(q, comm);
+		*q++ = ',';
+		q = put_csv_str(q, sym);
+		*q++ = ',';
+		q = put_csv_str(q, dso);
+		m->comm = comm_id;
+		m->sym = sym_id;
+		m->off = b->text_len;
+		m->len = (uint32_t)(q - b->text) - b->text_len;
+		b->text_len += m->len;
+	}
+	r->index = index;
+	r->t = t;
+	r->cpu = smp->cpu;
+	r->pid = smp->pid;
+	r->tid = smp->tid;
+	r->flags = smp->flags;
+	r->nev = nev;
+	/* a loop: memcpy's rep movs costs more than the copy for a few counts */
+	for (e = 0; e < nev; e++)
+		r->counts[e] = smp->counts[e];
+	r->mid = m->off;
+	r->mid_len = m->len;
+	r->extra = b->text_len;
+	r->extra_len = 0;
+	if (s->h->flags & PMIPROF_TRACE_F_REGIONS) {
+		const char *rn = regions_name(&s->reg, s->region);
+
+		if (pipe_text_room(b, 2 * strlen(rn) + 4))
+			return -ENOMEM;
+		q = b->text + b->text_len;
+		*q++ = ',';
+		q = put_csv_str(q, rn);
+		b->text_len = (uint32_t)(q - b->text);
+	}
+	if (s->cs) {
+		const char *st = folded(w, s->stack);
+
+		if (pipe_text_room(b, 2 * strlen(st) + 4))
+			return -ENOMEM;
+		q = b->text + b->text_len;
+		*q++ = ',';
+		q = put_csv_str(q, st);
+		b->text_len = (uint32_t)(q - b->text);
+	}
+	r->extra_len = b->text_len - r->extra;
+	if (++b->n == PIPE_ROWS)
+		pipe_hand_over(p);
+	return 0;
+}
+
+int windows_flush(struct windows_out *w)
+{
+	struct windows_pipe *p = w->pipe;
+	int err;
+
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	if (p->b[p->fill].n)
+		p->b[p->fill].full = true;
+	p->done = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	err = p->err;
+	pipe_free(p);
+	w->pipe = NULL;
+	return err;
+}
+
 int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
 		uint32_t comm)
 {
@@ -294,6 +588,18 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 		t = (uint64_t)((double)t * s->time_scale);
 	switch (w->format) {
 	case FMT_CSV:
+		if (!w->pipe && w->threads && w->rows == PIPE_AFTER) {
+			w->pipe = pipe_start(w);
+			w->threads = w->pipe != NULL;
+		}
+		if (w->pipe) {
+			int rc = pipe_row(w, smp, index, t, comm, sym, session_comm(s, comm), y->name,
+					  d->name, nev);
+
+			if (rc)
+				return rc;
+			break;
+		}
 		br = (s->h->flags & PMIPROF_TRACE_F_REGIONS) || s->cs;
 		csv_row(w, smp, index, t, comm, sym, session_comm(s, comm), y->name, d->name, nev,
 			!br);
