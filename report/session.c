@@ -448,7 +448,8 @@ static int on_sample(struct session *s, const struct trace_sample *smp, uint32_t
 	if (f->have_time && (ns < f->time_from || ns > f->time_to))
 		return 0;
 	/* the innermost region open on the thread when the window closed */
-	s->region = regions_innermost(&s->reg, smp->tid);
+	s->region = (s->h->flags & PMIPROF_TRACE_F_REGIONS) ? regions_innermost(&s->reg, smp->tid) :
+		    REGIONS_NONE;
 	if (f->region && (s->region_filter == REGIONS_NONE ||
 			  !regions_open_on(&s->reg, smp->tid, s->region_filter)))
 		return 0;

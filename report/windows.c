@@ -296,14 +296,15 @@ static void csv_row(struct windows_out *w, const struct trace_sample *smp, uint6
 
 struct pipe_row {
 	uint64_t index, t;
-	uint32_t cpu, pid, tid, flags, nev;
-	uint32_t mid, mid_len;		/* "comm,symbol,dso" in the batch's text */
+	uint32_t flags, nev;
+	uint32_t mid, mid_len;		/* "cpu,pid,tid,comm,symbol,dso" in the batch's text */
 	uint32_t extra, extra_len;	/* ",region" and ",stack" when present */
 	uint64_t counts[PMIPROF_MAX_EVENTS];
 };
 
+/* The batch's texts by (cpu, pid, tid, comm, symbol): rows mostly repeat a few. */
 struct pipe_mid {
-	uint32_t comm, sym, off, len;	/* len 0: empty */
+	uint32_t cpu, pid, tid, comm, sym, off, len;	/* len 0: empty */
 };
 
 struct pipe_batch {
@@ -328,10 +329,28 @@ struct windows_pipe {
 	size_t out_len, out_cap;
 };
 
+/*
+ * Straight to the file descriptor: stdio would copy each MiB once more (it
+ * was flushed when the writer started, and nothing else writes until it
+ * ends).  What write() refuses goes through stdio, whose error flag main()
+ * checks, so a full disk or closed pipe is reported as before.
+ */
 static void pipe_out_flush(struct windows_pipe *p)
 {
-	if (p->out_len)
-		fwrite(p->out, 1, p->out_len, p->w->f);
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < p->out_len) {
+		n = write(fileno(p->w->f), p->out + off, p->out_len - off);
+		if (n > 0)
+			off += (size_t)n;
+		else if (n < 0 && errno == EINTR)
+			continue;
+		else
+			break;
+	}
+	if (off < p->out_len)
+		fwrite(p->out + off, 1, p->out_len - off, p->w->f);
 	p->out_len = 0;
 }
 
@@ -364,9 +383,6 @@ static void pipe_format(struct windows_pipe *p, const struct pipe_batch *b)
 		q = p->out + p->out_len;
 		q = put_u64(q, r->index, ',');
 		q = put_u64(q, r->t, ',');
-		q = put_u64(q, r->cpu, ',');
-		q = put_u64(q, r->pid, ',');
-		q = put_u64(q, r->tid, ',');
 		memcpy(q, b->text + r->mid, r->mid_len);
 		q += r->mid_len;
 		for (e = 0; e < r->nev; e++) {
@@ -484,26 +500,37 @@ static int pipe_text_room(struct pipe_batch *b, size_t n)
 }
 
 static int pipe_row(struct windows_out *w, const struct trace_sample *smp, uint64_t index,
-		    uint64_t t, uint32_t comm_id, uint32_t sym_id, const char *comm,
-		    const char *sym, const char *dso, uint32_t nev)
+		    uint64_t t, uint32_t comm_id, uint32_t sym_id, uint32_t nev)
 {
 	struct windows_pipe *p = w->pipe;
 	struct pipe_batch *b = &p->b[p->fill];
-	struct pipe_mid *m = &b->mid[(sym_id * 0x9e3779b1u ^ comm_id) % WINDOWS_CSV_CACHE];
+	struct pipe_mid *m = &b->mid[(sym_id * 0x9e3779b1u ^ comm_id ^ smp->tid * 0x85ebca6bu ^
+				      smp->cpu) % WINDOWS_CSV_CACHE];
 	const struct session *s = w->s;
 	struct pipe_row *r = &b->rows[b->n];
 	uint32_t e;
 	char *q;
 
-	if (!m->len || m->comm != comm_id || m->sym != sym_id) {
-		if (pipe_text_room(b, 2 * (strlen(comm) + strlen(sym) + strlen(dso)) + 12))
+	if (!m->len || m->comm != comm_id || m->sym != sym_id || m->tid != smp->tid ||
+	    m->pid != smp->pid || m->cpu != smp->cpu) {
+		const struct sym *y = symbolizer_sym(s->sy, sym_id);
+		const char *dso = symbolizer_dso_info(s->sy, y->dso)->name;
+		const char *comm = session_comm(s, comm_id);
+
+		if (pipe_text_room(b, 2 * (strlen(comm) + strlen(y->name) + strlen(dso)) + 48))
 			return -ENOMEM;
 		q = b->text + b->text_len;
+		q = put_u64(q, smp->cpu, ',');
+		q = put_u64(q, smp->pid, ',');
+		q = put_u64(q, smp->tid, ',');
 		q = put_csv_str(q, comm);
 		*q++ = ',';
-		q = put_csv_str(q, sym);
+		q = put_csv_str(q, y->name);
 		*q++ = ',';
 		q = put_csv_str(q, dso);
+		m->cpu = smp->cpu;
+		m->pid = smp->pid;
+		m->tid = smp->tid;
 		m->comm = comm_id;
 		m->sym = sym_id;
 		m->off = b->text_len;
@@ -512,9 +539,6 @@ static int pipe_row(struct windows_out *w, const struct trace_sample *smp, uint6
 	}
 	r->index = index;
 	r->t = t;
-	r->cpu = smp->cpu;
-	r->pid = smp->pid;
-	r->tid = smp->tid;
 	r->flags = smp->flags;
 	r->nev = nev;
 	/* a loop: memcpy's rep movs costs more than the copy for a few counts */
@@ -570,10 +594,27 @@ int windows_flush(struct windows_out *w)
 	return err;
 }
 
-int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
-		uint32_t comm)
+/* CSV rows through the writer thread (once started): names only on a cache miss. */
+static int windows_row_piped(struct windows_out *w, const struct trace_sample *smp,
+			     uint64_t index, uint32_t sym, uint32_t comm)
 {
-	struct windows_out *w = arg;
+	uint64_t t = smp->time > w->s->base_time ? smp->time - w->s->base_time : 0;
+	uint32_t nev = smp->nr < PMIPROF_MAX_EVENTS ? smp->nr : PMIPROF_MAX_EVENTS;
+	int rc;
+
+	if (w->s->time_scale != 1.0)
+		t = (uint64_t)((double)t * w->s->time_scale);
+	rc = pipe_row(w, smp, index, t, comm, sym, nev);
+	if (rc)
+		return rc;
+	w->rows++;
+	return w->limit && w->rows >= w->limit ? WINDOWS_LIMIT_REACHED : 0;
+}
+
+/* One row in this thread, in any format. */
+static int windows_row_one(struct windows_out *w, const struct trace_sample *smp, uint64_t index,
+			   uint32_t sym, uint32_t comm)
+{
 	const struct session *s = w->s;
 	const struct sym *y = symbolizer_sym(s->sy, sym);
 	const struct dso_info *d = symbolizer_dso_info(s->sy, y->dso);
@@ -588,18 +629,6 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 		t = (uint64_t)((double)t * s->time_scale);
 	switch (w->format) {
 	case FMT_CSV:
-		if (!w->pipe && w->threads && w->rows == PIPE_AFTER) {
-			w->pipe = pipe_start(w);
-			w->threads = w->pipe != NULL;
-		}
-		if (w->pipe) {
-			int rc = pipe_row(w, smp, index, t, comm, sym, session_comm(s, comm), y->name,
-					  d->name, nev);
-
-			if (rc)
-				return rc;
-			break;
-		}
 		br = (s->h->flags & PMIPROF_TRACE_F_REGIONS) || s->cs;
 		csv_row(w, smp, index, t, comm, sym, session_comm(s, comm), y->name, d->name, nev,
 			!br);
@@ -673,6 +702,22 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 	w->rows++;
 	/* Stop reading at once: the counts then cover exactly what was shown. */
 	return w->limit && w->rows >= w->limit ? WINDOWS_LIMIT_REACHED : 0;
+}
+
+int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
+		uint32_t comm)
+{
+	struct windows_out *w = arg;
+
+	if (w->threads) {
+		if (!w->pipe && w->rows == PIPE_AFTER) {
+			w->pipe = pipe_start(w);
+			w->threads = w->pipe != NULL;
+		}
+		if (w->pipe)
+			return windows_row_piped(w, smp, index, sym, comm);
+	}
+	return windows_row_one(w, smp, index, sym, comm);
 }
 
 void windows_end(struct windows_out *w)
