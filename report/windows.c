@@ -284,15 +284,15 @@ static void csv_row(struct windows_out *w, const struct trace_sample *smp, uint6
 /*
  * CSV rows of large traces in two stages: this thread reads, filters and
  * symbolizes (the trace's state changes record by record, so that part
- * stays in order), a writer thread formats the numbers and writes.  Rows
- * travel in batches that carry their own copies of the name texts, so the
- * writer never reads the symbolizer or the session.  The bytes are those
- * of the one-thread path (csv_row()).
+ * stays in order), writer threads format the numbers and write, batch by
+ * batch in order.  Batches carry their own copies of the name texts, so
+ * the writers never read the symbolizer or the session.  The bytes are
+ * those of the one-thread path (csv_row()).
  */
-#define PIPE_ROWS	4096		/* rows per batch */
-#define PIPE_BATCHES	3		/* one filling, one formatting, one spare */
-#define PIPE_AFTER	8192		/* rows written directly before the writer starts */
-#define PIPE_OUT	(1u << 20)	/* the writer's output buffer */
+#define PIPE_ROWS	8192		/* rows per batch: ~1 MiB of CSV, one write */
+#define PIPE_BATCHES	8		/* slack for a thread being preempted */
+#define PIPE_AFTER	8192		/* rows written directly before the writers start */
+#define PIPE_WRITERS	2		/* at most (CPUs - 1) */
 
 struct pipe_row {
 	uint64_t index, t;
@@ -313,35 +313,42 @@ struct pipe_batch {
 	char *text;
 	uint32_t text_len, text_cap;
 	struct pipe_mid mid[WINDOWS_CSV_CACHE];
-	bool full;			/* handed to the writer */
-};
-
-struct windows_pipe {
-	struct windows_out *w;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct pipe_batch b[PIPE_BATCHES];
-	uint32_t fill;			/* the batch this thread fills */
-	bool done;			/* no more batches */
-	int err;			/* the writer's: -ENOMEM */
-	char *out;			/* the writer's */
+	uint64_t seq;			/* order in the output */
+	bool full;			/* handed to the writers, until written */
+	char *out;			/* its CSV, made by a writer */
 	size_t out_len, out_cap;
 };
 
 /*
+ * Batches are numbered as this thread fills them; a writer takes the next
+ * one (seq == taken), formats it into the batch's own buffer, and writes
+ * it once every earlier batch is out (seq == written).
+ */
+struct windows_pipe {
+	struct windows_out *w;
+	pthread_t thread[PIPE_WRITERS];
+	uint32_t nr_threads;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct pipe_batch b[PIPE_BATCHES];
+	uint64_t filled, taken, written;	/* batches handed over, taken, written */
+	bool done;			/* no more batches */
+	int err;			/* a writer's: -ENOMEM */
+};
+
+/*
  * Straight to the file descriptor: stdio would copy each MiB once more (it
- * was flushed when the writer started, and nothing else writes until it
- * ends).  What write() refuses goes through stdio, whose error flag main()
+ * was flushed when the writers started, and nothing else writes until they
+ * end).  What write() refuses goes through stdio, whose error flag main()
  * checks, so a full disk or closed pipe is reported as before.
  */
-static void pipe_out_flush(struct windows_pipe *p)
+static void pipe_write(FILE *f, const char *buf, size_t len)
 {
 	size_t off = 0;
 	ssize_t n;
 
-	while (off < p->out_len) {
-		n = write(fileno(p->w->f), p->out + off, p->out_len - off);
+	while (off < len) {
+		n = write(fileno(f), buf + off, len - off);
 		if (n > 0)
 			off += (size_t)n;
 		else if (n < 0 && errno == EINTR)
@@ -349,38 +356,36 @@ static void pipe_out_flush(struct windows_pipe *p)
 		else
 			break;
 	}
-	if (off < p->out_len)
-		fwrite(p->out + off, 1, p->out_len - off, p->w->f);
-	p->out_len = 0;
+	if (off < len)
+		fwrite(buf + off, 1, len - off, f);
 }
 
-static void pipe_format(struct windows_pipe *p, const struct pipe_batch *b)
+/* b's rows as CSV in b->out: 0 or -ENOMEM. */
+static int pipe_format(const struct metric_set *ms, struct pipe_batch *b)
 {
-	const struct metric_set *ms = p->w->metrics;
 	uint32_t i, e, k;
 	double v;
 
+	b->out_len = 0;
 	for (i = 0; i < b->n; i++) {
 		const struct pipe_row *r = &b->rows[i];
-		size_t need = 8 + 21 * (5 + (size_t)r->nev) + 32 * (size_t)ms->n + r->mid_len +
+		size_t need = 8 + 21 * (2 + (size_t)r->nev) + 32 * (size_t)ms->n + r->mid_len +
 			      r->extra_len;
 		char *q;
 
-		if (p->out_len + need > p->out_cap) {
-			pipe_out_flush(p);
-			if (need > p->out_cap) {
-				/* one huge row (a deep stack): straight out */
-				char *n = realloc(p->out, need);
+		if (b->out_len + need > b->out_cap) {
+			size_t cap = (b->out_cap ? b->out_cap : (size_t)PIPE_ROWS * 128) * 2;
+			char *n;
 
-				if (!n) {
-					p->err = -ENOMEM;
-					return;
-				}
-				p->out = n;
-				p->out_cap = need;
-			}
+			while (cap < b->out_len + need)
+				cap *= 2;
+			n = realloc(b->out, cap);
+			if (!n)
+				return -ENOMEM;
+			b->out = n;
+			b->out_cap = cap;
 		}
-		q = p->out + p->out_len;
+		q = b->out + b->out_len;
 		q = put_u64(q, r->index, ',');
 		q = put_u64(q, r->t, ',');
 		memcpy(q, b->text + r->mid, r->mid_len);
@@ -401,40 +406,45 @@ static void pipe_format(struct windows_pipe *p, const struct pipe_batch *b)
 		memcpy(q, b->text + r->extra, r->extra_len);
 		q += r->extra_len;
 		*q++ = '\n';
-		p->out_len = (size_t)(q - p->out);
+		b->out_len = (size_t)(q - b->out);
 	}
+	return 0;
 }
 
 static void *pipe_writer(void *arg)
 {
 	struct windows_pipe *p = arg;
-	uint32_t next = 0;
 
+	pthread_mutex_lock(&p->lock);
 	for (;;) {
-		struct pipe_batch *b = &p->b[next];
+		struct pipe_batch *b;
+		int err;
 
-		pthread_mutex_lock(&p->lock);
-		while (!b->full && !p->done)
+		while (p->taken == p->filled && !p->done)
 			pthread_cond_wait(&p->cond, &p->lock);
-		if (!b->full) {		/* done, and every batch written */
-			pthread_mutex_unlock(&p->lock);
+		if (p->taken == p->filled)	/* done, every batch taken */
 			break;
-		}
+		b = &p->b[p->taken++ % PIPE_BATCHES];
 		pthread_mutex_unlock(&p->lock);
+		err = p->err ? 0 : pipe_format(p->w->metrics, b);
+		pthread_mutex_lock(&p->lock);
+		if (err)
+			p->err = err;
+		while (p->written != b->seq)
+			pthread_cond_wait(&p->cond, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+		/* the only writer until written moves on */
 		if (!p->err)
-			pipe_format(p, b);
-		if (p->out_len >= PIPE_OUT - PIPE_OUT / 8)
-			pipe_out_flush(p);
+			pipe_write(p->w->f, b->out, b->out_len);
 		pthread_mutex_lock(&p->lock);
 		b->full = false;
 		b->n = 0;
 		b->text_len = 0;
 		memset(b->mid, 0, sizeof(b->mid));
+		p->written++;
 		pthread_cond_broadcast(&p->cond);
-		pthread_mutex_unlock(&p->lock);
-		next = (next + 1) % PIPE_BATCHES;
 	}
-	pipe_out_flush(p);
+	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
@@ -445,37 +455,60 @@ static void pipe_free(struct windows_pipe *p)
 	for (i = 0; i < PIPE_BATCHES; i++) {
 		free(p->b[i].rows);
 		free(p->b[i].text);
+		free(p->b[i].out);
 	}
-	free(p->out);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
 	free(p);
 }
 
-/* The writer thread, or NULL (then the rows go on in this thread). */
+/* Waits for the writers to write every batch handed over, and ends them. */
+static int pipe_stop(struct windows_pipe *p)
+{
+	uint32_t i;
+	int err;
+
+	pthread_mutex_lock(&p->lock);
+	p->done = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < p->nr_threads; i++)
+		pthread_join(p->thread[i], NULL);
+	err = p->err;
+	pipe_free(p);
+	return err;
+}
+
+/* The writer threads, or NULL (then the rows go on in this thread). */
 static struct windows_pipe *pipe_start(struct windows_out *w)
 {
 	struct windows_pipe *p = calloc(1, sizeof(*p));
-	uint32_t i;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	/* the reading thread keeps a CPU: it is the slower stage */
+	uint32_t i, n = ncpu - 1 > PIPE_WRITERS ? PIPE_WRITERS : ncpu > 2 ? (uint32_t)ncpu - 1 : 1;
 
 	if (!p)
 		return NULL;
 	p->w = w;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
-	p->out_cap = PIPE_OUT;
-	p->out = malloc(p->out_cap);
-	for (i = 0; i < PIPE_BATCHES; i++)
+	for (i = 0; i < PIPE_BATCHES; i++) {
 		p->b[i].rows = malloc(PIPE_ROWS * sizeof(*p->b[i].rows));
-	for (i = 0; i < PIPE_BATCHES && p->out; i++)
-		if (!p->b[i].rows)
+		if (!p->b[i].rows) {
+			pipe_free(p);
+			return NULL;
+		}
+	}
+	/* what this thread wrote so far goes out before the writers' rows */
+	fflush(w->f);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&p->thread[i], NULL, pipe_writer, p))
 			break;
-	if (i < PIPE_BATCHES || !p->out || pthread_create(&p->thread, NULL, pipe_writer, p)) {
+	p->nr_threads = i;
+	if (!i) {
 		pipe_free(p);
 		return NULL;
 	}
-	/* what this thread wrote so far goes out before the writer's rows */
-	fflush(w->f);
 	return p;
 }
 
@@ -483,10 +516,11 @@ static struct windows_pipe *pipe_start(struct windows_out *w)
 static void pipe_hand_over(struct windows_pipe *p)
 {
 	pthread_mutex_lock(&p->lock);
-	p->b[p->fill].full = true;
+	p->b[p->filled % PIPE_BATCHES].seq = p->filled;
+	p->b[p->filled % PIPE_BATCHES].full = true;
+	p->filled++;
 	pthread_cond_broadcast(&p->cond);
-	p->fill = (p->fill + 1) % PIPE_BATCHES;
-	while (p->b[p->fill].full)
+	while (p->b[p->filled % PIPE_BATCHES].full)
 		pthread_cond_wait(&p->cond, &p->lock);
 	pthread_mutex_unlock(&p->lock);
 }
@@ -503,7 +537,7 @@ static int pipe_row(struct windows_out *w, const struct trace_sample *smp, uint6
 		    uint64_t t, uint32_t comm_id, uint32_t sym_id, uint32_t nev)
 {
 	struct windows_pipe *p = w->pipe;
-	struct pipe_batch *b = &p->b[p->fill];
+	struct pipe_batch *b = &p->b[p->filled % PIPE_BATCHES];
 	struct pipe_mid *m = &b->mid[(sym_id * 0x9e3779b1u ^ comm_id ^ smp->tid * 0x85ebca6bu ^
 				      smp->cpu) % WINDOWS_CSV_CACHE];
 	const struct session *s = w->s;
@@ -577,21 +611,18 @@ static int pipe_row(struct windows_out *w, const struct trace_sample *smp, uint6
 int windows_flush(struct windows_out *w)
 {
 	struct windows_pipe *p = w->pipe;
-	int err;
 
 	if (!p)
 		return 0;
-	pthread_mutex_lock(&p->lock);
-	if (p->b[p->fill].n)
-		p->b[p->fill].full = true;
-	p->done = true;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	pthread_join(p->thread, NULL);
-	err = p->err;
-	pipe_free(p);
 	w->pipe = NULL;
-	return err;
+	if (p->b[p->filled % PIPE_BATCHES].n) {
+		pthread_mutex_lock(&p->lock);
+		p->b[p->filled % PIPE_BATCHES].seq = p->filled;
+		p->b[p->filled % PIPE_BATCHES].full = true;
+		p->filled++;
+		pthread_mutex_unlock(&p->lock);
+	}
+	return pipe_stop(p);
 }
 
 /* CSV rows through the writer thread (once started): names only on a cache miss. */
