@@ -290,7 +290,7 @@ static void csv_row(struct windows_out *w, const struct trace_sample *smp, uint6
  * those of the one-thread path (csv_row()).
  */
 #define PIPE_ROWS	8192		/* rows per batch: ~1 MiB of CSV, one write */
-#define PIPE_BATCHES	8		/* slack for a thread being preempted */
+#define PIPE_BATCHES	4		/* slack for a thread being preempted */
 #define PIPE_AFTER	8192		/* rows written directly before the writers start */
 #define PIPE_WRITERS	2		/* at most (CPUs - 1) */
 
@@ -299,7 +299,7 @@ struct pipe_row {
 	uint32_t flags, nev;
 	uint32_t mid, mid_len;		/* "cpu,pid,tid,comm,symbol,dso" in the batch's text */
 	uint32_t extra, extra_len;	/* ",region" and ",stack" when present */
-	uint64_t counts[PMIPROF_MAX_EVENTS];
+	uint32_t counts;		/* its counts in the batch's counts */
 };
 
 /* The batch's texts by (cpu, pid, tid, comm, symbol): rows mostly repeat a few. */
@@ -310,6 +310,8 @@ struct pipe_mid {
 struct pipe_batch {
 	struct pipe_row *rows;
 	uint32_t n;
+	uint64_t *counts;		/* ncounts per row (untouched pages cost nothing) */
+	uint32_t counts_len;
 	char *text;
 	uint32_t text_len, text_cap;
 	struct pipe_mid mid[WINDOWS_CSV_CACHE];
@@ -334,6 +336,8 @@ struct windows_pipe {
 	uint64_t filled, taken, written;	/* batches handed over, taken, written */
 	bool done;			/* no more batches */
 	int err;			/* a writer's: -ENOMEM */
+	/* counts kept per row: the trace's events, which metrics may read */
+	uint32_t ncounts;
 };
 
 /*
@@ -369,6 +373,7 @@ static int pipe_format(const struct metric_set *ms, struct pipe_batch *b)
 	b->out_len = 0;
 	for (i = 0; i < b->n; i++) {
 		const struct pipe_row *r = &b->rows[i];
+		const uint64_t *c = b->counts + r->counts;
 		size_t need = 8 + 21 * (2 + (size_t)r->nev) + 32 * (size_t)ms->n + r->mid_len +
 			      r->extra_len;
 		char *q;
@@ -392,11 +397,11 @@ static int pipe_format(const struct metric_set *ms, struct pipe_batch *b)
 		q += r->mid_len;
 		for (e = 0; e < r->nev; e++) {
 			*q++ = ',';
-			q = put_u64(q, r->counts[e], 0) - 1;
+			q = put_u64(q, c[e], 0) - 1;
 		}
 		for (k = 0; k < ms->n; k++) {
 			*q++ = ',';
-			if (metric_value(&ms->m[k], r->counts, &v))
+			if (metric_value(&ms->m[k], c, &v))
 				q += snprintf(q, 31, "%.6g", v);
 		}
 		*q++ = ',';
@@ -439,6 +444,7 @@ static void *pipe_writer(void *arg)
 		pthread_mutex_lock(&p->lock);
 		b->full = false;
 		b->n = 0;
+		b->counts_len = 0;
 		b->text_len = 0;
 		memset(b->mid, 0, sizeof(b->mid));
 		p->written++;
@@ -454,6 +460,7 @@ static void pipe_free(struct windows_pipe *p)
 
 	for (i = 0; i < PIPE_BATCHES; i++) {
 		free(p->b[i].rows);
+		free(p->b[i].counts);
 		free(p->b[i].text);
 		free(p->b[i].out);
 	}
@@ -492,9 +499,12 @@ static struct windows_pipe *pipe_start(struct windows_out *w)
 	p->w = w;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
+	p->ncounts = w->s->h->nr_events < PMIPROF_MAX_EVENTS ? w->s->h->nr_events :
+		     PMIPROF_MAX_EVENTS;
 	for (i = 0; i < PIPE_BATCHES; i++) {
 		p->b[i].rows = malloc(PIPE_ROWS * sizeof(*p->b[i].rows));
-		if (!p->b[i].rows) {
+		p->b[i].counts = malloc(PIPE_ROWS * PMIPROF_MAX_EVENTS * sizeof(uint64_t));
+		if (!p->b[i].rows || !p->b[i].counts) {
 			pipe_free(p);
 			return NULL;
 		}
@@ -542,7 +552,7 @@ static int pipe_row(struct windows_out *w, const struct trace_sample *smp, uint6
 				      smp->cpu) % WINDOWS_CSV_CACHE];
 	const struct session *s = w->s;
 	struct pipe_row *r = &b->rows[b->n];
-	uint32_t e;
+	uint32_t e, n;
 	char *q;
 
 	if (!m->len || m->comm != comm_id || m->sym != sym_id || m->tid != smp->tid ||
@@ -575,9 +585,16 @@ static int pipe_row(struct windows_out *w, const struct trace_sample *smp, uint6
 	r->t = t;
 	r->flags = smp->flags;
 	r->nev = nev;
-	/* a loop: memcpy's rep movs costs more than the copy for a few counts */
-	for (e = 0; e < nev; e++)
-		r->counts[e] = smp->counts[e];
+	/*
+	 * The metrics read the trace's events, also past a short sample's own
+	 * (as csv_row() does).  A loop: memcpy's rep movs costs more than the
+	 * copy of a few counts.
+	 */
+	n = nev > p->ncounts ? nev : p->ncounts;
+	r->counts = b->counts_len;
+	for (e = 0; e < n; e++)
+		b->counts[b->counts_len + e] = smp->counts[e];
+	b->counts_len += n;
 	r->mid = m->off;
 	r->mid_len = m->len;
 	r->extra = b->text_len;
