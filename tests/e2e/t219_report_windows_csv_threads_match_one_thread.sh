@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# report --windows --format csv writes the rows of a large trace from a
-# second thread: its output is byte for byte that of the one-thread path
+# report --windows --format csv writes the rows of a large trace from
+# writer threads: its output is byte for byte that of the one-thread path
 # (PMIPROF_JOBS=1) on real recordings, without and with filters (--pid,
 # --tid, --comm, --time, --window, --symbol, --dso, --limit), with the
 # region and stack columns, and with metric columns (a fixture's chunks
