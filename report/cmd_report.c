@@ -181,6 +181,11 @@ SESSION_LOOKUP_HELP
 "    pmiprof report -i guest.data --archive guest.data.tar.gz\n"
 "    pmiprof report -i target.data --symfs /srv/target-rootfs\n"
 "\n"
+"ENVIRONMENT\n"
+"    PMIPROF_JOBS=1  one thread (large traces otherwise use more: the flat\n"
+"                    profile decodes chunk ranges in parallel, --windows CSV\n"
+"                    is formatted and written by writer threads; same output)\n"
+"\n"
 "EXIT STATUS\n"
 "    0 success (damaged traces, and recordings that did not finish, were\n"
 "    interrupted or stopped on an error, are reported as far as readable,\n"
@@ -565,11 +570,17 @@ static int run_report(struct report_args *a)
 		struct windows_out w = { .f = stdout, .format = a->format, .s = &s,
 					 .metrics = &derived, .limit = a->limit };
 
+		int frc;
+
+		w.threads = a->format == FMT_CSV && report_threads_allowed();
 		windows_buffer_output(w.f);
 		windows_begin(&w);
 		rc = session_run(&s, windows_row, &w);
+		frc = windows_flush(&w);
 		if (rc == 1)	/* --limit reached */
 			rc = 0;
+		if (!rc)
+			rc = frc;
 		if (!rc)
 			windows_end(&w);
 		goto done;

@@ -58,6 +58,15 @@ struct kallsyms_job {
 	pthread_t thread;
 };
 
+bool report_threads_allowed(void)
+{
+	const char *e = getenv("PMIPROF_JOBS");
+
+	if (e && *e && strtol(e, NULL, 10) <= 1)
+		return false;
+	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
 bool parallel_eligible(const struct session *s, const struct profile *p)
 {
 	const struct filters *f = &s->opts.filt;
@@ -74,7 +83,7 @@ bool parallel_eligible(const struct session *s, const struct profile *p)
 	/* Times count from the header's start; without one, from the first sample read. */
 	if (!s->have_base)
 		return false;
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	return report_threads_allowed();
 }
 
 static inline uint32_t agg_hash(uint64_t ip, uint32_t pid, uint32_t tid, uint32_t epoch)

@@ -23,6 +23,11 @@
 #include "profile.h"
 #include "session.h"
 
+/*
+ * Whether report may use more than one thread: more than one CPU online and
+ * PMIPROF_JOBS unset or > 1 (PMIPROF_JOBS=1 forces the one-thread paths).
+ */
+bool report_threads_allowed(void);
 /* Whether the profile of s can be computed in parallel (opts permitting). */
 bool parallel_eligible(const struct session *s, const struct profile *p);
 /*

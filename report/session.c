@@ -305,9 +305,19 @@ static inline int64_t resolve_ip(struct session *s, uint32_t pid, uint64_t ip)
 	if (ip >= KERNEL_START) {
 		space = HM_EMPTY;
 		tag = TAG_KERNEL;
+	} else if (s->memo_valid && s->memo_pid == pid) {
+		/* most samples are of the same process as the one before */
+		space = s->memo_space;
+		tag = s->memo_tag;
+		cache = space == HM_EMPTY || tag < TAG_NOSPACE;
 	} else {
 		space = maps_space(&s->maps, pid);
 		tag = space != HM_EMPTY ? maps_tag(&s->maps, space) : TAG_NOSPACE | pid;
+		s->memo_pid = pid;
+		s->memo_space = space;
+		s->memo_tag = tag;
+		s->memo_tid = UINT32_MAX;
+		s->memo_valid = true;
 		/* 2^31 address-space changes: correct, only uncached from here on. */
 		cache = space == HM_EMPTY || tag < TAG_NOSPACE;
 	}
@@ -418,7 +428,16 @@ int session_classify(struct session *s, const struct trace_sample *smp, uint32_t
 		if (kept <= 0)
 			return kept;
 	}
-	comm = comm_of(s, smp->pid, smp->tid);
+	/* resolve() validated the memo for this pid, unless the IP was a kernel one */
+	if (s->memo_valid && s->memo_pid == smp->pid && s->memo_tid == smp->tid) {
+		comm = s->memo_comm;
+	} else {
+		comm = comm_of(s, smp->pid, smp->tid);
+		if (s->memo_valid && s->memo_pid == smp->pid) {
+			s->memo_tid = smp->tid;
+			s->memo_comm = comm;
+		}
+	}
 	if (f->nr_comms && !match_any(f->comms, f->nr_comms, session_comm(s, comm), NULL))
 		return 0;
 	*sym_out = (uint32_t)sym;
@@ -448,7 +467,8 @@ static int on_sample(struct session *s, const struct trace_sample *smp, uint32_t
 	if (f->have_time && (ns < f->time_from || ns > f->time_to))
 		return 0;
 	/* the innermost region open on the thread when the window closed */
-	s->region = regions_innermost(&s->reg, smp->tid);
+	s->region = (s->h->flags & PMIPROF_TRACE_F_REGIONS) ? regions_innermost(&s->reg, smp->tid) :
+		    REGIONS_NONE;
 	if (f->region && (s->region_filter == REGIONS_NONE ||
 			  !regions_open_on(&s->reg, smp->tid, s->region_filter)))
 		return 0;
@@ -558,6 +578,8 @@ static int on_fork(struct session *s, const struct trace_task *t)
 
 int session_apply_sideband(struct session *s, const struct trace_record *rec)
 {
+	/* address spaces and thread names may change */
+	s->memo_valid = false;
 	switch (rec->type) {
 	case PMIPROF_REC_MMAP:
 		return on_mmap(s, &rec->mmap);

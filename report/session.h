@@ -67,6 +67,9 @@ struct session {
 	struct hashmap ipcache;		/* (ip, space or special tag) -> sym id */
 	struct strtab comms;
 	struct hashmap tid2comm;	/* tid -> comm id */
+	/* The last sample's address space and comm, until the next side-band record */
+	bool memo_valid;
+	uint32_t memo_pid, memo_space, memo_tag, memo_tid, memo_comm;
 	uint8_t *sym_pass;		/* per sym: 0 not yet decided, 1 kept, 2 filtered */
 	uint32_t cap_sym_pass;
 	int64_t hidden_sym;		/* "[kernel]" for withheld kernel IPs */

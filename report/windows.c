@@ -2,11 +2,16 @@
 /* Per-window rows as table, CSV or JSON, streamed (see windows.h). */
 #include "windows.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "callstack.h"
+#include "parallel.h"
+#include "util.h"
 
 /* Returned by windows_row() to stop the pass once --limit rows are out. */
 #define WINDOWS_LIMIT_REACHED 1
@@ -276,10 +281,388 @@ static void csv_row(struct windows_out *w, const struct trace_sample *smp, uint6
 	fwrite_unlocked(buf, 1, (size_t)(p - buf), w->f);
 }
 
-int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
-		uint32_t comm)
+/*
+ * CSV rows of large traces in two stages: this thread reads, filters and
+ * symbolizes (the trace's state changes record by record, so that part
+ * stays in order), writer threads format the numbers and write, batch by
+ * batch in order.  Batches carry their own copies of the name texts, so
+ * the writers never read the symbolizer or the session.  The bytes are
+ * those of the one-thread path (csv_row()).
+ */
+#define PIPE_ROWS	8192		/* rows per batch: ~1 MiB of CSV, one write */
+#define PIPE_BATCHES	4		/* slack for a thread being preempted */
+#define PIPE_AFTER	8192		/* rows written directly before the writers start */
+#define PIPE_WRITERS	2		/* at most (CPUs - 1) */
+
+struct pipe_row {
+	uint64_t index, t;
+	uint32_t flags, nev;
+	uint32_t mid, mid_len;		/* "cpu,pid,tid,comm,symbol,dso" in the batch's text */
+	uint32_t extra, extra_len;	/* ",region" and ",stack" when present */
+	uint32_t counts;		/* its counts in the batch's counts */
+};
+
+/* The batch's texts by (cpu, pid, tid, comm, symbol): rows mostly repeat a few. */
+struct pipe_mid {
+	uint32_t cpu, pid, tid, comm, sym, off, len;	/* len 0: empty */
+};
+
+struct pipe_batch {
+	struct pipe_row *rows;
+	uint32_t n;
+	uint64_t *counts;		/* ncounts per row (untouched pages cost nothing) */
+	uint32_t counts_len;
+	char *text;
+	uint32_t text_len, text_cap;
+	struct pipe_mid mid[WINDOWS_CSV_CACHE];
+	uint64_t seq;			/* order in the output */
+	bool full;			/* handed to the writers, until written */
+	char *out;			/* its CSV, made by a writer */
+	size_t out_len, out_cap;
+};
+
+/*
+ * Batches are numbered as this thread fills them; a writer takes the next
+ * one (seq == taken), formats it into the batch's own buffer, and writes
+ * it once every earlier batch is out (seq == written).
+ */
+struct windows_pipe {
+	struct windows_out *w;
+	pthread_t thread[PIPE_WRITERS];
+	uint32_t nr_threads;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct pipe_batch b[PIPE_BATCHES];
+	uint64_t filled, taken, written;	/* batches handed over, taken, written */
+	bool done;			/* no more batches */
+	int err;			/* a writer's: -ENOMEM */
+	/* counts kept per row: the trace's events, which metrics may read */
+	uint32_t ncounts;
+};
+
+/*
+ * Straight to the file descriptor: stdio would copy each MiB once more (it
+ * was flushed when the writers started, and nothing else writes until they
+ * end).  What write() refuses goes through stdio, whose error flag main()
+ * checks, so a full disk or closed pipe is reported as before.
+ */
+static void pipe_write(FILE *f, const char *buf, size_t len)
 {
-	struct windows_out *w = arg;
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		n = write(fileno(f), buf + off, len - off);
+		if (n > 0)
+			off += (size_t)n;
+		else if (n < 0 && errno == EINTR)
+			continue;
+		else
+			break;
+	}
+	if (off < len)
+		fwrite(buf + off, 1, len - off, f);
+}
+
+/* b's rows as CSV in b->out: 0 or -ENOMEM. */
+static int pipe_format(const struct metric_set *ms, struct pipe_batch *b)
+{
+	uint32_t i, e, k;
+	double v;
+
+	b->out_len = 0;
+	for (i = 0; i < b->n; i++) {
+		const struct pipe_row *r = &b->rows[i];
+		const uint64_t *c = b->counts + r->counts;
+		size_t need = 8 + 21 * (2 + (size_t)r->nev) + 32 * (size_t)ms->n + r->mid_len +
+			      r->extra_len;
+		char *q;
+
+		if (b->out_len + need > b->out_cap) {
+			size_t cap = (b->out_cap ? b->out_cap : (size_t)PIPE_ROWS * 128) * 2;
+			char *n;
+
+			while (cap < b->out_len + need)
+				cap *= 2;
+			n = realloc(b->out, cap);
+			if (!n)
+				return -ENOMEM;
+			b->out = n;
+			b->out_cap = cap;
+		}
+		q = b->out + b->out_len;
+		q = put_u64(q, r->index, ',');
+		q = put_u64(q, r->t, ',');
+		memcpy(q, b->text + r->mid, r->mid_len);
+		q += r->mid_len;
+		for (e = 0; e < r->nev; e++) {
+			*q++ = ',';
+			q = put_u64(q, c[e], 0) - 1;
+		}
+		for (k = 0; k < ms->n; k++) {
+			*q++ = ',';
+			if (metric_value(&ms->m[k], c, &v))
+				q += snprintf(q, 31, "%.6g", v);
+		}
+		*q++ = ',';
+		*q++ = (r->flags & PMIPROF_SAMPLE_F_THROTTLED) ? '1' : '0';
+		*q++ = ',';
+		*q++ = (r->flags & PMIPROF_SAMPLE_F_AFTER_LOSS) ? '1' : '0';
+		memcpy(q, b->text + r->extra, r->extra_len);
+		q += r->extra_len;
+		*q++ = '\n';
+		b->out_len = (size_t)(q - b->out);
+	}
+	return 0;
+}
+
+static void *pipe_writer(void *arg)
+{
+	struct windows_pipe *p = arg;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		struct pipe_batch *b;
+		int err;
+
+		while (p->taken == p->filled && !p->done)
+			pthread_cond_wait(&p->cond, &p->lock);
+		if (p->taken == p->filled)	/* done, every batch taken */
+			break;
+		b = &p->b[p->taken++ % PIPE_BATCHES];
+		pthread_mutex_unlock(&p->lock);
+		err = p->err ? 0 : pipe_format(p->w->metrics, b);
+		pthread_mutex_lock(&p->lock);
+		if (err)
+			p->err = err;
+		while (p->written != b->seq)
+			pthread_cond_wait(&p->cond, &p->lock);
+		pthread_mutex_unlock(&p->lock);
+		/* the only writer until written moves on */
+		if (!p->err)
+			pipe_write(p->w->f, b->out, b->out_len);
+		pthread_mutex_lock(&p->lock);
+		b->full = false;
+		b->n = 0;
+		b->counts_len = 0;
+		b->text_len = 0;
+		memset(b->mid, 0, sizeof(b->mid));
+		p->written++;
+		pthread_cond_broadcast(&p->cond);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+static void pipe_free(struct windows_pipe *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < PIPE_BATCHES; i++) {
+		free(p->b[i].rows);
+		free(p->b[i].counts);
+		free(p->b[i].text);
+		free(p->b[i].out);
+	}
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	free(p);
+}
+
+/* Waits for the writers to write every batch handed over, and ends them. */
+static int pipe_stop(struct windows_pipe *p)
+{
+	uint32_t i;
+	int err;
+
+	pthread_mutex_lock(&p->lock);
+	p->done = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < p->nr_threads; i++)
+		pthread_join(p->thread[i], NULL);
+	err = p->err;
+	pipe_free(p);
+	return err;
+}
+
+/* The writer threads, or NULL (then the rows go on in this thread). */
+static struct windows_pipe *pipe_start(struct windows_out *w)
+{
+	struct windows_pipe *p = calloc(1, sizeof(*p));
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	/* the reading thread keeps a CPU: it is the slower stage */
+	uint32_t i, n = ncpu - 1 > PIPE_WRITERS ? PIPE_WRITERS : ncpu > 2 ? (uint32_t)ncpu - 1 : 1;
+
+	if (!p)
+		return NULL;
+	p->w = w;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->ncounts = w->s->h->nr_events < PMIPROF_MAX_EVENTS ? w->s->h->nr_events :
+		     PMIPROF_MAX_EVENTS;
+	for (i = 0; i < PIPE_BATCHES; i++) {
+		p->b[i].rows = malloc(PIPE_ROWS * sizeof(*p->b[i].rows));
+		p->b[i].counts = malloc(PIPE_ROWS * PMIPROF_MAX_EVENTS * sizeof(uint64_t));
+		if (!p->b[i].rows || !p->b[i].counts) {
+			pipe_free(p);
+			return NULL;
+		}
+	}
+	/* what this thread wrote so far goes out before the writers' rows */
+	fflush(w->f);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&p->thread[i], NULL, pipe_writer, p))
+			break;
+	p->nr_threads = i;
+	if (!i) {
+		pipe_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Hands the filled batch over and waits for the next one to be free. */
+static void pipe_hand_over(struct windows_pipe *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->b[p->filled % PIPE_BATCHES].seq = p->filled;
+	p->b[p->filled % PIPE_BATCHES].full = true;
+	p->filled++;
+	pthread_cond_broadcast(&p->cond);
+	while (p->b[p->filled % PIPE_BATCHES].full)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Room for n more bytes of text in b. */
+static int pipe_text_room(struct pipe_batch *b, size_t n)
+{
+	if ((uint64_t)b->text_len + n > UINT32_MAX / 2)
+		return -ENOMEM;
+	return pm_grow(&b->text, &b->text_cap, (uint64_t)b->text_len + n, 65536, 1);
+}
+
+static int pipe_row(struct windows_out *w, const struct trace_sample *smp, uint64_t index,
+		    uint64_t t, uint32_t comm_id, uint32_t sym_id, uint32_t nev)
+{
+	struct windows_pipe *p = w->pipe;
+	struct pipe_batch *b = &p->b[p->filled % PIPE_BATCHES];
+	struct pipe_mid *m = &b->mid[(sym_id * 0x9e3779b1u ^ comm_id ^ smp->tid * 0x85ebca6bu ^
+				      smp->cpu) % WINDOWS_CSV_CACHE];
+	const struct session *s = w->s;
+	struct pipe_row *r = &b->rows[b->n];
+	uint32_t e, n;
+	char *q;
+
+	if (!m->len || m->comm != comm_id || m->sym != sym_id || m->tid != smp->tid ||
+	    m->pid != smp->pid || m->cpu != smp->cpu) {
+		const struct sym *y = symbolizer_sym(s->sy, sym_id);
+		const char *dso = symbolizer_dso_info(s->sy, y->dso)->name;
+		const char *comm = session_comm(s, comm_id);
+
+		if (pipe_text_room(b, 2 * (strlen(comm) + strlen(y->name) + strlen(dso)) + 48))
+			return -ENOMEM;
+		q = b->text + b->text_len;
+		q = put_u64(q, smp->cpu, ',');
+		q = put_u64(q, smp->pid, ',');
+		q = put_u64(q, smp->tid, ',');
+		q = put_csv_str(q, comm);
+		*q++ = ',';
+		q = put_csv_str(q, y->name);
+		*q++ = ',';
+		q = put_csv_str(q, dso);
+		m->cpu = smp->cpu;
+		m->pid = smp->pid;
+		m->tid = smp->tid;
+		m->comm = comm_id;
+		m->sym = sym_id;
+		m->off = b->text_len;
+		m->len = (uint32_t)(q - b->text) - b->text_len;
+		b->text_len += m->len;
+	}
+	r->index = index;
+	r->t = t;
+	r->flags = smp->flags;
+	r->nev = nev;
+	/*
+	 * The metrics read the trace's events, also past a short sample's own
+	 * (as csv_row() does).  A loop: memcpy's rep movs costs more than the
+	 * copy of a few counts.
+	 */
+	n = nev > p->ncounts ? nev : p->ncounts;
+	r->counts = b->counts_len;
+	for (e = 0; e < n; e++)
+		b->counts[b->counts_len + e] = smp->counts[e];
+	b->counts_len += n;
+	r->mid = m->off;
+	r->mid_len = m->len;
+	r->extra = b->text_len;
+	r->extra_len = 0;
+	if (s->h->flags & PMIPROF_TRACE_F_REGIONS) {
+		const char *rn = regions_name(&s->reg, s->region);
+
+		if (pipe_text_room(b, 2 * strlen(rn) + 4))
+			return -ENOMEM;
+		q = b->text + b->text_len;
+		*q++ = ',';
+		q = put_csv_str(q, rn);
+		b->text_len = (uint32_t)(q - b->text);
+	}
+	if (s->cs) {
+		const char *st = folded(w, s->stack);
+
+		if (pipe_text_room(b, 2 * strlen(st) + 4))
+			return -ENOMEM;
+		q = b->text + b->text_len;
+		*q++ = ',';
+		q = put_csv_str(q, st);
+		b->text_len = (uint32_t)(q - b->text);
+	}
+	r->extra_len = b->text_len - r->extra;
+	if (++b->n == PIPE_ROWS)
+		pipe_hand_over(p);
+	return 0;
+}
+
+int windows_flush(struct windows_out *w)
+{
+	struct windows_pipe *p = w->pipe;
+
+	if (!p)
+		return 0;
+	w->pipe = NULL;
+	if (p->b[p->filled % PIPE_BATCHES].n) {
+		pthread_mutex_lock(&p->lock);
+		p->b[p->filled % PIPE_BATCHES].seq = p->filled;
+		p->b[p->filled % PIPE_BATCHES].full = true;
+		p->filled++;
+		pthread_mutex_unlock(&p->lock);
+	}
+	return pipe_stop(p);
+}
+
+/* CSV rows through the writer thread (once started): names only on a cache miss. */
+static int windows_row_piped(struct windows_out *w, const struct trace_sample *smp,
+			     uint64_t index, uint32_t sym, uint32_t comm)
+{
+	uint64_t t = smp->time > w->s->base_time ? smp->time - w->s->base_time : 0;
+	uint32_t nev = smp->nr < PMIPROF_MAX_EVENTS ? smp->nr : PMIPROF_MAX_EVENTS;
+	int rc;
+
+	if (w->s->time_scale != 1.0)
+		t = (uint64_t)((double)t * w->s->time_scale);
+	rc = pipe_row(w, smp, index, t, comm, sym, nev);
+	if (rc)
+		return rc;
+	w->rows++;
+	return w->limit && w->rows >= w->limit ? WINDOWS_LIMIT_REACHED : 0;
+}
+
+/* One row in this thread, in any format. */
+static int windows_row_one(struct windows_out *w, const struct trace_sample *smp, uint64_t index,
+			   uint32_t sym, uint32_t comm)
+{
 	const struct session *s = w->s;
 	const struct sym *y = symbolizer_sym(s->sy, sym);
 	const struct dso_info *d = symbolizer_dso_info(s->sy, y->dso);
@@ -367,6 +750,22 @@ int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint3
 	w->rows++;
 	/* Stop reading at once: the counts then cover exactly what was shown. */
 	return w->limit && w->rows >= w->limit ? WINDOWS_LIMIT_REACHED : 0;
+}
+
+int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
+		uint32_t comm)
+{
+	struct windows_out *w = arg;
+
+	if (w->threads) {
+		if (!w->pipe && w->rows == PIPE_AFTER) {
+			w->pipe = pipe_start(w);
+			w->threads = w->pipe != NULL;
+		}
+		if (w->pipe)
+			return windows_row_piped(w, smp, index, sym, comm);
+	}
+	return windows_row_one(w, smp, index, sym, comm);
 }
 
 void windows_end(struct windows_out *w)

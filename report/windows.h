@@ -31,6 +31,8 @@ struct windows_out {
 	const struct metric_set *metrics;
 	uint64_t limit;			/* 0 = every window */
 	uint64_t rows;
+	bool threads;			/* CSV: may format and write in a second thread */
+	struct windows_pipe *pipe;	/* that thread, once started (windows.c) */
 	int name_w;			/* symbol column width in tables */
 	char stack_buf[65536];		/* the current window's folded stack */
 	struct csv_mid mid[WINDOWS_CSV_CACHE];
@@ -43,6 +45,8 @@ void windows_begin(struct windows_out *w);
 /* session_sample_fn: one row per kept window (arg = windows_out). */
 int windows_row(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
 		uint32_t comm);
+/* Waits for the rows a writer thread still has (after the pass, also on error). */
+int windows_flush(struct windows_out *w);
 /* JSON closing, the table's summary line. */
 void windows_end(struct windows_out *w);
 
