@@ -45,7 +45,7 @@ STDCXX    := -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic
 else
 STDCXX    := -lstdc++
 endif
-LDLIBS    += -lpfm $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lzstd -lunwind-generic) -lm -lpthread $(STDCXX)
+LDLIBS    += -ldl $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lzstd -lunwind-generic) -lm -lpthread $(STDCXX)
 
 LIB_SRCS  := $(filter-out lib/main.c,$(wildcard lib/*.c))
 APP_SRCS  := $(wildcard daemon/*.c) $(wildcard report/*.c)

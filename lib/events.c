@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <dlfcn.h>
 #include <perfmon/pfmlib.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <stdio.h>
@@ -105,11 +106,36 @@ const struct pm_generic_event *pm_generic_event_at(size_t i)
 }
 
 static int pfm_state;			/* 0 not tried, 1 ok, -errno failed */
+struct pm_pfm_api pm_pfm;
+
+/* The soname of Debian's libpfm4 (the ABI pfmlib.h describes). */
+#define PFM_SONAME "libpfm.so.4"
+
+static int pfm_load(void)
+{
+	void *h = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+	pfm_err_t (*init)(void);
+
+	if (!h)
+		return -ENOSYS;
+	*(void **)&init = dlsym(h, "pfm_initialize");
+	*(void **)&pm_pfm.get_pmu_info = dlsym(h, "pfm_get_pmu_info");
+	*(void **)&pm_pfm.get_event_next = dlsym(h, "pfm_get_event_next");
+	*(void **)&pm_pfm.get_event_info = dlsym(h, "pfm_get_event_info");
+	*(void **)&pm_pfm.get_os_event_encoding = dlsym(h, "pfm_get_os_event_encoding");
+	if (!init || !pm_pfm.get_pmu_info || !pm_pfm.get_event_next || !pm_pfm.get_event_info ||
+	    !pm_pfm.get_os_event_encoding || init() != PFM_SUCCESS) {
+		memset(&pm_pfm, 0, sizeof(pm_pfm));
+		dlclose(h);
+		return -ENOSYS;
+	}
+	return 1;	/* the handle stays open for the process's life */
+}
 
 int pm_pfm_init(void)
 {
 	if (!pfm_state)
-		pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 : -ENOSYS;
+		pfm_state = pfm_load();
 	return pfm_state < 0 ? pfm_state : 0;
 }
 
@@ -126,17 +152,17 @@ int pm_pfm_for_each_event(pm_pfm_event_fn fn, void *arg)
 
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+		if (pm_pfm.get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
 			continue;
 		/* libpfm4's "perf"/"perf_raw" pseudo-PMUs repeat the generic table */
 		if (!strcmp(pinfo.name, "perf") || !strcmp(pinfo.name, "perf_raw"))
 			continue;
-		for (i = pinfo.first_event; i != -1; i = pfm_get_event_next(i)) {
+		for (i = pinfo.first_event; i != -1; i = pm_pfm.get_event_next(i)) {
 			pfm_event_info_t info;
 
 			memset(&info, 0, sizeof(info));
 			info.size = sizeof(info);
-			if (pfm_get_event_info(i, PFM_OS_NONE, &info) != PFM_SUCCESS)
+			if (pm_pfm.get_event_info(i, PFM_OS_NONE, &info) != PFM_SUCCESS)
 				continue;
 			fn(arg, pinfo.name, info.name, info.desc);
 		}
@@ -298,7 +324,7 @@ static int parse_pfm(const char *spec, struct pm_event *ev)
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
-	ret = pfm_get_os_event_encoding(spec, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	ret = pm_pfm.get_os_event_encoding(spec, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS)
 		return ret == PFM_ERR_NOTFOUND ? -ENOENT : -EINVAL;
 	ev->type = attr.type;

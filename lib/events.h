@@ -83,8 +83,21 @@ struct pm_generic_event {
 size_t pm_generic_events_count(void);
 const struct pm_generic_event *pm_generic_event_at(size_t i);
 
-/* libpfm4 (initialised once, lazily).  0 or -errno (-ENOSYS: library failed). */
+/*
+ * libpfm4, loaded with dlopen() and initialised on first use: only record,
+ * stat and list name events, and a report should not pay for relocating
+ * libpfm's tables at every start (1.8 ms of CPU, ~290 page faults).
+ * 0 or -errno (-ENOSYS: library missing or failed).  After 0, pm_pfm holds
+ * the library's functions.
+ */
 int pm_pfm_init(void);
+struct pm_pfm_api {
+	int (*get_pmu_info)(int pmu, void *info);
+	int (*get_event_next)(int idx);
+	int (*get_event_info)(int idx, int os, void *info);
+	int (*get_os_event_encoding)(const char *str, int dfl_plm, int os, void *arg);
+};
+extern struct pm_pfm_api pm_pfm;
 /* Call fn for every event of every PMU libpfm4 reports as present. */
 typedef void (*pm_pfm_event_fn)(void *arg, const char *pmu, const char *name,
 				const char *desc);

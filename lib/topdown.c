@@ -164,7 +164,7 @@ static const char *detected_core_pmu(void)
 
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
-		if (pfm_get_pmu_info(p, &info) != PFM_SUCCESS || !info.is_present)
+		if (pm_pfm.get_pmu_info(p, &info) != PFM_SUCCESS || !info.is_present)
 			continue;
 		if (info.type == PFM_PMU_TYPE_CORE && strcmp(info.name, "ix86arch") &&
 		    strcmp(info.name, "perf") && strcmp(info.name, "perf_raw"))

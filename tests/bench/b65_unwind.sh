@@ -19,7 +19,7 @@ cc=${CC:-cc}
 pkgs="libdw libelf zlib libdeflate libunwind-generic"
 if ! $cc -O2 -g -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -Itests/unit $(pkg-config --cflags $pkgs) \
 	tests/bench/unwind_bench.c tests/unit/unwind_self.c "$build"/report/*.o "$build"/daemon/*.o \
-	"$build/libpmiprof.a" -lpfm $(pkg-config --libs $pkgs) -lm -lpthread -lstdc++ \
+	"$build/libpmiprof.a" -ldl $(pkg-config --libs $pkgs) -lm -lpthread -lstdc++ \
 	-o "$out/unwind_bench" 2>"$tmp/build.log"; then
 	echo "b65: cannot build tests/bench/unwind_bench.c (make first)"
 	head -5 "$tmp/build.log"

@@ -47,4 +47,11 @@ wait $tp
 tc=$(awk -F, '$2=="task-clock" { print int($1 / 1e6) }' "$TMPD/p.csv")
 el=$(awk -F, '$2=="task-clock" { print 1 }' "$TMPD/p.csv")
 [ "${el:-0}" -eq 1 ] && [ "${tc:-0}" -gt 0 ] && ok "stat -p counts the running threads ($tc ms)" || not_ok "stat -p counts" "$(cat "$TMPD/p.csv")"
+# libpfm4 is loaded when an event is named, not at every start (a report never needs it)
+"$PMIPROF" record -q -o "$TMPD/pf.data" -- true >/dev/null 2>&1
+LD_DEBUG=libs "$PMIPROF" report -i "$TMPD/pf.data" >/dev/null 2>"$TMPD/ld.report"
+LD_DEBUG=libs "$PMIPROF" list >/dev/null 2>"$TMPD/ld.list"
+! grep -q 'libpfm' "$TMPD/ld.report" && grep -q 'calling init: .*libpfm' "$TMPD/ld.list" &&
+	ok "libpfm4 loaded by list (dlopen), not by report" ||
+	not_ok "libpfm4 loaded by list (dlopen), not by report" "$(grep -c libpfm "$TMPD/ld.report") in report, $(grep -c libpfm "$TMPD/ld.list") in list"
 done_testing

@@ -114,7 +114,7 @@ static bool pfm_has_pmu(const char *name)
 
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
-		if (pfm_get_pmu_info(p, &info) == PFM_SUCCESS && !strcmp(info.name, name))
+		if (pm_pfm.get_pmu_info(p, &info) == PFM_SUCCESS && !strcmp(info.name, name))
 			return true;
 	}
 	return false;
