@@ -872,8 +872,11 @@ static int sum_room(struct trace_writer *w)
 	return 0;
 }
 
-/* Count a sample into the open chunk's summary. */
-static inline void sum_add(struct trace_writer *w, const struct trace_sample *s)
+/*
+ * Count a sample into the open chunk's summary.  Inlined (a call cost 16
+ * of its ~100 instructions a sample), counts added two at a time.
+ */
+static inline __attribute__((always_inline)) void sum_add(struct trace_writer *w, const struct trace_sample *s)
 {
 	struct sum_table *t = &w->sum;
 	uint32_t h = sum_hash(s->ip, s->pid, s->tid, s->flags);
@@ -894,7 +897,11 @@ static inline void sum_add(struct trace_writer *w, const struct trace_sample *s)
 			    x->flags == s->flags) {
 				x->samples++;
 				c = t->counts + (size_t)t->slots[k].idx * w->nr_events;
-				for (e = 0; e < n; e++)
+				for (e = 0; e + 1 < n; e += 2) {
+					c[e] += s->counts[e];
+					c[e + 1] += s->counts[e + 1];
+				}
+				if (e < n)
 					c[e] += s->counts[e];
 				return;
 			}
