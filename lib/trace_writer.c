@@ -453,10 +453,14 @@ static void drop_open_chunk(struct trace_writer *w)
  * raw * RAW_PERCENT) is stored raw for the next RAW_RETRY chunks, then
  * tried again: noise (time and counter jitter) costs zstd's matcher and
  * Huffman coder about as much time as a stream that compresses well, for a
- * few per cent of its bytes.
+ * few per cent of its bytes.  Only streams of RAW_MIN bytes or more are
+ * judged: the small chunks of a recording's start (side-band records
+ * and the first samples) would store a real recording's streams raw for
+ * all of its chunks, for a fifth more bytes.
  */
 #define RAW_PERCENT	88
 #define RAW_RETRY	16
+#define RAW_MIN		8192	/* bytes of a stream to judge it by */
 
 /*
  * A zstd frame of raw blocks holding len bytes at in (RFC 8878: single
@@ -516,7 +520,9 @@ static size_t zstd_cols_frame(struct trace_writer *w, uint8_t *out, size_t cap,
 			ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
 			return 0;	/* out of room */
 		}
-		if ((o.pos - at) * 100 > (bound[k + 1] - bound[k]) * RAW_PERCENT)
+		/* a short stream says little: zstd's headers and tables weigh on it */
+		if (bound[k + 1] - bound[k] >= RAW_MIN &&
+		    (o.pos - at) * 100 > (bound[k + 1] - bound[k]) * RAW_PERCENT)
 			w->raw_left[k] = RAW_RETRY;
 	}
 	return o.pos;

@@ -157,7 +157,7 @@ static void noise_streams_stored_raw_round_trip(void **state)
 {
 	static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 	static const uint8_t chunk_magic[4] = { 'C', 'H', 'N', 'K' };
-	const struct trace_writer_opts o = { .level = 1, .chunk_size = 32 << 10 };
+	const struct trace_writer_opts o = { .level = 1, .chunk_size = 128 << 10 };
 	const uint64_t n = 300000;
 	struct trace_header h;
 	struct trace_writer *w;
