@@ -118,6 +118,7 @@ struct trace_writer {
 	uint32_t ncols, hi;		/* RECORDS4: streams, and which is HI */
 	struct trace_wcols col;		/* RECORDS4: the streams but MAIN */
 	uint8_t *colbase[TRACE_COLS_MAX];	/* where each starts */
+	uint8_t raw_left[TRACE_COLS_MAX];	/* chunks to store the stream raw, untried */
 	uint8_t *colbuf;		/* their memory */
 	uint32_t nr_events;
 	uint8_t predict[PMIPROF_MAX_EVENTS];	/* PMIPROF_PREDICT_* per event, as in the header */
@@ -357,10 +358,13 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 		 * parameter; without it zstd copies, same output)
 		 */
 		ZSTD_CCtx_setParameter(w->zc, ZSTD_c_stableInBuffer, 1);
-		/* + block headers where RECORDS4 ends a block at each stream's end */
+		/*
+		 * + block headers where RECORDS4 ends a block at each stream's
+		 * end, and frame headers where it starts a frame
+		 */
 		w->out_cap = HDR + ZSTD_compressBound(w->chunk_size + SLACK +
 						      TRACE_COL_TABLE(PMIPROF_MAX_EVENTS)) +
-			     16 * TRACE_COLS_MAX;
+			     32 * TRACE_COLS_MAX;
 		w->out = malloc(w->out_cap);
 		if (!w->out)
 			goto fail;
@@ -445,6 +449,122 @@ static void drop_open_chunk(struct trace_writer *w)
 }
 
 /*
+ * A stream that zstd level 1 shrinks by less than this (compressed * 100 >
+ * raw * RAW_PERCENT) is stored raw for the next RAW_RETRY chunks, then
+ * tried again: noise (time and counter jitter) costs zstd's matcher and
+ * Huffman coder about as much time as a stream that compresses well, for a
+ * few per cent of its bytes.  Only streams of RAW_MIN bytes or more are
+ * judged: the small chunks of a recording's start (side-band records
+ * and the first samples) would store a real recording's streams raw for
+ * all of its chunks, for a fifth more bytes.
+ */
+#define RAW_PERCENT	88
+#define RAW_RETRY	16
+#define RAW_MIN		8192	/* bytes of a stream to judge it by */
+
+/*
+ * A zstd frame of raw blocks holding len bytes at in (RFC 8878: single
+ * segment, 4-byte content size, no checksum): zstd has no call that stores
+ * without trying to compress.  Returns its size, 0 when cap is too small.
+ */
+static size_t zstd_raw_frame(uint8_t *out, size_t cap, const uint8_t *in, size_t len)
+{
+	uint32_t magic = ZSTD_MAGICNUMBER, fcs = (uint32_t)len;
+	size_t n = 9, b;
+
+	if (cap < 9 + len + 3 * (len / ZSTD_BLOCKSIZE_MAX + 1))
+		return 0;
+	memcpy(out, &magic, 4);		/* the trace is little-endian, so is zstd */
+	out[4] = 0xa0;			/* FCS field 4 bytes, single segment */
+	memcpy(out + 5, &fcs, 4);
+	do {
+		b = len < ZSTD_BLOCKSIZE_MAX ? len : ZSTD_BLOCKSIZE_MAX;
+		len -= b;
+		/* block header: last flag, type 0 (raw), size */
+		out[n] = (uint8_t)((b << 3) | !len);
+		out[n + 1] = (uint8_t)(b >> 5);
+		out[n + 2] = (uint8_t)(b >> 13);
+		memcpy(out + n + 3, in, b);
+		in += b;
+		n += 3 + b;
+	} while (len);
+	return n;
+}
+
+/*
+ * The streams [s, e) of a RECORDS4 payload (stream k is in[bound[k] ..
+ * bound[k + 1])) as one zstd frame with a block boundary at every stream's
+ * end, so that each stream gets its own entropy tables
+ * (docs/trace-format.md).  A stream that did not shrink enough is marked
+ * to be stored raw.  Returns the frame's size, 0 on failure.
+ */
+static size_t zstd_cols_frame(struct trace_writer *w, uint8_t *out, size_t cap,
+			      const uint8_t *in, const size_t *bound, uint32_t s, uint32_t e)
+{
+	ZSTD_outBuffer o = { out, cap, 0 };
+	ZSTD_inBuffer i = { in + bound[s], 0, 0 };
+	size_t r, at;
+	uint32_t k;
+
+	if (ZSTD_isError(ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only)) ||
+	    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(w->zc, bound[e] - bound[s])))
+		return 0;
+	/* the input only grows (stable buffer: zstd need not copy it) */
+	for (k = s; k < e; k++) {
+		if (bound[k + 1] == bound[k] && k + 1 < e)
+			continue;
+		at = o.pos;
+		i.size = bound[k + 1] - bound[s];
+		r = ZSTD_compressStream2(w->zc, &o, &i, k + 1 < e ? ZSTD_e_flush : ZSTD_e_end);
+		if (ZSTD_isError(r) || r || i.pos != i.size) {
+			ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
+			return 0;	/* out of room */
+		}
+		/* a short stream says little: zstd's headers and tables weigh on it */
+		if (bound[k + 1] - bound[k] >= RAW_MIN &&
+		    (o.pos - at) * 100 > (bound[k + 1] - bound[k]) * RAW_PERCENT)
+			w->raw_left[k] = RAW_RETRY;
+	}
+	return o.pos;
+}
+
+/*
+ * RECORDS4 with zstd: runs of streams to compress as zstd frames, runs of
+ * streams marked raw as raw frames; the frames follow each other and
+ * decode as one payload (RFC 8878 3.1; ZSTD_decompressDCtx reads them all).
+ * Returns the payload's compressed size, 0 on failure.
+ */
+static size_t compress_cols(struct trace_writer *w, const uint8_t *in, size_t len, uint8_t *out,
+			    size_t cap, const size_t *cuts, uint32_t nr_cuts)
+{
+	size_t bound[TRACE_COLS_MAX + 1], n = 0, m;
+	bool raw[TRACE_COLS_MAX];
+	uint32_t s, e, nr = nr_cuts + 1;
+
+	bound[0] = 0;
+	for (s = 0; s < nr; s++) {
+		bound[s + 1] = s < nr_cuts ? cuts[s] : len;
+		raw[s] = w->raw_left[s] > 0;
+		if (raw[s])
+			w->raw_left[s]--;
+		else if (s && bound[s + 1] == bound[s])
+			raw[s] = raw[s - 1];	/* empty: joins the run before */
+	}
+	for (s = 0; s < nr; s = e) {
+		for (e = s + 1; e < nr && raw[e] == raw[s]; e++)
+			;
+		if (bound[e] == bound[s])
+			continue;
+		m = raw[s] ? zstd_raw_frame(out + n, cap - n, in + bound[s], bound[e] - bound[s]) :
+			     zstd_cols_frame(w, out + n, cap - n, in, bound, s, e);
+		if (!m)
+			return 0;
+		n += m;
+	}
+	return n;
+}
+
+/*
  * Compress len bytes at in into out (room cap) with the writer's codec.
  * Returns the compressed size, or 0 when storing is as good (or the codec
  * failed: the chunk then goes out stored, which every reader reads).
@@ -458,33 +578,8 @@ static size_t compress_payload(struct trace_writer *w, const uint8_t *in, size_t
 	if (w->level <= 0)
 		return 0;
 	if (w->zc && nr_cuts) {
-		/*
-		 * RECORDS4: one frame, a block ends at every stream's end, so that
-		 * each stream gets its own entropy tables (docs/trace-format.md)
-		 */
-		ZSTD_outBuffer o = { out, cap, 0 };
-		ZSTD_inBuffer i = { in, 0, 0 };
-		size_t r = 0;
-		uint32_t k;
-
 		*flags = PMIPROF_CHUNK_F_ZSTD;
-		if (ZSTD_isError(ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only)) ||
-		    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(w->zc, len)))
-			return 0;
-		/* the input only grows (stable buffer: zstd need not copy it) */
-		for (k = 0; k <= nr_cuts; k++) {
-			size_t to = k < nr_cuts ? cuts[k] : len;
-
-			if (to == i.size && k < nr_cuts)
-				continue;
-			i.size = to;
-			r = ZSTD_compressStream2(w->zc, &o, &i, k < nr_cuts ? ZSTD_e_flush : ZSTD_e_end);
-			if (ZSTD_isError(r) || r || i.pos != i.size) {
-				ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
-				return 0;	/* out of room: stored */
-			}
-		}
-		n = o.pos;
+		n = compress_cols(w, in, len, out, cap, cuts, nr_cuts);
 	} else if (w->zc) {
 		n = ZSTD_compress2(w->zc, out, cap, in, len);
 		if (ZSTD_isError(n))
@@ -783,8 +878,11 @@ static int sum_room(struct trace_writer *w)
 	return 0;
 }
 
-/* Count a sample into the open chunk's summary. */
-static inline void sum_add(struct trace_writer *w, const struct trace_sample *s)
+/*
+ * Count a sample into the open chunk's summary.  Inlined (a call cost 16
+ * of its ~100 instructions a sample), counts added two at a time.
+ */
+static inline __attribute__((always_inline)) void sum_add(struct trace_writer *w, const struct trace_sample *s)
 {
 	struct sum_table *t = &w->sum;
 	uint32_t h = sum_hash(s->ip, s->pid, s->tid, s->flags);
@@ -805,7 +903,11 @@ static inline void sum_add(struct trace_writer *w, const struct trace_sample *s)
 			    x->flags == s->flags) {
 				x->samples++;
 				c = t->counts + (size_t)t->slots[k].idx * w->nr_events;
-				for (e = 0; e < n; e++)
+				for (e = 0; e + 1 < n; e += 2) {
+					c[e] += s->counts[e];
+					c[e + 1] += s->counts[e + 1];
+				}
+				if (e < n)
 					c[e] += s->counts[e];
 				return;
 			}

@@ -130,6 +130,74 @@ static void million_samples_round_trip_exactly(void **state)
 	trace_reader_close(r);
 }
 
+/* Occurrences of the 4 bytes m in the file at path. */
+static unsigned int count_in_file(const char *path, const uint8_t m[4])
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t win[4] = { 0 };
+	unsigned int n = 0;
+	int c;
+
+	assert_non_null(f);
+	while ((c = getc(f)) != EOF) {
+		memmove(win, win + 1, 3);
+		win[3] = (uint8_t)c;
+		n += !memcmp(win, m, 4);
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * The stream's time and cycle jitter does not compress: the writer stores
+ * those RECORDS4 streams as raw zstd frames after the compressed ones, so
+ * a chunk's payload is several zstd frames, and every sample reads back.
+ */
+static void noise_streams_stored_raw_round_trip(void **state)
+{
+	static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	static const uint8_t chunk_magic[4] = { 'C', 'H', 'N', 'K' };
+	const struct trace_writer_opts o = { .level = 1, .chunk_size = 128 << 10 };
+	const uint64_t n = 300000;
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_record rec;
+	struct trace_sample s;
+	const struct trace_read_stats *st;
+	uint64_t i, mismatches = 0;
+	unsigned int frames, chunks;
+
+	(void)state;
+	tgen_header(&h);
+	assert_int_equal(trace_writer_open(&w, tmp_path, &h, &o), 0);
+	for (i = 0; i < n; i++) {
+		tgen_stream_sample(3, i, &s);
+		assert_int_equal(trace_write_sample(w, &s), 0);
+	}
+	assert_int_equal(trace_writer_close(w), 0);
+	frames = count_in_file(tmp_path, zstd_magic);
+	chunks = count_in_file(tmp_path, chunk_magic);
+	/* one frame per chunk before; now most RECORDS4 chunks hold 4 or more */
+	assert_true(chunks > 20);
+	assert_true(frames > 2 * chunks);
+
+	diags = 0;
+	assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(trace_reader_next(r, &rec), 1);
+		assert_int_equal(rec.type, PMIPROF_REC_SAMPLE);
+		tgen_stream_sample(3, i, &s);
+		mismatches += !sample_equal(&s, &rec.sample);
+	}
+	assert_int_equal(mismatches, 0);
+	assert_int_equal(trace_reader_next(r, &rec), 0);
+	st = trace_reader_stats(r);
+	assert_int_equal(st->chunks_bad, 0);
+	assert_int_equal(diags, 0);
+	trace_reader_close(r);
+}
+
 static void header_fields_round_trip(void **state)
 {
 	struct trace_header h, want;
@@ -871,6 +939,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lost_body_of_version_1_0_reads_with_zero_duration),
 		cmocka_unit_test_setup_teardown(million_samples_round_trip_exactly, make_tmp,
+						drop_tmp),
+		cmocka_unit_test_setup_teardown(noise_streams_stored_raw_round_trip, make_tmp,
 						drop_tmp),
 		cmocka_unit_test_setup_teardown(header_fields_round_trip, make_tmp, drop_tmp),
 		cmocka_unit_test_setup_teardown(
