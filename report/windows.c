@@ -113,13 +113,19 @@ static const char digits2[201] =
 	"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
 	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
+/*
+ * From the bit length: log10(2) ~ 1233 / 4096 gives the digits of the
+ * smallest number of that length, one comparison the rest (v | 1: 0 has
+ * one digit, and no power of ten past 1 is odd).
+ */
 static inline unsigned int decimal_digits32(uint32_t v)
 {
-	unsigned int n = 1;
+	static const uint32_t pow10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+					    100000000, 1000000000 };
+	uint32_t u = v | 1;
+	unsigned int t = ((32 - (unsigned int)__builtin_clz(u)) * 1233) >> 12;
 
-	for (; v >= 10000; v /= 10000)
-		n += 4;
-	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+	return t + (u >= pow10[t]);
 }
 
 /* The n digits of v ending at q (exclusive); 32-bit divisions are the cheap ones. */
