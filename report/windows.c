@@ -414,8 +414,10 @@ static int pipe_format(const struct metric_set *ms, struct pipe_batch *b)
 		*q++ = (r->flags & PMIPROF_SAMPLE_F_THROTTLED) ? '1' : '0';
 		*q++ = ',';
 		*q++ = (r->flags & PMIPROF_SAMPLE_F_AFTER_LOSS) ? '1' : '0';
-		memcpy(q, b->text + r->extra, r->extra_len);
-		q += r->extra_len;
+		if (r->extra_len) {
+			memcpy(q, b->text + r->extra, r->extra_len);
+			q += r->extra_len;
+		}
 		*q++ = '\n';
 		b->out_len = (size_t)(q - b->out);
 	}
@@ -593,13 +595,18 @@ static int pipe_row(struct windows_out *w, const struct trace_sample *smp, uint6
 	r->nev = nev;
 	/*
 	 * The metrics read the trace's events, also past a short sample's own
-	 * (as csv_row() does).  A loop: memcpy's rep movs costs more than the
-	 * copy of a few counts.
+	 * (as csv_row() does).  Fixed-size copies: a variable memcpy's rep
+	 * movs costs more than the copy of a few counts.
 	 */
 	n = nev > p->ncounts ? nev : p->ncounts;
 	r->counts = b->counts_len;
-	for (e = 0; e < n; e++)
-		b->counts[b->counts_len + e] = smp->counts[e];
+	if (n <= 4) {
+		/* slots past n are the next row's; the buffer has 16 a row */
+		memcpy(b->counts + b->counts_len, smp->counts, 4 * sizeof(uint64_t));
+	} else {
+		for (e = 0; e < n; e++)
+			b->counts[b->counts_len + e] = smp->counts[e];
+	}
 	b->counts_len += n;
 	r->mid = m->off;
 	r->mid_len = m->len;
