@@ -450,7 +450,7 @@ static int on_sample(struct session *s, const struct trace_sample *smp, uint32_t
 {
 	const struct filters *f = &s->opts.filt;
 	uint64_t idx = s->samples++, ns;
-	uint32_t sym, comm, i;
+	uint32_t sym, comm, i, n;
 	int kept;
 
 	if (!s->have_base) {
@@ -484,8 +484,11 @@ static int on_sample(struct session *s, const struct trace_sample *smp, uint32_t
 	}
 	s->kept++;
 	session_count_window(s, smp->flags, 1);
-	for (i = 0; window_counts_events(smp->flags) && i < smp->nr && i < PMIPROF_MAX_EVENTS; i++)
-		s->kept_totals[i] += smp->counts[i];
+	if (window_counts_events(smp->flags)) {
+		n = smp->nr < PMIPROF_MAX_EVENTS ? smp->nr : PMIPROF_MAX_EVENTS;
+		for (i = 0; i < n; i++)
+			s->kept_totals[i] += smp->counts[i];
+	}
 	return fn ? fn(arg, smp, idx, sym, comm) : 0;
 }
 

@@ -113,13 +113,19 @@ static const char digits2[201] =
 	"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
 	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
+/*
+ * From the bit length: log10(2) ~ 1233 / 4096 gives the digits of the
+ * smallest number of that length, one comparison the rest (v | 1: 0 has
+ * one digit, and no power of ten past 1 is odd).
+ */
 static inline unsigned int decimal_digits32(uint32_t v)
 {
-	unsigned int n = 1;
+	static const uint32_t pow10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+					    100000000, 1000000000 };
+	uint32_t u = v | 1;
+	unsigned int t = ((32 - (unsigned int)__builtin_clz(u)) * 1233) >> 12;
 
-	for (; v >= 10000; v /= 10000)
-		n += 4;
-	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+	return t + (u >= pow10[t]);
 }
 
 /* The n digits of v ending at q (exclusive); 32-bit divisions are the cheap ones. */
@@ -408,8 +414,10 @@ static int pipe_format(const struct metric_set *ms, struct pipe_batch *b)
 		*q++ = (r->flags & PMIPROF_SAMPLE_F_THROTTLED) ? '1' : '0';
 		*q++ = ',';
 		*q++ = (r->flags & PMIPROF_SAMPLE_F_AFTER_LOSS) ? '1' : '0';
-		memcpy(q, b->text + r->extra, r->extra_len);
-		q += r->extra_len;
+		if (r->extra_len) {
+			memcpy(q, b->text + r->extra, r->extra_len);
+			q += r->extra_len;
+		}
 		*q++ = '\n';
 		b->out_len = (size_t)(q - b->out);
 	}
@@ -587,13 +595,18 @@ static int pipe_row(struct windows_out *w, const struct trace_sample *smp, uint6
 	r->nev = nev;
 	/*
 	 * The metrics read the trace's events, also past a short sample's own
-	 * (as csv_row() does).  A loop: memcpy's rep movs costs more than the
-	 * copy of a few counts.
+	 * (as csv_row() does).  Fixed-size copies: a variable memcpy's rep
+	 * movs costs more than the copy of a few counts.
 	 */
 	n = nev > p->ncounts ? nev : p->ncounts;
 	r->counts = b->counts_len;
-	for (e = 0; e < n; e++)
-		b->counts[b->counts_len + e] = smp->counts[e];
+	if (n <= 4) {
+		/* slots past n are the next row's; the buffer has 16 a row */
+		memcpy(b->counts + b->counts_len, smp->counts, 4 * sizeof(uint64_t));
+	} else {
+		for (e = 0; e < n; e++)
+			b->counts[b->counts_len + e] = smp->counts[e];
+	}
 	b->counts_len += n;
 	r->mid = m->off;
 	r->mid_len = m->len;
