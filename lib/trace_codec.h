@@ -448,6 +448,39 @@ found:
 }
 
 /*
+ * A RECORDS3/4 sample whose context changed (thread, cpu, nr or flags):
+ * the MORE byte and the changed fields after the mask, the context updated;
+ * time is the thread's time base for a new thread.
+ */
+static inline __attribute__((always_inline)) uint8_t *
+trace_enc_ctx_change(uint8_t *p, struct trace_ctx *x, const struct trace_sample *s, uint32_t nr,
+		     unsigned int more, uint64_t time, unsigned int *mask)
+{
+	if (s->cpu != x->cpu)
+		more |= TRACE_MORE_CPU;
+	if (nr != x->nr)
+		more |= TRACE_MORE_NR;
+	if (more) {
+		*mask |= TRACE_SAMPLE3_MORE;
+		*p++ = (uint8_t)more;
+	}
+	if (s->flags == x->flags)
+		*mask |= TRACE_SAMPLE_SAME_FLAGS;
+	else
+		p = varint_put(p, x->flags = s->flags);
+	if (more & TRACE_MORE_THREAD) {
+		p = varint_put(p, x->pid = s->pid);
+		p = varint_put(p, x->tid = s->tid);
+		x->time = time;
+	}
+	if (more & TRACE_MORE_CPU)
+		p = varint_put(p, x->cpu = s->cpu);
+	if (more & TRACE_MORE_NR)
+		p = varint_put(p, x->nr = nr);
+	return p;
+}
+
+/*
  * Encode a packed SAMPLE body (1.4 RECORDS2 chunk, or RECORDS3 when ctxs)
  * at p, counts predicted by pred (valid for s->nr events; NULL: all PREV);
  * returns the end.  The writer's hot path: inline, the common case (same
@@ -457,7 +490,7 @@ static inline __attribute__((always_inline)) uint8_t *
 trace_enc_sample_impl(struct trace_codec *c, uint8_t *p, const struct trace_sample *s,
 		      uint32_t stack, const uint8_t *pred, const bool ctxs)
 {
-	uint8_t *same = p++, *morep = NULL;
+	uint8_t *same = p++;
 	unsigned int mask, k, more = 0;
 	struct trace_ctx *x;
 	uint64_t dt, ip = s->ip, base;
@@ -471,28 +504,7 @@ trace_enc_sample_impl(struct trace_codec *c, uint8_t *p, const struct trace_samp
 				     !more, 1)) {
 			mask |= TRACE_SAMPLE_SAME_FLAGS;
 		} else {
-			if (s->cpu != x->cpu)
-				more |= TRACE_MORE_CPU;
-			if (nr != x->nr)
-				more |= TRACE_MORE_NR;
-			if (more) {
-				mask |= TRACE_SAMPLE3_MORE;
-				morep = p++;
-				*morep = (uint8_t)more;
-			}
-			if (s->flags == x->flags)
-				mask |= TRACE_SAMPLE_SAME_FLAGS;
-			else
-				p = varint_put(p, x->flags = s->flags);
-			if (more & TRACE_MORE_THREAD) {
-				p = varint_put(p, x->pid = s->pid);
-				p = varint_put(p, x->tid = s->tid);
-				x->time = c->time;
-			}
-			if (more & TRACE_MORE_CPU)
-				p = varint_put(p, x->cpu = s->cpu);
-			if (more & TRACE_MORE_NR)
-				p = varint_put(p, x->nr = nr);
+			p = trace_enc_ctx_change(p, x, s, nr, more, c->time, &mask);
 		}
 	} else {
 		x = &c->ctx[0];
@@ -649,27 +661,7 @@ trace_enc_sample4(struct trace_codec *c, uint8_t *p, struct trace_wcols *w, uint
 	if (__builtin_expect(s->flags == x->flags && s->cpu == x->cpu && nr == x->nr && !more, 1)) {
 		mask |= TRACE_SAMPLE_SAME_FLAGS;
 	} else {
-		if (s->cpu != x->cpu)
-			more |= TRACE_MORE_CPU;
-		if (nr != x->nr)
-			more |= TRACE_MORE_NR;
-		if (more) {
-			mask |= TRACE_SAMPLE3_MORE;
-			*p++ = (uint8_t)more;
-		}
-		if (s->flags == x->flags)
-			mask |= TRACE_SAMPLE_SAME_FLAGS;
-		else
-			p = varint_put(p, x->flags = s->flags);
-		if (more & TRACE_MORE_THREAD) {
-			p = varint_put(p, x->pid = s->pid);
-			p = varint_put(p, x->tid = s->tid);
-			x->time = c->time;
-		}
-		if (more & TRACE_MORE_CPU)
-			p = varint_put(p, x->cpu = s->cpu);
-		if (more & TRACE_MORE_NR)
-			p = varint_put(p, x->nr = nr);
+		p = trace_enc_ctx_change(p, x, s, nr, more, c->time, &mask);
 	}
 	dt = s->time - x->time;
 	lo = w->lo[TRACE_COL_TIME];
