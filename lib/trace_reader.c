@@ -964,46 +964,34 @@ static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
  */
 int trace_reader_next(struct trace_reader *r, struct trace_record *rec)
 {
-	const uint8_t *cp = r->cp, *body, *end;
+	const uint8_t *cp = r->cp, *end;
 	const char *why;
 
-	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
-	    cp[0] == PMIPROF_REC_SAMPLE && r->cols_fast &&
-	    r->chunk_done < r->chunk_nr) {
+	if (!(__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
+	      cp[0] == PMIPROF_REC_SAMPLE && r->chunk_done < r->chunk_nr))
+		return reader_next_slow(r, rec);
+	if (r->cols_fast) {
 		/* 1.4 RECORDS4 (what the writer writes): RECORDS3 in columns */
 		why = trace_decode_sample4(&r->codec, cp + 1, r->cend, &r->col, r->hdr.nr_events,
 					   r->pred, r->hdr.time_step, &rec->sample, &end, true);
-		if (why)
-			return chunk_failed(r, rec, why);
-		return sample_done(r, rec, end);
-	}
-	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
-	    cp[0] == PMIPROF_REC_SAMPLE && r->ctxs && r->chunk_done < r->chunk_nr) {
+	} else if (r->ctxs) {
 		/* 1.4 RECORDS3 (on request): as RECORDS2, with thread contexts */
 		why = trace_decode_sample3_fast(&r->codec, cp + 1, r->cend, r->hdr.nr_events,
 						r->pred, &rec->sample, &end);
-		if (why)
-			return chunk_failed(r, rec, why);
-		return sample_done(r, rec, end);
-	}
-	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
-	    cp[0] == PMIPROF_REC_SAMPLE && r->packed && r->chunk_done < r->chunk_nr) {
+	} else if (r->packed) {
 		/* 1.4 RECORDS2: no size; the decoder checks that it ends by cend */
 		why = trace_decode_sample2_fast(&r->codec, cp + 1, r->cend, r->hdr.nr_events,
 						r->pred, &rec->sample, &end);
-		if (why)
-			return chunk_failed(r, rec, why);
-		return sample_done(r, rec, end);
-	}
-	if (__builtin_expect((uintptr_t)cp < (uintptr_t)r->fast_end, 1) &&
-	    cp[0] == PMIPROF_REC_SAMPLE && cp[1] < 0x80 && r->chunk_done < r->chunk_nr) {
-		body = cp + FAST_HEAD;
+	} else if (cp[1] < 0x80) {
+		const uint8_t *body = cp + FAST_HEAD;
+
 		end = body + cp[1];	/* < cend: cp < fast_end */
 		why = trace_decode_sample_fast(&r->codec, body, end, r->hdr.nr_events,
 					       &rec->sample);
-		if (why)
-			return chunk_failed(r, rec, why);
-		return sample_done(r, rec, end);
+	} else {
+		return reader_next_slow(r, rec);
 	}
-	return reader_next_slow(r, rec);
+	if (why)
+		return chunk_failed(r, rec, why);
+	return sample_done(r, rec, end);
 }
