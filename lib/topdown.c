@@ -48,32 +48,21 @@
  * [ZEN3] perf has no amdzen3/pipeline.json and Zen 3's PPR has no PMCx1A0:
  *        no per-slot dispatch events, so no level 1.
  */
+/* Skylake's four-slot level 1: cycles, then the uop counts the formula needs */
+#define SKL_UOPS_EVENTS \
+	{ "CPU_CLK_UNHALTED:THREAD_P", "cpu_clk_unhalted.thread", 0 }, \
+	{ "IDQ_UOPS_NOT_DELIVERED:CORE", "idq_uops_not_delivered.core", 0 }, \
+	{ "UOPS_ISSUED:ANY", "uops_issued.any", 0 }, \
+	{ "UOPS_RETIRED:RETIRE_SLOTS", "uops_retired.retire_slots", 0 }, \
+	{ "INT_MISC:RECOVERY_CYCLES", "int_misc.recovery_cycles", 0 }
 static const struct td_model models[] = {
 	{ .pmu = "skl", .cpu = "Intel Skylake", .formula = TD_INTEL_UOPS, .width = 4, .nr = 5,
-	  .ev = {
-		{ "CPU_CLK_UNHALTED:THREAD_P", "cpu_clk_unhalted.thread", 0 },
-		{ "IDQ_UOPS_NOT_DELIVERED:CORE", "idq_uops_not_delivered.core", 0 },
-		{ "UOPS_ISSUED:ANY", "uops_issued.any", 0 },
-		{ "UOPS_RETIRED:RETIRE_SLOTS", "uops_retired.retire_slots", 0 },
-		{ "INT_MISC:RECOVERY_CYCLES", "int_misc.recovery_cycles", 0 },
-	  }, .source = "SKL" },
+	  .ev = { SKL_UOPS_EVENTS }, .source = "SKL" },
 	{ .pmu = "skx", .cpu = "Intel Skylake-X", .formula = TD_INTEL_UOPS, .width = 4, .nr = 5,
-	  .ev = {
-		{ "CPU_CLK_UNHALTED:THREAD_P", "cpu_clk_unhalted.thread", 0 },
-		{ "IDQ_UOPS_NOT_DELIVERED:CORE", "idq_uops_not_delivered.core", 0 },
-		{ "UOPS_ISSUED:ANY", "uops_issued.any", 0 },
-		{ "UOPS_RETIRED:RETIRE_SLOTS", "uops_retired.retire_slots", 0 },
-		{ "INT_MISC:RECOVERY_CYCLES", "int_misc.recovery_cycles", 0 },
-	  }, .source = "SKL (same core)" },
+	  .ev = { SKL_UOPS_EVENTS }, .source = "SKL (same core)" },
 	{ .pmu = "clx", .cpu = "Intel Cascade Lake-X", .formula = TD_INTEL_UOPS, .width = 4,
 	  .nr = 5,
-	  .ev = {
-		{ "CPU_CLK_UNHALTED:THREAD_P", "cpu_clk_unhalted.thread", 0 },
-		{ "IDQ_UOPS_NOT_DELIVERED:CORE", "idq_uops_not_delivered.core", 0 },
-		{ "UOPS_ISSUED:ANY", "uops_issued.any", 0 },
-		{ "UOPS_RETIRED:RETIRE_SLOTS", "uops_retired.retire_slots", 0 },
-		{ "INT_MISC:RECOVERY_CYCLES", "int_misc.recovery_cycles", 0 },
-	  }, .source = "SKL (same core)" },
+	  .ev = { SKL_UOPS_EVENTS }, .source = "SKL (same core)" },
 #define PERF_METRICS_EVENTS \
 	{ "TOPDOWN:SLOTS", "slots", 0 }, \
 	{ NULL, "topdown-retiring", 0x8000 }, \
