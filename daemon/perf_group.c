@@ -27,20 +27,6 @@
 #include "pmiprof/trace.h"
 #include "util.h"
 
-static int set_err(char *err, size_t len, int ret, const char *fmt, ...) PM_PRINTF(4, 5);
-
-static int set_err(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
-
 static unsigned int nr_leads(const struct pm_event *ev, unsigned int nr)
 {
 	unsigned int i, n = 0;
@@ -225,7 +211,7 @@ int perf_group_pick_trigger(struct pm_event_list *l, char *err, size_t err_len)
 	if (!perf_group_has_lead(l->ev, l->nr))
 		return 0;
 	if (nr_leads(l->ev, l->nr) > 1)
-		return set_err(err, err_len, -EINVAL, "topdown given more than once: its events "
+		return pm_set_err(err, err_len, -EINVAL, "topdown given more than once: its events "
 			       "form one group");
 	if (!perf_group_in_lead(l->ev, l->nr, l->trigger))
 		return 0;
@@ -236,7 +222,7 @@ int perf_group_pick_trigger(struct pm_event_list *l, char *err, size_t err_len)
 		}
 	}
 	if (l->nr == PMIPROF_MAX_EVENTS)
-		return set_err(err, err_len, -E2BIG, "too many events: topdown here also needs "
+		return pm_set_err(err, err_len, -E2BIG, "too many events: topdown here also needs "
 			       "'cycles' as trigger, at most %d per recording", PMIPROF_MAX_EVENTS);
 	ev = &l->ev[l->nr];
 	ret = pm_event_parse_one("cycles", ev, &trig, err, err_len);

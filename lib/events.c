@@ -246,20 +246,6 @@ unsigned int pm_events_suggest(const char *name, const char **out, unsigned int 
 
 /* ---- parsing ---- */
 
-static int set_err(char *err, size_t len, int ret, const char *fmt, ...) PM_PRINTF(4, 5);
-
-static int set_err(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
-
 static const struct pm_generic_event *find_generic(const char *name)
 {
 	size_t i;
@@ -283,7 +269,7 @@ static int apply_plm(struct pm_event *ev, const char *mods, char *err, size_t er
 		case 'k': k = true; break;
 		case 'h': h = true; break;
 		default:
-			return set_err(err, err_len, -EINVAL,
+			return pm_set_err(err, err_len, -EINVAL,
 				       "event '%s': unknown modifier '%c' in ':%s' (valid: u, k, h, T)",
 				       ev->name, *p, mods);
 		}
@@ -352,9 +338,9 @@ int pm_event_parse_one(const char *spec, struct pm_event *ev, bool *trigger,
 	memset(ev, 0, sizeof(*ev));
 	*trigger = false;
 	if (!*spec)
-		return set_err(err, err_len, -EINVAL, "empty event name");
+		return pm_set_err(err, err_len, -EINVAL, "empty event name");
 	if (strlen(spec) >= sizeof(buf))
-		return set_err(err, err_len, -EINVAL, "event name too long: '%.40s...'", spec);
+		return pm_set_err(err, err_len, -EINVAL, "event name too long: '%.40s...'", spec);
 	pm_strlcpy(buf, spec, sizeof(buf));
 
 	/* Our trigger marker is the last modifier, ":T" (upper case only). */
@@ -403,7 +389,7 @@ int pm_event_parse_one(const char *spec, struct pm_event *ev, bool *trigger,
 	if (!ret)
 		return 0;
 	if (ret == -EINVAL)
-		return set_err(err, err_len, -EINVAL,
+		return pm_set_err(err, err_len, -EINVAL,
 			       "event '%s': libpfm4 knows the event but not these attributes "
 			       "(see 'pmiprof list' and libpfm4's modifiers)", ev->name);
 	{
@@ -437,19 +423,19 @@ int pm_events_parse(const char *spec, struct pm_event_list *out, char *err, size
 	memset(out, 0, sizeof(*out));
 	copy = strdup(spec);
 	if (!copy)
-		return set_err(err, err_len, -ENOMEM, "out of memory");
+		return pm_set_err(err, err_len, -ENOMEM, "out of memory");
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		bool trig;
 
 		if (!strncmp(tok, "topdown", 7) && (!tok[7] || tok[7] == ':')) {
-			ret = tok[7] ? set_err(err, err_len, -EINVAL, "'%s': topdown takes no "
+			ret = tok[7] ? pm_set_err(err, err_len, -EINVAL, "'%s': topdown takes no "
 					       "modifiers", tok) : td_expand(out, err, err_len);
 			if (ret)
 				break;
 			continue;
 		}
 		if (out->nr == PMIPROF_MAX_EVENTS) {
-			ret = set_err(err, err_len, -E2BIG, "too many events: at most %d per recording",
+			ret = pm_set_err(err, err_len, -E2BIG, "too many events: at most %d per recording",
 				      PMIPROF_MAX_EVENTS);
 			break;
 		}
@@ -458,7 +444,7 @@ int pm_events_parse(const char *spec, struct pm_event_list *out, char *err, size
 			break;
 		if (trig) {
 			if (out->trigger_marked) {
-				ret = set_err(err, err_len, -EINVAL,
+				ret = pm_set_err(err, err_len, -EINVAL,
 					      "only one event can be the trigger (:T on '%s' and '%s')",
 					      out->ev[out->trigger].name, tok);
 				break;
@@ -469,7 +455,7 @@ int pm_events_parse(const char *spec, struct pm_event_list *out, char *err, size
 		out->nr++;
 	}
 	if (!ret && !out->nr)
-		ret = set_err(err, err_len, -EINVAL, "empty event list");
+		ret = pm_set_err(err, err_len, -EINVAL, "empty event list");
 	free(copy);
 	return ret;
 }

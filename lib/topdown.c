@@ -127,20 +127,6 @@ bool td_formula_has(enum td_formula f, enum td_part p)
 	return p != TD_SMT || f == TD_AMD_ZEN4;
 }
 
-static int set_err(char *err, size_t len, int ret, const char *fmt, ...) PM_PRINTF(4, 5);
-
-static int set_err(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
-
 /* The first core PMU libpfm4 detects on this machine (or is forced to). */
 static const char *detected_core_pmu(void)
 {
@@ -169,17 +155,17 @@ int td_expand(struct pm_event_list *out, char *err, size_t err_len)
 	unsigned int k;
 
 	if (!pmu)
-		return set_err(err, err_len, -ENOENT, "topdown: libpfm4 detects no core PMU on "
+		return pm_set_err(err, err_len, -ENOENT, "topdown: libpfm4 detects no core PMU on "
 			       "this CPU, so no top-down events are known for it");
 	if (!m)
-		return set_err(err, err_len, -ENOENT, "topdown: no level-1 formula for this CPU "
+		return pm_set_err(err, err_len, -ENOENT, "topdown: no level-1 formula for this CPU "
 			       "(libpfm4 PMU '%s'); known: Intel Skylake family, Ice Lake and "
 			       "later, AMD Zen 4 and later (see docs/topdown.md)", pmu);
 	if (m->refuse)
-		return set_err(err, err_len, -ENOENT, "topdown: %s (libpfm4 PMU '%s') %s",
+		return pm_set_err(err, err_len, -ENOENT, "topdown: %s (libpfm4 PMU '%s') %s",
 			       m->cpu, pmu, m->refuse);
 	if (out->nr + m->nr > PMIPROF_MAX_EVENTS)
-		return set_err(err, err_len, -E2BIG, "too many events: topdown adds %u, at most "
+		return pm_set_err(err, err_len, -E2BIG, "too many events: topdown adds %u, at most "
 			       "%d per recording", m->nr, PMIPROF_MAX_EVENTS);
 	for (k = 0; k < m->nr; k++) {
 		struct pm_event *ev = &out->ev[out->nr + k];
@@ -191,7 +177,7 @@ int td_expand(struct pm_event_list *out, char *err, size_t err_len)
 			snprintf(spec, sizeof(spec), "%s::%s", pmu, m->ev[k].pfm);
 			ret = pm_event_parse_one(spec, ev, &trig, err, err_len);
 			if (ret)
-				return set_err(err, err_len, ret, "topdown: libpfm4 cannot encode "
+				return pm_set_err(err, err_len, ret, "topdown: libpfm4 cannot encode "
 					       "'%s' for %s", spec, m->cpu);
 		} else {
 			memset(ev, 0, sizeof(*ev));
@@ -334,7 +320,7 @@ int td_check_pmu(const struct pm_event_list *l, const char *sysfs_devices, char 
 	if (!n || td_hw_pmu_present(sysfs_devices ? sysfs_devices :
 				    "/sys/bus/event_source/devices"))
 		return 0;
-	return set_err(err, err_len, -ENODEV, "topdown: no hardware PMU (the kernel exposes no "
+	return pm_set_err(err, err_len, -ENODEV, "topdown: no hardware PMU (the kernel exposes no "
 		       "core PMU in /sys/bus/event_source/devices, as in most VMs), so this "
 		       "CPU's level-1 events cannot be counted: %s", names);
 }

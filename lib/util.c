@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,18 @@ static void vmsg(const char *kind, const char *fmt, va_list ap)
 	fprintf(stderr, "pmiprof: %s", kind);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+}
+
+int pm_set_err(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
 }
 
 void pm_err(const char *fmt, ...)

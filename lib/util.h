@@ -30,6 +30,8 @@ void pm_warn(const char *fmt, ...) PM_PRINTF(1, 2);
 void pm_info(const char *fmt, ...) PM_PRINTF(1, 2);
 /* Print a usage error for command cmd and return EXIT_USAGE. */
 int pm_usage_error(const char *cmd, const char *fmt, ...) PM_PRINTF(2, 3);
+/* Format an error message into err[len] (when err is not NULL); returns ret. */
+int pm_set_err(char *err, size_t len, int ret, const char *fmt, ...) PM_PRINTF(4, 5);
 /* Set by -q / --quiet handling: silences pm_info(). */
 extern bool pm_quiet;
 
