@@ -910,13 +910,7 @@ static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
 							     &end);
 			if (why)
 				return chunk_failed(r, rec, why);
-			rec->type = PMIPROF_REC_SAMPLE;
-			rec->chunk_seq = r->chunk_seq;
-			r->cp = end;
-			r->chunk_done++;
-			r->stats.records++;
-			r->last_time = rec->sample.time;
-			return 1;
+			return sample_done(r, rec, end);
 		}
 		if (varint_get(&body, r->cend, &size) || size > (uint64_t)(r->cend - body))
 			return chunk_failed(r, rec, "record size runs past the end of the chunk");

@@ -164,20 +164,24 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* A failed write: drop the partial unit (best effort: pipes cannot be truncated), keep err. */
+static int write_failed(struct trace_writer *w, int err)
+{
+	if (ftruncate(w->fd, (off_t)w->bytes) == 0)
+		lseek(w->fd, (off_t)w->bytes, SEEK_SET);
+	w->err = err;
+	if (!w->first_err)
+		w->first_err = err;
+	return err;
+}
+
 /* Write one complete unit (prologue+header, or a chunk); keep the file whole on failure. */
 static int emit(struct trace_writer *w, const uint8_t *p, size_t len)
 {
 	int err = write_all(w->fd, p, len);
 
-	if (err) {
-		/* drop a partial chunk (best effort: pipes cannot be truncated) */
-		if (ftruncate(w->fd, (off_t)w->bytes) == 0)
-			lseek(w->fd, (off_t)w->bytes, SEEK_SET);
-		w->err = err;
-		if (!w->first_err)
-			w->first_err = err;
-		return err;
-	}
+	if (err)
+		return write_failed(w, err);
 	w->bytes += len;
 	return 0;
 }
@@ -749,14 +753,8 @@ static int emit2(struct trace_writer *w, const uint8_t *a, size_t alen, const ui
 	} else {
 		err = write_all(w->fd, b + (n - (ssize_t)alen), blen - ((size_t)n - alen));
 	}
-	if (err) {
-		if (ftruncate(w->fd, (off_t)w->bytes) == 0)
-			lseek(w->fd, (off_t)w->bytes, SEEK_SET);
-		w->err = err;
-		if (!w->first_err)
-			w->first_err = err;
-		return err;
-	}
+	if (err)
+		return write_failed(w, err);
 	w->bytes += alen + blen;
 	return 0;
 }
