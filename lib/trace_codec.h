@@ -638,21 +638,38 @@ struct trace_wcols {
 	size_t n;			/* samples so far */
 };
 
+/* Count i of a RECORDS4 sample (pred NULL: every count from the previous one). */
+static inline __attribute__((always_inline)) void
+trace_enc4_count(struct trace_wcols *w, struct trace_ctx *x, const struct trace_sample *s,
+		 uint32_t i, const uint8_t *pred, uint64_t dt, size_t n, uint8_t **hp)
+{
+	uint64_t v = s->counts[i];	/* read once: the byte stores may alias it */
+	uint64_t base = !pred || pred[i] == PMIPROF_PREDICT_PREV ? x->counts[i] :
+			pred[i] == PMIPROF_PREDICT_TIME ? dt :
+			s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
+
+	x->counts[i] = v;
+	w->lo[TRACE_COL_EVENT + i][n] = col_lo(zigzag_enc((int64_t)(v - base)), hp);
+}
+
 /*
  * Encode a SAMPLE into a RECORDS4 chunk: its MAIN part at p (returns the
- * end), the rest into the streams w; step is the header's TIME_STEP (0:
- * against the context's previous step, as RECORDS3).  Stream pointers are
- * kept in locals: a byte store through any of them could alias the struct.
+ * end), the rest into the streams w; nr is s->nr, step is the header's
+ * TIME_STEP (0: against the context's previous step, as RECORDS3).  The
+ * writer's hot path passes nr and nr_events as constants, which unrolls
+ * the event loops.  Stream pointers are kept in locals: a byte store
+ * through any of them could alias the struct.
  */
 static inline __attribute__((always_inline)) uint8_t *
-trace_enc_sample4(struct trace_codec *c, uint8_t *p, struct trace_wcols *w, uint32_t nr_events,
-		  const struct trace_sample *s, uint32_t stack, const uint8_t *pred, uint64_t step)
+trace_enc_sample4(struct trace_codec *c, uint8_t *p, struct trace_wcols *w, uint32_t nr,
+		  uint32_t nr_events, const struct trace_sample *s, uint32_t stack,
+		  const uint8_t *pred, uint64_t step)
 {
 	uint8_t *same = p++, *hp = w->hi, *lo;
 	unsigned int mask, k, more = 0;
 	struct trace_ctx *x;
-	uint64_t dt, ip = s->ip, base;
-	uint32_t i, nr = s->nr;
+	uint64_t dt, ip = s->ip;
+	uint32_t i;
 	size_t n = w->n;
 
 	k = trace_ctx_pick(c, s, &more);
@@ -690,23 +707,20 @@ trace_enc_sample4(struct trace_codec *c, uint8_t *p, struct trace_wcols *w, uint
 		}
 	}
 	trace_ip_to_front(c->ips, k, ip);
+	/*
+	 * Unrolled: a constant nr (the writer's hot path) leaves straight-line
+	 * code, which neither compiler makes of these loops at -O2 otherwise.
+	 */
 	if (!pred) {
-		for (i = 0; i < nr; i++) {
-			lo = w->lo[TRACE_COL_EVENT + i];
-			lo[n] = col_lo(zigzag_enc((int64_t)(s->counts[i] - x->counts[i])), &hp);
-			x->counts[i] = s->counts[i];
-		}
+#pragma GCC unroll 16
+		for (i = 0; i < nr; i++)
+			trace_enc4_count(w, x, s, i, NULL, dt, n, &hp);
 	} else {
-		for (i = 0; i < nr; i++) {
-			base = pred[i] == PMIPROF_PREDICT_PREV ? x->counts[i] :
-			       pred[i] == PMIPROF_PREDICT_TIME ? dt :
-			       s->counts[pred[i] - PMIPROF_PREDICT_EVENT];
-			lo = w->lo[TRACE_COL_EVENT + i];
-			lo[n] = col_lo(zigzag_enc((int64_t)(s->counts[i] - base)), &hp);
-			x->counts[i] = s->counts[i];
-		}
+#pragma GCC unroll 16
+		for (i = 0; i < nr; i++)
+			trace_enc4_count(w, x, s, i, pred, dt, n, &hp);
 	}
-	for (; i < nr_events; i++)	/* one byte per sample in every event stream */
+	for (i = nr; i < nr_events; i++)	/* one byte per sample in every event stream */
 		w->lo[TRACE_COL_EVENT + i][n] = 0;
 	w->hi = hp;
 	w->n = n + 1;

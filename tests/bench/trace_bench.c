@@ -61,10 +61,16 @@ int main(int argc, char **argv)
 	t0 = now();
 	err = trace_writer_open(&w, argv[2], &h, &o);
 	for (i = 0; i < n && !err; i++) {
-		struct trace_sample s = ring[i % RING];
+		/*
+		 * The ring replayed in place, later by span each time round: a
+		 * copy of each sample here cost a sixth of the measured time
+		 * (and its wide stores stalled the writer's narrower loads).
+		 */
+		struct trace_sample *s = &ring[i % RING];
 
-		s.time += (i / RING) * span;
-		err = trace_write_sample(w, &s);
+		if (i >= RING)
+			s->time += span;
+		err = trace_write_sample(w, s);
 	}
 	if (!err)
 		err = trace_writer_close(w);
