@@ -90,6 +90,13 @@ struct trace_codec {
 	struct trace_ctx ctx[TRACE_NR_CTX];
 	uint32_t cur;			/* writer only: context of the previous sample */
 	uint32_t stamp;			/* writer only: context switches so far */
+	/*
+	 * RECORDS4 writer only: cpu, pid, tid, flags of the previous sample and
+	 * its nr + 1 (0: none), which ctx[cur] holds: a sample equal in all of
+	 * them is the common case, told by two compares.
+	 */
+	uint64_t key[2];
+	uint32_t key_nr;
 	uint64_t iptab[TRACE_IP_TABLE];	/* RECORDS3: explicit ips by trace_ip_hash() */
 	uint32_t nr_stacks;		/* STACK records so far: valid SAMPLE.stack <= this */
 	/* of the previous USTACK: registers by position in the mask, words by index */
@@ -668,17 +675,28 @@ trace_enc_sample4(struct trace_codec *c, uint8_t *p, struct trace_wcols *w, uint
 	uint8_t *same = p++, *hp = w->hi, *lo;
 	unsigned int mask, k, more = 0;
 	struct trace_ctx *x;
-	uint64_t dt, ip = s->ip;
+	uint64_t dt, ip = s->ip, key[2];
 	uint32_t i;
 	size_t n = w->n;
 
-	k = trace_ctx_pick(c, s, &more);
-	x = &c->ctx[k];
-	mask = k;
-	if (__builtin_expect(s->flags == x->flags && s->cpu == x->cpu && nr == x->nr && !more, 1)) {
-		mask |= TRACE_SAMPLE_SAME_FLAGS;
+	_Static_assert(offsetof(struct trace_sample, pid) == offsetof(struct trace_sample, cpu) + 4 &&
+		       offsetof(struct trace_sample, tid) == offsetof(struct trace_sample, cpu) + 8 &&
+		       offsetof(struct trace_sample, flags) == offsetof(struct trace_sample, cpu) + 12,
+		       "cpu, pid, tid, flags are 16 contiguous bytes");
+	memcpy(key, &s->cpu, sizeof(key));
+	if (__builtin_expect(c->key_nr == nr + 1 && c->key[0] == key[0] && c->key[1] == key[1], 1)) {
+		mask = c->cur | TRACE_SAMPLE_SAME_FLAGS;
+		x = &c->ctx[c->cur];
 	} else {
-		p = trace_enc_ctx_change(p, x, s, nr, more, c->time, &mask);
+		k = trace_ctx_pick(c, s, &more);
+		x = &c->ctx[k];
+		mask = k;
+		if (s->flags == x->flags && s->cpu == x->cpu && nr == x->nr && !more)
+			mask |= TRACE_SAMPLE_SAME_FLAGS;
+		else
+			p = trace_enc_ctx_change(p, x, s, nr, more, c->time, &mask);
+		memcpy(c->key, key, sizeof(key));
+		c->key_nr = nr + 1;
 	}
 	dt = s->time - x->time;
 	lo = w->lo[TRACE_COL_TIME];

@@ -122,7 +122,14 @@ struct trace_writer {
 	uint32_t ncols, hi;		/* RECORDS4: streams, and which is HI */
 	struct trace_wcols col;		/* RECORDS4: the streams but MAIN */
 	uint8_t *colbase[TRACE_COLS_MAX];	/* where each starts */
-	uint8_t raw_left[TRACE_COLS_MAX];	/* chunks to store the stream raw, untried */
+	uint8_t col_mode[TRACE_COLS_MAX];	/* enum col_mode of each stream */
+	uint8_t col_left[TRACE_COLS_MAX];	/* chunks until it is judged again */
+	uint8_t *judge_buf;		/* a judged stream's literals-only form */
+	size_t judge_cap;
+	ZSTD_Sequence *seqs;		/* literals-only frames: one delimiter a block */
+	size_t nr_seqs;
+	uint64_t col_streams[3];	/* non-empty streams written, by enum col_mode */
+	uint32_t col_chunk[3];		/* the same in the chunk being compressed */
 	uint8_t *colbuf;		/* their memory */
 	uint32_t nr_events;
 	uint8_t predict[PMIPROF_MAX_EVENTS];	/* PMIPROF_PREDICT_* per event, as in the header */
@@ -198,6 +205,8 @@ static void free_writer(struct trace_writer *w)
 	if (w->zs_ready)
 		deflateEnd(&w->zs);
 	ZSTD_freeCCtx(w->zc);
+	free(w->judge_buf);
+	free(w->seqs);
 	free(w->sum.slots);
 	free(w->sum.ents);
 	free(w->sum.counts);
@@ -382,6 +391,15 @@ int trace_writer_fdopen(struct trace_writer **wp, int fd, const struct trace_hea
 		w->out = malloc(w->out_cap);
 		if (!w->out)
 			goto fail;
+		/* a stream is at most the chunk; a block at most ZSTD_BLOCKSIZE_MAX */
+		w->judge_cap = w->out_cap;
+		w->judge_buf = malloc(w->judge_cap);
+		w->nr_seqs = TRACE_COLS_MAX * ((w->chunk_size + SLACK) / ZSTD_BLOCKSIZE_MAX + 2);
+		w->seqs = calloc(w->nr_seqs, sizeof(*w->seqs));
+		if (!w->judge_buf || !w->seqs ||
+		    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_blockDelimiters,
+							ZSTD_sf_explicitBlockDelimiters)))
+			goto fail;
 	} else if (w->level > 0) {
 		if (deflateInit2(&w->zs, w->level, Z_DEFLATED, -15, 8, strategy) != Z_OK)
 			goto fail;
@@ -464,18 +482,30 @@ static void drop_open_chunk(struct trace_writer *w)
 }
 
 /*
- * A stream that zstd level 1 shrinks by less than this (compressed * 100 >
- * raw * RAW_PERCENT) is stored raw for the next RAW_RETRY chunks, then
- * tried again: noise (time and counter jitter) costs zstd's matcher and
- * Huffman coder about as much time as a stream that compresses well, for a
- * few per cent of its bytes.  Only streams of RAW_MIN bytes or more are
- * judged: the small chunks of a recording's start (side-band records
- * and the first samples) would store a real recording's streams raw for
- * all of its chunks, for a fifth more bytes.
+ * How each stream of a RECORDS4 chunk is compressed.  Every COL_JUDGE
+ * chunks a stream is compressed with zstd level 1 and, on the side, as
+ * literals only, and the sizes choose its form until it is judged again:
+ * - COL_RAW when neither shrinks it below RAW_PERCENT: noise (time and
+ *   counter jitter, high bytes) costs the Huffman coder about as much time
+ *   as a stream that compresses well, for a few per cent of its bytes;
+ * - COL_HUF (literals only: Huffman, no match search) when that comes
+ *   within HUF_PERCENT of level 1: where matches save little (MAIN of a
+ *   jittery stream: 16 % of its bytes) the match search and sequence
+ *   coding were a fifth of the writer's time;
+ * - else COL_LZ: runs of zeros and repeated patterns (rare events, one
+ *   thread's MAIN) compress far below Huffman's bit a byte.
+ * A stream compressed with level 1 that stops shrinking below RAW_PERCENT
+ * goes raw at once.  Only streams of COL_MIN bytes or more are judged: the
+ * small chunks of a recording's start (side-band records and the first
+ * samples) say little, zstd's headers and tables weighing on them.  The
+ * reader sees zstd frames whichever form (docs/trace-format.md).
  */
+enum col_mode { COL_LZ, COL_HUF, COL_RAW };
+
+#define COL_JUDGE	16	/* chunks between judgings of a stream */
+#define COL_MIN		8192	/* bytes of a stream to judge it by */
 #define RAW_PERCENT	88
-#define RAW_RETRY	16
-#define RAW_MIN		8192	/* bytes of a stream to judge it by */
+#define HUF_PERCENT	125
 
 /*
  * A zstd frame of raw blocks holding len bytes at in (RFC 8878: single
@@ -508,13 +538,12 @@ static size_t zstd_raw_frame(uint8_t *out, size_t cap, const uint8_t *in, size_t
 
 /*
  * The streams [s, e) of a RECORDS4 payload (stream k is in[bound[k] ..
- * bound[k + 1])) as one zstd frame with a block boundary at every stream's
- * end, so that each stream gets its own entropy tables
- * (docs/trace-format.md).  A stream that did not shrink enough is marked
- * to be stored raw.  Returns the frame's size, 0 on failure.
+ * bound[k + 1])) as one zstd level 1 frame with a block boundary at every
+ * stream's end, so that each stream gets its own entropy tables; csize[k]
+ * gets the bytes stream k took.  Returns the frame's size, 0 on failure.
  */
-static size_t zstd_cols_frame(struct trace_writer *w, uint8_t *out, size_t cap,
-			      const uint8_t *in, const size_t *bound, uint32_t s, uint32_t e)
+static size_t zstd_lz_frame(struct trace_writer *w, uint8_t *out, size_t cap, const uint8_t *in,
+			    const size_t *bound, uint32_t s, uint32_t e, size_t *csize)
 {
 	ZSTD_outBuffer o = { out, cap, 0 };
 	ZSTD_inBuffer i = { in + bound[s], 0, 0 };
@@ -526,6 +555,7 @@ static size_t zstd_cols_frame(struct trace_writer *w, uint8_t *out, size_t cap,
 		return 0;
 	/* the input only grows (stable buffer: zstd need not copy it) */
 	for (k = s; k < e; k++) {
+		csize[k] = 0;
 		if (bound[k + 1] == bound[k] && k + 1 < e)
 			continue;
 		at = o.pos;
@@ -535,46 +565,102 @@ static size_t zstd_cols_frame(struct trace_writer *w, uint8_t *out, size_t cap,
 			ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
 			return 0;	/* out of room */
 		}
-		/* a short stream says little: zstd's headers and tables weigh on it */
-		if (bound[k + 1] - bound[k] >= RAW_MIN &&
-		    (o.pos - at) * 100 > (bound[k + 1] - bound[k]) * RAW_PERCENT)
-			w->raw_left[k] = RAW_RETRY;
+		csize[k] = o.pos - at;
 	}
 	return o.pos;
 }
 
 /*
- * RECORDS4 with zstd: runs of streams to compress as zstd frames, runs of
- * streams marked raw as raw frames; the frames follow each other and
- * decode as one payload (RFC 8878 3.1; ZSTD_decompressDCtx reads them all).
- * Returns the payload's compressed size, 0 on failure.
+ * The streams [s, e) as one zstd frame of literals only: each block is a
+ * single "last literals" sequence, so zstd Huffman-codes it without a
+ * match search; a block ends at every stream's end (own entropy tables).
+ */
+static size_t zstd_huf_frame(struct trace_writer *w, uint8_t *out, size_t cap, const uint8_t *in,
+			     const size_t *bound, uint32_t s, uint32_t e)
+{
+	size_t ns = 0, len, b, r;
+	uint32_t k;
+
+	for (k = s; k < e; k++) {
+		for (len = bound[k + 1] - bound[k]; len; len -= b) {
+			b = len < ZSTD_BLOCKSIZE_MAX ? len : ZSTD_BLOCKSIZE_MAX;
+			if (ns == w->nr_seqs)
+				return 0;
+			w->seqs[ns++] = (ZSTD_Sequence){ .litLength = (unsigned int)b };
+		}
+	}
+	if (ZSTD_isError(ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only)))
+		return 0;
+	r = ZSTD_compressSequences(w->zc, out, cap, w->seqs, ns, in + bound[s], bound[e] - bound[s]);
+	return ZSTD_isError(r) ? 0 : r;
+}
+
+/* Choose stream k's form from its level 1 size lz (see enum col_mode). */
+static void judge_stream(struct trace_writer *w, const uint8_t *in, const size_t *bound,
+			 uint32_t k, size_t lz)
+{
+	size_t raw = bound[k + 1] - bound[k];
+	size_t huf = zstd_huf_frame(w, w->judge_buf, w->judge_cap, in, bound, k, k + 1);
+	size_t best = huf && huf < lz ? huf : lz;
+
+	w->col_left[k] = COL_JUDGE;
+	if (best * 100 > raw * RAW_PERCENT)
+		w->col_mode[k] = COL_RAW;
+	else if (huf && huf * 100 <= lz * HUF_PERCENT)
+		w->col_mode[k] = COL_HUF;
+	else
+		w->col_mode[k] = COL_LZ;
+}
+
+/*
+ * RECORDS4 with zstd: each run of streams stored the same way as one zstd
+ * frame (a stream being judged is compressed with level 1); the frames
+ * follow each other and decode as one payload (RFC 8878 3.1;
+ * ZSTD_decompressDCtx reads them all).  Returns the payload's compressed
+ * size, 0 on failure.
  */
 static size_t compress_cols(struct trace_writer *w, const uint8_t *in, size_t len, uint8_t *out,
 			    size_t cap, const size_t *cuts, uint32_t nr_cuts)
 {
-	size_t bound[TRACE_COLS_MAX + 1], n = 0, m;
-	bool raw[TRACE_COLS_MAX];
+	size_t bound[TRACE_COLS_MAX + 1], csize[TRACE_COLS_MAX], raw, n = 0, m;
+	uint8_t mode[TRACE_COLS_MAX];
+	bool judge[TRACE_COLS_MAX];
 	uint32_t s, e, nr = nr_cuts + 1;
 
+	memset(w->col_chunk, 0, sizeof(w->col_chunk));
 	bound[0] = 0;
 	for (s = 0; s < nr; s++) {
 		bound[s + 1] = s < nr_cuts ? cuts[s] : len;
-		raw[s] = w->raw_left[s] > 0;
-		if (raw[s])
-			w->raw_left[s]--;
-		else if (s && bound[s + 1] == bound[s])
-			raw[s] = raw[s - 1];	/* empty: joins the run before */
+		judge[s] = !w->col_left[s] && bound[s + 1] - bound[s] >= COL_MIN;
+		if (w->col_left[s])
+			w->col_left[s]--;
+		mode[s] = judge[s] ? COL_LZ : w->col_mode[s];
+		if (s && bound[s + 1] == bound[s])
+			mode[s] = mode[s - 1];	/* empty: joins the run before */
 	}
 	for (s = 0; s < nr; s = e) {
-		for (e = s + 1; e < nr && raw[e] == raw[s]; e++)
+		for (e = s + 1; e < nr && mode[e] == mode[s]; e++)
 			;
 		if (bound[e] == bound[s])
 			continue;
-		m = raw[s] ? zstd_raw_frame(out + n, cap - n, in + bound[s], bound[e] - bound[s]) :
-			     zstd_cols_frame(w, out + n, cap - n, in, bound, s, e);
+		if (mode[s] == COL_RAW)
+			m = zstd_raw_frame(out + n, cap - n, in + bound[s], bound[e] - bound[s]);
+		else if (mode[s] == COL_HUF)
+			m = zstd_huf_frame(w, out + n, cap - n, in, bound, s, e);
+		else
+			m = zstd_lz_frame(w, out + n, cap - n, in, bound, s, e, csize);
 		if (!m)
 			return 0;
 		n += m;
+	}
+	for (s = 0; s < nr; s++) {
+		raw = bound[s + 1] - bound[s];
+		if (judge[s])
+			judge_stream(w, in, bound, s, csize[s]);
+		else if (mode[s] == COL_LZ && raw >= COL_MIN && csize[s] * 100 > raw * RAW_PERCENT)
+			w->col_mode[s] = COL_RAW;	/* stopped shrinking: raw at once */
+		if (raw)
+			w->col_chunk[mode[s]]++;
 	}
 	return n;
 }
@@ -807,6 +893,7 @@ int trace_writer_flush(struct trace_writer *w)
 	uint8_t *unit = w->raw, *sunit = NULL;
 	size_t stored, slen, len = w->used, cuts[TRACE_COLS_MAX];
 	uint16_t flags = 0;
+	uint32_t k;
 	int err;
 
 	w->fast_left = 0;
@@ -829,6 +916,8 @@ int trace_writer_flush(struct trace_writer *w)
 	err = emit2(w, unit, HDR + stored, sunit, slen);
 	if (err)
 		return err;
+	for (k = 0; w->cols && (ch.flags & PMIPROF_CHUNK_F_ZSTD) && k < 3; k++)
+		w->col_streams[k] += w->col_chunk[k];
 	w->seq++;
 	w->samples += w->chunk_samples;
 	if (w->chunk_last_time > w->last_time)
@@ -1456,6 +1545,9 @@ void trace_writer_stats(const struct trace_writer *w, struct trace_writer_stats 
 	st->samples = w->samples;
 	st->last_time = w->last_time;
 	st->pending_samples = w->chunk_samples;
+	st->streams_lz = w->col_streams[COL_LZ];
+	st->streams_huf = w->col_streams[COL_HUF];
+	st->streams_raw = w->col_streams[COL_RAW];
 }
 
 int trace_writer_recover(struct trace_writer *w)

@@ -586,6 +586,10 @@ struct trace_writer_stats {
 	uint64_t samples;		/* SAMPLE records in them */
 	uint64_t last_time;		/* latest SAMPLE time in them, 0 if none */
 	uint64_t pending_samples;	/* SAMPLE records in the open chunk */
+	/* RECORDS4 with zstd: non-empty streams of the complete chunks, by form */
+	uint64_t streams_lz;		/* zstd level 1 */
+	uint64_t streams_huf;		/* literals only (Huffman, no matches) */
+	uint64_t streams_raw;		/* raw blocks */
 };
 void trace_writer_stats(const struct trace_writer *w, struct trace_writer_stats *st);
 /*

@@ -198,6 +198,81 @@ static void noise_streams_stored_raw_round_trip(void **state)
 	trace_reader_close(r);
 }
 
+/*
+ * Sample i of a stream whose event streams each call for one form: a
+ * repeating pattern (zstd level 1 finds it, Huffman alone cannot go below
+ * a bit a byte), uniform noise (raw), small random residuals without
+ * repeats (literals only within a quarter of level 1), a constant.
+ */
+static void forms_sample(uint64_t i, struct trace_sample *s)
+{
+	uint64_t r = (i + 1) * 0x9e3779b97f4a7c15ull;
+
+	r ^= r >> 29;
+	r *= 0xbf58476d1ce4e5b9ull;
+	r ^= r >> 32;
+	memset(s, 0, sizeof(*s));
+	s->time = 1000000000ull + i * 100000ull;
+	s->ip = 0x401000 + (i % 3) * 0x10;
+	s->pid = s->tid = 77;
+	s->flags = PMIPROF_SAMPLE_F_USER;
+	s->nr = 4;
+	s->counts[0] = (i % 10) * 3;
+	s->counts[1] = r & 0xfffff;
+	s->counts[2] = r >> 40 & 15;
+	s->counts[3] = 1000;
+}
+
+/*
+ * The writer stores each RECORDS4 stream in the form its content calls
+ * for, judged every few chunks, and every sample reads back exactly.
+ */
+static void stream_forms_follow_content_and_round_trip(void **state)
+{
+	const struct trace_writer_opts o = { .level = 1, .chunk_size = 128 << 10 };
+	const uint64_t n = 400000;
+	struct trace_writer_stats ws;
+	struct trace_header h;
+	struct trace_writer *w;
+	struct trace_reader *r;
+	struct trace_record rec;
+	struct trace_sample s;
+	const struct trace_read_stats *st;
+	uint64_t i, mismatches = 0;
+
+	(void)state;
+	tgen_header(&h);
+	assert_int_equal(trace_writer_open(&w, tmp_path, &h, &o), 0);
+	for (i = 0; i < n; i++) {
+		forms_sample(i, &s);
+		assert_int_equal(trace_write_sample(w, &s), 0);
+	}
+	assert_int_equal(trace_writer_flush(w), 0);
+	trace_writer_stats(w, &ws);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_true(ws.chunks > 16);	/* every stream judged more than once */
+	/* per chunk: the pattern and the constant (and IP, MAIN) with matches */
+	assert_true(ws.streams_lz >= 2 * ws.chunks);
+	/* the uniform counts and the time's constant steps' high bytes: raw */
+	assert_true(ws.streams_raw >= ws.chunks - 2);
+	/* the small residuals: literals only, but while they were judged */
+	assert_true(ws.streams_huf >= ws.chunks - ws.chunks / 16 - 2);
+
+	diags = 0;
+	assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(trace_reader_next(r, &rec), 1);
+		forms_sample(i, &s);
+		mismatches += !sample_equal(&s, &rec.sample);
+	}
+	assert_int_equal(mismatches, 0);
+	assert_int_equal(trace_reader_next(r, &rec), 0);
+	st = trace_reader_stats(r);
+	assert_int_equal(st->chunks_bad, 0);
+	assert_int_equal(diags, 0);
+	trace_reader_close(r);
+}
+
 static void header_fields_round_trip(void **state)
 {
 	struct trace_header h, want;
@@ -941,6 +1016,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(million_samples_round_trip_exactly, make_tmp,
 						drop_tmp),
 		cmocka_unit_test_setup_teardown(noise_streams_stored_raw_round_trip, make_tmp,
+						drop_tmp),
+		cmocka_unit_test_setup_teardown(stream_forms_follow_content_and_round_trip, make_tmp,
 						drop_tmp),
 		cmocka_unit_test_setup_teardown(header_fields_round_trip, make_tmp, drop_tmp),
 		cmocka_unit_test_setup_teardown(
