@@ -72,14 +72,16 @@ struct stack_table {
 
 /*
  * The open chunk's flat-profile aggregates, one per (pid, tid, ip, flags):
- * an open-addressed table whose slots hold the key and the entry's index
- * (a slot is empty unless its gen is the chunk's), so that a hit reads one
- * slot; per entry a row of the sample count and nr_events sums.  The
- * entries keep the keys in insertion order for the summary's sort.
+ * an open-addressed table whose slots hold the key (a slot is empty unless
+ * its gen is the chunk's) and, in a parallel array, a row of the sample
+ * count and nr_events sums, so that a hit reads one slot and adds into the
+ * row at the same index.  The entries list the used slots in insertion
+ * order for the summary's sort.
  */
 struct sum_ent {
 	uint64_t ip;
 	uint32_t pid, tid, flags;
+	uint32_t slot;
 };
 
 struct sum_slot {
@@ -87,7 +89,6 @@ struct sum_slot {
 	uint64_t pid_tid;		/* pid | tid << 32, as trace_sample holds them */
 	uint32_t flags;
 	uint32_t gen;
-	uint32_t idx;
 };
 
 struct sum_table {
@@ -95,7 +96,7 @@ struct sum_table {
 	uint32_t mask;			/* slots - 1, 0 before first use */
 	uint32_t gen;
 	struct sum_ent *ents;
-	uint64_t *counts;		/* per entry: samples, then nr_events sums */
+	uint64_t *counts;		/* per slot: samples, then nr_events sums */
 	uint32_t nr, cap;
 	uint64_t time_min;		/* (the latest is the chunk's chunk_last_time) */
 	bool other;			/* a record that does not belong to a sample */
@@ -782,7 +783,7 @@ static size_t build_summary(struct trace_writer *w, const struct pmiprof_chunk_h
 	p = varint_put(p, w->nr_events);
 	for (i = 0; i < t->nr; i++) {
 		const struct sum_ent *s = &t->ents[t->order[i]];
-		const uint64_t *c = t->counts + (size_t)t->order[i] * (w->nr_events + 1);
+		const uint64_t *c = t->counts + (size_t)s->slot * (w->nr_events + 1);
 
 		p = varint_put(p, s->pid - pid);
 		p = varint_put(p, zigzag_enc((int64_t)(s->tid - tid)));
@@ -938,47 +939,51 @@ static inline uint64_t sum_pid_tid(const struct trace_sample *s)
 
 static inline uint32_t sum_hash(uint64_t ip, uint64_t pid_tid, uint32_t flags)
 {
-	return (uint32_t)(((ip ^ (pid_tid + flags) * 0xc2b2ae3d27d4eb4full) *
-			   0x9e3779b97f4a7c15ull) >> 32);
+	/* one multiply: the lookup's latency is on every sample's path */
+	return (uint32_t)(((ip ^ pid_tid ^ (uint64_t)flags << 48) * 0x9e3779b97f4a7c15ull) >> 32);
 }
 
 /* Room for one more summary entry; 0 or -ENOMEM (then the chunk gets no summary). */
 static int sum_room(struct trace_writer *w)
 {
 	struct sum_table *t = &w->sum;
-	uint32_t i;
+	uint32_t i, row = w->nr_events + 1;
 
 	if (t->nr == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 1024;
 		struct sum_ent *e = realloc(t->ents, cap * sizeof(*e));
-		uint64_t *c;
 
 		if (!e)
 			return -ENOMEM;
 		t->ents = e;
-		c = realloc(t->counts, (size_t)cap * (w->nr_events + 1) * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		t->counts = c;
 		t->cap = cap;
 	}
 	if (2 * (t->nr + 1) > t->mask) {
 		uint32_t size = t->mask ? 2 * (t->mask + 1) : 2048;
 		struct sum_slot *n = calloc(size, sizeof(*n));
+		uint64_t *c = malloc((size_t)size * row * sizeof(*c));
 
-		if (!n)
+		if (!n || !c) {
+			free(n);
+			free(c);
 			return -ENOMEM;
+		}
 		for (i = 0; i < t->nr; i++) {
-			const struct sum_ent *e = &t->ents[i];
+			struct sum_ent *e = &t->ents[i];
 			uint64_t pid_tid = e->pid | (uint64_t)e->tid << 32;
 			uint32_t k = sum_hash(e->ip, pid_tid, e->flags) & (size - 1);
 
 			while (n[k].gen)
 				k = (k + 1) & (size - 1);
-			n[k] = (struct sum_slot){ e->ip, pid_tid, e->flags, t->gen, i };
+			n[k] = (struct sum_slot){ e->ip, pid_tid, e->flags, t->gen };
+			memcpy(c + (size_t)k * row, t->counts + (size_t)e->slot * row,
+			       row * sizeof(*c));
+			e->slot = k;
 		}
 		free(t->slots);
+		free(t->counts);
 		t->slots = n;
+		t->counts = c;
 		t->mask = size - 1;
 	}
 	return 0;
@@ -1004,7 +1009,8 @@ static inline __attribute__((always_inline)) void sum_add(struct trace_writer *w
 		const struct sum_slot *x = &t->slots[k];
 
 		if (x->ip == ip && x->pid_tid == pid_tid && x->flags == flags) {
-			c = t->counts + (size_t)x->idx * row;
+			/* row == n + 1 on the hot path: a constant stride */
+			c = t->counts + (size_t)k * (n == w->nr_events ? n + 1 : row);
 			c[0]++;
 #pragma GCC unroll 16
 			for (e = 0; e < n; e++)
@@ -1019,13 +1025,12 @@ static inline __attribute__((always_inline)) void sum_add(struct trace_writer *w
 	}
 	for (k = h & t->mask; t->slots[k].gen == t->gen; k = (k + 1) & t->mask)
 		;
-	t->slots[k] = (struct sum_slot){ ip, pid_tid, flags, t->gen, t->nr };
-	t->ents[t->nr] = (struct sum_ent){ ip, s->pid, s->tid, flags };
-	c = t->counts + (size_t)t->nr * row;
+	t->slots[k] = (struct sum_slot){ ip, pid_tid, flags, t->gen };
+	t->ents[t->nr++] = (struct sum_ent){ ip, s->pid, s->tid, flags, k };
+	c = t->counts + (size_t)k * row;
 	c[0] = 1;
 	for (e = 0; e < w->nr_events; e++)
 		c[1 + e] = e < n ? s->counts[e] : 0;
-	t->nr++;
 }
 
 /* Start a record of this type: returns where its body goes. */
