@@ -695,13 +695,32 @@ static int module_next(struct module_state *m, struct module_ring *r, uint64_t h
 	return 1;
 }
 
+/*
+ * A ring's samples go to the writer in batches (trace_write_samples: no
+ * call a sample); each batch is written before any other record of this
+ * ring, so the trace keeps the ring's order.
+ */
+#define DRAIN_BATCH	64
+
+static int write_batch(struct record_session *s, struct trace_writer *w,
+		       const struct trace_sample *batch, unsigned int *nb)
+{
+	int ret = *nb ? trace_write_samples(w, batch, *nb) : 0;
+
+	if (!ret)
+		s->stats.samples += *nb;
+	*nb = 0;
+	return ret;
+}
+
 static int module_drain_ring(struct record_session *s, struct module_state *m,
 			     struct module_ring *r, struct trace_writer *w)
 {
 	struct pmiprof_sample_rec rec;
 	struct module_stack st;
-	struct trace_sample ts;
+	struct trace_sample batch[DRAIN_BATCH], *ts;
 	uint64_t head = module_ring_head(r), start = r->tail, lost, last = 0;
+	unsigned int nb = 0;
 	int n = 0, ret;
 
 	while ((ret = module_next(m, r, head, &rec, &st)) != 0) {
@@ -712,28 +731,39 @@ static int module_drain_ring(struct record_session *s, struct module_state *m,
 			break;
 		}
 		rec.time_ns += (uint64_t)m->clock_offset;
-		module_rec_to_sample(&rec, m->first_counter, m->nr_trace_events, &ts);
+		ts = &batch[nb];
+		module_rec_to_sample(&rec, m->first_counter, m->nr_trace_events, ts);
 		if (m->timer && m->per_task) {
 			/* The tick follows the task: a window is timer_ns of its CPU time. */
-			ts.counts[0] = rec.flags & PMIPROF_REC_F_PARTIAL ? rec.status :
-									  m->cfg.timer_ns;
-			ts.flags |= PMIPROF_SAMPLE_F_TIME_BASED;
+			ts->counts[0] = rec.flags & PMIPROF_REC_F_PARTIAL ? rec.status :
+									   m->cfg.timer_ns;
+			ts->flags |= PMIPROF_SAMPLE_F_TIME_BASED;
 		} else if (m->timer) {
 			uint64_t prev = m->last_time[r->cpu];
 
-			ts.counts[0] = prev && rec.time_ns > prev ? rec.time_ns - prev :
-									m->cfg.timer_ns;
+			ts->counts[0] = prev && rec.time_ns > prev ? rec.time_ns - prev :
+									 m->cfg.timer_ns;
 			m->last_time[r->cpu] = rec.time_ns;
-			ts.flags |= PMIPROF_SAMPLE_F_TIME_BASED;
+			ts->flags |= PMIPROF_SAMPLE_F_TIME_BASED;
 		}
-		ret = m->varlen ? module_write_stack_sample(s, w, &ts, &st) :
-				  trace_write_sample(w, &ts);
+		last = ts->time;
+		if (m->varlen) {
+			/* the batch before it, then the sample with its stack */
+			ret = write_batch(s, w, batch, &nb);
+			if (!ret)
+				ret = module_write_stack_sample(s, w, ts, &st);
+			if (!ret)
+				s->stats.samples++;
+		} else {
+			ret = ++nb == DRAIN_BATCH ? write_batch(s, w, batch, &nb) : 0;
+		}
 		if (ret)
 			return ret;
-		last = ts.time;
-		s->stats.samples++;
 		n++;
 	}
+	ret = write_batch(s, w, batch, &nb);
+	if (ret)
+		return ret;
 	if (r->skipped) {
 		struct trace_lost l = { .time = last, .cpu = r->cpu,
 					.reason = PMIPROF_LOST_UNREADABLE, .count = r->skipped };

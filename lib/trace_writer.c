@@ -990,16 +990,18 @@ static int sum_room(struct trace_writer *w)
 }
 
 /*
- * Count a sample's n counts into the open chunk's summary.  Inlined (a
- * call cost 16 of its ~100 instructions a sample); where n is a constant
- * (the hot path) the additions are straight-line code.
+ * Count a sample's n counts into the open chunk's summary (rows of row =
+ * nr_events + 1).  Inlined (a call cost 16 of its ~100 instructions a
+ * sample); where n and row are constants (the hot path) the additions are
+ * straight-line code.
  */
 static inline __attribute__((always_inline)) void sum_add(struct trace_writer *w,
-							  const struct trace_sample *s, uint32_t n)
+							  const struct trace_sample *s, uint32_t n,
+							  uint32_t row)
 {
 	struct sum_table *t = &w->sum;
 	uint64_t ip = s->ip, pid_tid = sum_pid_tid(s), *c;
-	uint32_t flags = s->flags, h = sum_hash(ip, pid_tid, flags), k, e, row = w->nr_events + 1;
+	uint32_t flags = s->flags, h = sum_hash(ip, pid_tid, flags), k, e;
 
 	if (!w->summaries || t->other)
 		return;
@@ -1009,8 +1011,7 @@ static inline __attribute__((always_inline)) void sum_add(struct trace_writer *w
 		const struct sum_slot *x = &t->slots[k];
 
 		if (x->ip == ip && x->pid_tid == pid_tid && x->flags == flags) {
-			/* row == n + 1 on the hot path: a constant stride */
-			c = t->counts + (size_t)k * (n == w->nr_events ? n + 1 : row);
+			c = t->counts + (size_t)k * row;
 			c[0]++;
 #pragma GCC unroll 16
 			for (e = 0; e < n; e++)
@@ -1215,7 +1216,7 @@ static inline __attribute__((always_inline)) int write_sample_fast(struct trace_
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
 	if (w->summaries)
-		sum_add(w, s, n);
+		sum_add(w, s, n, n + 1);	/* n == nr_events here */
 	*p = PMIPROF_REC_SAMPLE;
 	p = trace_enc_sample4(&w->codec, p + 1, &w->col, n, n, s, 0, w->pred, w->step);
 	w->used = (size_t)(p - (w->raw + HDR));
@@ -1236,29 +1237,60 @@ static int write_sample_slow(struct trace_writer *w, const struct trace_sample *
 	w->samples_since_side++;
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
-	sum_add(w, s, s->nr);
+	sum_add(w, s, s->nr, w->nr_events + 1);
 	if (sample_close(w, enc_sample(w, s, 0)))
 		return trace_writer_flush(w);
 	fast_budget(w);
 	return 0;
 }
 
-int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
+/* Samples s[0 .. n) of a writer whose header has nr events (a constant in each copy). */
+static inline __attribute__((always_inline)) int write_samples_nr(struct trace_writer *w,
+								  const struct trace_sample *s,
+								  size_t n, const uint32_t nr)
 {
-	if (__builtin_expect(w->fast_left && s->nr == w->nr_events, 1)) {
-		switch (s->nr) {
-		case 1: return write_sample_fast(w, s, 1);
-		case 2: return write_sample_fast(w, s, 2);
-		case 3: return write_sample_fast(w, s, 3);
-		case 4: return write_sample_fast(w, s, 4);
-		case 5: return write_sample_fast(w, s, 5);
-		case 6: return write_sample_fast(w, s, 6);
-		case 7: return write_sample_fast(w, s, 7);
-		case 8: return write_sample_fast(w, s, 8);
-		default: break;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (__builtin_expect(w->fast_left && s[i].nr == nr, 1)) {
+			write_sample_fast(w, &s[i], nr);
+		} else {
+			err = write_sample_slow(w, &s[i]);
+			if (err)
+				return err;
 		}
 	}
-	return write_sample_slow(w, s);
+	return 0;
+}
+
+int trace_write_samples(struct trace_writer *w, const struct trace_sample *s, size_t n)
+{
+	size_t i;
+	int err;
+
+	switch (w->nr_events) {
+	case 1: return write_samples_nr(w, s, n, 1);
+	case 2: return write_samples_nr(w, s, n, 2);
+	case 3: return write_samples_nr(w, s, n, 3);
+	case 4: return write_samples_nr(w, s, n, 4);
+	case 5: return write_samples_nr(w, s, n, 5);
+	case 6: return write_samples_nr(w, s, n, 6);
+	case 7: return write_samples_nr(w, s, n, 7);
+	case 8: return write_samples_nr(w, s, n, 8);
+	default:
+		for (i = 0; i < n; i++) {
+			err = write_sample_slow(w, &s[i]);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+}
+
+int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
+{
+	return trace_write_samples(w, s, 1);
 }
 
 static uint64_t stack_hash(const uint64_t *ips, uint32_t nr, uint32_t nr_kernel)
@@ -1374,7 +1406,7 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 	w->samples_since_side++;
 	if (s->time > w->chunk_last_time)
 		w->chunk_last_time = s->time;
-	sum_add(w, s, s->nr);
+	sum_add(w, s, s->nr, w->nr_events + 1);
 	/* a USTACK or CALLCHAIN of this sample may follow: close the chunk after them */
 	if (sample_close(w, enc_sample(w, s, stack)))
 		w->flush_due = true;

@@ -529,6 +529,13 @@ int trace_writer_open(struct trace_writer **wp, const char *path,
 int trace_writer_fdopen(struct trace_writer **wp, int fd,
 			const struct trace_header *h, const struct trace_writer_opts *opts);
 int trace_write_sample(struct trace_writer *w, const struct trace_sample *s);
+/*
+ * s[0 .. n) in order, as n trace_write_sample() calls but without a call
+ * each (a recorder draining its ring hands over runs of samples).  Returns
+ * 0, or the first sample's error: the samples before it are written, the
+ * ones after it are not.
+ */
+int trace_write_samples(struct trace_writer *w, const struct trace_sample *s, size_t n);
 int trace_write_mmap(struct trace_writer *w, const struct trace_mmap *m);
 int trace_write_comm(struct trace_writer *w, const struct trace_comm *c);
 int trace_write_fork(struct trace_writer *w, const struct trace_task *t);

@@ -768,6 +768,103 @@ static void random_record_sequences_round_trip(void **state)
  * side-band records and stacks between them, small chunks; every field reads
  * back as written.
  */
+/* The bytes of the file at path; *len gets its size (the caller frees). */
+static uint8_t *file_bytes(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	b = malloc(*len ? *len : 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, *len, f), *len);
+	fclose(f);
+	return b;
+}
+
+/*
+ * trace_write_samples() writes exactly the file that one
+ * trace_write_sample() call per sample writes, whatever the batch sizes,
+ * thread interleavings, short samples (nr below the header's) and event
+ * counts (its hot path is specialized for 1 to 8 events); a bad sample
+ * ends a batch with its error, the samples before it written and the ones
+ * after it not.
+ */
+static void batches_write_what_single_samples_write(void **state)
+{
+	static const uint32_t nr_events[] = { 4, 1, 8, 12 };
+	static struct trace_sample want[6000];
+	char path2[sizeof(tmp_path) + 4];
+	struct trace_writer_opts o = { .level = 1, .chunk_size = 16 << 10 };
+	struct trace_header h;
+	struct trace_writer *w;
+	uint8_t *a, *b;
+	size_t alen, blen, i, n = 6000, m;
+	uint32_t e, k, t;
+
+	(void)state;
+	snprintf(path2, sizeof(path2), "%s.b", tmp_path);
+	for (e = 0; e < 4; e++) {
+		rnd_state_init(900 + e);
+		tgen_header(&h);
+		h.nr_events = nr_events[e];
+		for (k = 4; k < h.nr_events; k++)
+			h.events[k] = h.events[k % 4];
+		for (i = 0; i < n; i++) {
+			struct trace_sample *s = &want[i];
+
+			t = (uint32_t)(rnd() % 3);
+			memset(s, 0, sizeof(*s));
+			s->time = 1000000 + i * 100000 + rnd() % 5000;
+			s->ip = 0x400000 + rnd() % 64 * 16;
+			s->pid = 10;
+			s->tid = 10 + t;
+			s->cpu = t;
+			s->flags = PMIPROF_SAMPLE_F_USER;
+			s->nr = rnd() % 10 ? h.nr_events : (uint32_t)(rnd() % (h.nr_events + 1));
+			for (k = 0; k < s->nr; k++)
+				s->counts[k] = 1000 * (k + 1) + rnd() % 300;
+		}
+		assert_int_equal(trace_writer_open(&w, tmp_path, &h, &o), 0);
+		for (i = 0; i < n; i++)
+			assert_int_equal(trace_write_sample(w, &want[i]), 0);
+		assert_int_equal(trace_writer_close(w), 0);
+		assert_int_equal(trace_writer_open(&w, path2, &h, &o), 0);
+		for (i = 0; i < n; i += m) {
+			m = 1 + rnd() % 100;
+			if (m > n - i)
+				m = n - i;
+			assert_int_equal(trace_write_samples(w, &want[i], m), 0);
+		}
+		assert_int_equal(trace_writer_close(w), 0);
+		a = file_bytes(tmp_path, &alen);
+		b = file_bytes(path2, &blen);
+		assert_int_equal(alen, blen);
+		assert_memory_equal(a, b, alen);
+		free(a);
+		free(b);
+	}
+
+	/* a bad sample (nr above the header's) in the middle of a batch */
+	assert_int_equal(trace_writer_open(&w, tmp_path, &h, &o), 0);
+	want[1000].nr = h.nr_events + 1;
+	assert_int_equal(trace_write_samples(w, want, 2000), -EINVAL);
+	assert_int_equal(trace_writer_close(w), 0);
+	assert_int_equal(trace_writer_open(&w, path2, &h, &o), 0);
+	assert_int_equal(trace_write_samples(w, want, 1000), 0);
+	assert_int_equal(trace_writer_close(w), 0);
+	a = file_bytes(tmp_path, &alen);
+	b = file_bytes(path2, &blen);
+	assert_int_equal(alen, blen);
+	assert_memory_equal(a, b, alen);
+	free(a);
+	free(b);
+	unlink(path2);
+}
+
 static void random_thread_interleavings_round_trip(void **state)
 {
 	static const uint64_t frames[] = { 0xffffffff81000010ull, 0x401000, 0x402000 };
@@ -1031,6 +1128,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(random_record_sequences_round_trip, make_tmp,
 						drop_tmp),
 		cmocka_unit_test_setup_teardown(random_thread_interleavings_round_trip, make_tmp,
+						drop_tmp),
+		cmocka_unit_test_setup_teardown(batches_write_what_single_samples_write, make_tmp,
 						drop_tmp),
 		cmocka_unit_test(varints_round_trip_and_reject_overlong_input),
 		cmocka_unit_test_setup_teardown(counts_beyond_nr_are_zero_in_a_reused_record,
