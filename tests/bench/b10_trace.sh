@@ -54,7 +54,7 @@ measure() {
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores; other jobs make rates noisy)"
 echo "trace library, $n samples of the realistic stream (4 counters, 8 hot ips, jittered"
-echo "time) handed over in batches of 64 as the recorder does; rates per CPU-second"
+echo "time) handed over in batches of 64 as the module backend does; rates per CPU-second"
 echo "(user+system) of one thread, median (range) of $reps runs; file on"
 echo "$(df -P "$tmp" | awk 'NR==2 {print $1}'); $(zlib_version)"
 printf '%-34s %18s %18s %13s\n' "setting" "write Msamp/s" "read Msamp/s" "bytes/sample"
