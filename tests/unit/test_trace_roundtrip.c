@@ -149,6 +149,39 @@ static unsigned int count_in_file(const char *path, const uint8_t m[4])
 }
 
 /*
+ * The file at tmp_path holds exactly samples 0 .. n - 1 of gen, nothing
+ * else, and reads without a diagnostic or a bad chunk.
+ */
+static void reads_back_exactly(uint64_t n, void (*gen)(uint64_t i, struct trace_sample *s))
+{
+	const struct trace_read_stats *st;
+	struct trace_reader *r;
+	struct trace_record rec;
+	struct trace_sample s;
+	uint64_t i, mismatches = 0;
+
+	diags = 0;
+	assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(trace_reader_next(r, &rec), 1);
+		assert_int_equal(rec.type, PMIPROF_REC_SAMPLE);
+		gen(i, &s);
+		mismatches += !sample_equal(&s, &rec.sample);
+	}
+	assert_int_equal(mismatches, 0);
+	assert_int_equal(trace_reader_next(r, &rec), 0);
+	st = trace_reader_stats(r);
+	assert_int_equal(st->chunks_bad, 0);
+	assert_int_equal(diags, 0);
+	trace_reader_close(r);
+}
+
+static void stream3_sample(uint64_t i, struct trace_sample *s)
+{
+	tgen_stream_sample(3, i, s);
+}
+
+/*
  * The stream's time and cycle jitter does not compress: the writer stores
  * those RECORDS4 streams as raw zstd frames after the compressed ones, so
  * a chunk's payload is several zstd frames, and every sample reads back.
@@ -161,11 +194,8 @@ static void noise_streams_stored_raw_round_trip(void **state)
 	const uint64_t n = 300000;
 	struct trace_header h;
 	struct trace_writer *w;
-	struct trace_reader *r;
-	struct trace_record rec;
 	struct trace_sample s;
-	const struct trace_read_stats *st;
-	uint64_t i, mismatches = 0;
+	uint64_t i;
 	unsigned int frames, chunks;
 
 	(void)state;
@@ -182,20 +212,7 @@ static void noise_streams_stored_raw_round_trip(void **state)
 	assert_true(chunks > 20);
 	assert_true(frames > 2 * chunks);
 
-	diags = 0;
-	assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
-	for (i = 0; i < n; i++) {
-		assert_int_equal(trace_reader_next(r, &rec), 1);
-		assert_int_equal(rec.type, PMIPROF_REC_SAMPLE);
-		tgen_stream_sample(3, i, &s);
-		mismatches += !sample_equal(&s, &rec.sample);
-	}
-	assert_int_equal(mismatches, 0);
-	assert_int_equal(trace_reader_next(r, &rec), 0);
-	st = trace_reader_stats(r);
-	assert_int_equal(st->chunks_bad, 0);
-	assert_int_equal(diags, 0);
-	trace_reader_close(r);
+	reads_back_exactly(n, stream3_sample);
 }
 
 /*
@@ -234,11 +251,8 @@ static void stream_forms_follow_content_and_round_trip(void **state)
 	struct trace_writer_stats ws;
 	struct trace_header h;
 	struct trace_writer *w;
-	struct trace_reader *r;
-	struct trace_record rec;
 	struct trace_sample s;
-	const struct trace_read_stats *st;
-	uint64_t i, mismatches = 0;
+	uint64_t i;
 
 	(void)state;
 	tgen_header(&h);
@@ -258,19 +272,7 @@ static void stream_forms_follow_content_and_round_trip(void **state)
 	/* the small residuals: literals only, but while they were judged */
 	assert_true(ws.streams_huf >= ws.chunks - ws.chunks / 16 - 2);
 
-	diags = 0;
-	assert_int_equal(trace_reader_open(&r, tmp_path, count_diag, NULL), 0);
-	for (i = 0; i < n; i++) {
-		assert_int_equal(trace_reader_next(r, &rec), 1);
-		forms_sample(i, &s);
-		mismatches += !sample_equal(&s, &rec.sample);
-	}
-	assert_int_equal(mismatches, 0);
-	assert_int_equal(trace_reader_next(r, &rec), 0);
-	st = trace_reader_stats(r);
-	assert_int_equal(st->chunks_bad, 0);
-	assert_int_equal(diags, 0);
-	trace_reader_close(r);
+	reads_back_exactly(n, forms_sample);
 }
 
 static void header_fields_round_trip(void **state)
