@@ -787,6 +787,17 @@ static uint8_t *file_bytes(const char *path, size_t *len)
 	return b;
 }
 
+static void assert_same_files(const char *p1, const char *p2)
+{
+	size_t alen, blen;
+	uint8_t *a = file_bytes(p1, &alen), *b = file_bytes(p2, &blen);
+
+	assert_int_equal(alen, blen);
+	assert_memory_equal(a, b, alen);
+	free(a);
+	free(b);
+}
+
 /*
  * trace_write_samples() writes exactly the file that one
  * trace_write_sample() call per sample writes, whatever the batch sizes,
@@ -803,8 +814,7 @@ static void batches_write_what_single_samples_write(void **state)
 	struct trace_writer_opts o = { .level = 1, .chunk_size = 16 << 10 };
 	struct trace_header h;
 	struct trace_writer *w;
-	uint8_t *a, *b;
-	size_t alen, blen, i, n = 6000, m;
+	size_t i, n = 6000, m;
 	uint32_t e, k, t;
 
 	(void)state;
@@ -842,12 +852,7 @@ static void batches_write_what_single_samples_write(void **state)
 			assert_int_equal(trace_write_samples(w, &want[i], m), 0);
 		}
 		assert_int_equal(trace_writer_close(w), 0);
-		a = file_bytes(tmp_path, &alen);
-		b = file_bytes(path2, &blen);
-		assert_int_equal(alen, blen);
-		assert_memory_equal(a, b, alen);
-		free(a);
-		free(b);
+		assert_same_files(tmp_path, path2);
 	}
 
 	/* a bad sample (nr above the header's) in the middle of a batch */
@@ -858,12 +863,7 @@ static void batches_write_what_single_samples_write(void **state)
 	assert_int_equal(trace_writer_open(&w, path2, &h, &o), 0);
 	assert_int_equal(trace_write_samples(w, want, 1000), 0);
 	assert_int_equal(trace_writer_close(w), 0);
-	a = file_bytes(tmp_path, &alen);
-	b = file_bytes(path2, &blen);
-	assert_int_equal(alen, blen);
-	assert_memory_equal(a, b, alen);
-	free(a);
-	free(b);
+	assert_same_files(tmp_path, path2);
 	unlink(path2);
 }
 
