@@ -198,8 +198,9 @@ static inline void trace_ip_to_front(uint64_t *ips, unsigned int k, uint64_t ip)
  * mispredicted on most samples (a single hot ip wrote 24 % faster; read
  * +19 %, write +12 % with these).  SSE2 (every x86-64):
  * 64-bit equality from 32-bit compares, the move as a blend of each pair
- * of ips with the pair one slot down.  trace_ip_find returns the slot of
- * ip, TRACE_IP_CACHE when it is not cached (cached ips are distinct).
+ * of ips with the pair one slot down.  trace_ip_find returns the first
+ * slot holding ip (as the loop did; the zeros of a new chunk repeat), or
+ * TRACE_IP_CACHE when it is not cached.
  */
 #if defined(__SSE2__)
 _Static_assert(TRACE_IP_CACHE == 7, "the ip cache is four 16-byte pairs, the last one spare");
