@@ -75,15 +75,9 @@ struct stack_table {
  * an open-addressed table whose slots hold the key (a slot is empty unless
  * its gen is the chunk's) and, in a parallel array, a row of the sample
  * count and nr_events sums, so that a hit reads one slot and adds into the
- * row at the same index.  The entries list the used slots in insertion
- * order for the summary's sort.
+ * row at the same index.  ents lists the used slots (the summary sorts
+ * it by key).
  */
-struct sum_ent {
-	uint64_t ip;
-	uint32_t pid, tid, flags;
-	uint32_t slot;
-};
-
 struct sum_slot {
 	uint64_t ip;
 	uint64_t pid_tid;		/* pid | tid << 32, as trace_sample holds them */
@@ -95,7 +89,7 @@ struct sum_table {
 	struct sum_slot *slots;
 	uint32_t mask;			/* slots - 1, 0 before first use */
 	uint32_t gen;
-	struct sum_ent *ents;
+	uint32_t *ents;			/* the used slots */
 	uint64_t *counts;		/* per slot: samples, then nr_events sums */
 	uint32_t nr, cap;
 	uint64_t time_min;		/* (the latest is the chunk's chunk_last_time) */
@@ -104,8 +98,6 @@ struct sum_table {
 	size_t buf_cap;
 	uint8_t *out;			/* compressed summary: HDR + payload */
 	size_t out_cap;
-	uint32_t *order;		/* entry indexes, sorted */
-	size_t order_cap;
 };
 
 struct trace_writer {
@@ -213,7 +205,6 @@ static void free_writer(struct trace_writer *w)
 	free(w->sum.counts);
 	free(w->sum.buf);
 	free(w->sum.out);
-	free(w->sum.order);
 	free(w->raw);
 	free(w->colbuf);
 	free(w->out);
@@ -712,12 +703,13 @@ static void seal_header(struct pmiprof_chunk_header *ch, uint8_t *unit, size_t s
 
 static int sum_key_cmp(const void *x, const void *y, void *arg)
 {
-	const struct sum_ent *e = arg, *a = &e[*(const uint32_t *)x], *b = &e[*(const uint32_t *)y];
+	const struct sum_slot *t = arg, *a = &t[*(const uint32_t *)x], *b = &t[*(const uint32_t *)y];
+	uint32_t pa = (uint32_t)a->pid_tid, pb = (uint32_t)b->pid_tid;
 
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	if (a->pid_tid >> 32 != b->pid_tid >> 32)
+		return a->pid_tid >> 32 < b->pid_tid >> 32 ? -1 : 1;
 	if (a->ip != b->ip)
 		return a->ip < b->ip ? -1 : 1;
 	return a->flags < b->flags ? -1 : a->flags > b->flags;
@@ -768,11 +760,7 @@ static size_t build_summary(struct trace_writer *w, const struct pmiprof_chunk_h
 	if (grow((void **)&t->buf, &cap, bound, 1))
 		return 0;
 	t->buf_cap = cap;
-	if (grow((void **)&t->order, &t->order_cap, t->nr, sizeof(*t->order)))
-		return 0;
-	for (i = 0; i < t->nr; i++)
-		t->order[i] = i;
-	qsort_r(t->order, t->nr, sizeof(*t->order), sum_key_cmp, t->ents);
+	qsort_r(t->ents, t->nr, sizeof(*t->ents), sum_key_cmp, t->slots);
 	p = t->buf + HDR;
 	memcpy(p, &rh->payload_crc, 4);
 	p += 4;
@@ -782,17 +770,17 @@ static size_t build_summary(struct trace_writer *w, const struct pmiprof_chunk_h
 	p = varint_put(p, w->chunk_last_time - t->time_min);
 	p = varint_put(p, w->nr_events);
 	for (i = 0; i < t->nr; i++) {
-		const struct sum_ent *s = &t->ents[t->order[i]];
-		const uint64_t *c = t->counts + (size_t)s->slot * (w->nr_events + 1);
+		const struct sum_slot *s = &t->slots[t->ents[i]];
+		const uint64_t *c = t->counts + (size_t)t->ents[i] * (w->nr_events + 1);
 
-		p = varint_put(p, s->pid - pid);
-		p = varint_put(p, zigzag_enc((int64_t)(s->tid - tid)));
+		p = varint_put(p, (uint32_t)s->pid_tid - pid);
+		p = varint_put(p, zigzag_enc((int64_t)((s->pid_tid >> 32) - tid)));
 		p = varint_put(p, zigzag_enc((int64_t)(s->ip - ip)));
 		p = varint_put(p, s->flags);
 		for (e = 0; e <= w->nr_events; e++)	/* samples, then the sums */
 			p = varint_put(p, c[e]);
-		pid = s->pid;
-		tid = s->tid;
+		pid = (uint32_t)s->pid_tid;
+		tid = s->pid_tid >> 32;
 		ip = s->ip;
 	}
 	ch.usize = (uint32_t)(p - (t->buf + HDR));
@@ -833,15 +821,8 @@ static int emit2(struct trace_writer *w, const uint8_t *a, size_t alen, const ui
 		w->bytes += alen + blen;
 		return 0;
 	}
-	if (n < 0) {
-		err = -errno;
-		if (ftruncate(w->fd, (off_t)w->bytes) == 0)
-			lseek(w->fd, (off_t)w->bytes, SEEK_SET);
-		w->err = err;
-		if (!w->first_err)
-			w->first_err = err;
-		return err;
-	}
+	if (n < 0)
+		return write_failed(w, -errno);
 	/* short write: finish it the plain way (emit truncates on failure) */
 	if ((size_t)n < alen) {
 		err = write_all(w->fd, a + n, alen - (size_t)n);
@@ -951,7 +932,7 @@ static int sum_room(struct trace_writer *w)
 
 	if (t->nr == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 1024;
-		struct sum_ent *e = realloc(t->ents, cap * sizeof(*e));
+		uint32_t *e = realloc(t->ents, cap * sizeof(*e));
 
 		if (!e)
 			return -ENOMEM;
@@ -969,16 +950,15 @@ static int sum_room(struct trace_writer *w)
 			return -ENOMEM;
 		}
 		for (i = 0; i < t->nr; i++) {
-			struct sum_ent *e = &t->ents[i];
-			uint64_t pid_tid = e->pid | (uint64_t)e->tid << 32;
-			uint32_t k = sum_hash(e->ip, pid_tid, e->flags) & (size - 1);
+			const struct sum_slot *o = &t->slots[t->ents[i]];
+			uint32_t k = sum_hash(o->ip, o->pid_tid, o->flags) & (size - 1);
 
 			while (n[k].gen)
 				k = (k + 1) & (size - 1);
-			n[k] = (struct sum_slot){ e->ip, pid_tid, e->flags, t->gen };
-			memcpy(c + (size_t)k * row, t->counts + (size_t)e->slot * row,
+			n[k] = *o;
+			memcpy(c + (size_t)k * row, t->counts + (size_t)t->ents[i] * row,
 			       row * sizeof(*c));
-			e->slot = k;
+			t->ents[i] = k;
 		}
 		free(t->slots);
 		free(t->counts);
@@ -1027,7 +1007,7 @@ static inline __attribute__((always_inline)) void sum_add(struct trace_writer *w
 	for (k = h & t->mask; t->slots[k].gen == t->gen; k = (k + 1) & t->mask)
 		;
 	t->slots[k] = (struct sum_slot){ ip, pid_tid, flags, t->gen };
-	t->ents[t->nr++] = (struct sum_ent){ ip, s->pid, s->tid, flags, k };
+	t->ents[t->nr++] = k;
 	c = t->counts + (size_t)k * row;
 	c[0] = 1;
 	for (e = 0; e < w->nr_events; e++)
@@ -1081,17 +1061,31 @@ static inline bool rec_close(struct trace_writer *w, uint8_t *body_end)
 	return chunk_bytes(w) >= w->chunk_size;
 }
 
-/*
- * A packed SAMPLE (RECORDS2): type byte and body, no size.  Returns whether
- * the chunk is full now.
- */
-static inline bool sample_close(struct trace_writer *w, uint8_t *body_end)
+/* End a packed SAMPLE (RECORDS2 and later): type byte and body, no size. */
+static inline void sample_end(struct trace_writer *w, uint8_t *body_end)
 {
 	w->used = (size_t)(body_end - (w->raw + HDR));
 	w->nr_records++;
 	w->ustack_ok = false;
+}
+
+/* The same off the hot path: returns whether the chunk is full now. */
+static inline bool sample_close(struct trace_writer *w, uint8_t *body_end)
+{
+	sample_end(w, body_end);
 	w->fast_left = 0;
 	return chunk_bytes(w) >= w->chunk_size;
+}
+
+/* A sample's part in the open chunk's counts, latest time and summary. */
+static inline __attribute__((always_inline)) void count_sample(struct trace_writer *w,
+							       const struct trace_sample *s,
+							       uint32_t n, uint32_t row)
+{
+	w->chunk_samples++;
+	if (s->time > w->chunk_last_time)
+		w->chunk_last_time = s->time;
+	sum_add(w, s, n, row);
 }
 
 static inline uint8_t *sample_begin(struct trace_writer *w)
@@ -1209,19 +1203,10 @@ static inline __attribute__((always_inline)) int write_sample_fast(struct trace_
 								   const struct trace_sample *s,
 								   const uint32_t n)
 {
-	uint8_t *p = w->raw + HDR + w->used;
-
 	w->fast_left--;
-	w->chunk_samples++;
-	if (s->time > w->chunk_last_time)
-		w->chunk_last_time = s->time;
-	if (w->summaries)
-		sum_add(w, s, n, n + 1);	/* n == nr_events here */
-	*p = PMIPROF_REC_SAMPLE;
-	p = trace_enc_sample4(&w->codec, p + 1, &w->col, n, n, s, 0, w->pred, w->step);
-	w->used = (size_t)(p - (w->raw + HDR));
-	w->nr_records++;
-	w->ustack_ok = false;
+	count_sample(w, s, n, n + 1);	/* n == nr_events here */
+	sample_end(w, trace_enc_sample4(&w->codec, sample_begin(w), &w->col, n, n, s, 0, w->pred,
+					w->step));
 	return 0;
 }
 
@@ -1233,11 +1218,8 @@ static int write_sample_slow(struct trace_writer *w, const struct trace_sample *
 		return err;
 	if (s->nr > w->nr_events)
 		return -EINVAL;
-	w->chunk_samples++;
 	w->samples_since_side++;
-	if (s->time > w->chunk_last_time)
-		w->chunk_last_time = s->time;
-	sum_add(w, s, s->nr, w->nr_events + 1);
+	count_sample(w, s, s->nr, w->nr_events + 1);
 	if (sample_close(w, enc_sample(w, s, 0)))
 		return trace_writer_flush(w);
 	fast_budget(w);
@@ -1402,11 +1384,8 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 			return err;
 		stack = id + 1;
 	}
-	w->chunk_samples++;
 	w->samples_since_side++;
-	if (s->time > w->chunk_last_time)
-		w->chunk_last_time = s->time;
-	sum_add(w, s, s->nr, w->nr_events + 1);
+	count_sample(w, s, s->nr, w->nr_events + 1);
 	/* a USTACK or CALLCHAIN of this sample may follow: close the chunk after them */
 	if (sample_close(w, enc_sample(w, s, stack)))
 		w->flush_due = true;
