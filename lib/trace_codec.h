@@ -192,7 +192,7 @@ static inline void trace_ip_to_front(uint64_t *ips, unsigned int k, uint64_t ip)
 }
 
 /*
- * The ip cache search (RECORDS4 writer) and move to the front (writer and
+ * The ip cache search (writers) and move to the front (writers and
  * readers) without a branch on the slot: which recent ip a sample repeats
  * is as good as random, and the search loop's exit and the move's jump
  * mispredicted on most samples (a single hot ip wrote 24 % faster; read
@@ -560,6 +560,28 @@ trace_enc_ctx_change(uint8_t *p, struct trace_ctx *x, const struct trace_sample 
 }
 
 /*
+ * RECORDS3 and RECORDS4: an ip not in the cache, at p (returns the end):
+ * its ip table entry, or a delta against the last ip, or (a delta too wide
+ * for 63 bits) the table marker and the whole ip; the table learns it.
+ */
+static inline uint8_t *trace_enc_ip_uncached(struct trace_codec *c, uint8_t *p, uint64_t ip)
+{
+	uint32_t h = trace_ip_hash(ip);
+	uint64_t z = zigzag_enc((int64_t)(ip - c->ips[0]));
+
+	if (c->iptab[h] == ip)
+		return varint_put(p, (uint64_t)h << 1 | 1);
+	if (__builtin_expect(z >> 63, 0)) {
+		p = varint_put(p, (uint64_t)TRACE_IP_TABLE << 1 | 1);
+		p = varint_put(p, ip);
+	} else {
+		p = varint_put(p, z << 1);
+	}
+	c->iptab[h] = ip;
+	return p;
+}
+
+/*
  * Encode a packed SAMPLE body (1.4 RECORDS2 chunk, or RECORDS3 when ctxs)
  * at p, counts predicted by pred (valid for s->nr events; NULL: all PREV);
  * returns the end.  The writer's hot path: inline, the common case (same
@@ -617,30 +639,14 @@ trace_enc_sample_impl(struct trace_codec *c, uint8_t *p, const struct trace_samp
 	p = varint_put(p, zigzag_enc((int64_t)(dt - (uint64_t)x->sample_dt)));
 	x->sample_dt = (int64_t)dt;
 	c->time = x->time = s->time;
-	for (k = 0; k < TRACE_IP_CACHE; k++)
-		if (c->ips[k] == ip)
-			break;
-	if (k < TRACE_IP_CACHE) {
+	k = trace_ip_find(c->ips, ip);
+	if (k < TRACE_IP_CACHE)
 		mask |= (k + 1) << TRACE_SAMPLE_IP_SLOT_SHIFT;
-	} else if (!ctxs) {
+	else if (!ctxs)
 		p = varint_put(p, zigzag_enc((int64_t)(ip - c->ips[0])));
-	} else {
-		uint32_t h = trace_ip_hash(ip);
-		uint64_t z = zigzag_enc((int64_t)(ip - c->ips[0]));
-
-		if (c->iptab[h] == ip) {
-			p = varint_put(p, (uint64_t)h << 1 | 1);
-		} else {
-			if (__builtin_expect(z >> 63, 0)) {
-				p = varint_put(p, (uint64_t)TRACE_IP_TABLE << 1 | 1);
-				p = varint_put(p, ip);
-			} else {
-				p = varint_put(p, z << 1);
-			}
-			c->iptab[h] = ip;
-		}
-	}
-	trace_ip_to_front(c->ips, k, ip);
+	else
+		p = trace_enc_ip_uncached(c, p, ip);
+	trace_ip_move_front(c->ips, k, ip);
 	if (!pred) {
 		for (i = 0; i < nr; i++) {
 			p = varint_put(p, zigzag_enc((int64_t)(s->counts[i] - x->counts[i])));
@@ -776,24 +782,10 @@ trace_enc_sample4(struct trace_codec *c, uint8_t *p, struct trace_wcols *w, uint
 	x->sample_dt = (int64_t)dt;
 	c->time = x->time = s->time;
 	k = trace_ip_find(c->ips, ip);
-	if (k < TRACE_IP_CACHE) {
+	if (k < TRACE_IP_CACHE)
 		mask |= (k + 1) << TRACE_SAMPLE_IP_SLOT_SHIFT;
-	} else {
-		uint32_t h = trace_ip_hash(ip);
-		uint64_t z = zigzag_enc((int64_t)(ip - c->ips[0]));
-
-		if (c->iptab[h] == ip) {
-			w->ip = varint_put(w->ip, (uint64_t)h << 1 | 1);
-		} else {
-			if (__builtin_expect(z >> 63, 0)) {
-				w->ip = varint_put(w->ip, (uint64_t)TRACE_IP_TABLE << 1 | 1);
-				w->ip = varint_put(w->ip, ip);
-			} else {
-				w->ip = varint_put(w->ip, z << 1);
-			}
-			c->iptab[h] = ip;
-		}
-	}
+	else
+		w->ip = trace_enc_ip_uncached(c, w->ip, ip);
 	trace_ip_move_front(c->ips, k, ip);
 	/*
 	 * Unrolled: a constant nr (the writer's hot path) leaves straight-line
