@@ -551,6 +551,7 @@ static int on_mmap(struct session *s, const struct trace_mmap *m)
 		return maps_add_jit(&s->maps, m->pid, m->start, m->len, (uint32_t)jit,
 				    (uint32_t)dso);
 	}
+	symbolizer_dso_mapped(s->sy, (uint32_t)dso, m->pgoff, m->len);
 	return maps_add(&s->maps, m->pid, m->start, m->len, m->pgoff, (uint32_t)dso);
 }
 
@@ -711,7 +712,6 @@ void session_print_warnings(const struct session *s, bool quiet)
 {
 	const struct trace_read_stats *st = trace_reader_stats(s->r);
 	const char *unfinished = session_unfinished(s);
-	uint32_t i, n = symbolizer_nr_dsos(s->sy);
 	uint64_t drop = s->lost_total - s->lost[PMIPROF_LOST_UNREADABLE] -
 			s->lost[PMIPROF_LOST_TRUNCATED];
 
@@ -747,12 +747,8 @@ void session_print_warnings(const struct session *s, bool quiet)
 		pm_warn("%" PRIu64 " executable mapping(s) ignored: more than %u per process or %u "
 			"in all (a hostile or broken trace?); samples in them may show as [unknown]",
 			s->maps.dropped, MAPS_MAX_PER_SPACE, MAPS_MAX_TOTAL);
-	for (i = 0; !quiet && i < n; i++) {
-		const struct dso_info *d = symbolizer_dso_info(s->sy, i);
-
-		if (d->note && d->has_unknown)
-			pm_warn("%s: %s: its samples are shown as [unknown]", d->name, d->note);
-	}
+	if (!quiet)
+		symbolizer_print_warnings(s->sy);
 }
 
 /* ---- shared filter options ---- */

@@ -35,6 +35,27 @@ struct seg {
 
 enum dso_state { DSO_NEW, DSO_LOADED, DSO_MISSING };
 
+/* Why a DSO has [unknown] rows: one warning line per kind (symbolizer_print_warnings). */
+enum unk_kind {
+	UNK_OTHER,		/* the note says (pseudo files, JIT, kernel) */
+	UNK_STRIPPED,		/* loaded, but addresses outside every symbol */
+	UNK_MISSING,		/* no file of the recorded build */
+	UNK_MISMATCH,		/* files found, each of another build-id */
+	UNK_UNPLACED,		/* only a debug file, and no recorded mapping places it */
+	NR_UNK_KINDS
+};
+
+/* An executable mapping of the DSO as recorded: where its code sits in the file. */
+struct map_hint {
+	uint64_t pgoff, len;
+};
+
+/* A function symbol's start, for naming stripped code after its nearest predecessor. */
+struct func_start {
+	uint64_t addr;
+	const char *name;
+};
+
 struct dso {
 	struct dso_info info;
 	char *path;
@@ -70,6 +91,19 @@ struct dso {
 	int64_t unknown_sym;
 	bool is_jit;		/* a perf-PID.map: "offsets" are IPs */
 	struct jit_map *jit;
+	/* The recorded executable mappings: they place a separate debug file's code. */
+	struct map_hint hints[4];
+	uint32_t nr_hints;
+	bool debug_only;	/* the module is a separate debug file (code is NOBITS) */
+	uint32_t mismatches;	/* candidate files skipped for another build-id */
+	enum unk_kind kind;
+	uint64_t nr_unknown;	/* distinct [unknown] rows */
+	struct func_start *funcs;	/* sorted; built on the first address outside them */
+	uint32_t nr_funcs;
+	bool funcs_known;
+	uint64_t *fdes;		/* the unwind table's function starts, sorted (load_fdes) */
+	uint32_t nr_fdes;
+	bool fdes_known;
 	char note[320];
 };
 
@@ -360,6 +394,8 @@ void symbolizer_free(struct symbolizer *sy)
 		free(d->fsyms);
 		free(d->plts);
 		free(d->aliases);
+		free(d->funcs);
+		free(d->fdes);
 		free(d->path);
 		if (d->jit) {
 			free(d->jit->text);
@@ -501,10 +537,41 @@ int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 	return id;
 }
 
-/* Read the PT_LOAD headers that turn file offsets into link addresses. */
+#define PAGE 4096u
+
+/*
+ * Where a separate debug file's executable segment ph sits in the file
+ * that was mapped: a debug file has the program headers' addresses but not
+ * their offsets (objcopy --only-keep-debug rewrites them).  The loader maps
+ * a segment from page(p_offset) over page-rounded [p_vaddr, p_vaddr +
+ * p_filesz), and p_offset = p_vaddr modulo the page: a recorded mapping of
+ * exactly that length gives p_offset = pgoff + p_vaddr % page.  true with
+ * *off when exactly one recorded mapping fits.
+ */
+static bool hint_places(const struct dso *d, const GElf_Phdr *ph, uint64_t *off)
+{
+	uint64_t span = ((ph->p_vaddr + ph->p_memsz + PAGE - 1) & ~(uint64_t)(PAGE - 1)) -
+			(ph->p_vaddr & ~(uint64_t)(PAGE - 1));
+	uint32_t i, n = 0;
+
+	for (i = 0; i < d->nr_hints; i++)
+		if (d->hints[i].len == span) {
+			*off = d->hints[i].pgoff + (ph->p_vaddr & (PAGE - 1));
+			n++;
+		}
+	return n == 1;
+}
+
+/*
+ * Read the PT_LOAD headers that turn file offsets into link addresses.  A
+ * separate debug file's offsets are not the mapped file's: only its
+ * executable segments that a recorded mapping places (hint_places) count,
+ * and only when one executable segment has that length (else which one a
+ * mapping holds is a guess).
+ */
 static int load_segments(struct dso *d, Elf *elf)
 {
-	size_t i, phnum;
+	size_t i, j, phnum;
 
 	if (elf_getphdrnum(elf, &phnum))
 		return -EINVAL;
@@ -513,13 +580,54 @@ static int load_segments(struct dso *d, Elf *elf)
 		return -ENOMEM;
 	for (i = 0; i < phnum; i++) {
 		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+		uint64_t off;
+		bool twin = false;
 
 		if (!ph || ph->p_type != PT_LOAD)
 			continue;
-		d->segs[d->nr_segs++] = (struct seg){ ph->p_offset, ph->p_vaddr,
-						      ph->p_filesz, ph->p_memsz };
+		if (!d->debug_only) {
+			d->segs[d->nr_segs++] = (struct seg){ ph->p_offset, ph->p_vaddr,
+							      ph->p_filesz, ph->p_memsz };
+			continue;
+		}
+		if (!(ph->p_flags & PF_X) || !hint_places(d, ph, &off))
+			continue;
+		for (j = 0; j < phnum; j++) {
+			GElf_Phdr m2, *o = gelf_getphdr(elf, (int)j, &m2);
+
+			twin |= j != i && o && o->p_type == PT_LOAD && (o->p_flags & PF_X) &&
+				o->p_memsz == ph->p_memsz &&
+				(o->p_vaddr & (PAGE - 1)) == (ph->p_vaddr & (PAGE - 1));
+		}
+		if (!twin)
+			d->segs[d->nr_segs++] = (struct seg){ off, ph->p_vaddr, ph->p_memsz,
+							      ph->p_memsz };
 	}
 	return d->nr_segs ? 0 : -EINVAL;
+}
+
+bool symbolizer_elf_is_debug_only(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOBITS &&
+		    (sh.sh_flags & SHF_EXECINSTR))
+			return true;
+	return false;
+}
+
+void symbolizer_dso_mapped(struct symbolizer *sy, uint32_t dso, uint64_t pgoff, uint64_t len)
+{
+	struct dso *d = sy->dsos[dso];
+	uint32_t i;
+
+	for (i = 0; i < d->nr_hints; i++)
+		if (d->hints[i].pgoff == pgoff && d->hints[i].len == len)
+			return;
+	if (d->nr_hints < ARRAY_SIZE(d->hints))
+		d->hints[d->nr_hints++] = (struct map_hint){ pgoff, len };
 }
 
 static void dso_missing(struct dso *d, const char *fmt, const char *arg)
@@ -620,26 +728,44 @@ static bool by_build_id(const struct symbolizer *sy, const struct dso *d, bool d
 	return true;
 }
 
-/* Report the first existing file of the recorded build-id: true when one was. */
-static bool report_by_build_id(const struct symbolizer *sy, struct dso *d, bool debug)
-{
-	char file[4096 + 128];
-	unsigned i;
-
-	for (i = 0; by_build_id(sy, d, debug, i, file, sizeof(file)); i++)
-		if (report_file(d, file))
-			return true;
-	return false;
-}
-
+/*
+ * Whether the module's build-id is not the recorded one: another, or none
+ * when one was recorded (the recorder read it from the mapped file).
+ */
 static bool build_id_differs(const struct dso *d)
 {
 	const unsigned char *bits;
 	GElf_Addr vaddr;
 	int len = dwfl_module_build_id(d->mod, &bits, &vaddr);
 
-	return d->build_id_len && len > 0 &&
-	       ((uint32_t)len != d->build_id_len || memcmp(bits, d->build_id, (size_t)len));
+	return d->build_id_len &&
+	       (len <= 0 || (uint32_t)len != d->build_id_len || memcmp(bits, d->build_id, (size_t)len));
+}
+
+/* Report file when it is the recorded build (any file without a recorded build-id). */
+static bool report_checked(struct dso *d, const char *file)
+{
+	if (!report_file(d, file))
+		return false;
+	if (!build_id_differs(d))
+		return true;
+	dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	d->mod = NULL;
+	d->mismatches++;
+	return false;
+}
+
+/* Report the first file of the recorded build-id: true when there was one. */
+static bool report_by_build_id(const struct symbolizer *sy, struct dso *d, bool debug)
+{
+	char file[4096 + 128];
+	unsigned i;
+
+	for (i = 0; by_build_id(sy, d, debug, i, file, sizeof(file)); i++)
+		if (report_checked(d, file))
+			return true;
+	return false;
 }
 
 /* ---- aliases: one address, several symbols, named as perf names them ---- */
@@ -1013,6 +1139,15 @@ static const char *alias_of(const struct dso *d, uint64_t addr)
 	return lo < d->nr_aliases && d->aliases[lo].addr == addr ? d->aliases[lo].name : NULL;
 }
 
+/*
+ * Find d's module, in the one order every lookup follows: the file by
+ * build-id in the build-id caches (an archive, --buildid-dir), the file at
+ * its recorded path (under --symfs), then its separate debug file by
+ * build-id, placed by the recorded mappings.  Every candidate must carry
+ * the recorded build-id: a file of another build would name addresses
+ * after whatever sits there now.  libdwfl adds the module's own debug file
+ * (build-id, .gnu_debuglink with its CRC, MiniDebugInfo, debuginfod).
+ */
 static void dso_load(struct symbolizer *sy, struct dso *d)
 {
 	char where[4096 + 8];
@@ -1020,51 +1155,53 @@ static void dso_load(struct symbolizer *sy, struct dso *d)
 	Elf *elf;
 
 	d->state = DSO_MISSING;
+	d->kind = UNK_MISSING;
 	snprintf(where, sizeof(where), "%s%s", sy->opts.symfs ? sy->opts.symfs : "", d->path);
 	if (!strcmp(d->path, "[vdso]")) {
+		d->kind = UNK_OTHER;
 		if (!report_own_vdso(d)) {
 			dso_missing(d, "cannot copy this process's vDSO (%s)", "no AT_SYSINFO_EHDR");
 			return;
 		}
-	} else if (report_by_build_id(sy, d, false)) {
-		/* The build-id cache holds the very file that was mapped. */
-	} else if (!report_file(d, where)) {
-		/* The binary is gone: its separate debug file has the symbols. */
-		if (d->build_id_len < 2) {
+		if (build_id_differs(d)) {
+			dso_missing(d, "%s", "this process's vDSO is not the recorded one (another "
+				    "kernel?)");
+			return;
+		}
+	} else if (report_by_build_id(sy, d, false) || report_checked(d, where)) {
+		/* The very file that was mapped. */
+	} else if (d->build_id_len < 2 || !report_by_build_id(sy, d, true)) {
+		if (d->mismatches) {
+			d->kind = UNK_MISMATCH;
+			dso_missing(d, "%s has another build-id than the recorded one (changed "
+				    "since recording?), and no file of the recorded build was found",
+				    where);
+		} else if (d->build_id_len < 2) {
 			dso_missing(d, "cannot read %s (and no build-id to find debug info)", where);
-			return;
-		}
-		if (!report_by_build_id(sy, d, true)) {
-			if (sy->opts.buildid_dirs[0] || sy->opts.buildid_dirs[1])
-				dso_missing(d, "cannot read %s, nor a file of its build-id in the "
-					    "build-id cache or debug info", where);
-			else
-				dso_missing(d, "cannot read %s, nor its debug info by build-id "
-					    "(recorded on another machine? see --symfs, --archive)",
-					    where);
-			return;
-		}
-	}
-	if (build_id_differs(d)) {
-		/* Rebuilt since recording: the recorded build's debug file is right, if any. */
-		Dwfl *old = d->dwfl;
-		Dwfl_Module *old_mod = d->mod;
-
-		if (report_by_build_id(sy, d, true)) {
-			dwfl_end(old);
+		} else if (sy->opts.buildid_dirs[0] || sy->opts.buildid_dirs[1]) {
+			dso_missing(d, "cannot read %s, nor a file of its build-id in the "
+				    "build-id cache or debug info", where);
 		} else {
-			d->dwfl = old;
-			d->mod = old_mod;
-			pm_warn("%s: build-id differs from the recorded one: the file changed since "
-				"recording, its symbols may be wrong", where);
-			d->info.build_id_mismatch = true;
+			dso_missing(d, "cannot read %s, nor its debug info by build-id "
+				    "(recorded on another machine? see --symfs, --archive)", where);
 		}
-	}
-	elf = dwfl_module_getelf(d->mod, &bias);
-	if (!elf || load_segments(d, elf)) {
-		dso_missing(d, "%s is not an ELF file with loadable segments", where);
 		return;
 	}
+	elf = dwfl_module_getelf(d->mod, &bias);
+	d->debug_only = elf && symbolizer_elf_is_debug_only(elf);
+	if (!elf || load_segments(d, elf)) {
+		if (d->debug_only) {
+			d->kind = UNK_UNPLACED;
+			dso_missing(d, "cannot read %s; its separate debug file has the symbols but "
+				    "not the file layout, and no recorded mapping places its code",
+				    where);
+		} else {
+			d->kind = UNK_OTHER;
+			dso_missing(d, "%s is not an ELF file with loadable segments", where);
+		}
+		return;
+	}
+	d->kind = UNK_STRIPPED;
 	d->state = DSO_LOADED;
 }
 
@@ -1239,6 +1376,258 @@ static int in_plt(struct dso *d, uint64_t vaddr)
 	return 0;
 }
 
+/*
+ * d's function symbols by address (the .dynsym of a stripped file), built
+ * on the first address no symbol covers: they name its neighbourhood.
+ */
+static int load_funcs(struct dso *d)
+{
+	int n = dwfl_module_getsymtab(d->mod), i;
+	struct kv *kv;
+	uint32_t k = 0, j;
+
+	d->funcs_known = true;
+	if (n <= 1)
+		return 0;
+	kv = malloc((size_t)n * sizeof(*kv));
+	if (!kv)
+		return -ENOMEM;
+	for (i = 1; i < n; i++) {
+		GElf_Word shndx;
+		GElf_Addr addr;
+		GElf_Sym sym;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx,
+							   NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+
+		if (name && name[0] && shndx != SHN_UNDEF && shndx != SHN_ABS &&
+		    (type == STT_FUNC || type == STT_GNU_IFUNC))
+			kv[k++] = (struct kv){ addr, (uint64_t)i };
+	}
+	d->funcs = malloc((k ? k : 1) * sizeof(*d->funcs));
+	if (!d->funcs || radix_sort(kv, k)) {
+		free(kv);
+		return -ENOMEM;
+	}
+	for (j = 0; j < k; j++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+
+		d->funcs[j] = (struct func_start){ kv[j].key,
+			dwfl_module_getsym_info(d->mod, (int)kv[j].val, &sym, &addr, NULL, NULL,
+						NULL) };
+	}
+	d->nr_funcs = k;
+	free(kv);
+	return 0;
+}
+
+/* The last function symbol starting at or below addr, or NULL. */
+static const struct func_start *func_before(const struct dso *d, uint64_t addr)
+{
+	uint32_t lo = 0, hi = d->nr_funcs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->funcs[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &d->funcs[lo - 1] : NULL;
+}
+
+/*
+ * The start of every function the unwind table knows, from the sorted
+ * search table of .eh_frame_hdr (PT_GNU_EH_FRAME: version 1, a udata4
+ * count, datarel sdata4 pairs), in module addresses.  Nothing for a
+ * separate debug file (no bytes) or another table format.
+ */
+static int load_fdes(struct dso *d)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
+	size_t size = 0, i, phnum, ps;
+	const uint8_t *img = elf ? (const uint8_t *)elf_rawfile(elf, &size) : NULL;
+
+	d->fdes_known = true;
+	if (!img || d->debug_only || elf_getphdrnum(elf, &phnum))
+		return 0;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, (int)i, &mem);
+		const uint8_t *h;
+		uint32_t count, k;
+
+		if (!ph || ph->p_type != PT_GNU_EH_FRAME || ph->p_offset > size ||
+		    ph->p_filesz > size - ph->p_offset || ph->p_filesz < 16)
+			continue;
+		h = img + ph->p_offset;
+		if (h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b)
+			return 0;
+		switch (h[1] & 0x0f) {
+		case 0x03: case 0x0b:
+			ps = 4;
+			break;
+		case 0x00: case 0x04: case 0x0c:
+			ps = 8;
+			break;
+		default:
+			return 0;
+		}
+		memcpy(&count, h + 4 + ps, 4);
+		if (!count || (uint64_t)count * 8 > ph->p_filesz - 8 - ps)
+			return 0;
+		d->fdes = malloc((size_t)count * sizeof(*d->fdes));
+		if (!d->fdes)
+			return -ENOMEM;
+		for (k = 0; k < count; k++) {
+			int32_t loc;
+
+			memcpy(&loc, h + 8 + ps + (size_t)k * 8, 4);
+			d->fdes[k] = ph->p_vaddr + (uint64_t)(int64_t)loc + bias;
+		}
+		d->nr_fdes = count;
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * The .eh_frame entry (FDE) covering vaddr: 1 with the function's start
+ * (the table's last start at or below vaddr) and whether it describes a
+ * signal frame (augmentation 'S'), 0 without one, -ENOMEM.  Every x86-64
+ * function compiled with the default -fasynchronous-unwind-tables has one,
+ * stripped or not: it delimits a function that has no symbol.
+ */
+static int fde_at(struct dso *d, uint64_t vaddr, uint64_t *start, bool *signal)
+{
+	Dwarf_Addr bias, s, e;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(d->mod, &bias);
+	Dwarf_Frame *fr = NULL;
+	uint32_t lo = 0, hi;
+
+	if (!d->fdes_known && load_fdes(d))
+		return -ENOMEM;
+	if (!cfi || vaddr < bias || dwarf_cfi_addrframe(cfi, vaddr - bias, &fr) || !fr)
+		return 0;
+	*signal = false;
+	dwarf_frame_info(fr, &s, &e, signal);
+	free(fr);
+	*start = vaddr;
+	for (hi = d->nr_fdes; lo < hi;) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->fdes[mid] <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo)
+		*start = d->fdes[lo - 1];
+	return 1;
+}
+
+/*
+ * The [unknown] row of an address of dso: addr is a link address (file
+ * true: the file is loaded, and addr starts the unwind entry holding the
+ * sample, or is the sample's own address without one) or a file offset
+ * (the file of the recorded build is missing).  A loaded file names the
+ * nearest function symbol before addr, as objdump does: "<name+0xOFF>".
+ */
+static int64_t unknown_at(struct symbolizer *sy, uint32_t dso, uint64_t addr, bool file)
+{
+	struct dso *d = sy->dsos[dso];
+	const struct func_start *near = NULL;
+	char key[64], name[640], dm[512];
+	uint32_t before = sy->ids.n;
+	int64_t id;
+
+	snprintf(key, sizeof(key), "d%u:%c%" PRIx64, dso, file ? 'u' : 'o', addr);
+	d->info.has_unknown = true;
+	id = strtab_find(&sy->ids, key);
+	if (id >= 0)
+		return id;
+	if (file && !d->funcs_known && load_funcs(d))
+		return -ENOMEM;
+	if (file)
+		near = func_before(d, addr);
+	if (near)
+		snprintf(name, sizeof(name), "[unknown] 0x%" PRIx64 " <%s+0x%" PRIx64 ">", addr,
+			 sy->opts.no_demangle ? near->name :
+			 symbol_demangle(near->name, dm, sizeof(dm)), addr - near->addr);
+	else
+		snprintf(name, sizeof(name), "[unknown] 0x%" PRIx64, addr);
+	id = get_sym(sy, key, name, NULL, dso, SYM_F_UNKNOWN);
+	if (id >= 0 && sy->ids.n != before)
+		d->nr_unknown++;
+	if (!d->info.note) {
+		snprintf(d->note, sizeof(d->note), "addresses outside every symbol it has "
+			 "(stripped, and no debug info found)");
+		d->info.note = d->note;
+	}
+	return id;
+}
+
+/* Whether DSOs a and b have [unknown] rows for the same reason. */
+static bool same_unknown_kind(const struct dso *a, const struct dso *b)
+{
+	return a->kind == b->kind && (a->kind != UNK_OTHER || !strcmp(a->info.note, b->info.note));
+}
+
+void symbolizer_print_warnings(const struct symbolizer *sy)
+{
+	static const char *const why[NR_UNK_KINDS] = {
+		[UNK_STRIPPED] = "addresses outside every symbol (stripped, and no debug info "
+				 "found: install it, e.g. Debian's -dbgsym packages, or set "
+				 "DEBUGINFOD_URLS); shown as [unknown] 0xADDR <nearest symbol+0xOFF>, "
+				 "one row per function its unwind table delimits",
+		[UNK_MISSING] = "no file of the recorded build found (recorded on another "
+				"machine? see --symfs, --archive); shown as [unknown] 0xOFFSET "
+				"(file offsets)",
+		[UNK_MISMATCH] = "the files found have other build-ids than the recorded ones "
+				 "(changed since recording?); shown as [unknown] 0xOFFSET (file "
+				 "offsets), never named after the files there now",
+		[UNK_UNPLACED] = "only separate debug files found, and no recorded mapping "
+				 "places their code; shown as [unknown] 0xOFFSET (file offsets)",
+	};
+	uint32_t n = sy->dso_keys.n, i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct dso *d = sy->dsos[i], *o;
+		char names[256];
+		size_t len = 0;
+		uint64_t rows = 0;
+		uint32_t files = 0;
+		bool seen = false;
+
+		if (!d->info.has_unknown || !d->info.note)
+			continue;
+		for (j = 0; j < i && !seen; j++) {
+			o = sy->dsos[j];
+			seen = o->info.has_unknown && o->info.note && same_unknown_kind(o, d);
+		}
+		if (seen)
+			continue;
+		for (j = i; j < n; j++) {
+			o = sy->dsos[j];
+			if (!o->info.has_unknown || !o->info.note || !same_unknown_kind(o, d))
+				continue;
+			rows += o->nr_unknown;
+			if (files++ < 4 && len < sizeof(names))
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+							files > 1 ? ", " : "", o->info.short_name);
+		}
+		if (files == 1 || d->kind == UNK_OTHER)
+			pm_warn("%s: %s: %s", files == 1 ? d->info.name : names, d->info.note,
+				d->kind == UNK_OTHER ? "its samples are shown as [unknown]" :
+				"its samples are shown as [unknown] 0x... rows");
+		else
+			pm_warn("%u files (%s%s), %" PRIu64 " address(es): %s", files, names,
+				files > 4 ? ", ..." : "", rows, why[d->kind]);
+	}
+}
+
 /* The function symbol of off in dso, uncached: FOUND with its name etc., else what stands for off. */
 #define FOUND INT64_MAX
 static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t off,
@@ -1258,8 +1647,10 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 		if (d->state == DSO_LOADED && load_aliases(sy, d))
 			return -ENOMEM;
 	}
-	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
+	if (d->state != DSO_LOADED && d->kind == UNK_OTHER)
 		return symbolizer_unknown(sy, dso);
+	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
+		return unknown_at(sy, dso, off, false);
 	/*
 	 * The function only: srcline and inline frames depend on the address
 	 * itself and are looked up from vaddr by the callers.
@@ -1293,12 +1684,29 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 		return get_sym(sy, key, "[plt]", NULL, dso, 0);
 	}
 	if (!fn) {
-		if (!d->info.note) {
-			snprintf(d->note, sizeof(d->note), "addresses outside every symbol it has "
-				 "(stripped? install its debug info)");
-			d->info.note = d->note;
+		uint64_t start;
+		bool signal;
+		int fde = fde_at(d, vaddr, &start, &signal);
+
+		if (fde < 0)
+			return fde;
+		if (!fde)
+			return unknown_at(sy, dso, vaddr, true);
+		/*
+		 * A signal handler returns to the trampoline (__restore_rt),
+		 * whose unwind entry starts a byte early so that a return
+		 * address - 1 finds it: it is no call site, the address + 1
+		 * is the symbol's (perf names __restore_rt).
+		 */
+		if (signal && (fn = addrsym(d, vaddr + 1, &symoff))) {
+			const char *alias = alias_of(d, vaddr + 1 - symoff);
+
+			vaddr++;
+			if (alias)
+				fn = alias;
+		} else {
+			return unknown_at(sy, dso, start, true);
 		}
-		return symbolizer_unknown(sy, dso);
 	}
 	*fn_out = fn;
 	*vaddr_out = vaddr;

@@ -11,8 +11,11 @@
  * another machine finds its files in a build-id cache (an extracted
  * `pmiprof archive`: DIR/.build-id/xx/rest and rest.debug) or under a
  * --symfs root (DIR + the recorded path), as perf does.  Addresses that
- * cannot be resolved become one "[unknown]" symbol per DSO, so they are
- * still counted, and the DSO carries a note that says why.
+ * cannot be resolved are still counted: "[unknown] 0xADDR" rows (one per
+ * function the unwind table delimits in a stripped file, per file offset
+ * when the recorded build's file is missing; one "[unknown]" for pseudo
+ * files), and the DSO carries a note that says why.  No address is ever
+ * named from a file of another build-id.
  */
 #ifndef PMIPROF_REPORT_SYMBOLS_H
 #define PMIPROF_REPORT_SYMBOLS_H
@@ -37,7 +40,6 @@ struct dso_info {
 	const char *short_name;	/* basename */
 	const char *note;	/* why symbols are missing, NULL when fine */
 	bool has_unknown;	/* some address in it was not resolved */
-	bool build_id_mismatch;	/* resolved from a file that changed since recording */
 };
 
 struct symbolizer_opts {
@@ -74,6 +76,19 @@ void symbolizer_free(struct symbolizer *sy);
 /* The id of the DSO at path with this build-id (len 0 = unknown), or -errno. */
 int64_t symbolizer_dso(struct symbolizer *sy, const char *path,
 		       const uint8_t *build_id, uint32_t build_id_len);
+/*
+ * An executable mapping of dso as recorded (file offset pgoff, len bytes):
+ * it places the code of a separate debug file, whose program headers have
+ * the addresses but not the file offsets, when the file itself is gone.
+ */
+void symbolizer_dso_mapped(struct symbolizer *sy, uint32_t dso, uint64_t pgoff, uint64_t len);
+/* Whether elf is a separate debug file: code sections without their bytes (NOBITS). */
+bool symbolizer_elf_is_debug_only(struct Elf *elf);
+/*
+ * Warn (pm_warn) why DSOs have [unknown] rows: one line per reason, with
+ * the files and the number of distinct addresses when several share it.
+ */
+void symbolizer_print_warnings(const struct symbolizer *sy);
 /* Symbol id of file offset off of a DSO mapping, or -ENOMEM. */
 int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off);
 /*

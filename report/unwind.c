@@ -233,19 +233,6 @@ static int file_load_segments(struct ufile *f, Elf *elf)
 	return f->nr_loads ? 0 : -EINVAL;
 }
 
-/* A separate debug file has the headers but not the bytes (SHT_NOBITS code). */
-static bool file_is_debug_only(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOBITS &&
-		    (sh.sh_flags & SHF_EXECINSTR))
-			return true;
-	return false;
-}
-
 static bool segs_bytes(const struct ufile *f, const struct useg *segs, uint32_t nr,
 		       uint64_t vaddr, void *buf, size_t len)
 {
@@ -333,7 +320,7 @@ static void file_load(struct unwinder *u, struct ufile *f, uint32_t dso)
 	f->elf = elf;
 	if (file_load_segments(f, elf))
 		return;
-	if (file_is_debug_only(elf)) {
+	if (symbolizer_elf_is_debug_only(elf)) {
 		/* Nothing to read but .debug_frame through the path. */
 		f->nr_segs = 0;
 	} else {
