@@ -1623,7 +1623,7 @@ void symbolizer_print_warnings(const struct symbolizer *sy)
 				d->kind == UNK_OTHER ? "its samples are shown as [unknown]" :
 				"its samples are shown as [unknown] 0x... rows");
 		else
-			pm_warn("%u files (%s%s), %" PRIu64 " address(es): %s", files, names,
+			pm_warn("%u files (%s%s), %" PRIu64 " [unknown] row(s): %s", files, names,
 				files > 4 ? ", ..." : "", rows, why[d->kind]);
 	}
 }

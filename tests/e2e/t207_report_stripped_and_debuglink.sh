@@ -1,25 +1,101 @@
 #!/usr/bin/env bash
-# Stripped binaries: with a separate debug file (found through its
-# .gnu_debuglink) the functions are still named; without it, the samples
-# are [unknown] in that DSO with a note, and the report still succeeds.
+# Debug info wherever Debian, Fedora and Ubuntu put it (issue 21): variants
+# of the shares workload, built here with objcopy/strip/xz, each recorded
+# and reported, must give the unstripped build's names (work_a/b/c, the
+# three hot functions): a stripped binary with its debug file found by
+# .gnu_debuglink (next to it, in .debug/, under /usr/lib/debug/PATH) or by
+# build-id (/usr/lib/debug/.build-id/xx/rest.debug as -dbgsym packages
+# install it, or a --buildid-dir), and MiniDebugInfo (.gnu_debugdata, an
+# xz-compressed .symtab, as Fedora ships).  A debuglink whose file has
+# another CRC (a build-id-less binary) is not used.  Without any debug
+# info, stripped code gets one "[unknown] 0xADDR" row per function (the
+# unwind table's entries): the three rows are at the three functions'
+# addresses, and --by dso still totals them.
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
 [ -x "$WORKLOADS/shares" ] || skip_all "workload shares not built"
-command -v objcopy >/dev/null && command -v strip >/dev/null || skip_all "binutils (objcopy, strip) not installed"
-bin=$TMPD/shares_stripped
-cp "$WORKLOADS/shares" "$bin"
-objcopy --only-keep-debug "$bin" "$bin.debug" && strip --strip-all "$bin" &&
-	objcopy --add-gnu-debuglink="$bin.debug" "$bin" || skip_all "could not split the debug info"
-nm "$bin" 2>&1 | grep -q 'work_a' && not_ok "strip removed .symtab" || ok "strip removed .symtab"
-"$PMIPROF" record -q -o "$TMPD/t.data" -- "$bin" 0.5 >/dev/null 2>"$TMPD/err" \
-	|| { not_ok "record" "$(cat "$TMPD/err")"; done_testing; }
-"$PMIPROF" report -i "$TMPD/t.data" --format csv >"$TMPD/p.csv" 2>"$TMPD/err"
-grep -q '^[0-9]*,[0-9.]*,work_a,shares_stripped,' "$TMPD/p.csv" && ok "work_a named from the separate debug file" \
-	|| not_ok "work_a named from the separate debug file" "$(head -5 "$TMPD/p.csv")" "$(cat "$TMPD/err")"
-rm -f "$bin.debug"
-"$PMIPROF" report -i "$TMPD/t.data" --format csv >"$TMPD/q.csv" 2>"$TMPD/err"; rc=$?
-[ $rc -eq 0 ] && ok "without debug info: exit 0" || not_ok "without debug info: exit 0 (rc $rc)" "$(cat "$TMPD/err")"
-grep -q '^[0-9]*,[0-9.]*,\[unknown\],shares_stripped,' "$TMPD/q.csv" && ok "without debug info: [unknown] in shares_stripped" \
-	|| not_ok "without debug info: [unknown] in shares_stripped" "$(head -5 "$TMPD/q.csv")"
-grep -q 'shares_stripped: ' "$TMPD/err" && ok "without debug info: a note names the DSO" || not_ok "note" "$(cat "$TMPD/err")"
+command -v objcopy >/dev/null && command -v strip >/dev/null && command -v xz >/dev/null ||
+	skip_all "binutils (objcopy, strip) or xz not installed"
+SYSDBG=/usr/lib/debug
+trap 'rm -rf "$TMPD" "$SYSDBG$TMPD"; [ -n "${bidfile:-}" ] && rm -f "$bidfile"' EXIT
+ref=$(nm "$WORKLOADS/shares" | awk '$3 ~ /^work_[abc]$/ { print $3 }' | sort | tr '\n' ' ')
+[ "$ref" = "work_a work_b work_c " ] || skip_all "shares has no work_a/b/c symbols"
+bid=$(readelf -n "$WORKLOADS/shares" | awk '/Build ID/ { print $3 }')
+
+# The three functions with the most samples in DSO $2 of trace $1, by name.
+top3() { "$PMIPROF" report -i "$1" --format csv "${@:3}" 2>"$TMPD/err" |
+	awk -F, -v d="$2" 'NR > 1 && $4 == d { print $3 }' | head -3 | sort | tr '\n' ' '; }
+run() {	# $1 variant dir holding "shares": record it
+	"$PMIPROF" record -q -o "$1/t.data" -- "$1/shares" 0.3 >/dev/null 2>"$TMPD/rec.err" ||
+		not_ok "record $1" "$(cat "$TMPD/rec.err")"
+}
+variant() {	# $1 name: a fresh dir with a stripped copy and its debug file $d/shares.debug
+	d=$TMPD/$1; mkdir -p "$d"; cp "$WORKLOADS/shares" "$d/shares"
+	objcopy --only-keep-debug "$d/shares" "$d/shares.debug" && strip --strip-all "$d/shares"
+}
+expect_names() {	# $1 test name, $2 dir, more: report options
+	local got; got=$(top3 "$2/t.data" shares "${@:3}")
+	[ "$got" = "$ref" ] && ok "$1: the unstripped build's names" || not_ok "$1: the unstripped build's names" "got: $got" "$(cat "$TMPD/err")"
+}
+
+variant plain; nm "$d/shares" 2>&1 | grep -q work_a && not_ok "strip removed .symtab" || ok "strip removed .symtab"
+addrs=$(nm "$WORKLOADS/shares" | awk '$3 ~ /^work_[abc]$/ { sub(/^0+/, "", $1); print "[unknown] 0x" $1 }' | sort | tr '\n' ' ')
+mv "$d/shares.debug" "$TMPD/elsewhere.debug"; run "$d"
+got=$(top3 "$d/t.data" shares)
+[ "$got" = "$addrs" ] && ok "no debug info: one [unknown] row per function, at its address" ||
+	not_ok "no debug info: one [unknown] row per function, at its address" "want: $addrs" "got: $got"
+grep 'addresses outside every symbol' "$TMPD/err" | grep -q 'shares' && ok "no debug info: a note names the DSO" || not_ok "note" "$(cat "$TMPD/err")"
+sum=$("$PMIPROF" report -i "$d/t.data" --format csv 2>/dev/null | awk -F, 'NR > 1 && $4 == "shares" { s += $1 } END { print s }')
+dso=$("$PMIPROF" report -i "$d/t.data" --format csv --by dso 2>/dev/null | awk -F, 'NR > 1 && $3 ~ /shares$/ { print $1 }')
+[ -n "$sum" ] && [ "$sum" = "$dso" ] && ok "--by dso totals the [unknown] rows ($dso)" || not_ok "--by dso totals the [unknown] rows" "rows $sum, dso $dso"
+
+variant link; objcopy --add-gnu-debuglink="$d/shares.debug" "$d/shares"; run "$d"
+expect_names ".gnu_debuglink, same directory" "$d"
+variant dotdebug; objcopy --add-gnu-debuglink="$d/shares.debug" "$d/shares"
+mkdir -p "$d/.debug"; mv "$d/shares.debug" "$d/.debug/"; run "$d"
+expect_names ".gnu_debuglink, in .debug/" "$d"
+variant sysdbg; objcopy --add-gnu-debuglink="$d/shares.debug" "$d/shares"
+if mkdir -p "$SYSDBG$d" 2>/dev/null && mv "$d/shares.debug" "$SYSDBG$d/"; then
+	run "$d"; expect_names ".gnu_debuglink, under /usr/lib/debug/PATH" "$d"
+else
+	skip ".gnu_debuglink, under /usr/lib/debug/PATH" "cannot write $SYSDBG (not root)"
+fi
+variant bidcache; mkdir -p "$d/cache/.build-id/${bid:0:2}"; mv "$d/shares.debug" "$d/cache/.build-id/${bid:0:2}/${bid:2}.debug"; run "$d"
+expect_names "build-id, --buildid-dir" "$d" --buildid-dir "$d/cache"
+variant sysbid
+if [ ! -e "$SYSDBG/.build-id/${bid:0:2}/${bid:2}.debug" ] && mkdir -p "$SYSDBG/.build-id/${bid:0:2}" 2>/dev/null; then
+	bidfile=$SYSDBG/.build-id/${bid:0:2}/${bid:2}.debug
+	mv "$d/shares.debug" "$bidfile"; run "$d"
+	expect_names "build-id, /usr/lib/debug/.build-id (Debian's -dbgsym)" "$d"
+	rm -f "$bidfile"
+else
+	skip "build-id, /usr/lib/debug/.build-id" "cannot write there (not root) or taken"
+fi
+
+# MiniDebugInfo, Fedora's recipe (find-debuginfo's add_minidebug).
+variant mini
+nm -D "$WORKLOADS/shares" --format=posix --defined-only | awk '{ print $1 }' | sort >"$d/dynsyms"
+nm "$WORKLOADS/shares" --format=posix --defined-only | awk '$2 ~ /^[Tt]$/ { print $1 }' | sort >"$d/funcsyms"
+comm -13 "$d/dynsyms" "$d/funcsyms" >"$d/keep"
+objcopy -S --remove-section .gdb_index --remove-section .comment --keep-symbols="$d/keep" "$d/shares.debug" "$d/mini" &&
+	xz "$d/mini" && objcopy --add-section .gnu_debugdata="$d/mini.xz" "$d/shares" && rm "$d/shares.debug" ||
+	not_ok "build the MiniDebugInfo variant"
+readelf -SW "$d/shares" | grep -q gnu_debugdata && ok "the MiniDebugInfo variant has .gnu_debugdata" || not_ok "the MiniDebugInfo variant has .gnu_debugdata"
+run "$d"; expect_names "MiniDebugInfo (.gnu_debugdata)" "$d"
+
+# CRC: build-id-less builds, the debuglink's file is of another build.
+if command -v cc >/dev/null; then
+	d=$TMPD/crc; mkdir -p "$d"
+	cc -O1 -g -fno-omit-frame-pointer -fno-inline -Wl,--build-id=none -o "$d/shares" tests/workloads/shares.c &&
+	cc -O0 -g -fno-omit-frame-pointer -fno-inline -Wl,--build-id=none -o "$d/other" tests/workloads/shares.c &&
+	objcopy --only-keep-debug "$d/shares" "$d/shares.debug" && strip --strip-all "$d/shares" &&
+	objcopy --add-gnu-debuglink="$d/shares.debug" "$d/shares" || not_ok "build the build-id-less variants"
+	run "$d"; expect_names ".gnu_debuglink without build-id (CRC matches)" "$d"
+	objcopy --only-keep-debug "$d/other" "$d/shares.debug"
+	got=$(top3 "$d/t.data" shares)
+	case "$got" in *work_*) not_ok "a debuglink file of another CRC is not used" "got: $got" ;;
+	*) ok "a debuglink file of another CRC is not used" ;; esac
+else
+	skip ".gnu_debuglink CRC" "no C compiler"
+fi
 done_testing
