@@ -13,6 +13,7 @@
 #include "callstack.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +94,21 @@ const struct cs_stack *callstacks_get(const struct callstacks *c, uint32_t id)
 const struct cs_stats *callstacks_stats(const struct callstacks *c)
 {
 	return &c->st;
+}
+
+void callstacks_print_warnings(const struct callstacks *c)
+{
+	/*
+	 * An fp walk stops at the first frame of code built without frame
+	 * pointers (most distributions' default): most stacks cut short say
+	 * the stacks are not what the program did.
+	 */
+	if (c && c->mode == PMIPROF_CALL_GRAPH_FP && c->st.samples &&
+	    2 * c->st.truncated > c->st.samples)
+		pm_warn("%" PRIu64 " of %" PRIu64 " call stacks (%.0f%%) end in [truncated]: the "
+			"frame-pointer walk stops in code built without frame pointers; record "
+			"with --call-graph dwarf for whole stacks", c->st.truncated, c->st.samples,
+			100.0 * (double)c->st.truncated / (double)c->st.samples);
 }
 
 /* ---- interning ---- */

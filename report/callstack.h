@@ -66,6 +66,8 @@ struct cs_stats {
 					 * as [truncated]) */
 };
 const struct cs_stats *callstacks_stats(const struct callstacks *c);
+/* Warn (pm_warn) once when most fp stacks end in [truncated]: suggests --call-graph dwarf. */
+void callstacks_print_warnings(const struct callstacks *c);
 
 /* Whether frame f is the [truncated] marker (also: f->flags & CS_F_TRUNCATED). */
 static inline bool cs_frame_truncated(const struct cs_frame *f)

@@ -747,8 +747,10 @@ void session_print_warnings(const struct session *s, bool quiet)
 		pm_warn("%" PRIu64 " executable mapping(s) ignored: more than %u per process or %u "
 			"in all (a hostile or broken trace?); samples in them may show as [unknown]",
 			s->maps.dropped, MAPS_MAX_PER_SPACE, MAPS_MAX_TOTAL);
-	if (!quiet)
+	if (!quiet) {
 		symbolizer_print_warnings(s->sy);
+		callstacks_print_warnings(s->cs);
+	}
 }
 
 /* ---- shared filter options ---- */
