@@ -354,6 +354,30 @@ static bool match_any(char **pats, uint32_t n, const char *a, const char *b)
 	return false;
 }
 
+/*
+ * A C++ name without its parameter list ("ns::f<int>(int) const" ->
+ * "ns::f<int>") in buf, or NULL when it has none: --symbol NAME matches a
+ * function by the name it was written with.
+ */
+static const char *without_params(const char *name, char *buf, size_t size)
+{
+	const char *close = strrchr(name, ')'), *p;
+	int depth = 0;
+
+	if (!close || close == name)
+		return NULL;
+	for (p = close; p > name; p--) {
+		depth += *p == ')' ? 1 : *p == '(' ? -1 : 0;
+		if (!depth)
+			break;
+	}
+	if (depth || p == name || (size_t)(p - name) >= size)
+		return NULL;
+	memcpy(buf, name, (size_t)(p - name));
+	buf[p - name] = 0;
+	return buf;
+}
+
 /* Whether the --dso/--symbol filters keep sym (decided once per symbol). */
 static int sym_kept(struct session *s, uint32_t sym)
 {
@@ -379,7 +403,10 @@ static int sym_kept(struct session *s, uint32_t sym)
 
 		if (f->nr_dsos && !match_any(f->dsos, f->nr_dsos, d->name, d->short_name))
 			keep = false;
-		if (f->nr_symbols && !match_any(f->symbols, f->nr_symbols, y->name, NULL))
+		char bare[1024];
+
+		if (f->nr_symbols && !match_any(f->symbols, f->nr_symbols, y->name,
+						without_params(y->name, bare, sizeof(bare))))
 			keep = false;
 		s->sym_pass[sym] = keep ? 1 : 2;
 	}
@@ -708,6 +735,29 @@ const char *session_unfinished(const struct session *s)
 	return NULL;
 }
 
+/* --symbol kept no sample: name up to three symbols that contain a pattern's text. */
+static void suggest_symbols(const struct session *s)
+{
+	const struct filters *f = &s->opts.filt;
+	uint32_t n = symbolizer_nr_syms(s->sy), i, j, found = 0;
+	char like[512], list[1024] = "";
+	size_t len = 0;
+
+	for (j = 0; j < f->nr_symbols && found < 3; j++) {
+		snprintf(like, sizeof(like), "*%s*", f->symbols[j]);
+		for (i = 0; i < n && found < 3; i++) {
+			const char *name = symbolizer_sym(s->sy, i)->name;
+
+			if (!fnmatch(like, name, 0) && len < sizeof(list))
+				len += (size_t)snprintf(list + len, sizeof(list) - len, "%s'%s'",
+							found++ ? ", " : "", name);
+		}
+	}
+	pm_warn("--symbol matched no sample's function (a pattern matches the whole name, or "
+		"the name without its parameter list)%s%s", found ? "; names containing it: " : "",
+		list);
+}
+
 void session_print_warnings(const struct session *s, bool quiet)
 {
 	const struct trace_read_stats *st = trace_reader_stats(s->r);
@@ -751,6 +801,8 @@ void session_print_warnings(const struct session *s, bool quiet)
 		symbolizer_print_warnings(s->sy);
 		callstacks_print_warnings(s->cs);
 	}
+	if (!quiet && !s->kept && s->opts.filt.nr_symbols)
+		suggest_symbols(s);
 }
 
 /* ---- shared filter options ---- */
