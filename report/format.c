@@ -28,11 +28,32 @@ static void trigger_text(const struct session *s, char *buf, size_t size)
 	const struct trace_header *h = s->h;
 	const char *trig = h->trigger_index < h->nr_events ? h->events[h->trigger_index].name : "?";
 
-	if (h->trigger_flags & PMIPROF_TRIGGER_F_FREQ)
+	char per[32];
+
+	if ((h->trigger_flags & PMIPROF_TRIGGER_F_FREQ) && h->freq_hz &&
+	    (h->flags & PMIPROF_TRACE_F_TIME_BASED))
+		snprintf(buf, size, "%s at %" PRIu64 " Hz (a window every %s)", trig, h->freq_hz,
+			 fmt_ns(per, sizeof(per), 1e9 / (double)h->freq_hz));
+	else if (h->trigger_flags & PMIPROF_TRIGGER_F_FREQ)
 		snprintf(buf, size, "%s at %" PRIu64 " Hz", trig, h->freq_hz);
+	else if (h->flags & PMIPROF_TRACE_F_TIME_BASED)
+		snprintf(buf, size, "%s every %" PRIu64 " ns (%s)", trig, h->period,
+			 fmt_ns(per, sizeof(per), (double)h->period));
 	else
-		snprintf(buf, size, "%s every %" PRIu64 "%s", trig, h->period,
-			 (h->flags & PMIPROF_TRACE_F_TIME_BASED) ? " ns" : " events");
+		snprintf(buf, size, "%s every %" PRIu64 " events", trig, h->period);
+}
+
+const char *fmt_ns(char *buf, size_t size, double ns)
+{
+	static const struct { double div; const char *unit; } u[] = {
+		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(u) - 1 && ns < u[i].div; i++)
+		;
+	snprintf(buf, size, "%.4g %s", ns / u[i].div, u[i].unit);
+	return buf;
 }
 
 /* "# text" wrapped at spaces to fit META_WIDTH columns ("#   " continues). */

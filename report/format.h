@@ -36,6 +36,8 @@ int parse_format(const char *arg, enum out_format *f);
 /* A JSON string: bytes that are not valid UTF-8 become U+FFFD, controls \u00XX. */
 void json_str(FILE *f, const char *s);
 void csv_str(FILE *f, const char *s);
+/* A duration in ns as "1.5 ms", "250 us", "2 s" (4 significant digits). */
+const char *fmt_ns(char *buf, size_t size, double ns);
 /* v in at most width characters: exact, else with a k/M/G/T/P suffix. */
 const char *fmt_count(char *buf, size_t size, uint64_t v, int width);
 /* Short column heading for a well-known event or metric name (the header
