@@ -132,14 +132,21 @@ static int add_fd(struct perf_state *ps, int fd)
 
 /* ---- errors with the fix named ---- */
 
-static void explain_open_error(int err, const struct pm_event *ev, bool cpu_wide)
+static void explain_open_error(const struct record_opts *o, int err, const struct pm_event *ev,
+			       bool cpu_wide)
 {
+	char why[1024];
 	int paranoid = 2;
 
 	read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
 	switch (err) {
 	case -EACCES:
 	case -EPERM:
+		/* -p on another user's process: ownership, not paranoid, is the cause. */
+		if (!cpu_wide && record_targets_denied(o, why, sizeof(why))) {
+			pm_err("%s", why);
+			break;
+		}
 		pm_err("not permitted to open '%s'%s: kernel.perf_event_paranoid is %d; "
 		       "run as root, give pmiprof CAP_PERFMON (setcap cap_perfmon+ep), or "
 		       "'sysctl kernel.perf_event_paranoid=%d'", ev->name,
@@ -454,7 +461,7 @@ static int open_task_groups(struct record_session *s, struct perf_state *ps, pid
 			bool perm = sampler == -EACCES || sampler == -EPERM;
 
 			if (!(sampler == -EINVAL && first) && !(perm && retry_perm))
-				explain_open_error(sampler, &ps->ev[ps->failed], false);
+				explain_open_error(s->opts, sampler, &ps->ev[ps->failed], false);
 			return sampler;
 		}
 		ret = attach_group(ps, sampler, side_fd, cpu, pages);
@@ -492,7 +499,7 @@ static int open_side_band(struct record_session *s, struct perf_state *ps, pid_t
 		if (fd == -ESRCH && s->child <= 0)
 			return 0;	/* the thread exited meanwhile */
 		if (fd < 0) {
-			explain_open_error(fd, &ps->ev[ps->trigger], false);
+			explain_open_error(s->opts, fd, &ps->ev[ps->trigger], false);
 			return fd;
 		}
 		ret = add_fd(ps, fd);
@@ -515,7 +522,7 @@ static int open_cpu_group(struct record_session *s, struct perf_state *ps, int c
 	int sampler = open_group(ps, -1, cpu, false, false, s->opts->system_wide, &side_fd);
 
 	if (sampler < 0) {
-		explain_open_error(sampler, &ps->ev[ps->failed], true);
+		explain_open_error(s->opts, sampler, &ps->ev[ps->failed], true);
 		return sampler;
 	}
 	return attach_group(ps, sampler, side_fd, cpu, pages);
@@ -667,7 +674,7 @@ static int choose_events(struct record_session *s, struct perf_state *ps)
 		char note[320], rate[96];
 
 		if (o->events_given) {
-			explain_open_error(-ENOENT, &ps->ev[ps->trigger], false);
+			explain_open_error(s->opts, -ENOENT, &ps->ev[ps->trigger], false);
 			return -ENOENT;
 		}
 		ps->nr_ev = ARRAY_SIZE(fallback_names);
@@ -889,7 +896,7 @@ static int perf_open(struct record_session *s)
 		}
 		if (ret == -EINVAL && kver >= 6012) {
 			/* Supported combination, so something else is wrong: say what. */
-			explain_open_error(ret, &ps->ev[ps->failed], false);
+			explain_open_error(s->opts, ret, &ps->ev[ps->failed], false);
 			return ret;
 		}
 		if (ret == -EINVAL) {

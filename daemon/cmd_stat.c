@@ -667,8 +667,12 @@ int cmd_stat(int argc, char **argv)
 			break;
 		}
 		if (!open_ctrs(ctr, &list, &o, &wl, &cpus)) {
-			pm_err("none of the events can be counted here (first: '%s': %s); see "
-			       "'pmiprof list'", ctr[0].ev.name, strerror(-ctr[0].err));
+			if ((ctr[0].err == -EACCES || ctr[0].err == -EPERM) &&
+			    record_targets_denied(&o, err, sizeof(err)))
+				pm_err("%s", err);
+			else
+				pm_err("none of the events can be counted here (first: '%s': %s); "
+				       "see 'pmiprof list'", ctr[0].ev.name, strerror(-ctr[0].err));
 			if (wl.pid > 0)
 				workload_abort(&wl);
 			status = 1;
