@@ -73,7 +73,10 @@ REG_OBJS  := $(patsubst %.c,$(O)/pic/%.o,$(wildcard lib/region/*.c))
 REG_A     := $(O)/libpmiprof-region.a
 REG_SO    := $(O)/libpmiprof-region.so
 REG_PC    := $(O)/pmiprof-region.pc
-REG_LIBS  := $(REG_A) $(REG_SO) $(REG_PC)
+# pkg-config prefers NAME-uninstalled.pc when both are on PKG_CONFIG_PATH: with
+# PKG_CONFIG_PATH=build, programs build against this tree's header and library.
+REG_UPC   := $(O)/pmiprof-region-uninstalled.pc
+REG_LIBS  := $(REG_A) $(REG_SO) $(REG_PC) $(REG_UPC)
 LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 
@@ -128,6 +131,15 @@ $(REG_PC): Makefile
 		'Name: pmiprof-region' 'Description: pmiprof code regions (pmiprof stat --regions)' \
 		'Version: $(VERSION)' 'Libs: -L$${libdir} -lpmiprof-region' 'Libs.private: -lpthread' \
 		'Cflags: -I$${includedir}' > $@
+
+# Absolute paths, with an rpath to the built .so, so the program runs from anywhere.
+$(REG_UPC): Makefile
+	@mkdir -p $(dir $@)
+	$(call msg,GEN,$@)printf '%s\n' 'libdir=$(abspath $(O))' 'includedir=$(CURDIR)/include' '' \
+		'Name: pmiprof-region' \
+		'Description: pmiprof code regions (pmiprof stat --regions), uninstalled build tree' \
+		'Version: $(VERSION)' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lpmiprof-region' \
+		'Libs.private: -lpthread' 'Cflags: -I$${includedir}' > $@
 
 # Workloads named regions*.c use the region API: linked with the static library.
 REG_WL    := $(patsubst tests/workloads/%.c,$(O)/workloads/%,$(wildcard tests/workloads/regions*.c))

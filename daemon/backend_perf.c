@@ -51,6 +51,7 @@
 #include "util.h"
 
 #define FALLBACK_FREQ_HZ	10000
+#define FALLBACK_PERIOD_MIN_NS	10000ull	/* perf's hrtimer events never fire faster */
 #define DEFAULT_MMAP_PAGES	256	/* 1 MiB per CPU */
 #define USER_MMAP_PAGES		128	/* unprivileged: fits perf_event_mlock_kb (516) per CPU */
 /*
@@ -131,14 +132,21 @@ static int add_fd(struct perf_state *ps, int fd)
 
 /* ---- errors with the fix named ---- */
 
-static void explain_open_error(int err, const struct pm_event *ev, bool cpu_wide)
+static void explain_open_error(const struct record_opts *o, int err, const struct pm_event *ev,
+			       bool cpu_wide)
 {
+	char why[1024];
 	int paranoid = 2;
 
 	read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
 	switch (err) {
 	case -EACCES:
 	case -EPERM:
+		/* -p on another user's process: ownership, not paranoid, is the cause. */
+		if (!cpu_wide && record_targets_denied(o, why, sizeof(why))) {
+			pm_err("%s", why);
+			break;
+		}
 		pm_err("not permitted to open '%s'%s: kernel.perf_event_paranoid is %d; "
 		       "run as root, give pmiprof CAP_PERFMON (setcap cap_perfmon+ep), or "
 		       "'sysctl kernel.perf_event_paranoid=%d'", ev->name,
@@ -453,7 +461,7 @@ static int open_task_groups(struct record_session *s, struct perf_state *ps, pid
 			bool perm = sampler == -EACCES || sampler == -EPERM;
 
 			if (!(sampler == -EINVAL && first) && !(perm && retry_perm))
-				explain_open_error(sampler, &ps->ev[ps->failed], false);
+				explain_open_error(s->opts, sampler, &ps->ev[ps->failed], false);
 			return sampler;
 		}
 		ret = attach_group(ps, sampler, side_fd, cpu, pages);
@@ -491,7 +499,7 @@ static int open_side_band(struct record_session *s, struct perf_state *ps, pid_t
 		if (fd == -ESRCH && s->child <= 0)
 			return 0;	/* the thread exited meanwhile */
 		if (fd < 0) {
-			explain_open_error(fd, &ps->ev[ps->trigger], false);
+			explain_open_error(s->opts, fd, &ps->ev[ps->trigger], false);
 			return fd;
 		}
 		ret = add_fd(ps, fd);
@@ -514,7 +522,7 @@ static int open_cpu_group(struct record_session *s, struct perf_state *ps, int c
 	int sampler = open_group(ps, -1, cpu, false, false, s->opts->system_wide, &side_fd);
 
 	if (sampler < 0) {
-		explain_open_error(sampler, &ps->ev[ps->failed], true);
+		explain_open_error(s->opts, sampler, &ps->ev[ps->failed], true);
 		return sampler;
 	}
 	return attach_group(ps, sampler, side_fd, cpu, pages);
@@ -617,6 +625,37 @@ static const char *const fallback_names[] = {
 	"cpu-clock", "task-clock", "page-faults", "context-switches",
 };
 
+/*
+ * The fallback's cpu-clock rate: -F as given; -c as a cpu-clock period in
+ * ns where it can be one (perf's hrtimer floor), else refused with the
+ * reason; neither: 10 kHz, unless the kernel lowered its rate limit.
+ */
+static int fallback_rate(const struct record_opts *o, struct perf_state *ps)
+{
+	if (o->freq_hz) {
+		ps->freq = o->freq_hz;
+		ps->period = 0;
+		return 0;
+	}
+	if (o->period_given) {
+		if (o->period < FALLBACK_PERIOD_MIN_NS) {
+			pm_err("-c %llu cannot be honoured: there is no hardware PMU, so the trigger "
+			       "is cpu-clock, whose period is in nanoseconds and at least %llu ns; "
+			       "give -c %llu or more (ns) or -F HZ", (unsigned long long)o->period,
+			       FALLBACK_PERIOD_MIN_NS, FALLBACK_PERIOD_MIN_NS);
+			return -EINVAL;
+		}
+		ps->freq = 0;
+		ps->period = o->period;
+		return 0;
+	}
+	ps->freq = FALLBACK_FREQ_HZ;
+	if (record_max_sample_rate() < ps->freq)
+		ps->freq = record_max_sample_rate();
+	ps->period = 0;
+	return 0;
+}
+
 static int choose_events(struct record_session *s, struct perf_state *ps)
 {
 	const struct record_opts *o = s->opts;
@@ -632,10 +671,10 @@ static int choose_events(struct record_session *s, struct perf_state *ps)
 	ps->freq = o->freq_hz;
 
 	if (!ps->ev[ps->trigger].software && !hw_event_works(&ps->ev[ps->trigger])) {
-		char note[256];
+		char note[320], rate[96];
 
 		if (o->events_given) {
-			explain_open_error(-ENOENT, &ps->ev[ps->trigger], false);
+			explain_open_error(s->opts, -ENOENT, &ps->ev[ps->trigger], false);
 			return -ENOENT;
 		}
 		ps->nr_ev = ARRAY_SIZE(fallback_names);
@@ -646,17 +685,19 @@ static int choose_events(struct record_session *s, struct perf_state *ps)
 			pm_event_parse_one(fallback_names[i], &ps->ev[i], &trig, err, sizeof(err));
 		}
 		ps->trigger = 0;
-		if (!o->period_given || !o->freq_hz) {
-			/* 10 kHz, unless the kernel lowered its rate limit below that */
-			ps->freq = FALLBACK_FREQ_HZ;
-			if (record_max_sample_rate() < ps->freq)
-				ps->freq = record_max_sample_rate();
-			ps->period = 0;
-		}
+		ret = fallback_rate(o, ps);
+		if (ret)
+			return ret;
+		if (ps->freq)
+			snprintf(rate, sizeof(rate), "at %llu Hz%s", (unsigned long long)ps->freq,
+				 o->freq_hz ? " (-F)" : "");
+		else
+			snprintf(rate, sizeof(rate), "every %llu ns (-c %llu taken as nanoseconds)",
+				 (unsigned long long)ps->period, (unsigned long long)o->period);
 		snprintf(note, sizeof(note),
 			 "no hardware PMU (event '%s' not supported): windows are time-based, "
-			 "cpu-clock at %llu Hz with task-clock, page-faults, context-switches",
-			 l->ev[l->trigger].name, (unsigned long long)ps->freq);
+			 "cpu-clock %s with task-clock, page-faults, context-switches",
+			 l->ev[l->trigger].name, rate);
 		host_note_append(&s->hdr, note);
 		pm_info("notice: %s", note);
 	}
@@ -855,7 +896,7 @@ static int perf_open(struct record_session *s)
 		}
 		if (ret == -EINVAL && kver >= 6012) {
 			/* Supported combination, so something else is wrong: say what. */
-			explain_open_error(ret, &ps->ev[ps->failed], false);
+			explain_open_error(s->opts, ret, &ps->ev[ps->failed], false);
 			return ret;
 		}
 		if (ret == -EINVAL) {

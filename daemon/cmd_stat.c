@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -64,7 +65,9 @@ const char cmd_stat_help[] =
 "    followed by the share of time it was counted, as perf stat does: (50.00%).\n"
 "    SIGINT and SIGTERM reach COMMAND once (see 'pmiprof help record').\n"
 "    Output goes to standard error, as perf stat does, so the command's own\n"
-"    output stays clean.\n"
+"    output stays clean.  The header names COMMAND with its arguments; after\n"
+"    the elapsed time come the user and sys CPU time of COMMAND and its\n"
+"    descendants.\n"
 "\n"
 "OPTIONS\n"
 "    -e, --event EVENTS\n"
@@ -80,7 +83,8 @@ const char cmd_stat_help[] =
 "    -r, --repeat N\n"
 "        Run COMMAND N times (1..10000); print per event the mean, its standard\n"
 "        deviation as a share of the mean (+- N.NN%), and min and max over the\n"
-"        runs, as perf stat -r does.  -x: mean SEP event SEP stddev% SEP min SEP\n"
+"        runs, then the elapsed time as mean +- its standard error, as perf\n"
+"        stat -r does.  -x: mean SEP event SEP stddev% SEP min SEP\n"
 "        max.  Stops repeating at Ctrl-C or at a run that fails to start.\n"
 "    -I, --interval-print MS\n"
 "        Also print the counts of every MS milliseconds (>= 10) while the run goes\n"
@@ -205,9 +209,9 @@ static void print_counts(struct stat_ctr *ctr, const struct stat_reading *rd, un
 			if (sep)
 				fprintf(stderr, "%s<not supported>%s%s%s\n", prefix, sep, e->name, sep);
 			else
-				fprintf(stderr, "%s  %18s      %-28s (%s)\n", prefix,
+				fprintf(stderr, "%s  %18s      %s\n", prefix,
 					c->err == -EACCES || c->err == -EPERM ? "<not permitted>" :
-					"<not supported>", e->name, strerror(-c->err));
+					"<not supported>", e->name);
 			continue;
 		}
 		if (stat_scale(r, &v, &pct)) {
@@ -345,12 +349,18 @@ struct stat_repeat {
 	double sum, sumsq, min, max;
 };
 
-static void repeat_add(struct stat_repeat *rp, const struct stat_reading *r)
+/* Mean and standard error of the mean (perf reports that, not one run's deviation). */
+static void repeat_mean(const struct stat_repeat *rp, double *mean, double *sd)
 {
-	double v, pct;
+	double var;
 
-	if (!stat_scale(r, &v, &pct))
-		return;
+	*mean = rp->sum / rp->n;
+	var = rp->n > 1 ? (rp->sumsq - rp->n * *mean * *mean) / (rp->n - 1) : 0;
+	*sd = var > 0 ? sqrt(var / rp->n) : 0;
+}
+
+static void repeat_add_value(struct stat_repeat *rp, double v)
+{
 	if (!rp->n || v < rp->min)
 		rp->min = v;
 	if (!rp->n || v > rp->max)
@@ -358,6 +368,14 @@ static void repeat_add(struct stat_repeat *rp, const struct stat_reading *r)
 	rp->n++;
 	rp->sum += v;
 	rp->sumsq += v * v;
+}
+
+static void repeat_add(struct stat_repeat *rp, const struct stat_reading *r)
+{
+	double v, pct;
+
+	if (stat_scale(r, &v, &pct))
+		repeat_add_value(rp, v);
 }
 
 /* perf stat -r's layout: mean, then ( +- stddev of the mean in % ); then min and max. */
@@ -368,20 +386,17 @@ static void repeat_print(const struct stat_ctr *ctr, const struct stat_repeat *r
 
 	for (i = 0; i < nr; i++) {
 		const struct pm_event *e = &ctr[i].ev;
-		double mean, var, sd, unit = e->time_based ? 1e6 : 1;
+		double mean, sd, unit = e->time_based ? 1e6 : 1;
 
 		if (!rp[i].n) {
 			if (sep)
 				fprintf(stderr, "<not counted>%s%s%s%s%s\n", sep, e->name, sep, sep, sep);
 			else
-				fprintf(stderr, "  %18s %s %-28s\n", !ctr[i].err ? "<not counted>" :
+				fprintf(stderr, "  %18s %s %s\n", !ctr[i].err ? "<not counted>" :
 					"<not supported>", e->time_based ? "msec" : "    ", e->name);
 			continue;
 		}
-		mean = rp[i].sum / rp[i].n;
-		var = rp[i].n > 1 ? (rp[i].sumsq - rp[i].n * mean * mean) / (rp[i].n - 1) : 0;
-		/* perf reports the standard error of the mean, not of one run */
-		sd = var > 0 ? sqrt(var / rp[i].n) : 0;
+		repeat_mean(&rp[i], &mean, &sd);
 		if (sep) {
 			fprintf(stderr, "%.2f%s%s%s%.2f%s%.2f%s%.2f\n", mean / unit, sep, e->name, sep,
 				mean ? 100 * sd / mean : 0, sep, rp[i].min / unit, sep,
@@ -392,6 +407,34 @@ static void repeat_print(const struct stat_ctr *ctr, const struct stat_repeat *r
 			mean / unit, e->time_based ? "msec" : "    ", e->name,
 			mean ? 100 * sd / mean : 0, rp[i].min / unit, rp[i].max / unit,
 			rp[i].n < runs ? "  (not counted in every run)" : "");
+	}
+}
+
+/* CPU time of the children reaped so far (the workload and its descendants), in s. */
+static void children_cpu(double *user, double *sys)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru)) {
+		*user = *sys = 0;
+		return;
+	}
+	*user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	*sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* The command as run, with its arguments, for the header ("'make' '-j2'" as perf: spaces). */
+static void command_text(char *buf, size_t size, char *const *argv)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (; *argv && at + 1 < size; argv++) {
+		int k = snprintf(buf + at, size - at, "%s%s", at ? " " : "", *argv);
+
+		if (k < 0)
+			break;
+		at += (size_t)k;
 	}
 }
 
@@ -475,7 +518,7 @@ int cmd_stat(int argc, char **argv)
 	};
 	const char *events = STAT_DEFAULT_EVENTS, *sep = NULL, *csv_out = NULL;
 	static struct stat_ctr ctr[PMIPROF_MAX_EVENTS];
-	static struct stat_repeat rep[PMIPROF_MAX_EVENTS];
+	static struct stat_repeat rep[PMIPROF_MAX_EVENTS], rep_elapsed;
 	struct stat_reading rd[PMIPROF_MAX_EVENTS], last[PMIPROF_MAX_EVENTS];
 	struct stat_regions *regions = NULL;
 	struct pm_event_list list;
@@ -487,7 +530,7 @@ int cmd_stat(int argc, char **argv)
 	uint64_t repeat = 1, interval_ms = 0;
 	bool want_regions = false, csv = false, stop = false;
 	int c, sfd, status = 0;
-	char err[768];
+	char err[768], what[4096];
 	struct cpu_set cpus = { 0 };
 
 	memset(&o, 0, sizeof(o));
@@ -600,12 +643,19 @@ int cmd_stat(int argc, char **argv)
 		return 1;
 	}
 	memset(rep, 0, sizeof(rep));
+	memset(&rep_elapsed, 0, sizeof(rep_elapsed));
+	if (o.argv)
+		command_text(what, sizeof(what), o.argv);
+	else
+		pm_strlcpy(what, o.system_wide ? "system wide" : "process", sizeof(what));
 	for (run = 0; run < repeat && !stop; run++) {
 		struct stat_ticks tk = { .ctr = ctr, .nr = list.nr, .sep = sep, .last = last,
 					 .regions = regions };
 		uint64_t t0;
+		double user0, sys0, user1, sys1, elapsed;
 
 		memset(&wl, 0, sizeof(wl));
+		children_cpu(&user0, &sys0);
 		if (regions && (c = stat_regions_start(regions))) {
 			pm_err("--regions: shared memory for the workload: %s", strerror(-c));
 			status = 1;
@@ -617,8 +667,12 @@ int cmd_stat(int argc, char **argv)
 			break;
 		}
 		if (!open_ctrs(ctr, &list, &o, &wl, &cpus)) {
-			pm_err("none of the events can be counted here (first: '%s': %s); see "
-			       "'pmiprof list'", ctr[0].ev.name, strerror(-ctr[0].err));
+			if ((ctr[0].err == -EACCES || ctr[0].err == -EPERM) &&
+			    record_targets_denied(&o, err, sizeof(err)))
+				pm_err("%s", err);
+			else
+				pm_err("none of the events can be counted here (first: '%s': %s); "
+				       "see 'pmiprof list'", ctr[0].ev.name, strerror(-ctr[0].err));
 			if (wl.pid > 0)
 				workload_abort(&wl);
 			status = 1;
@@ -642,6 +696,8 @@ int cmd_stat(int argc, char **argv)
 		stop = wait_run(&wl, o.argv != NULL, sfd, &o, &tk);
 		if (o.argv)
 			status = workload_exit_code(&wl);
+		elapsed = (double)(pm_now_ns() - t0) / 1e9;
+		children_cpu(&user1, &sys1);
 		for (i = 0; i < list.nr; i++)
 			read_ctr(&ctr[i], &rd[i]);
 		if (regions)
@@ -650,14 +706,19 @@ int cmd_stat(int argc, char **argv)
 		if (repeat > 1) {
 			for (i = 0; i < list.nr; i++)
 				repeat_add(&rep[i], &rd[i]);
+			repeat_add_value(&rep_elapsed, elapsed);
 		} else if (!o.quiet && !csv) {
 			if (!sep)
-				fprintf(stderr, "\n Performance counter stats for '%s':\n\n",
-					o.argv ? o.argv[0] : o.system_wide ? "system wide" : "process");
-			print_counts(ctr, rd, list.nr, (double)(pm_now_ns() - t0) / 1e9, sep, "");
+				fprintf(stderr, "\n Performance counter stats for '%s':\n\n", what);
+			print_counts(ctr, rd, list.nr, elapsed, sep, "");
 			if (!sep)
-				fprintf(stderr, "\n  %18.6f  seconds time elapsed\n\n",
-					(double)(pm_now_ns() - t0) / 1e9);
+				fprintf(stderr, "\n  %18.6f  seconds time elapsed\n", elapsed);
+			/* A command's CPU time, as perf: its reaped processes' rusage. */
+			if (!sep && o.argv)
+				fprintf(stderr, "\n  %18.6f  seconds user\n  %18.6f  seconds sys\n",
+					user1 - user0, sys1 - sys0);
+			if (!sep)
+				fputc('\n', stderr);
 		}
 		if (wl.reaped && WIFSIGNALED(wl.status))
 			pm_info("workload terminated by signal %d (%s)", WTERMSIG(wl.status),
@@ -670,9 +731,16 @@ int cmd_stat(int argc, char **argv)
 	if (repeat > 1 && runs_done && !o.quiet) {
 		if (!sep)
 			fprintf(stderr, "\n Performance counter stats for '%s' (%u runs%s):\n\n",
-				o.argv[0], runs_done, runs_done < repeat ? ", interrupted" : "");
+				what, runs_done, runs_done < repeat ? ", interrupted" : "");
 		if (!csv)
 			repeat_print(ctr, rep, list.nr, runs_done, sep);
+		if (!sep && !csv && rep_elapsed.n) {
+			double mean, sd;
+
+			repeat_mean(&rep_elapsed, &mean, &sd);
+			fprintf(stderr, "\n  %12.6f +- %.6f seconds time elapsed  ( +- %5.2f%% )\n",
+				mean, sd, mean ? 100 * sd / mean : 0);
+		}
 		if (!sep)
 			fputc('\n', stderr);
 	}

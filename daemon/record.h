@@ -28,6 +28,17 @@ uint64_t record_max_sample_rate(void);
  * (message in err).
  */
 int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t err_len);
+/*
+ * Why the kernel refuses to count on process pid when perf_event_paranoid
+ * is not the reason: perf_event_open on a task makes the ptrace access
+ * check (read mode, real credentials), which only the process's owner (all
+ * its uids and gids equal to ours), root or CAP_SYS_PTRACE pass, and never
+ * for a non-dumpable process (setuid programs).  1 with the reason in why,
+ * 0 when none is found (then paranoid is the likely cause).
+ */
+int record_target_denied(pid_t pid, char *why, size_t len);
+/* The first of o->pids record_target_denied() explains, as "-p PID: ..."; 0 if none. */
+int record_targets_denied(const struct record_opts *o, char *why, size_t len);
 
 /* perf's defaults and limits for -g/--call-graph/--max-stack */
 #define RECORD_DEFAULT_DUMP_SIZE	8192	/* --call-graph dwarf */

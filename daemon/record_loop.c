@@ -383,7 +383,8 @@ static void summary(struct loop *l, uint64_t bytes)
 	if (h->freq_hz)
 		snprintf(rate, sizeof(rate), "at %llu Hz", (unsigned long long)h->freq_hz);
 	else
-		snprintf(rate, sizeof(rate), "every %llu", (unsigned long long)h->period);
+		snprintf(rate, sizeof(rate), "every %llu%s", (unsigned long long)h->period,
+			 h->flags & PMIPROF_TRACE_F_TIME_BASED ? " ns" : " events");
 	if (l->s.stats.filtered)
 		pm_info("kept only the workload's samples: %llu samples of other processes "
 			"were not recorded", (unsigned long long)l->s.stats.filtered);

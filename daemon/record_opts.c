@@ -6,9 +6,13 @@
 #include "record.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "proc_tasks.h"
 #include "util.h"
@@ -110,6 +114,108 @@ int record_parse_pids(struct record_opts *o, const char *list, char *err, size_t
 			return ret;
 		p = *end ? end + 1 : end;
 	}
+	return 0;
+}
+
+/* "Uid:" or "Gid:" of /proc/PID/status: real, effective, saved, fs. */
+static int status_ids(const char *status, const char *key, unsigned long id[4])
+{
+	const char *p = strstr(status, key);
+
+	if (!p)
+		return -ENOENT;
+	return sscanf(p + strlen(key), "%lu %lu %lu %lu", &id[0], &id[1], &id[2], &id[3]) == 4 ?
+	       0 : -EINVAL;
+}
+
+/* CAP_SYS_PTRACE (19) in our effective set: the ptrace check then passes. */
+static bool have_cap_sys_ptrace(void)
+{
+	char *st = NULL;
+	size_t len;
+	unsigned long long eff = 0;
+	const char *p;
+
+	if (pm_read_file("/proc/self/status", &st, &len))
+		return geteuid() == 0;
+	p = strstr(st, "CapEff:");
+	if (p)
+		eff = strtoull(p + 7, NULL, 16);
+	free(st);
+	return eff & (1ull << 19);
+}
+
+static const char *user_name(unsigned long uid, char *buf, size_t size)
+{
+	struct passwd *pw = getpwuid((uid_t)uid);
+
+	snprintf(buf, size, "%lu%s%s%s", uid, pw ? " (" : "", pw ? pw->pw_name : "", pw ? ")" : "");
+	return buf;
+}
+
+int record_target_denied(pid_t pid, char *why, size_t len)
+{
+	char path[64], *st = NULL, comm[64] = "?", a[96], b[96];
+	unsigned long uid[4], gid[4], me = (unsigned long)getuid(), mg = (unsigned long)getgid();
+	const char *n;
+	struct stat sb;
+	size_t sl;
+	int i, ret = 0;
+
+	if (have_cap_sys_ptrace())
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (pm_read_file(path, &st, &sl))
+		return 0;
+	n = strstr(st, "Name:");
+	if (n)
+		sscanf(n + 5, " %63[^\n]", comm);
+	if (status_ids(st, "Uid:", uid) || status_ids(st, "Gid:", gid))
+		goto out;
+	for (i = 0; i < 3; i++)
+		if (uid[i] != me) {
+			snprintf(why, len, "process %d (%s) belongs to user %s and pmiprof runs as "
+				 "user %s: the kernel lets a process be profiled only by its owner, "
+				 "root or a holder of CAP_SYS_PTRACE (the ptrace access check of "
+				 "perf_event_open), whatever kernel.perf_event_paranoid says; run "
+				 "pmiprof as that user or as root", (int)pid, comm,
+				 user_name(uid[i], a, sizeof(a)), user_name(me, b, sizeof(b)));
+			ret = 1;
+			goto out;
+		}
+	for (i = 0; i < 3; i++)
+		if (gid[i] != mg) {
+			snprintf(why, len, "process %d (%s) runs with group %lu and pmiprof with group "
+				 "%lu (a setgid program?): the kernel's ptrace access check of "
+				 "perf_event_open needs the same groups, root or CAP_SYS_PTRACE",
+				 (int)pid, comm, gid[i], mg);
+			ret = 1;
+			goto out;
+		}
+	/* The kernel gives a non-dumpable process's /proc entries to root. */
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (!stat(path, &sb) && sb.st_uid == 0 && me != 0) {
+		snprintf(why, len, "process %d (%s) is not dumpable (a setuid or setgid program, "
+			 "or prctl(PR_SET_DUMPABLE, 0)): the kernel's ptrace access check of "
+			 "perf_event_open refuses it to anyone but root or CAP_SYS_PTRACE",
+			 (int)pid, comm);
+		ret = 1;
+	}
+out:
+	free(st);
+	return ret;
+}
+
+int record_targets_denied(const struct record_opts *o, char *why, size_t len)
+{
+	char r[768];
+	unsigned int i;
+
+	for (i = 0; i < o->nr_pids; i++)
+		if (record_target_denied(o->pids[i], r, sizeof(r))) {
+			snprintf(why, len, "-p %d: not permitted: %s", (int)o->pids[i], r);
+			return 1;
+		}
 	return 0;
 }
 

@@ -124,7 +124,10 @@ const char cmd_report_help[] =
 "    --inline            inlined functions: in call stacks frames of their own,\n"
 "                        in the flat profile \"inner (inlined in outer)\"\n"
 "    --no-demangle       show C++ names as the symbol table has them (mangled)\n"
-"    --width N           table width budget in columns (default 100)\n"
+"    --width N           table width in columns (default: the terminal's, from\n"
+"                        COLUMNS or the tty; no limit when stdout is not a\n"
+"                        terminal).  Names are cut (marked '+') only where\n"
+"                        the cut stays unique among the rows\n"
 "    -q, --quiet         no warnings about symbols\n"
 "\n"
 "CALL STACKS (traces recorded with 'pmiprof record -g' or --call-graph dwarf)\n"
@@ -257,7 +260,7 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 	int c, rc;
 	size_t i;
 
-	a->width = 100;
+	a->width = 0;	/* table_width(): the terminal's, or no limit */
 	a->percent_limit = 0.5;
 	optind = 1;
 	opterr = 0;

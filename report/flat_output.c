@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "histogram.h"
@@ -48,80 +49,182 @@ static const char *row_label(const struct profile *p, const struct prof_row *r,
 	return name;
 }
 
+/* The table's second name column: --by dso adds the full path beside the file name. */
+static const char *table_extra_name(const struct profile *p)
+{
+	return p->by == BY_DSO ? "path" : extra_name(p);
+}
+
+static const char *table_extra(const struct profile *p, const struct prof_row *r)
+{
+	return p->by == BY_DSO ? symbolizer_dso_info(p->s->sy, r->key)->name : row_extra(p, r);
+}
+
+/* The table's row name: --by dso shows the file name (the path is its own column). */
+static const char *table_label(const struct profile *p, const struct prof_row *r,
+			       char *buf, size_t size)
+{
+	if (p->by == BY_DSO)
+		return symbolizer_dso_info(p->s->sy, r->key)->short_name;
+	return row_label(p, r, buf, size);
+}
+
+/* Every cell of a metric column with the same decimals, from its largest value. */
+static int metric_prec(const struct metric *m, const struct profile *p, const uint32_t *order,
+		       uint32_t n)
+{
+	double v, max = 0;
+	uint32_t k;
+
+	for (k = 0; k < n; k++)
+		if (metric_value(m, p->rows[order[k]].counts, &v) && fabs(v) > max)
+			max = fabs(v);
+	return max < 100 ? 2 : max < 10000 ? 1 : 0;
+}
+
+struct table_cols {
+	struct num_col smp, ev[PMIPROF_MAX_EVENTS];
+	int ev_w[PMIPROF_MAX_EVENTS], m_w[MAX_METRICS * 2], m_prec[MAX_METRICS * 2];
+	int used;
+};
+
+/* Number columns at most max_w wide (headings are never cut: they carry the unit). */
+static void size_columns(struct table_cols *t, const struct profile *p, const uint32_t *order,
+			 uint32_t n, const struct metric_set *ms, int max_w)
+{
+	const struct trace_header *h = p->s->h;
+	uint64_t max_smp = 0, max_ev[PMIPROF_MAX_EVENTS] = { 0 };
+	char fb[256], hb[300];
+	uint32_t k, e;
+
+	for (k = 0; k < n; k++) {
+		const struct prof_row *r = &p->rows[order[k]];
+
+		if (r->samples > max_smp)
+			max_smp = r->samples;
+		for (e = 0; e < p->nr_events; e++)
+			if (r->counts[e] > max_ev[e])
+				max_ev[e] = r->counts[e];
+	}
+	num_col_init(&t->smp, false, max_smp, max_w < 8 ? max_w : 8);
+	t->used = 8 + 7 + 6;
+	for (e = 0; e < p->nr_events; e++) {
+		const char *name = h->events[e].name;
+		int l;
+
+		num_col_init(&t->ev[e], event_counts_ns(name), max_ev[e], max_w);
+		l = (int)strlen(num_col_head(&t->ev[e], column_name(name, fb, sizeof(fb)), hb,
+					     sizeof(hb)));
+		t->ev_w[e] = l > t->ev[e].width ? l : t->ev[e].width;
+		if (t->ev_w[e] < 7)
+			t->ev_w[e] = 7;
+		t->used += t->ev_w[e] + 1;
+	}
+	for (k = 0; k < ms->n; k++) {
+		int l = (int)strlen(column_name(ms->m[k].name, fb, sizeof(fb)));
+
+		t->m_prec[k] = metric_prec(&ms->m[k], p, order, n);
+		t->m_w[k] = l < 6 ? 6 : l;
+		t->used += t->m_w[k] + 1;
+	}
+}
+
 static void print_table(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,
 			const struct flat_opts *o)
 {
 	const struct trace_header *h = p->s->h;
 	const struct metric_set *ms = o->metrics;
-	int ev_w[PMIPROF_MAX_EVENTS], m_w[MAX_METRICS * 2], name_w, extra_w = 0, used, i;
-	int hidden = 0;
+	int width = table_width(o->width), name_w = 0, extra_w = 0, hidden = 0, i;
 	char nb[64], lb[1024], fb[1024];
+	const char **names = NULL, **extras = NULL;
+	bool *cut_n = NULL, *cut_x = NULL;
+	struct table_cols *t;
 	uint32_t k, e;
 
-	used = 8 + 7 + 6;
-	for (e = 0; e < p->nr_events; e++) {
-		int l = (int)strlen(column_name(h->events[e].name, fb, sizeof(fb)));
-
-		ev_w[e] = l < 7 ? 7 : l > 12 ? 12 : l;
-		used += ev_w[e] + 1;
+	t = calloc(1, sizeof(*t));
+	names = calloc(n ? n : 1, sizeof(*names));
+	extras = calloc(n ? n : 1, sizeof(*extras));
+	cut_n = calloc(n ? n : 1, sizeof(*cut_n));
+	cut_x = calloc(n ? n : 1, sizeof(*cut_x));
+	if (!t || !names || !extras || !cut_n || !cut_x) {
+		fputs("# out of memory for the table\n", f);
+		goto out;
 	}
-	for (k = 0; k < ms->n; k++) {
-		int l = (int)strlen(column_name(ms->m[k].name, fb, sizeof(fb)));
-
-		m_w[k] = l < 6 ? 6 : l > 12 ? 12 : l;
-		used += m_w[k] + 1;
-	}
-	/* Too wide for the budget: squeeze the number columns first... */
-	if (used + 36 > o->width) {
-		used = 8 + 7 + 6;
-		for (e = 0; e < p->nr_events; e++)
-			used += (ev_w[e] = 8) + 1;
-		for (k = 0; k < ms->n; k++)
-			used += (m_w[k] = 8) + 1;
-	}
+	/* No width limit (not a terminal): numbers exact up to 20 digits. */
+	size_columns(t, p, order, n, ms, width ? 12 : 20);
+	/* Too wide for the terminal: squeeze the number columns first... */
+	if (width && t->used + 36 > width)
+		size_columns(t, p, order, n, ms, 8);
 	/* ...then hide raw event sums, last first (the header says which). */
-	for (e = p->nr_events; e-- > 0 && used + 30 > o->width;) {
-		used -= ev_w[e] + 1;
-		ev_w[e] = 0;
+	for (e = p->nr_events; width && e-- > 0 && t->used + 30 > width;) {
+		t->used -= t->ev_w[e] + 1;
+		t->ev_w[e] = 0;
 		hidden++;
 	}
 	if (hidden) {
-		int col = fprintf(f, "# hidden to fit %d columns (--width N shows them):", o->width);
+		int col = fprintf(f, "# hidden to fit %d columns (--width N shows them):", width);
 
 		for (e = 0; e < p->nr_events; e++) {
-			if (ev_w[e])
+			if (t->ev_w[e])
 				continue;
-			if (col + 1 + (int)strlen(h->events[e].name) > o->width)
+			if (col + 1 + (int)strlen(h->events[e].name) > width)
 				col = fprintf(f, "\n#  ");
 			col += fprintf(f, " %s", h->events[e].name);
 		}
 		fputc('\n', f);
 	}
-	if (extra_name(p)) {
-		for (k = 0; k < n && k < 200; k++) {
-			const char *x = row_extra(p, &p->rows[order[k]]);
-			int l = x ? (int)strlen(x) : 0;
+	for (k = 0; k < n; k++) {
+		const struct prof_row *r = &p->rows[order[k]];
+		const char *x = table_extra_name(p) ? table_extra(p, r) : NULL;
+		int l;
 
-			if (l > extra_w)
-				extra_w = l;
+		names[k] = strdup(table_label(p, r, lb, sizeof(lb)));
+		extras[k] = x ? x : "";
+		if (!names[k]) {
+			fputs("# out of memory for the table\n", f);
+			goto out;
 		}
-		extra_w = extra_w < 4 ? 4 : extra_w > 20 ? 20 : extra_w;
+		l = (int)strlen(names[k]);
+		if (l > name_w)
+			name_w = l;
+		l = (int)strlen(extras[k]);
+		if (l > extra_w)
+			extra_w = l;
 	}
-	name_w = o->width - used - 2 - (extra_w ? extra_w + 1 : 0);
-	if (name_w < 16)
-		name_w = 16;
+	if (table_extra_name(p)) {
+		extra_w = extra_w < 4 ? 4 : extra_w;
+		/* The path is the last column: never cut. */
+		if (width && extra_w > 20 && p->by != BY_DSO)
+			extra_w = 20;
+	}
+	/* --by dso: file names are short and the path after them is never cut. */
+	if (width && p->by != BY_DSO) {
+		int room = width - t->used - 2 - (extra_w ? extra_w + 1 : 0);
 
-	fprintf(f, "%8s %6s %5s", "samples", "%", "+-95%");
+		if (room < 16)
+			room = 16;
+		if (name_w > room)
+			name_w = room;
+		/* Cut only where the cut name stays unique; the others stay whole. */
+		if (cut_names_unique(names, n, name_w, cut_n) ||
+		    cut_names_unique(extras, n, extra_w, cut_x)) {
+			fputs("# out of memory for the table\n", f);
+			goto out;
+		}
+	}
+	if (name_w < (int)strlen(by_names[p->by]))
+		name_w = (int)strlen(by_names[p->by]);
+
+	fprintf(f, "%8s %6s %5s", num_col_head(&t->smp, "samples", nb, sizeof(nb)), "%", "+-95%");
 	for (e = 0; e < p->nr_events; e++)
-		if (ev_w[e])
-			fprintf(f, " %*s", ev_w[e], fit(fb, sizeof(fb),
-				column_name(h->events[e].name, lb, sizeof(lb)), ev_w[e]));
+		if (t->ev_w[e])
+			fprintf(f, " %*s", t->ev_w[e], num_col_head(&t->ev[e],
+				column_name(h->events[e].name, lb, sizeof(lb)), fb, sizeof(fb)));
 	for (k = 0; k < ms->n; k++)
-		fprintf(f, " %*s", m_w[k], fit(fb, sizeof(fb), column_name(ms->m[k].name, lb,
-			sizeof(lb)), m_w[k]));
+		fprintf(f, " %*s", t->m_w[k], column_name(ms->m[k].name, lb, sizeof(lb)));
 	fprintf(f, "  %-*s", extra_w ? name_w : 0, by_names[p->by]);
 	if (extra_w)
-		fprintf(f, " %s", extra_name(p));
+		fprintf(f, " %s", table_extra_name(p));
 	fputc('\n', f);
 
 	for (k = 0; k < n; k++) {
@@ -129,24 +232,33 @@ static void print_table(FILE *f, const struct profile *p, const uint32_t *order,
 		double lo, hi, v;
 
 		wilson95(r->samples, p->s->kept, &lo, &hi);
-		fprintf(f, "%8s %6.2f %5.2f", fmt_count(nb, sizeof(nb), r->samples, 8),
+		fprintf(f, "%8s %6.2f %5.2f", num_col_cell(&t->smp, r->samples, nb, sizeof(nb)),
 			100.0 * (double)r->samples / (double)p->s->kept, (hi - lo) / 2);
 		for (e = 0; e < p->nr_events; e++)
-			if (ev_w[e])
-				fprintf(f, " %*s", ev_w[e],
-					fmt_count(nb, sizeof(nb), r->counts[e], ev_w[e]));
+			if (t->ev_w[e])
+				fprintf(f, " %*s", t->ev_w[e],
+					num_col_cell(&t->ev[e], r->counts[e], nb, sizeof(nb)));
 		for (i = 0; i < (int)ms->n; i++) {
 			if (metric_value(&ms->m[i], r->counts, &v))
-				fprintf(f, " %*.*f", m_w[i], v < 100 ? 2 : 0, v);
+				fprintf(f, " %*.*f", t->m_w[i], t->m_prec[i], v);
 			else
-				fprintf(f, " %*s", m_w[i], "-");
+				fprintf(f, " %*s", t->m_w[i], "-");
 		}
 		fprintf(f, "  %-*s", extra_w ? name_w : 0,
-			fit(fb, sizeof(fb), row_label(p, r, lb, sizeof(lb)), name_w));
+			cut_n[k] ? fit(fb, sizeof(fb), names[k], name_w) : names[k]);
 		if (extra_w)
-			fprintf(f, " %s", fit(fb, sizeof(fb), row_extra(p, r), extra_w));
+			fprintf(f, " %s", cut_x[k] ? fit(fb, sizeof(fb), extras[k], extra_w) :
+				extras[k]);
 		fputc('\n', f);
 	}
+out:
+	for (k = 0; names && k < n; k++)
+		free((char *)names[k]);
+	free(names);
+	free(extras);
+	free(cut_n);
+	free(cut_x);
+	free(t);
 }
 
 static void print_csv(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,

@@ -6,7 +6,10 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "callstack.h"
 #include "util.h"
@@ -28,11 +31,32 @@ static void trigger_text(const struct session *s, char *buf, size_t size)
 	const struct trace_header *h = s->h;
 	const char *trig = h->trigger_index < h->nr_events ? h->events[h->trigger_index].name : "?";
 
-	if (h->trigger_flags & PMIPROF_TRIGGER_F_FREQ)
+	char per[32];
+
+	if ((h->trigger_flags & PMIPROF_TRIGGER_F_FREQ) && h->freq_hz &&
+	    (h->flags & PMIPROF_TRACE_F_TIME_BASED))
+		snprintf(buf, size, "%s at %" PRIu64 " Hz (a window every %s)", trig, h->freq_hz,
+			 fmt_ns(per, sizeof(per), 1e9 / (double)h->freq_hz));
+	else if (h->trigger_flags & PMIPROF_TRIGGER_F_FREQ)
 		snprintf(buf, size, "%s at %" PRIu64 " Hz", trig, h->freq_hz);
+	else if (h->flags & PMIPROF_TRACE_F_TIME_BASED)
+		snprintf(buf, size, "%s every %" PRIu64 " ns (%s)", trig, h->period,
+			 fmt_ns(per, sizeof(per), (double)h->period));
 	else
-		snprintf(buf, size, "%s every %" PRIu64 "%s", trig, h->period,
-			 (h->flags & PMIPROF_TRACE_F_TIME_BASED) ? " ns" : " events");
+		snprintf(buf, size, "%s every %" PRIu64 " events", trig, h->period);
+}
+
+const char *fmt_ns(char *buf, size_t size, double ns)
+{
+	static const struct { double div; const char *unit; } u[] = {
+		{ 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(u) - 1 && ns < u[i].div; i++)
+		;
+	snprintf(buf, size, "%.4g %s", ns / u[i].div, u[i].unit);
+	return buf;
 }
 
 /* "# text" wrapped at spaces to fit META_WIDTH columns ("#   " continues). */
@@ -388,6 +412,142 @@ const char *fmt_count(char *buf, size_t size, uint64_t v, int width)
 		i++;
 	} while (snprintf(buf, size, "%.1f%c", d, suffix[i]) > width && i < 5);
 	return buf;
+}
+
+bool event_counts_ns(const char *name)
+{
+	size_t n = strcspn(name, ":");
+
+	return (n == 9 && !strncmp(name, "cpu-clock", 9)) ||
+	       (n == 10 && !strncmp(name, "task-clock", 10));
+}
+
+static int num_len(double v, int prec)
+{
+	char b[64];
+
+	return snprintf(b, sizeof(b), "%.*f", prec, v);
+}
+
+/*
+ * One scale per column, from its largest value: nanosecond clocks in ms
+ * (s from 10 s up), three decimals or as many as fit; counts exact when the
+ * largest fits in max_w, else all cells in the same k/M/G/T/P unit.
+ */
+void num_col_init(struct num_col *c, bool ns, uint64_t max, int max_w)
+{
+	static const char suffix[][2] = { "k", "M", "G", "T", "P", "E" };
+	double d = (double)max;
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	c->div = 1;
+	if (ns) {
+		c->div = d < 1e10 ? 1e6 : 1e9;
+		pm_strlcpy(c->unit, d < 1e10 ? "ms" : "s", sizeof(c->unit));
+		for (c->prec = 3; c->prec > 0 && num_len(d / c->div, c->prec) > max_w; c->prec--)
+			;
+	} else if (num_len(d, 0) > max_w) {
+		for (i = 0; i < 6; i++) {
+			c->div *= 1000.0;
+			pm_strlcpy(c->unit, suffix[i], sizeof(c->unit));
+			c->prec = num_len(d / c->div, 1) <= max_w ? 1 : 0;
+			if (num_len(d / c->div, c->prec) <= max_w)
+				break;
+		}
+	}
+	c->width = num_len(d / c->div, c->prec);
+}
+
+const char *num_col_head(const struct num_col *c, const char *name, char *buf, size_t size)
+{
+	if (c->unit[0])
+		snprintf(buf, size, "%s(%s)", name, c->unit);
+	else
+		pm_strlcpy(buf, name, size);
+	return buf;
+}
+
+const char *num_col_cell(const struct num_col *c, uint64_t v, char *buf, size_t size)
+{
+	if (c->div == 1)
+		snprintf(buf, size, "%" PRIu64, v);
+	else
+		snprintf(buf, size, "%.*f", c->prec, (double)v / c->div);
+	return buf;
+}
+
+int table_width(int forced)
+{
+	struct winsize ws;
+	const char *env;
+	long v;
+
+	if (forced)
+		return forced;
+	if (!isatty(STDOUT_FILENO))
+		return 0;
+	env = getenv("COLUMNS");
+	if (env && *env) {
+		char *end;
+
+		v = strtol(env, &end, 10);
+		if (!*end && v >= 40 && v <= 10000)
+			return (int)v;
+	}
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_col)
+		return 80;
+	return ws.ws_col < 40 ? 40 : ws.ws_col;
+}
+
+/* Longest common prefix of a and b. */
+static size_t common_prefix(const char *a, const char *b)
+{
+	size_t i = 0;
+
+	while (a[i] && a[i] == b[i])
+		i++;
+	return i;
+}
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * A name longer than width is cut (its first width-1 characters and '+')
+ * only where that prefix is its alone among names: a neighbour in sorted
+ * order shares the longest prefix with it.  Else it stays whole.
+ */
+int cut_names_unique(const char **names, uint32_t n, int width, bool *cut)
+{
+	const char **sorted;
+	uint32_t i;
+
+	sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, names, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_str_ptr);
+	for (i = 0; i < n; i++) {
+		const char **at = bsearch(&names[i], sorted, n, sizeof(*sorted), cmp_str_ptr);
+		size_t k = (size_t)(at - sorted), lcp = 0, l;
+		size_t lo = k, hi = k;
+
+		/* Equal names sit together: look past them to both sides. */
+		while (lo > 0 && !strcmp(sorted[lo - 1], names[i]))
+			lo--;
+		while (hi + 1 < n && !strcmp(sorted[hi + 1], names[i]))
+			hi++;
+		if (lo > 0 && (l = common_prefix(sorted[lo - 1], names[i])) > lcp)
+			lcp = l;
+		if (hi + 1 < n && (l = common_prefix(sorted[hi + 1], names[i])) > lcp)
+			lcp = l;
+		cut[i] = width > 1 && strlen(names[i]) > (size_t)width && lcp < (size_t)width - 1;
+	}
+	free(sorted);
+	return 0;
 }
 
 const char *fit(char *buf, size_t size, const char *s, int width)

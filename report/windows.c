@@ -77,9 +77,16 @@ void windows_begin(struct windows_out *w)
 					"rows");
 		print_meta_line(w->f, "attribution: %s", ATTRIBUTION_RULE);
 		fprintf(w->f, "%8s %12s %3s %7s %7s", "index", "time_ms", "cpu", "pid", "tid");
-		for (e = 0; e < nev; e++)
-			fprintf(w->f, " %10s", fit(fb, sizeof(fb), column_name(h->events[e].name, cb,
-				sizeof(cb)), 10));
+		/* One unit per column, in its heading: ns clocks in ms, counts exact. */
+		for (e = 0; e < nev; e++) {
+			bool ns = event_counts_ns(h->events[e].name);
+
+			if (ns)
+				w->ns_events |= 1u << e;
+			snprintf(fb, sizeof(fb), "%s%s", column_name(h->events[e].name, cb, sizeof(cb)),
+				 ns ? "(ms)" : "");
+			fprintf(w->f, " %10s", fb);
+		}
 		for (k = 0; k < w->metrics->n; k++)
 			fprintf(w->f, " %8s", fit(fb, sizeof(fb), column_name(w->metrics->m[k].name,
 				cb, sizeof(cb)), 8));
@@ -740,7 +747,10 @@ static int windows_row_one(struct windows_out *w, const struct trace_sample *smp
 		fprintf(w->f, "%8" PRIu64 " %12.3f %3u %7u %7u", index, (double)t / 1e6, smp->cpu,
 			smp->pid, smp->tid);
 		for (e = 0; e < nev; e++)
-			fprintf(w->f, " %10s", fmt_count(nb, sizeof(nb), smp->counts[e], 10));
+			if (w->ns_events & (1u << e))
+				fprintf(w->f, " %10.3f", (double)smp->counts[e] / 1e6);
+			else
+				fprintf(w->f, " %10" PRIu64, smp->counts[e]);
 		for (k = 0; k < w->metrics->n; k++) {
 			if (metric_value(&w->metrics->m[k], smp->counts, &v))
 				fprintf(w->f, " %8.3f", v);

@@ -34,6 +34,7 @@ struct windows_out {
 	bool threads;			/* CSV: may format and write in a second thread */
 	struct windows_pipe *pipe;	/* that thread, once started (windows.c) */
 	int name_w;			/* symbol column width in tables */
+	uint32_t ns_events;		/* tables: bit e, event e counts ns (shown in ms) */
 	char stack_buf[65536];		/* the current window's folded stack */
 	struct csv_mid mid[WINDOWS_CSV_CACHE];
 };

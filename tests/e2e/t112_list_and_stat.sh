@@ -17,7 +17,7 @@ else
 	grep -q '^  instructions.*\[not supported\]' "$TMPD/all" && ok "list --all marks instructions [not supported]" || not_ok "list --all marks unsupported"
 fi
 "$PMIPROF" list clock | grep -c '^  ' | grep -qx 2 && ok "list PATTERN filters" || not_ok "list PATTERN filters" "$("$PMIPROF" list clock)"
-LIBPFM_FORCE_PMU=skl "$PMIPROF" list --pfm BR_MISP_RETIRED >"$TMPD/pfm" 2>&1
+LIBPFM_FORCE_PMU=skl "$PMIPROF" list --all --pfm BR_MISP_RETIRED >"$TMPD/pfm" 2>&1
 grep -q 'skl::BR_MISP_RETIRED' "$TMPD/pfm" && ok "libpfm4 events listed (LIBPFM_FORCE_PMU=skl)" || not_ok "libpfm4 events listed" "$(head -5 "$TMPD/pfm")"
 
 "$PMIPROF" stat -- "$WORKLOADS/crasher" 0.2 exit:3 >/dev/null 2>"$TMPD/stat"; rc=$?

@@ -9,7 +9,7 @@
 have_perf_sw || skip_all "perf_event_open not usable here"
 "$PMIPROF" stat -r 3 -e task-clock,page-faults -- "$WORKLOADS/crasher" 0.3 exit:0 2>"$TMPD/r"; rc=$?
 [ $rc -eq 0 ] && ok "-r 3: exit status 0" || not_ok "-r exit" "rc=$rc"
-grep -q "Performance counter stats for '.*crasher' (3 runs):" "$TMPD/r" && ok "-r 3: header says 3 runs" || not_ok "-r header" "$(cat "$TMPD/r")"
+grep -q "Performance counter stats for '.*crasher 0.3 exit:0' (3 runs):" "$TMPD/r" && ok "-r 3: header says 3 runs" || not_ok "-r header" "$(cat "$TMPD/r")"
 l=$(grep -E ' msec task-clock ' "$TMPD/r")
 if printf '%s\n' "$l" | grep -Eq '\( \+- +[0-9.]+% \)  min [0-9.]+  max [0-9.]+' &&
 	printf '%s\n' "$l" | awk '{ m = $1 } END { exit !(m > 30 && m < 450) }'; then

@@ -468,7 +468,7 @@ static void json_and_sort_by_metric(void **state)
 static void table_header_states_rule_flags_and_losses(void **state)
 {
 	char path[64];
-	char *argv[] = { "report", "-i", path, "--limit", "2", NULL };
+	char *argv[] = { "report", "-i", path, "--limit", "2", "--width", "100", NULL };
 	char *out, *line, *next;
 	int rc;
 
