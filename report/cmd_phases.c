@@ -471,6 +471,38 @@ static const char *fn_name(const struct session *s, const struct phases_result *
 	return symbolizer_sym(s->sy, r->fn_sym[fn])->name;
 }
 
+int phases_names(const struct session *s, const struct phases_result *r, char *names, size_t each)
+{
+	uint32_t k = r->c.k, p, q;
+	struct phase_summary *ps = calloc(k ? k : 1, sizeof(*ps));
+	int err;
+
+	if (!ps)
+		return -ENOMEM;
+	err = summarize(r, 2, ps);
+	for (p = 0; !err && p < k; p++) {
+		const struct phase_summary *x = &ps[p];
+		char *out = names + (size_t)p * each;
+		bool dup = false;
+		int at;
+
+		if (!x->nr_top || !x->windows) {
+			snprintf(out, each, "phase %u", p + 1);
+			continue;
+		}
+		/* two phases with the same top function: their second one tells them apart */
+		for (q = 0; q < k; q++)
+			dup |= q != p && ps[q].nr_top && ps[q].top[0] == x->top[0];
+		at = snprintf(out, each, "phase %u: %s %.0f%%", p + 1, fn_name(s, r, x->top[0]),
+			      100.0 * (double)x->fn_windows[x->top[0]] / (double)x->windows);
+		if (dup && x->nr_top > 1 && at > 0 && (size_t)at < each)
+			snprintf(out + at, each - (size_t)at, ", %s %.0f%%", fn_name(s, r, x->top[1]),
+				 100.0 * (double)x->fn_windows[x->top[1]] / (double)x->windows);
+	}
+	free_summary(ps, k);
+	return err;
+}
+
 static void print_csv(const struct phases_result *r)
 {
 	uint32_t i;

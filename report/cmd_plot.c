@@ -129,6 +129,7 @@ struct plot_args {
 	const char *terminal;	/* gnuplot terminal for the extension */
 	bool phases;		/* --phases */
 	struct phases_result *pr;	/* its phases, else NULL */
+	char phase_names[PHASES_MAX_K][96];	/* their legend entries (phases_names()) */
 };
 
 /* Per-window data kept for the plot (the profile keeps metric values). */
@@ -633,7 +634,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	gp_str(f, a->output);
 	fputc('\n', f);
 	fprintf(f, "set datafile missing \"NaN\"\nset grid\nset key outside right top "
-		"box opaque\n");
+		"box opaque samplen 1.5\n");
 	fprintf(f, "set multiplot title ");
 	{
 		char full[4800];
@@ -681,8 +682,9 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 
 			lm = need > lm ? need : lm;
 		}
-		fprintf(f, "set lmargin at screen %.4f\nset rmargin at screen 0.80\n",
-			lm > 0.4 ? 0.4 : lm);
+		/* phases named in the key ("phase 2: phase_chase 97%") need more room */
+		fprintf(f, "set lmargin at screen %.4f\nset rmargin at screen %.2f\n",
+			lm > 0.4 ? 0.4 : lm, a->pr ? 0.76 : 0.80);
 	}
 	/* One time axis for every series panel and the function strip. */
 	{
@@ -735,9 +737,14 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 				"title ", region_colors[k % ARRAY_SIZE(region_colors)]);
 			gp_str(f, regions_name(&s->reg, k));
 		}
-		for (k = 0; row == 1 && a->pr && k < a->pr->c.k; k++)
-			fprintf(f, ", keyentry with boxes fc rgb \"%s\" fs solid 0.9 title \"phase %u\"",
-				phases_color(k), k + 1);
+		/* phases by their top function: "phase 2: phase_chase 97%" */
+		for (k = 0; row == 1 && a->pr && k < a->pr->c.k; k++) {
+			char fb[64];
+
+			fprintf(f, ", keyentry with boxes fc rgb \"%s\" fs solid 0.9 title ",
+				phases_color(k));
+			gp_str(f, fit(fb, sizeof(fb), a->phase_names[k], 32));
+		}
 		fputc('\n', f);
 	}
 	if (ntd)
@@ -770,13 +777,12 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	 * Histograms: side by side along the bottom, one box per bin at its
 	 * index (labelled with its edges), so log-spaced bins read as easily
 	 * as equal-width ones.  A zero bin is a narrow box of its own, apart
-	 * left of the others (at -0.6), labelled 0: it covers one value, not a
-	 * range.  Keys go
-	 * under the x label.
+	 * left of the others, labelled 0: it covers one value, not a
+	 * range.  Keys go under the x label.
 	 */
 	for (i = 0, col = 0; i < nm; i++) {
 		int b, first = all[i].zero_bin ? 1 : 0, nbo = all[i].nbins - first, every, lmax = 1;
-		double pw, ymin = 1, xlo = first ? -1.0 : 0.5;
+		double pw, ymin = 1, xlo = first ? -1.0 : 0.5, zx = -0.6;
 		char bb[128], eb[32];
 
 		if (!shown[i])
@@ -793,8 +799,16 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		}
 		pw = (double)width / nshown - 16 * 6.5;	/* lmargin 11 + rmargin 5 characters */
 		every = 1;
-		while (nbo && every < nbo && pw / ((all[i].nbins + 0.5 - xlo) / every) < lmax * 6 + 14)
+		while (nbo && every < nbo && pw / ((all[i].nbins + 1.1) / every) < lmax * 6 + 14)
 			every++;
+		/* the zero bin far enough left of the first edge for both labels */
+		if (first && nbo) {
+			double pxb = pw / (all[i].nbins + 1.1), need;
+
+			need = ((double)strlen(hist_eng(all[i].edge[1], eb, sizeof(eb))) + 1) * 3 + 12;
+			zx = 0.5 - (need / pxb > 1.1 ? need / pxb : 1.1);
+			xlo = zx - 0.4;
+		}
 		fprintf(f, "set size %.4f, %.4f\nset origin %.4f, 0\n", 1.0 / nshown, ph,
 			(double)col++ / nshown);
 		fprintf(f, "set lmargin 11\nset rmargin 5\nset key outside below center horizontal "
@@ -802,7 +816,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		fprintf(f, "set xrange [%.2f:%d.5]\nset xtics nomirror font \",8\" (", xlo,
 			all[i].nbins - 1);
 		if (first)
-			fprintf(f, "\"0\" -0.6%s", nbo ? ", " : "");
+			fprintf(f, "\"0\" %.2f%s", zx, nbo ? ", " : "");
 		for (b = first; b <= all[i].nbins && nbo; b++)
 			if ((b - first) % every == 0 || (b == all[i].nbins && every == 1))
 				fprintf(f, "%s\"%s\" %.1f", b > first ? ", " : "",
@@ -828,9 +842,9 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 			fprintf(f, "set logscale y\nset format y \"%%g\"\nset yrange [%.3g:1.5]\n"
 				"set ylabel \"fraction of windows (log)\"\n", ymin / 2);
 		/* column 1 is the bin's index: the zero bin (index 0) narrower */
-		fprintf(f, "plot \"%s\" index %u using ($1 == 0 && %d ? -0.6 : $1):4:($1 == 0 && %d ? "
+		fprintf(f, "plot \"%s\" index %u using ($1 == 0 && %d ? %.2f : $1):4:($1 == 0 && %d ? "
 			"0.3 : 0.9) with boxes lc rgb \"#1f77b4\" title \"all windows\"", hists, i,
-			first, first);
+			first, zx, first);
 		for (k = 0; k < ntop && k < 3; k++) {
 			char nb[64], fb[24];
 
@@ -839,8 +853,8 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 			gp_str(f, fit(fb, sizeof(fb), profile_row_name(p, &p->rows[order[k]], nb,
 								     sizeof(nb)), 18));
 			if (first)
-				fprintf(f, ", \"%s\" index %u using (-0.6):($1 == 0 ? $%u : NaN):(0.3) "
-					"with boxes fs empty lw 2 lc %u notitle", hists, i, k + 5, k + 1);
+				fprintf(f, ", \"%s\" index %u using (%.2f):($1 == 0 ? $%u : NaN):(0.3) "
+					"with boxes fs empty lw 2 lc %u notitle", hists, i, zx, k + 5, k + 1);
 		}
 		fprintf(f, "\nunset logscale y\nset format y\nset yrange [*:*]\nunset title\n");
 	}
@@ -875,6 +889,8 @@ static int make_plot(struct plot_args *a)
 		if (rc)
 			return 1;
 		rc = phases_detect(&s, &po, &pr);
+		if (!rc)
+			rc = phases_names(&s, &pr, &a->phase_names[0][0], sizeof(a->phase_names[0]));
 		session_close(&s);
 		if (rc) {
 			pm_err("%s: --phases: %s", a->so.input ? a->so.input : "pmiprof.data",

@@ -270,5 +270,12 @@ int phases_profile(struct session *s, const struct phases_opts *o, uint32_t phas
  */
 uint32_t phases_gnuplot_bands(FILE *f, const struct phases_result *r, uint32_t first);
 const char *phases_color(uint32_t phase);
+/*
+ * Per phase, its name for a legend: "phase 2: phase_chase 97%" (the top
+ * function and its share; a second function when another phase has the
+ * same top one), each of `each` bytes in names[k * each].  s: the session
+ * the phases were detected on, still open (its symbols name them).
+ */
+int phases_names(const struct session *s, const struct phases_result *r, char *names, size_t each);
 
 #endif /* PMIPROF_REPORT_PHASES_H */
