@@ -1125,7 +1125,7 @@ static int write_plot_files(const struct diff_ctx *d, const char *dat, const cha
 
 static int make_plot(const struct diff_ctx *d)
 {
-	char dir[] = "/tmp/pmiprof-diff.XXXXXX", dat[64], gp[64];
+	char dir[] = "/tmp/pmiprof-diff.XXXXXX", dat[64], gp[64], gperr[4096];
 	struct stat st;
 	int rc;
 
@@ -1140,13 +1140,15 @@ static int make_plot(const struct diff_ctx *d)
 		pm_err("writing the plot data: %s", strerror(-rc));
 	} else {
 		unlink(d->a->plot);
-		rc = gnuplot_run(gp, NULL, false);
-		if (rc == 127)
+		rc = gnuplot_run(gp, NULL, gperr, sizeof(gperr));
+		if (rc == 127) {
 			pm_err("gnuplot is not installed: install the Debian package gnuplot-nox "
 			       "(apt-get install gnuplot-nox), or run 'make deps'");
-		else if (rc || stat(d->a->plot, &st) || !st.st_size)
+		} else if (rc || stat(d->a->plot, &st) || !st.st_size) {
 			pm_err("gnuplot failed (status %d) to write %s", rc, d->a->plot);
-		else
+			gnuplot_print_errors(gperr);
+			rc = rc ? rc : 1;
+		} else
 			pm_info("wrote %s (%" PRIu64 " aligned windows)", d->a->plot, d->nal);
 	}
 	unlink(dat);

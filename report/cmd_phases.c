@@ -46,8 +46,12 @@ const char cmd_phases_help[] =
 "    (k-means++ seeding, a fixed seed, 5 restarts) clusters the intervals for\n"
 "    k = 1..K; the Bayesian information criterion scores each k, and the\n"
 "    smallest k whose score is at least 90% of the way from the worst to the\n"
-"    best is chosen (SimPoint's rule).  Phases are numbered from 1 in order of\n"
-"    first appearance; the same trace and options give the same phases.\n"
+"    best is chosen (SimPoint's rule).  Then phases whose function shares\n"
+"    differ by less than 15% (total variation; and rates by less than 10%)\n"
+"    are merged: the BIC splits a steady program on noise (shares that\n"
+"    wander with the machine's load, a stray window in scattered intervals).\n"
+"    Phases are numbered from 1 in order of first appearance; the same trace\n"
+"    and options give the same phases.\n"
 "\n"
 "    Per phase: its share of the windows, its intervals, the mean and spread\n"
 "    (standard deviation over its intervals) of its rates, its top functions,\n"
@@ -238,6 +242,10 @@ int phases_detect(struct session *s, const struct phases_opts *o, struct phases_
 			     r->max_k_asked < PHASES_K_CAP(r->clustered) ? r->max_k_asked :
 			     PHASES_K_CAP(r->clustered),
 			     phases_sampling_var(&r->b, w, dim), &r->c);
+	if (!err) {
+		err = phases_merge_similar(&r->b, x, w, dim, r->rates.m, r->nr_cluster_rates, &r->c);
+		err = err > 0 ? 0 : err;
+	}
 	for (i = 0; !err && i < r->b.n; i++)
 		r->b.iv[i].phase = r->c.km.assign[i];
 	r->transition = tr;
@@ -463,6 +471,38 @@ static const char *fn_name(const struct session *s, const struct phases_result *
 	return symbolizer_sym(s->sy, r->fn_sym[fn])->name;
 }
 
+int phases_names(const struct session *s, const struct phases_result *r, char *names, size_t each)
+{
+	uint32_t k = r->c.k, p, q;
+	struct phase_summary *ps = calloc(k ? k : 1, sizeof(*ps));
+	int err;
+
+	if (!ps)
+		return -ENOMEM;
+	err = summarize(r, 2, ps);
+	for (p = 0; !err && p < k; p++) {
+		const struct phase_summary *x = &ps[p];
+		char *out = names + (size_t)p * each;
+		bool dup = false;
+		int at;
+
+		if (!x->nr_top || !x->windows) {
+			snprintf(out, each, "phase %u", p + 1);
+			continue;
+		}
+		/* two phases with the same top function: their second one tells them apart */
+		for (q = 0; q < k; q++)
+			dup |= q != p && ps[q].nr_top && ps[q].top[0] == x->top[0];
+		at = snprintf(out, each, "phase %u: %s %.0f%%", p + 1, fn_name(s, r, x->top[0]),
+			      100.0 * (double)x->fn_windows[x->top[0]] / (double)x->windows);
+		if (dup && x->nr_top > 1 && at > 0 && (size_t)at < each)
+			snprintf(out + at, each - (size_t)at, ", %s %.0f%%", fn_name(s, r, x->top[1]),
+				 100.0 * (double)x->fn_windows[x->top[1]] / (double)x->windows);
+	}
+	free_summary(ps, k);
+	return err;
+}
+
 static void print_csv(const struct phases_result *r)
 {
 	uint32_t i;
@@ -480,7 +520,7 @@ static void print_json(const struct session *s, const struct phases_result *r,
 	uint32_t i, p, q, k = r->c.k;
 
 	printf("{\"interval_windows\": %" PRIu64 ", \"windows\": %" PRIu64 ", \"k\": %u, "
-	       "\"max_k\": %u, \"bic\": [", b->m, b->windows, k, r->c.max_k);
+	       "\"k_bic\": %u, \"max_k\": %u, \"bic\": [", b->m, b->windows, k, r->c.k_bic, r->c.max_k);
 	for (i = 1; i <= r->c.max_k; i++)
 		printf("%s%.6g", i > 1 ? ", " : "", r->c.bic[i]);
 	printf("],\n\"rates\": [");
@@ -552,8 +592,15 @@ static void print_table(const struct session *s, const struct phases_result *r,
 				 r->c.bic[i]);
 		at += n > 0 ? (size_t)n : 0;
 	}
-	print_meta_line(stdout, "k = %u by BIC (SimPoint: the smallest k at >= 90%% of the way from "
-			"the worst to the best); BIC by k: %s", k, line);
+	if (r->c.k_bic != k)
+		print_meta_line(stdout, "k = %u: BIC chose %u (SimPoint: the smallest k at >= 90%% of "
+				"the way from the worst to the best), %u merged: phases whose function "
+				"shares differ by less than %.0f%%%s are one; BIC by k: %s", k,
+				r->c.k_bic, r->c.k_bic - k, 100 * PHASES_MERGE_TV,
+				r->nr_cluster_rates ? " (and rates by less than 10%)" : "", line);
+	else
+		print_meta_line(stdout, "k = %u by BIC (SimPoint: the smallest k at >= 90%% of the "
+				"way from the worst to the best); BIC by k: %s", k, line);
 	if (r->c.max_k < r->max_k_asked)
 		print_meta_line(stdout, "k at most %u: only %u interval(s) clustered (at least 3 per "
 				"phase); a smaller --interval gives more", r->c.max_k, r->clustered);

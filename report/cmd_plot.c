@@ -129,6 +129,7 @@ struct plot_args {
 	const char *terminal;	/* gnuplot terminal for the extension */
 	bool phases;		/* --phases */
 	struct phases_result *pr;	/* its phases, else NULL */
+	char phase_names[PHASES_MAX_K][96];	/* their legend entries (phases_names()) */
 };
 
 /* Per-window data kept for the plot (the profile keeps metric values). */
@@ -586,20 +587,39 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	struct session *s = d->p.s;
 	const struct trace_header *h = s->h;
 	const struct profile *p = &d->p;
-	uint32_t nm = p->nr_hist, i, k, ntd = 0, row = 0, shaded = 0, panels;
+	uint32_t nm = p->nr_hist, i, k, ntd = 0, row = 0, shaded = 0, panels, nshown = 0, col;
 	unsigned int width, height;
 	/* Equal rows under a title band: series panels, the function strip, histograms. */
-	double ph;
-	char kind[128], title[4200], lb[256];
+	double ph, top;
+	char kind[128], title[4200], lb[256], zeros[600] = "";
+	bool shown[PLOT_MAX_METRICS];
 	FILE *f;
 
+	/*
+	 * A metric that is 0 (or has no value) in every window gets no panel
+	 * and no histogram, only a word in the title: a flat line on an
+	 * invented -1..1 axis says nothing.
+	 */
+	for (i = 0; i < nm; i++) {
+		shown[i] = all[i].n > all[i].zeros || (!ntop && i == nm - 1 && !nshown);
+		nshown += shown[i];
+		if (!shown[i]) {
+			size_t at = strlen(zeros);
+
+			snprintf(zeros + at, sizeof(zeros) - at, "%s%s", at ? ", " : "",
+				 p->hist_metrics[i].name);
+		}
+	}
 	/* The top-down percentages share one stacked panel (docs/topdown.md). */
 	for (i = 0; i < nm; i++)
-		ntd += p->hist_metrics[i].kind == METRIC_TOPDOWN;
-	panels = nm - ntd + (ntd ? 1 : 0) + (ntop ? 1 : 0) + 1;
+		ntd += shown[i] && p->hist_metrics[i].kind == METRIC_TOPDOWN;
+	panels = nshown - ntd + (ntd ? 1 : 0) + (ntop ? 1 : 0) + (nshown ? 1 : 0);
 	width = a->width ? a->width : 1200;
-	height = a->height ? a->height : 250 * panels + 60;
-	ph = 0.94 / panels;
+	/* the title band: two lines, a third naming the metrics not drawn */
+	height = a->height ? a->height : 250 * panels + (zeros[0] ? 80 : 60);
+	top = 1 - (zeros[0] ? 80.0 : 60.0) / height;
+	top = top < 0.8 ? 0.8 : top;
+	ph = top / (panels ? panels : 1);
 	f = fopen(path, "w");
 
 	if (!f)
@@ -614,7 +634,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	gp_str(f, a->output);
 	fputc('\n', f);
 	fprintf(f, "set datafile missing \"NaN\"\nset grid\nset key outside right top "
-		"box opaque\n");
+		"box opaque samplen 1.5\n");
 	fprintf(f, "set multiplot title ");
 	{
 		char full[4800];
@@ -639,6 +659,11 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 			 s->samples, d->n, s->lost_total, thr, lo,
 			 per_point > 1 ? "; series: mean per time bucket" : "");
 		gp_str(f, full);
+		if (zeros[0]) {
+			snprintf(full, sizeof(full), "%s: 0 in every window (not drawn)", zeros);
+			fputs(" . \"\\n\" . ", f);
+			gp_str(f, full);
+		}
 	}
 	fprintf(f, " font \",12\"\n");
 	/*
@@ -657,8 +682,9 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 
 			lm = need > lm ? need : lm;
 		}
-		fprintf(f, "set lmargin at screen %.4f\nset rmargin at screen 0.80\n",
-			lm > 0.4 ? 0.4 : lm);
+		/* phases named in the key ("phase 2: phase_chase 97%") need more room */
+		fprintf(f, "set lmargin at screen %.4f\nset rmargin at screen %.2f\n",
+			lm > 0.4 ? 0.4 : lm, a->pr ? 0.76 : 0.80);
 	}
 	/* One time axis for every series panel and the function strip. */
 	{
@@ -695,31 +721,37 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	fprintf(f, " at graph 1, graph 1.06 right front tc rgb \"%s\"\n",
 		(h->flags & (PMIPROF_TRACE_F_TIME_BASED | PMIPROF_TRACE_F_EMULATED)) ?
 		"dark-orange" : "gray40");
-	for (i = 0; i < nm; i++) {
-		if (p->hist_metrics[i].kind == METRIC_TOPDOWN)
+	for (i = 0, k = 0; i < nm; i++) {
+		if (p->hist_metrics[i].kind == METRIC_TOPDOWN || !shown[i])
 			continue;
-		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - ++row * ph);
-		fprintf(f, "set xlabel \"time (s)\"\nset ylabel ");
+		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, top - ++row * ph);
+		/* rates and counts: never a negative axis */
+		fprintf(f, "set yrange [0:*]\nset xlabel \"time (s)\"\nset ylabel ");
 		gp_str(f, metric_label(&p->hist_metrics[i], h, lb, sizeof(lb)));
 		fprintf(f, "\nplot \"%s\" using 1:%u with %s lc rgb \"#1f77b4\" title ", series,
 			i + 2, per_point > 1 || d->n > 500 ? "lines" : "linespoints pt 7 ps 0.4");
 		gp_str(f, p->hist_metrics[i].name);
 		/* the first panel's key names the shaded regions */
-		for (k = 0; i == 0 && k < shaded && k < regions_count(&s->reg); k++) {
+		for (k = 0; row == 1 && k < shaded && k < regions_count(&s->reg); k++) {
 			fprintf(f, ", keyentry with boxes fc rgb \"%s\" fs transparent solid 0.35 "
 				"title ", region_colors[k % ARRAY_SIZE(region_colors)]);
 			gp_str(f, regions_name(&s->reg, k));
 		}
-		for (k = 0; i == 0 && a->pr && k < a->pr->c.k; k++)
-			fprintf(f, ", keyentry with boxes fc rgb \"%s\" fs solid 0.9 title \"phase %u\"",
-				phases_color(k), k + 1);
+		/* phases by their top function: "phase 2: phase_chase 97%" */
+		for (k = 0; row == 1 && a->pr && k < a->pr->c.k; k++) {
+			char fb[64];
+
+			fprintf(f, ", keyentry with boxes fc rgb \"%s\" fs solid 0.9 title ",
+				phases_color(k));
+			gp_str(f, fit(fb, sizeof(fb), a->phase_names[k], 32));
+		}
 		fputc('\n', f);
 	}
 	if (ntd)
-		write_topdown_panel(f, p, series, ph, 0.94 - ++row * ph);
+		write_topdown_panel(f, p, series, ph, top - ++row * ph);
 	fprintf(f, "unset label 2\nunset label 3\nunset label 4\nunset arrow\nunset object\n");
 	if (ntop) {
-		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, 0.94 - (row + 1) * ph);
+		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, top - (row + 1) * ph);
 		/* Each function's share is in its label: no key to cover the strip. */
 		fprintf(f, "unset key\nset ylabel \"top functions (share)\"\nset yrange [0.5:%u.5]\n"
 			"set ytics (", ntop);
@@ -743,45 +775,62 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	fprintf(f, "unset label 1\nset xrange [*:*]\n");
 	/*
 	 * Histograms: side by side along the bottom, one box per bin at its
-	 * index (labelled with its range), so a zero bin and log-spaced bins
-	 * read as easily as equal-width ones.  Keys go under the x label.
+	 * index (labelled with its edges), so log-spaced bins read as easily
+	 * as equal-width ones.  A zero bin is a narrow box of its own, apart
+	 * left of the others, labelled 0: it covers one value, not a
+	 * range.  Keys go under the x label.
 	 */
-	for (i = 0; i < nm; i++) {
-		int b, first = all[i].zero_bin ? 1 : 0, nbo = all[i].nbins - first;
-		/* About one edge label per 60 px of panel, rotated when there are many. */
-		int fit_labels = (int)(width / nm / 60), every;
-		char bb[128];
-		double ymin = 1;
+	for (i = 0, col = 0; i < nm; i++) {
+		int b, first = all[i].zero_bin ? 1 : 0, nbo = all[i].nbins - first, every, lmax = 1;
+		double pw, ymin = 1, xlo = first ? -1.0 : 0.5, zx = -0.6;
+		char bb[128], eb[32];
 
-		if (fit_labels < 2)
-			fit_labels = 2;
-		every = nbo > fit_labels ? (nbo + fit_labels - 1) / fit_labels : 1;
-		fprintf(f, "set size %.4f, %.4f\nset origin %.4f, 0\n", 1.0 / nm, ph,
-			(double)i / nm);
+		if (!shown[i])
+			continue;
+		/*
+		 * Edge labels in engineering notation, as many as fit side by side
+		 * at font 8 (about 6 px a character and a gap): never rotated,
+		 * never crowded; the last one ends within the right margin.
+		 */
+		for (b = first; b <= all[i].nbins; b++) {
+			int len = (int)strlen(hist_eng(all[i].edge[b], eb, sizeof(eb)));
+
+			lmax = len > lmax ? len : lmax;
+		}
+		pw = (double)width / nshown - 16 * 6.5;	/* lmargin 11 + rmargin 5 characters */
+		every = 1;
+		while (nbo && every < nbo && pw / ((all[i].nbins + 1.1) / every) < lmax * 6 + 14)
+			every++;
+		/* the zero bin far enough left of the first edge for both labels */
+		if (first && nbo) {
+			double pxb = pw / (all[i].nbins + 1.1), need;
+
+			need = ((double)strlen(hist_eng(all[i].edge[1], eb, sizeof(eb))) + 1) * 3 + 12;
+			zx = 0.5 - (need / pxb > 1.1 ? need / pxb : 1.1);
+			xlo = zx - 0.4;
+		}
+		fprintf(f, "set size %.4f, %.4f\nset origin %.4f, 0\n", 1.0 / nshown, ph,
+			(double)col++ / nshown);
 		fprintf(f, "set lmargin 11\nset rmargin 5\nset key outside below center horizontal "
 			"maxcols 2 font \",8\" noopaque nobox\n");
-		/* Tics at the bins' edges; a zero bin's at its middle. */
-		fprintf(f, "set xrange [-0.5:%d.5]\nset xtics %sfont \",8\" (",
-			all[i].nbins - 1, nbo > 6 ? "rotate by -30 " : "");
+		fprintf(f, "set xrange [%.2f:%d.5]\nset xtics nomirror font \",8\" (", xlo,
+			all[i].nbins - 1);
 		if (first)
-			fprintf(f, "\"0\" 0%s", nbo ? ", " : "");
+			fprintf(f, "\"0\" %.2f%s", zx, nbo ? ", " : "");
 		for (b = first; b <= all[i].nbins && nbo; b++)
-			if ((b - first) % every == 0 || b == all[i].nbins)
-				fprintf(f, "%s\"%.*g\" %.1f", b > first ? ", " : "",
-					all[i].integer ? 12 : 3, all[i].edge[b], b - 0.5);
+			if ((b - first) % every == 0 || (b == all[i].nbins && every == 1))
+				fprintf(f, "%s\"%s\" %.1f", b > first ? ", " : "",
+					hist_eng(all[i].edge[b], eb, sizeof(eb)), b - 0.5);
 		fprintf(f, ")\nset xlabel ");
 		gp_str(f, p->hist_metrics[i].name);
 		/* The bins in short (docs/report.md explains the choice). */
-		if (all[i].zero_bin && !nbo)
-			snprintf(bb, sizeof(bb), "all windows 0");
-		else
-			snprintf(bb, sizeof(bb), "%s%d %s bins%s", first ? "zero bin + " : "", nbo,
-				 all[i].scale == HIST_LOG ? "log-spaced" : "equal-width",
-				 first ? " of the rest" : "");
+		snprintf(bb, sizeof(bb), "%s%d %s bins%s", first ? "zero bin + " : "", nbo,
+			 all[i].scale == HIST_LOG ? "log-spaced" : "equal-width",
+			 first ? " of the rest" : "");
 		fprintf(f, "\nset title ");
 		gp_str(f, bb);
 		fprintf(f, " font \",8\"\nset ylabel \"fraction of windows\"\n"
-			"set style fill solid 0.4\nset boxwidth 0.9\n");
+			"set style fill solid 0.4\nset yrange [0:*]\n");
 		/*
 		 * A zero bin holding most windows would flatten the others: then the
 		 * fractions go on a log axis down to the smallest one shown.
@@ -792,17 +841,20 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		if (all[i].zero_bin && all[i].zeros * 2 > all[i].n && ymin < 0.05)
 			fprintf(f, "set logscale y\nset format y \"%%g\"\nset yrange [%.3g:1.5]\n"
 				"set ylabel \"fraction of windows (log)\"\n", ymin / 2);
-		fprintf(f, "plot \"%s\" index %u using 1:4 with boxes lc rgb \"#1f77b4\" title "
-			"\"all windows\"", hists, i);
+		/* column 1 is the bin's index: the zero bin (index 0) narrower */
+		fprintf(f, "plot \"%s\" index %u using ($1 == 0 && %d ? %.2f : $1):4:($1 == 0 && %d ? "
+			"0.3 : 0.9) with boxes lc rgb \"#1f77b4\" title \"all windows\"", hists, i,
+			first, zx, first);
 		for (k = 0; k < ntop && k < 3; k++) {
-			char nb[64];
+			char nb[64], fb[24];
 
-			char fb[24];
-
-			fprintf(f, ", \"%s\" index %u using 1:%u with histeps lw 2 lc %u title ",
-				hists, i, k + 5, k + 1);
+			fprintf(f, ", \"%s\" index %u using ($1 >= %d ? $1 : NaN):%u with histeps lw 2 "
+				"lc %u title ", hists, i, first, k + 5, k + 1);
 			gp_str(f, fit(fb, sizeof(fb), profile_row_name(p, &p->rows[order[k]], nb,
 								     sizeof(nb)), 18));
+			if (first)
+				fprintf(f, ", \"%s\" index %u using (%.2f):($1 == 0 ? $%u : NaN):(0.3) "
+					"with boxes fs empty lw 2 lc %u notitle", hists, i, zx, k + 5, k + 1);
 		}
 		fprintf(f, "\nunset logscale y\nset format y\nset yrange [*:*]\nunset title\n");
 	}
@@ -815,6 +867,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 static int make_plot(struct plot_args *a)
 {
 	char dir[] = "/tmp/pmiprof-plot.XXXXXX", series[4200], hists[4200], script[4200];
+	char gperr[4096];
 	struct metric_set ms;
 	struct plot_data d;
 	struct session s;
@@ -836,6 +889,8 @@ static int make_plot(struct plot_args *a)
 		if (rc)
 			return 1;
 		rc = phases_detect(&s, &po, &pr);
+		if (!rc)
+			rc = phases_names(&s, &pr, &a->phase_names[0][0], sizeof(a->phase_names[0]));
 		session_close(&s);
 		if (rc) {
 			pm_err("%s: --phases: %s", a->so.input ? a->so.input : "pmiprof.data",
@@ -906,10 +961,11 @@ static int make_plot(struct plot_args *a)
 		goto out;
 	}
 	unlink(a->output);
-	rc = gnuplot_run(script, NULL, false);
+	rc = gnuplot_run(script, NULL, gperr, sizeof(gperr));
 	if (rc || stat(a->output, &st) || !st.st_size) {
 		pm_err("gnuplot failed (status %d) to write %s%s%s", rc, a->output,
 		       a->keep ? "; the script is " : "", a->keep ? script : "");
+		gnuplot_print_errors(gperr);
 		goto out;
 	}
 	pm_info("wrote %s (%" PRIu64 " windows%s, %u metric(s): %s%s)%s%s", a->output, d.n,
@@ -1053,7 +1109,7 @@ static int read_stat_csv(const char *path, struct stat_row **rows, uint32_t *n)
  */
 static int plot_stat_csv(const struct plot_args *a)
 {
-	char dir[] = "/tmp/pmiprof-plot.XXXXXX", data[4200], script[4200];
+	char dir[] = "/tmp/pmiprof-plot.XXXXXX", data[4200], script[4200], gperr[4096];
 	const char *events[PLOT_MAX_METRICS];
 	uint32_t nrows, ne = 0, i, e, nr;
 	unsigned int k;
@@ -1156,9 +1212,10 @@ static int plot_stat_csv(const struct plot_args *a)
 	}
 	f = g = NULL;
 	unlink(a->output);
-	rc = gnuplot_run(script, NULL, false);
+	rc = gnuplot_run(script, NULL, gperr, sizeof(gperr));
 	if (rc || stat(a->output, &st) || !st.st_size) {
 		pm_err("gnuplot failed (status %d) to write %s", rc, a->output);
+		gnuplot_print_errors(gperr);
 		goto out;
 	}
 	pm_info("wrote %s (per-region distributions of %u event(s) from %s)", a->output, ne,

@@ -290,3 +290,34 @@ const char *hist_sparkline(const struct hist *h, char *buf, size_t size)
 	buf[i] = 0;
 	return buf;
 }
+
+const char *hist_eng(double v, char *buf, size_t size)
+{
+	static const char big[] = "kMGTPE";
+	static const char *const small[] = { "m", "u", "n" };
+	double a = fabs(v);
+	int i;
+
+	if (a == 0 || !isfinite(v)) {
+		snprintf(buf, size, "%g", v);
+		return buf;
+	}
+	if (a < 1000 && a >= 0.01) {
+		snprintf(buf, size, "%.3g", v);
+		return buf;
+	}
+	if (a >= 1000) {
+		for (i = 0; a >= 999.5 && i < 6; i++) {
+			v /= 1000;
+			a /= 1000;
+		}
+		snprintf(buf, size, "%.3g%c", v, big[i - 1]);
+		return buf;
+	}
+	for (i = 0; a < 0.9995 && i < 3; i++) {
+		v *= 1000;
+		a *= 1000;
+	}
+	snprintf(buf, size, "%.3g%s", v, small[i - 1]);
+	return buf;
+}

@@ -60,4 +60,10 @@ void hist_print_bars(FILE *f, const struct hist *h, int bar_width);
 /* One-line sparkline of the bins (" .:-=+*#%@" by height). */
 const char *hist_sparkline(const struct hist *h, char *buf, size_t size);
 
+/*
+ * v in engineering notation for axis labels, 3 significant digits and an SI
+ * prefix: 0, 12, 0.5, 5.04k, 136k, 1.2M, 2.5m, 40u.  At most 6 characters.
+ */
+const char *hist_eng(double v, char *buf, size_t size);
+
 #endif /* PMIPROF_REPORT_HISTOGRAM_H */

@@ -655,6 +655,7 @@ int phases_cluster(const double *x, const double *w, uint32_t n, uint32_t dim, u
 	for (k = 1; k < max_k && out->bic[k] < lo + PHASES_BIC_FRACTION * (hi - lo); k++)
 		;
 	out->k = k;
+	out->k_bic = k;
 	out->km = km[k];
 	memset(&km[k], 0, sizeof(km[k]));
 	/* clusters numbered in order of first appearance */
@@ -769,6 +770,145 @@ uint32_t phases_transitions(const double *x, uint32_t n, uint32_t dim, uint8_t *
 		}
 	}
 	return found;
+}
+
+/* ---- merging phases that are one behaviour ---- */
+
+/* Phase p's function shares into sh[nr_fn] (the signature's functions), its sums into sums. */
+static void phase_profile(const struct phases_builder *b, const double *w,
+			  const struct phases_clustering *c, uint32_t p, double *sh, uint64_t *sums)
+{
+	double total = 0;
+	uint32_t i, j, e;
+
+	memset(sh, 0, b->nr_fn * sizeof(*sh));
+	memset(sums, 0, PMIPROF_MAX_EVENTS * sizeof(*sums));
+	for (i = 0; i < b->n; i++) {
+		const struct phases_bb *pr = &b->bb[b->iv[i].bb_off];
+
+		if (c->km.assign[i] != p || (w && w[i] <= 0))
+			continue;
+		for (j = 0; j < b->iv[i].bb_n; j++) {
+			if (phases_sig_skips(b, pr[j].fn))
+				continue;
+			sh[pr[j].fn] += pr[j].count;
+			total += pr[j].count;
+		}
+		for (e = 0; e < PMIPROF_MAX_EVENTS; e++)
+			sums[e] += b->sums[(size_t)i * PMIPROF_MAX_EVENTS + e];
+	}
+	for (j = 0; total > 0 && j < b->nr_fn; j++)
+		sh[j] /= total;
+}
+
+static bool rates_close(const struct metric *rates, uint32_t nrates, const uint64_t *sa,
+			const uint64_t *sb)
+{
+	uint32_t q;
+
+	for (q = 0; q < nrates; q++) {
+		double ra, rb;
+
+		if (!metric_value(&rates[q], sa, &ra) || !metric_value(&rates[q], sb, &rb) ||
+		    !isfinite(ra) || !isfinite(rb))
+			continue;
+		if (fabs(ra - rb) > PHASES_MERGE_RATE * fmax(fabs(ra), fabs(rb)))
+			return false;
+	}
+	return true;
+}
+
+/* Centroids as the weighted means of their members, simulation points nearest them. */
+static void phases_recentre(const double *x, const double *w, uint32_t n, uint32_t dim,
+			    struct phases_clustering *c, double *sumw)
+{
+	uint32_t i, j, d, k = c->k;
+
+	memset(c->km.centroids, 0, (size_t)k * dim * sizeof(*c->km.centroids));
+	memset(sumw, 0, k * sizeof(*sumw));
+	for (i = 0; i < n; i++) {
+		double wi = weight(w, i);
+
+		sumw[c->km.assign[i]] += wi;
+		for (d = 0; d < dim; d++)
+			c->km.centroids[(size_t)c->km.assign[i] * dim + d] += wi * x[(size_t)i * dim + d];
+	}
+	for (j = 0; j < k; j++)
+		for (d = 0; sumw[j] > 0 && d < dim; d++)
+			c->km.centroids[(size_t)j * dim + d] /= sumw[j];
+	for (j = 0; j < k; j++) {
+		sumw[j] = INFINITY;
+		c->rep[j] = UINT32_MAX;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t p = c->km.assign[i];
+		double dd;
+
+		if (weight(w, i) <= 0)
+			continue;
+		dd = dist2(&x[(size_t)i * dim], &c->km.centroids[(size_t)p * dim], dim);
+		if (dd < sumw[p]) {
+			sumw[p] = dd;
+			c->rep[p] = i;
+		}
+	}
+}
+
+int phases_merge_similar(const struct phases_builder *b, const double *x, const double *w,
+			 uint32_t dim, const struct metric *rates, uint32_t nrates,
+			 struct phases_clustering *c)
+{
+	uint32_t k = c->k, nf = b->nr_fn ? b->nr_fn : 1, merged = 0, p, q, i, j;
+	double *sh = malloc((size_t)k * nf * sizeof(*sh)), *sumw = malloc(k * sizeof(*sumw));
+	uint64_t *sums = malloc((size_t)k * PMIPROF_MAX_EVENTS * sizeof(*sums));
+
+	if (!sh || !sumw || !sums) {
+		free(sh);
+		free(sumw);
+		free(sums);
+		return -ENOMEM;
+	}
+	while (c->k > 1) {
+		double best = PHASES_MERGE_TV;
+		uint32_t ba = 0, bb = 0;
+
+		for (p = 0; p < c->k; p++)
+			phase_profile(b, w, c, p, &sh[(size_t)p * nf],
+				      &sums[(size_t)p * PMIPROF_MAX_EVENTS]);
+		for (p = 0; p < c->k; p++)
+			for (q = p + 1; q < c->k; q++) {
+				double tv = 0;
+
+				for (j = 0; j < b->nr_fn; j++)
+					tv += fabs(sh[(size_t)p * nf + j] - sh[(size_t)q * nf + j]);
+				tv /= 2;
+				if (tv < best && rates_close(rates, nrates,
+							     &sums[(size_t)p * PMIPROF_MAX_EVENTS],
+							     &sums[(size_t)q * PMIPROF_MAX_EVENTS])) {
+					best = tv;
+					ba = p;
+					bb = q;
+				}
+			}
+		if (ba == bb)
+			break;
+		/* bb into ba (ba appeared first): the numbering by first appearance holds */
+		for (i = 0; i < b->n; i++) {
+			if (c->km.assign[i] == bb)
+				c->km.assign[i] = ba;
+			else if (c->km.assign[i] > bb)
+				c->km.assign[i]--;
+		}
+		c->k--;
+		c->km.k = c->k;
+		merged++;
+	}
+	if (merged)
+		phases_recentre(x, w, b->n, dim, c, sumw);
+	free(sh);
+	free(sumw);
+	free(sums);
+	return (int)merged;
 }
 
 /* ---- SimPoint .bb files ---- */

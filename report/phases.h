@@ -183,6 +183,7 @@ struct phases_clustering {
 	uint32_t k;			/* chosen */
 	struct kmeans km;		/* the chosen clustering, clusters renumbered */
 	uint32_t *rep;			/* per phase: the interval nearest its centroid */
+	uint32_t k_bic;			/* k as the BIC chose it, before phases_merge_similar() */
 };
 
 /*
@@ -193,6 +194,26 @@ struct phases_clustering {
 int phases_cluster(const double *x, const double *w, uint32_t n, uint32_t dim, uint32_t max_k,
 		   double noise_var, struct phases_clustering *out);
 void phases_clustering_free(struct phases_clustering *c);
+
+/*
+ * Phases that are one behaviour: two phases whose function shares (the
+ * signature's functions, over their clustered intervals) differ by less
+ * than PHASES_MERGE_TV in total variation (half the sum of the absolute
+ * differences) and whose clustered rates (over their intervals' sums)
+ * differ by less than PHASES_MERGE_RATE relatively are merged, the
+ * closest pair first, until no pair is that close.  The BIC splits a
+ * steady program on noise the sampling model does not know (shares that
+ * wander with the machine's load, a stray window of another function in a
+ * few scattered intervals): the split it finds is then a "phase" with the
+ * same top functions as the main one.  Centroids and simulation points are
+ * recomputed, the numbering stays by first appearance.  Returns the phases
+ * merged away, or -ENOMEM.
+ */
+#define PHASES_MERGE_TV		0.15
+#define PHASES_MERGE_RATE	0.10
+int phases_merge_similar(const struct phases_builder *b, const double *x, const double *w,
+			 uint32_t dim, const struct metric *rates, uint32_t nrates,
+			 struct phases_clustering *c);
 
 /*
  * SimPoint's .bb frequency vectors: one line per interval,
@@ -249,5 +270,12 @@ int phases_profile(struct session *s, const struct phases_opts *o, uint32_t phas
  */
 uint32_t phases_gnuplot_bands(FILE *f, const struct phases_result *r, uint32_t first);
 const char *phases_color(uint32_t phase);
+/*
+ * Per phase, its name for a legend: "phase 2: phase_chase 97%" (the top
+ * function and its share; a second function when another phase has the
+ * same top one), each of `each` bytes in names[k * each].  s: the session
+ * the phases were detected on, still open (its symbols name them).
+ */
+int phases_names(const struct session *s, const struct phases_result *r, char *names, size_t each);
 
 #endif /* PMIPROF_REPORT_PHASES_H */

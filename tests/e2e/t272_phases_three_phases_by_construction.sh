@@ -6,7 +6,8 @@
 # lie inside one phase carry its label; the CSV has exactly the columns
 # interval,start_s,end_s,phase; --bbv writes one SimPoint line per interval
 # whose counts add up to its windows; report --phase K's top function is the
-# phase's function; plot --phases colours the time axis with 3 phases.
+# phase's function; plot --phases colours the time axis with 3 phases,
+# named in the key by their top function ("phase 2: phase_chase 97%").
 # The run is cut to the workload's phases (--time): its
 # start-up (16 MiB set up) and exit are behaviours of their own.
 . "$(dirname "$0")/../lib.sh"
@@ -89,11 +90,13 @@ grep -q '^# k = 3 by BIC' "$TMPD/table" && grep -Eq '^ +[123] +[0-9.]+% .*' "$TM
 if command -v gnuplot >/dev/null; then
 	"$PMIPROF" plot -i "$TMPD/p.data" -o "$TMPD/p.png" --phases --keep-script --time "$from,$to" \
 		>/dev/null 2>"$TMPD/perr"; rc=$?
-	n=$(grep -o 'keyentry with boxes fc rgb "[^"]*" fs solid 0.9 title "phase [0-9]"' "$TMPD/p.gp" 2>/dev/null | wc -l)
+	n=$(grep -o 'keyentry with boxes fc rgb "[^"]*" fs solid 0.9 title "phase [0-9]: [^"]*"' "$TMPD/p.gp" 2>/dev/null | wc -l)
+	named=$(grep -o 'title "phase [0-9]: [^"]*"' "$TMPD/p.gp" 2>/dev/null | grep -c 'phase\\\\_\(alu\|chase\|float\)')
 	c=$(grep 'graph 0.04 fc rgb' "$TMPD/p.gp" 2>/dev/null | sed 's/.*fc rgb "\([^"]*\)".*/\1/' | sort -u | wc -l)
-	[ $rc -eq 0 ] && [ -s "$TMPD/p.png" ] && [ "$n" = 3 ] && [ "$c" = 3 ] &&
-		ok "plot --phases: 3 phase colours along the time axis, 3 key entries" ||
-		not_ok "plot --phases" "rc=$rc keys=$n colours=$c" "$(cat "$TMPD/perr")"
+	[ $rc -eq 0 ] && [ -s "$TMPD/p.png" ] && [ "$n" = 3 ] && [ "$c" = 3 ] && [ "$named" = 3 ] &&
+		ok "plot --phases: 3 phase colours along the time axis, 3 key entries named by their top function" ||
+		not_ok "plot --phases" "rc=$rc keys=$n colours=$c named=$named" "$(cat "$TMPD/perr")" \
+			"$(grep -o 'title "phase [^"]*"' "$TMPD/p.gp")"
 else
 	skip "plot --phases" "gnuplot not installed (make deps)"
 fi

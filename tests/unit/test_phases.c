@@ -295,6 +295,83 @@ static void bbv_written_parses_back(void **state)
 	phases_builder_free(&b);
 }
 
+/* One interval of 200 windows: main_fn mostly, `other` windows of fn 1, `stray` of fn 2. */
+static void feed_interval(struct phases_builder *b, uint32_t main_fn, uint32_t other,
+			  uint32_t stray, uint64_t *t)
+{
+	feed(b, main_fn, 200 - other - stray, t);
+	feed(b, 1, other, t);
+	feed(b, 2, stray, t);
+}
+
+/* What 'pmiprof phases' does with the intervals: features, transitions, BIC, merging. */
+static void cluster_like_cmd(struct phases_builder *b, struct phases_clustering *c)
+{
+	uint32_t dim, i;
+	double *x = phases_features(b, NULL, 0, &dim), *w = malloc(b->n * sizeof(*w));
+	uint8_t *tr = malloc(b->n);
+
+	assert_non_null(x);
+	assert_non_null(w);
+	assert_non_null(tr);
+	phases_transitions(x, b->n, dim, tr);
+	for (i = 0; i < b->n; i++)
+		w[i] = tr[i] ? 0 : b->iv[i].windows;
+	assert_int_equal(phases_cluster(x, w, b->n, dim, 10, phases_sampling_var(b, w, dim), c), 0);
+	assert_true(phases_merge_similar(b, x, w, dim, NULL, 0, c) >= 0);
+	for (i = 0; i < b->n; i++)
+		assert_true(c->km.assign[i] < c->k);
+	free(x);
+	free(w);
+	free(tr);
+}
+
+/*
+ * A program that does one thing, with the noise of a real run: the share
+ * of a second function (a vDSO call) wanders between 1.5 % and 5 % with
+ * the machine's load, and one interval in eight has a stray window of a
+ * third function (main).  The BIC alone splits that noise into phases of
+ * the same top function; merged, it is one phase.  The same noise over
+ * A B A C A keeps its three phases.
+ */
+static void steady_program_with_noise_is_one_phase(void **state)
+{
+	static const uint32_t seq[5] = { 0, 3, 0, 4, 0 };
+	struct phases_rule rule = { .m = 200 };
+	struct phases_builder b;
+	struct phases_clustering c;
+	uint64_t t = 0, s = 42;
+	uint32_t i, j;
+
+	(void)state;
+	assert_int_equal(phases_builder_init(&b, 2, &rule), 0);
+	for (i = 0; i < 96; i++)
+		feed_interval(&b, 0, noise(&s, 1) > 0.3 ? 10 : 3, i % 8 == 5, &t);
+	assert_int_equal(phases_builder_finish(&b), 0);
+	cluster_like_cmd(&b, &c);
+	assert_true(c.k_bic > 1);	/* the split the merge undoes */
+	assert_int_equal(c.k, 1);
+	assert_true(c.rep[0] < b.n);
+	phases_clustering_free(&c);
+	phases_builder_free(&b);
+
+	assert_int_equal(phases_builder_init(&b, 2, &rule), 0);
+	for (j = 0; j < 5; j++)
+		for (i = 0; i < 20; i++)
+			feed_interval(&b, seq[j], noise(&s, 1) > 0.3 ? 10 : 3, i % 8 == 5, &t);
+	assert_int_equal(phases_builder_finish(&b), 0);
+	cluster_like_cmd(&b, &c);
+	assert_int_equal(c.k, 3);
+	/* every segment one phase: A = 1, B = 2, C = 3 by first appearance */
+	for (j = 0; j < 5; j++)
+		for (i = 2; i < 18; i++)
+			assert_int_equal(c.km.assign[j * 20 + i], j == 1 ? 1 : j == 3 ? 2 : 0);
+	for (j = 0; j < 3; j++)
+		assert_true(c.rep[j] < b.n && c.km.assign[c.rep[j]] == j);
+	phases_clustering_free(&c);
+	phases_builder_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +383,7 @@ int main(void)
 		cmocka_unit_test(intervals_of_m_windows_and_short_remainder_joins),
 		cmocka_unit_test(mixed_interval_between_phases_is_a_transition),
 		cmocka_unit_test(bbv_written_parses_back),
+		cmocka_unit_test(steady_program_with_noise_is_one_phase),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
