@@ -78,7 +78,7 @@ const char cmd_report_help[] =
 "    is shown as swapper.\n"
 "\n"
 "OPTIONS\n"
-"    -i, --input FILE    trace to read (default: pmiprof.data)\n"
+"    -i, --input FILE    trace to read (default: pmiprof.data; - = stdin)\n"
 "    --by KEY            group rows by symbol (default), dso, pid, tid, comm or\n"
 "                        region: the innermost code region open on the\n"
 "                        window's thread when its sample was taken (markers of\n"

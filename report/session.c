@@ -164,15 +164,45 @@ static int lookup_setup(struct session *s)
 	return 0;
 }
 
+/*
+ * A streamed input (pipe, FIFO) can be read once: a command that makes two
+ * passes (phases, plot --phases) would wait forever on a FIFO's second
+ * open, or read an empty pipe.  Refuse it by name instead.
+ */
+static int streamed_once(const char *input)
+{
+	static dev_t dev;
+	static ino_t ino;
+	static bool seen;
+	struct stat st;
+
+	if (stat(input, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return 0;
+	if (seen && st.st_dev == dev && st.st_ino == ino) {
+		pm_err("%s: not a regular file and already read once; this command reads its "
+		       "input twice: save the trace to a file first", input);
+		return -ESPIPE;
+	}
+	seen = true;
+	dev = st.st_dev;
+	ino = st.st_ino;
+	return 0;
+}
+
 int session_open(struct session *s, const struct session_opts *o)
 {
 	const char *input = o->input ? o->input : "pmiprof.data";
 	int err;
 
 	memset(s, 0, sizeof(*s));
+	if (!strcmp(input, "-"))
+		input = "/dev/stdin";	/* as dump -i - */
 	s->opts = *o;
 	s->opts.input = input;
 	s->hidden_sym = -1;
+	err = streamed_once(input);
+	if (err)
+		return err;
 	err = trace_reader_open(&s->r, input, NULL, NULL);
 	if (err)
 		return err;

@@ -690,6 +690,11 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec);
 const struct trace_read_stats *trace_reader_stats(const struct trace_reader *r);
 /* 1.4: offer chunk summaries to fn (NULL = decode every chunk, the default). */
 void trace_reader_set_summary_fn(struct trace_reader *r, trace_summary_fn fn, void *arg);
+/*
+ * The descriptor of the mapped regular file (owned by the reader, open until
+ * trace_reader_close()), or -1 when the input was read into memory (a pipe).
+ */
+int trace_reader_fd(const struct trace_reader *r);
 void trace_reader_close(struct trace_reader *r);
 
 /* Names for dump/diagnostics ("sample", "mmap", ...; "unknown" otherwise). */
