@@ -793,6 +793,34 @@ static const char *open_cols(struct trace_reader *r, const uint8_t *payload, uin
 }
 
 /*
+ * A second trace's prologue in [from, to) (traces concatenated with cat):
+ * reading stops there, said once, as perf reads only the first recording.
+ * Its chunks would otherwise pass every check and be added to this
+ * recording's samples under this header.  Returns whether one was found.
+ */
+static bool second_trace(struct trace_reader *r, size_t from, size_t to)
+{
+	static const uint8_t m[8] = { 'P', 'M', 'I', 'P', 'R', 'O', 'F', '1' };
+	const uint8_t *hit;
+
+	if (to > r->size)
+		to = r->size;
+	if (from >= to)
+		return false;
+	hit = memmem(r->buf + from, to - from, m, sizeof(m));
+	if (!hit || (size_t)(hit - r->buf) + sizeof(struct pmiprof_file_prologue) > r->size)
+		return false;
+	r->stats.second_trace_at = (uint64_t)(hit - r->buf);
+	r->stats.second_trace_bytes = r->size - (size_t)(hit - r->buf);
+	diag(r, r->stats.second_trace_at, "a second pmiprof trace starts here (files "
+	     "concatenated?): only the first recording is read; its %llu bytes are ignored "
+	     "(split the file to read it)", (unsigned long long)r->stats.second_trace_bytes);
+	r->pos = r->size;
+	r->eof = true;
+	return true;
+}
+
+/*
  * Open the chunk at r->pos.  Returns 0 when a chunk is ready to decode or was
  * skipped, 1 when rec holds a synthesized LOST for a damaged/cut chunk.
  */
@@ -817,6 +845,13 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 	if (!header_valid(&ch)) {
 		size_t next = resync(r, off + 1);
 
+		if (second_trace(r, off, next + 8)) {
+			if (r->stats.second_trace_at == off)
+				return 0;	/* this recording ended cleanly */
+			r->stats.chunks_bad++;
+			r->stats.bytes_skipped += r->stats.second_trace_at - off;
+			return synth_lost(r, rec, UINT32_MAX, PMIPROF_LOST_UNREADABLE, 0);
+		}
 		if (next < r->size)
 			diag(r, off, "damaged chunk header (%s); skipped %zu bytes to the next chunk "
 			     "at offset %zu", ch.magic != PMIPROF_CHUNK_MAGIC ? "bad magic" :
@@ -922,7 +957,11 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 bad:
 	r->stats.chunks_bad++;
 	r->stats.records_lost += ch.nr_records;
-	r->stats.bytes_skipped += HDR + ch.csize;
+	/* a cut last chunk whose stated size runs into a second trace */
+	if (second_trace(r, off + 8, off + HDR + ch.csize))
+		r->stats.bytes_skipped += r->stats.second_trace_at - off;
+	else
+		r->stats.bytes_skipped += HDR + ch.csize;
 	return synth_lost(r, rec, ch.seq, PMIPROF_LOST_UNREADABLE, ch.nr_records);
 }
 

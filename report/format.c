@@ -206,6 +206,10 @@ void print_meta_counts(FILE *f, const struct session *s)
 		  s->lost_total, lost, thr, dmg);
 	if (unfinished)
 		print_meta_line(f, "WARNING: %s", unfinished);
+	if (st->second_trace_at)
+		print_meta_line(f, "WARNING: a second recording follows at offset %" PRIu64 " (traces "
+				"concatenated?): not read, this report covers the first only",
+				st->second_trace_at);
 	if (s->left_out) {
 		char al[64] = "", th[64] = "";
 

@@ -751,6 +751,11 @@ void session_print_warnings(const struct session *s, bool quiet)
 			"part (%" PRIu64 " samples)", s->opts.input, st->chunks_bad,
 			st->records_lost, st->bytes_skipped,
 			st->truncated ? ", file truncated" : "", s->samples);
+	if (st->second_trace_at)
+		pm_warn("%s holds a second recording from offset %" PRIu64 " (traces "
+			"concatenated?): only the first was read, the %" PRIu64 " bytes of the "
+			"second are ignored; split the file to read it", s->opts.input,
+			st->second_trace_at, st->second_trace_bytes);
 	if (s->summaries_bad)
 		pm_warn("%s: %" PRIu64 " chunk summar%s damaged; those chunks were decoded "
 			"sample by sample instead (the profile is complete)", s->opts.input,

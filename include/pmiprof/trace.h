@@ -631,6 +631,9 @@ struct trace_read_stats {
 	/* 1.4 */
 	uint64_t chunks_summarized;	/* RECORDS chunks answered by their SUMMARY, not decoded */
 	uint64_t summaries_bad;		/* damaged summaries: their chunks were decoded instead */
+	/* a second trace appended (cat a b): reading stopped at its prologue */
+	uint64_t second_trace_at;	/* its file offset, 0 = none */
+	uint64_t second_trace_bytes;	/* bytes from there on, not read */
 };
 
 /*
