@@ -168,6 +168,13 @@ static void print_meta_regions(FILE *f, const struct session *s)
 		if (k > 0)
 			at += (size_t)k;
 	}
+	/*
+	 * The recorder clears the flag at the end when regions were not used;
+	 * a killed recording kept it: no region lines for a trace without any.
+	 */
+	if (!regions_count(r) && !r->markers && !s->lost[PMIPROF_LOST_REGION_MARKERS] &&
+	    !r->unmatched_ends && !an[0])
+		return;
 	print_meta_line(f, "code regions: %u, %" PRIu64 " markers, lost %" PRIu64 " (marker ring "
 			"full in the workload)%s%s", regions_count(r), r->markers,
 			s->lost[PMIPROF_LOST_REGION_MARKERS], r->unmatched_ends ? "; unmatched ends " : "",
