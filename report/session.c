@@ -800,10 +800,11 @@ static int add_u32_list(uint32_t **v, uint32_t *n, const char *arg)
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t x;
+		uint64_t x = UINT32_MAX;
 		uint32_t *nv;
 
-		if (pm_parse_u64(tok, 0, UINT32_MAX, &x)) {
+		/* -1: the kernel's "no task" (samples on an exit path, -a) */
+		if (strcmp(tok, "-1") && pm_parse_u64(tok, 0, UINT32_MAX, &x)) {
 			err = -EINVAL;
 			break;
 		}
