@@ -30,6 +30,25 @@
 #include "varint.h"
 
 #define HDR sizeof(struct pmiprof_chunk_header)
+/*
+ * A streamed input (pipe, FIFO, device) is read into memory up to this
+ * (PMIPROF_STREAM_MAX_MB overrides it; docs/report.md).
+ */
+#define TRACE_STREAM_INPUT_MAX ((size_t)2 << 30)
+
+static size_t stream_input_max(void)
+{
+	const char *e = getenv("PMIPROF_STREAM_MAX_MB");
+	char *end;
+	unsigned long long mb;
+
+	if (!e || !*e)
+		return TRACE_STREAM_INPUT_MAX;
+	mb = strtoull(e, &end, 10);
+	if (*end || !mb || mb > (SIZE_MAX >> 21))
+		return TRACE_STREAM_INPUT_MAX;
+	return (size_t)mb << 20;
+}
 /* readable bytes after an inflated payload: every record can take the fast path */
 #define DECODE_SLACK (TRACE_RECORD_HEAD_MAX + TRACE_SAMPLE_READ_MAX)
 
@@ -46,6 +65,7 @@ struct trace_reader {
 	const uint8_t *buf;		/* whole file */
 	size_t size;
 	void *map;			/* owned mapping, or NULL */
+	int fd;				/* the mapped file's descriptor, or -1 */
 	uint8_t *owned;			/* owned copy (non-regular files), or NULL */
 	trace_diag_fn diag;
 	void *diag_arg;
@@ -212,6 +232,7 @@ static int check_prologue(struct trace_reader *r)
 
 static int setup(struct trace_reader *r, const char *name, trace_diag_fn fn, void *arg)
 {
+	r->fd = -1;
 	r->diag = fn ? fn : default_diag;
 	r->diag_arg = arg;
 	r->name = strdup(name ? name : "(memory)");
@@ -245,6 +266,8 @@ void trace_reader_close(struct trace_reader *r)
 	free(r->scounts);
 	if (r->map)
 		munmap(r->map, r->size);
+	if (r->fd >= 0)
+		close(r->fd);
 	free(r->owned);
 	free(r->ubuf);
 	free(r->str);
@@ -282,15 +305,65 @@ int trace_reader_open_mem(struct trace_reader **rp, const void *buf, size_t len,
 	return 0;
 }
 
-/* Read a non-mappable file (pipe, tty) completely. */
-static int slurp(int fd, uint8_t **out, size_t *len)
+/* Read up to want bytes (fewer only at the end of the input) after len. */
+static int read_more(int fd, uint8_t **buf, size_t *cap, size_t *len, size_t want)
 {
-	char *buf;
-	int err = pm_read_fd(fd, &buf, len);
+	while (want) {
+		ssize_t n;
 
-	if (!err)
-		*out = (uint8_t *)buf;
-	return err;
+		if (*cap - *len < 4096 && *cap - *len < want) {
+			size_t ncap = *cap ? *cap * 2 : 1 << 16;
+
+			if (ncap > *len + want)
+				ncap = *len + want;	/* the cap, not twice it */
+			uint8_t *nb = realloc(*buf, ncap);
+
+			if (!nb)
+				return -ENOMEM;
+			*buf = nb;
+			*cap = ncap;
+		}
+		n = read(fd, *buf + *len, want < *cap - *len ? want : *cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		*len += (size_t)n;
+		want -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Read a non-mappable input (pipe, FIFO, character device) into memory:
+ * the prologue first, so that anything that is not a trace (/dev/zero,
+ * `yes`) is refused after 32 bytes, then the rest up to max bytes
+ * (-EFBIG beyond: save it to a file).
+ */
+static int slurp(struct trace_reader *r, int fd, size_t max)
+{
+	size_t cap = 0, len = 0;
+	uint8_t *buf = NULL;
+	uint64_t magic = 0;
+	int err;
+
+	err = read_more(fd, &buf, &cap, &len, sizeof(struct pmiprof_file_prologue));
+	if (!err && len >= 8)
+		memcpy(&magic, buf, 8);
+	if (!err && magic == PMIPROF_TRACE_MAGIC && len == sizeof(struct pmiprof_file_prologue))
+		err = read_more(fd, &buf, &cap, &len, max + 1 - len);
+	if (!err && len > max)
+		err = -EFBIG;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	r->owned = buf;
+	r->buf = buf;
+	r->size = len;
+	return 0;
 }
 
 int trace_reader_open(struct trace_reader **rp, const char *path, trace_diag_fn fn, void *arg)
@@ -325,13 +398,25 @@ int trace_reader_open(struct trace_reader **rp, const char *path, trace_diag_fn 
 		}
 		madvise(r->map, r->size, MADV_SEQUENTIAL);
 		r->buf = r->map;
+		r->fd = fd;	/* kept: parallel readers map it again, never reopen the path */
+		fd = -1;
 	} else if (!S_ISREG(st.st_mode)) {
-		err = slurp(fd, &r->owned, &r->size);
+		size_t max = stream_input_max();
+
+		err = slurp(r, fd, max);
+		if (err == -EFBIG) {
+			snprintf(msg, sizeof(msg), "%s: not a regular file and more than %llu MiB: "
+				 "streamed input is read into memory up to that limit; save it to a "
+				 "file first", path,
+				 (unsigned long long)(max >> 20));
+			(fn ? fn : default_diag)(arg, msg);
+			goto fail;
+		}
 		if (err)
 			goto fail_msg;
-		r->buf = r->owned;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	fd = -1;
 	if (r->size == 0) {
 		diag(r, 0, "empty file, not a pmiprof trace");
@@ -351,6 +436,11 @@ fail:
 		close(fd);
 	trace_reader_close(r);
 	return err;
+}
+
+int trace_reader_fd(const struct trace_reader *r)
+{
+	return r->fd;
 }
 
 const struct trace_header *trace_reader_header(const struct trace_reader *r)
@@ -703,6 +793,34 @@ static const char *open_cols(struct trace_reader *r, const uint8_t *payload, uin
 }
 
 /*
+ * A second trace's prologue in [from, to) (traces concatenated with cat):
+ * reading stops there, said once, as perf reads only the first recording.
+ * Its chunks would otherwise pass every check and be added to this
+ * recording's samples under this header.  Returns whether one was found.
+ */
+static bool second_trace(struct trace_reader *r, size_t from, size_t to)
+{
+	static const uint8_t m[8] = { 'P', 'M', 'I', 'P', 'R', 'O', 'F', '1' };
+	const uint8_t *hit;
+
+	if (to > r->size)
+		to = r->size;
+	if (from >= to)
+		return false;
+	hit = memmem(r->buf + from, to - from, m, sizeof(m));
+	if (!hit || (size_t)(hit - r->buf) + sizeof(struct pmiprof_file_prologue) > r->size)
+		return false;
+	r->stats.second_trace_at = (uint64_t)(hit - r->buf);
+	r->stats.second_trace_bytes = r->size - (size_t)(hit - r->buf);
+	diag(r, r->stats.second_trace_at, "a second pmiprof trace starts here (files "
+	     "concatenated?): only the first recording is read; its %llu bytes are ignored "
+	     "(split the file to read it)", (unsigned long long)r->stats.second_trace_bytes);
+	r->pos = r->size;
+	r->eof = true;
+	return true;
+}
+
+/*
  * Open the chunk at r->pos.  Returns 0 when a chunk is ready to decode or was
  * skipped, 1 when rec holds a synthesized LOST for a damaged/cut chunk.
  */
@@ -727,6 +845,13 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 	if (!header_valid(&ch)) {
 		size_t next = resync(r, off + 1);
 
+		if (second_trace(r, off, next + 8)) {
+			if (r->stats.second_trace_at == off)
+				return 0;	/* this recording ended cleanly */
+			r->stats.chunks_bad++;
+			r->stats.bytes_skipped += r->stats.second_trace_at - off;
+			return synth_lost(r, rec, UINT32_MAX, PMIPROF_LOST_UNREADABLE, 0);
+		}
 		if (next < r->size)
 			diag(r, off, "damaged chunk header (%s); skipped %zu bytes to the next chunk "
 			     "at offset %zu", ch.magic != PMIPROF_CHUNK_MAGIC ? "bad magic" :
@@ -832,7 +957,11 @@ static int open_chunk(struct trace_reader *r, struct trace_record *rec)
 bad:
 	r->stats.chunks_bad++;
 	r->stats.records_lost += ch.nr_records;
-	r->stats.bytes_skipped += HDR + ch.csize;
+	/* a cut last chunk whose stated size runs into a second trace */
+	if (second_trace(r, off + 8, off + HDR + ch.csize))
+		r->stats.bytes_skipped += r->stats.second_trace_at - off;
+	else
+		r->stats.bytes_skipped += HDR + ch.csize;
 	return synth_lost(r, rec, ch.seq, PMIPROF_LOST_UNREADABLE, ch.nr_records);
 }
 

@@ -478,6 +478,9 @@ static void print_stats(const struct trace_read_stats *st)
 	       "; bytes skipped %" PRIu64 "; truncated %s; finished %s\n",
 	       st->chunks_ok, st->chunks_bad, st->records, st->records_unknown, st->records_lost,
 	       st->bytes_skipped, st->truncated ? "yes" : "no", st->finished ? "yes" : "no");
+	if (st->second_trace_at)
+		printf("# second trace at offset %" PRIu64 ": %" PRIu64 " bytes not read\n",
+		       st->second_trace_at, st->second_trace_bytes);
 }
 
 int cmd_dump(int argc, char **argv)

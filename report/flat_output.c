@@ -417,7 +417,7 @@ static int print_json(FILE *f, const struct profile *p, const uint32_t *order, u
 			"%.4f], \"%s\": ", k ? "," : "", r->samples,
 			100.0 * (double)r->samples / (double)p->s->kept, lo, hi, by_names[p->by]);
 		if (p->by == BY_PID || p->by == BY_TID)
-			fprintf(f, "%u", r->key);
+			fprintf(f, "%lld", session_task_id(r->key));
 		else
 			json_str(f, p->by == BY_SYMBOL ? symbolizer_sym(p->s->sy, r->key)->name :
 				 profile_row_name(p, r, lb, sizeof(lb)));

@@ -192,6 +192,13 @@ static void print_meta_regions(FILE *f, const struct session *s)
 		if (k > 0)
 			at += (size_t)k;
 	}
+	/*
+	 * The recorder clears the flag at the end when regions were not used;
+	 * a killed recording kept it: no region lines for a trace without any.
+	 */
+	if (!regions_count(r) && !r->markers && !s->lost[PMIPROF_LOST_REGION_MARKERS] &&
+	    !r->unmatched_ends && !an[0])
+		return;
 	print_meta_line(f, "code regions: %u, %" PRIu64 " markers, lost %" PRIu64 " (marker ring "
 			"full in the workload)%s%s", regions_count(r), r->markers,
 			s->lost[PMIPROF_LOST_REGION_MARKERS], r->unmatched_ends ? "; unmatched ends " : "",
@@ -230,6 +237,10 @@ void print_meta_counts(FILE *f, const struct session *s)
 		  s->lost_total, lost, thr, dmg);
 	if (unfinished)
 		print_meta_line(f, "WARNING: %s", unfinished);
+	if (st->second_trace_at)
+		print_meta_line(f, "WARNING: a second recording follows at offset %" PRIu64 " (traces "
+				"concatenated?): not read, this report covers the first only",
+				st->second_trace_at);
 	if (s->left_out) {
 		char al[64] = "", th[64] = "";
 

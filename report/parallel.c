@@ -506,7 +506,14 @@ int parallel_profile(struct session *s, struct profile *p)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int fd, rc = 0;
 
-	fd = open(s->opts.input, O_RDONLY | O_CLOEXEC);
+	/*
+	 * The reader's own descriptor, never the path again: a FIFO opened a
+	 * second time waits for a writer forever, and a path may have been
+	 * replaced since.  A streamed input (-1) takes the sequential pass.
+	 */
+	fd = trace_reader_fd(s->r);
+	if (fd >= 0)
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
 		if (fd >= 0)
 			close(fd);

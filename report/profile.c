@@ -154,7 +154,7 @@ const char *profile_row_name(const struct profile *p, const struct prof_row *r,
 	case BY_REGION:
 		return regions_name(&p->s->reg, r->key ? r->key - 1 : REGIONS_NONE);
 	default:
-		snprintf(buf, size, "%u", r->key);
+		snprintf(buf, size, "%lld", session_task_id(r->key));
 		return buf;
 	}
 }

@@ -164,15 +164,45 @@ static int lookup_setup(struct session *s)
 	return 0;
 }
 
+/*
+ * A streamed input (pipe, FIFO) can be read once: a command that makes two
+ * passes (phases, plot --phases) would wait forever on a FIFO's second
+ * open, or read an empty pipe.  Refuse it by name instead.
+ */
+static int streamed_once(const char *input)
+{
+	static dev_t dev;
+	static ino_t ino;
+	static bool seen;
+	struct stat st;
+
+	if (stat(input, &st) || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return 0;
+	if (seen && st.st_dev == dev && st.st_ino == ino) {
+		pm_err("%s: not a regular file and already read once; this command reads its "
+		       "input twice: save the trace to a file first", input);
+		return -ESPIPE;
+	}
+	seen = true;
+	dev = st.st_dev;
+	ino = st.st_ino;
+	return 0;
+}
+
 int session_open(struct session *s, const struct session_opts *o)
 {
 	const char *input = o->input ? o->input : "pmiprof.data";
 	int err;
 
 	memset(s, 0, sizeof(*s));
+	if (!strcmp(input, "-"))
+		input = "/dev/stdin";	/* as dump -i - */
 	s->opts = *o;
 	s->opts.input = input;
 	s->hidden_sym = -1;
+	err = streamed_once(input);
+	if (err)
+		return err;
 	err = trace_reader_open(&s->r, input, NULL, NULL);
 	if (err)
 		return err;
@@ -771,6 +801,11 @@ void session_print_warnings(const struct session *s, bool quiet)
 			"part (%" PRIu64 " samples)", s->opts.input, st->chunks_bad,
 			st->records_lost, st->bytes_skipped,
 			st->truncated ? ", file truncated" : "", s->samples);
+	if (st->second_trace_at)
+		pm_warn("%s holds a second recording from offset %" PRIu64 " (traces "
+			"concatenated?): only the first was read, the %" PRIu64 " bytes of the "
+			"second are ignored; split the file to read it", s->opts.input,
+			st->second_trace_at, st->second_trace_bytes);
 	if (s->summaries_bad)
 		pm_warn("%s: %" PRIu64 " chunk summar%s damaged; those chunks were decoded "
 			"sample by sample instead (the profile is complete)", s->opts.input,
@@ -815,10 +850,11 @@ static int add_u32_list(uint32_t **v, uint32_t *n, const char *arg)
 	if (!copy)
 		return -ENOMEM;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t x;
+		uint64_t x = UINT32_MAX;
 		uint32_t *nv;
 
-		if (pm_parse_u64(tok, 0, UINT32_MAX, &x)) {
+		/* -1: the kernel's "no task" (samples on an exit path, -a) */
+		if (strcmp(tok, "-1") && pm_parse_u64(tok, 0, UINT32_MAX, &x)) {
 			err = -EINVAL;
 			break;
 		}

@@ -149,6 +149,15 @@ static inline uint64_t session_time_ns(const struct session *s, uint64_t t)
  * recording that did not finish), and about missing symbols unless quiet. */
 void session_print_warnings(const struct session *s, bool quiet);
 /* "pid 42" style names of what a sample belongs to. */
+/*
+ * A pid or tid as printed: the kernel reports -1 (u32 all ones) for samples
+ * on a task's exit path in system-wide mode; perf prints it as -1.
+ */
+static inline long long session_task_id(uint32_t id)
+{
+	return id == UINT32_MAX ? -1 : (long long)id;
+}
+
 static inline const char *session_comm(const struct session *s, uint32_t comm)
 {
 	return strtab_str(&s->comms, comm);

@@ -193,6 +193,17 @@ static inline char *put_u64(char *p, uint64_t v, char sep)
 	return p + 9;
 }
 
+/* A pid or tid and sep: -1 for the kernel's "none" (session_task_id()). */
+static inline char *put_task_id(char *p, uint32_t id, char sep)
+{
+	if (id != UINT32_MAX)
+		return put_u64(p, id, sep);
+	p[0] = '-';
+	p[1] = '1';
+	p[2] = sep;
+	return p + 3;
+}
+
 /* s as one CSV field at p (room for 2 * strlen + 3 bytes); returns the end. */
 static char *put_csv_str(char *p, const char *s)
 {
@@ -257,8 +268,8 @@ static void csv_row(struct windows_out *w, const struct trace_sample *smp, uint6
 	p = put_u64(p, index, ',');
 	p = put_u64(p, t, ',');
 	p = put_u64(p, smp->cpu, ',');
-	p = put_u64(p, smp->pid, ',');
-	p = put_u64(p, smp->tid, ',');
+	p = put_task_id(p, smp->pid, ',');
+	p = put_task_id(p, smp->tid, ',');
 	if (m) {
 		memcpy(p, m->text, m->len);
 		p += m->len;
@@ -580,8 +591,8 @@ static int pipe_row(struct windows_out *w, const struct trace_sample *smp, uint6
 			return -ENOMEM;
 		q = b->text + b->text_len;
 		q = put_u64(q, smp->cpu, ',');
-		q = put_u64(q, smp->pid, ',');
-		q = put_u64(q, smp->tid, ',');
+		q = put_task_id(q, smp->pid, ',');
+		q = put_task_id(q, smp->tid, ',');
 		q = put_csv_str(q, comm);
 		*q++ = ',';
 		q = put_csv_str(q, y->name);
@@ -714,8 +725,8 @@ static int windows_row_one(struct windows_out *w, const struct trace_sample *smp
 		break;
 	case FMT_JSON:
 		fprintf(w->f, "%s\n {\"index\": %" PRIu64 ", \"time_ns\": %" PRIu64 ", \"cpu\": %u, "
-			"\"pid\": %u, \"tid\": %u, \"comm\": ", w->rows ? "," : "", index, t,
-			smp->cpu, smp->pid, smp->tid);
+			"\"pid\": %lld, \"tid\": %lld, \"comm\": ", w->rows ? "," : "", index, t,
+			smp->cpu, session_task_id(smp->pid), session_task_id(smp->tid));
 		json_str(w->f, session_comm(s, comm));
 		fputs(", \"symbol\": ", w->f);
 		json_str(w->f, y->name);
@@ -744,8 +755,8 @@ static int windows_row_one(struct windows_out *w, const struct trace_sample *smp
 		fputc('}', w->f);
 		break;
 	default:
-		fprintf(w->f, "%8" PRIu64 " %12.3f %3u %7u %7u", index, (double)t / 1e6, smp->cpu,
-			smp->pid, smp->tid);
+		fprintf(w->f, "%8" PRIu64 " %12.3f %3u %7lld %7lld", index, (double)t / 1e6, smp->cpu,
+			session_task_id(smp->pid), session_task_id(smp->tid));
 		for (e = 0; e < nev; e++)
 			if (w->ns_events & (1u << e))
 				fprintf(w->f, " %10.3f", (double)smp->counts[e] / 1e6);

@@ -631,6 +631,9 @@ struct trace_read_stats {
 	/* 1.4 */
 	uint64_t chunks_summarized;	/* RECORDS chunks answered by their SUMMARY, not decoded */
 	uint64_t summaries_bad;		/* damaged summaries: their chunks were decoded instead */
+	/* a second trace appended (cat a b): reading stopped at its prologue */
+	uint64_t second_trace_at;	/* its file offset, 0 = none */
+	uint64_t second_trace_bytes;	/* bytes from there on, not read */
 };
 
 /*
@@ -690,6 +693,11 @@ int trace_reader_next(struct trace_reader *r, struct trace_record *rec);
 const struct trace_read_stats *trace_reader_stats(const struct trace_reader *r);
 /* 1.4: offer chunk summaries to fn (NULL = decode every chunk, the default). */
 void trace_reader_set_summary_fn(struct trace_reader *r, trace_summary_fn fn, void *arg);
+/*
+ * The descriptor of the mapped regular file (owned by the reader, open until
+ * trace_reader_close()), or -1 when the input was read into memory (a pipe).
+ */
+int trace_reader_fd(const struct trace_reader *r);
 void trace_reader_close(struct trace_reader *r);
 
 /* Names for dump/diagnostics ("sample", "mmap", ...; "unknown" otherwise). */
