@@ -58,7 +58,8 @@ static int pmiprof_release(struct inode *inode, struct file *file)
  * Every ioctl struct begins with its __u32 size.  A user built against an
  * older ABI passes a shorter struct (the rest reads as zero); a newer one a
  * longer struct, accepted when what this module does not know is zero
- * (-E2BIG otherwise).  *@usize is the user's size, for copying results back.
+ * (-E2BIG otherwise, and for any size above PAGE_SIZE).  *@usize is the
+ * user's size, for copying results back.
  */
 static int pmiprof_get_sized(void *dst, size_t size, const void __user *src, size_t min,
 			     u32 *usize)
@@ -69,6 +70,9 @@ static int pmiprof_get_sized(void *dst, size_t size, const void __user *src, siz
 		return -EFAULT;
 	if (*usize < min)
 		return -EINVAL;
+	/* As openat2/sched_setattr/perf: a size past a page is refused, not scanned for zeros. */
+	if (*usize > PAGE_SIZE)
+		return -E2BIG;
 	ret = copy_struct_from_user(dst, size, src, *usize);
 	if (ret)
 		return ret;
@@ -115,39 +119,24 @@ static bool pmiprof_kernel_ips_allowed(struct file *file)
 /*
  * System-wide windows show every user's code: perf_allow_cpu() level,
  * CAP_PERFMON of the opener.  Without it (a member of the device's group),
- * only per-task sessions of processes with the caller's own credentials,
- * as perf_event_paranoid=1 allows per-task events.
+ * only per-task sessions of processes the opener may ptrace-read
+ * (task.c decides, on file->f_cred, at CONFIGURE and at START), as
+ * perf_event_paranoid <= 2 allows per-task events.
  */
-static int pmiprof_may_record(struct file *file, const struct pmiprof_config *cfg)
-{
-	u32 i;
-	int ret;
-
-	if (pmiprof_opener_perfmon(file))
-		return 0;
-	if (!(cfg->flags & PMIPROF_CFG_TASK) || cfg->nr_tasks > PMIPROF_ABI_MAX_TASKS)
-		return -EPERM;
-	for (i = 0; i < cfg->nr_tasks; i++) {
-		ret = pmiprof_task_may_follow(cfg->tasks[i]);
-		if (ret)
-			return ret == -ESRCH ? ret : -EPERM;
-	}
-	return 0;
-}
-
 static long pmiprof_ioctl_configure(struct file *file, void __user *uarg)
 {
 	struct pmiprof_config cfg;
+	bool perfmon = pmiprof_opener_perfmon(file);
 	u32 usize;
 	int ret = pmiprof_get_sized(&cfg, sizeof(cfg), uarg, PMIPROF_CONFIG_SIZE_VER0, &usize);
 
 	if (ret)
 		return ret;
-	ret = pmiprof_may_record(file, &cfg);
-	if (ret)
-		return ret;
+	if (!perfmon && !(cfg.flags & PMIPROF_CFG_TASK))
+		return -EPERM;
 	return pmiprof_session_configure(&cfg, !(cfg.flags & PMIPROF_CFG_KERNEL_IPS) ||
-					 pmiprof_kernel_ips_allowed(file));
+					 pmiprof_kernel_ips_allowed(file),
+					 perfmon ? NULL : file);
 }
 
 static long pmiprof_ioctl_get_stats(void __user *uarg)

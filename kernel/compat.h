@@ -18,6 +18,9 @@
  *     backported to Debian's 6.12.y): suspend uses PM notifiers instead.
  *   - cpuid_count() moved from <asm/processor.h> to <asm/cpuid/api.h>
  *     (6.16 CPUID header split); picked by __has_include.
+ *   - sched tracepoint probes (task.c) are registered untyped; each is
+ *     type-checked here against the kernel's declaration, and
+ *     sched_process_exit's (p) vs (p, group_dead) is picked by that type.
  */
 #ifndef PMIPROF_COMPAT_H
 #define PMIPROF_COMPAT_H
@@ -116,5 +119,25 @@ static inline void pmiprof_vm_flags_mod(struct vm_area_struct *vma, vm_flags_t s
 	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 }
 #endif
+
+/*
+ * The sched tracepoints are not exported, so task.c finds them with
+ * for_each_kernel_tracepoint() and calls tracepoint_probe_register(),
+ * which takes any pointer.  register_trace_<name>() in <trace/events/sched.h>
+ * carries the probe's exact type: naming it inside sizeof type-checks a
+ * probe without referencing the unexported tracepoint.  A prototype this
+ * code does not know (-Werror=incompatible-pointer-types, kbuild's
+ * default) fails the build: the module never calls a probe with the wrong
+ * arguments, which kCFI/FineIBT would trap.
+ */
+#include <trace/events/sched.h>
+
+#define PMIPROF_TP_CHECK(tp, probe) \
+	static_assert(sizeof(register_trace_##tp((probe), NULL)) == sizeof(int))
+
+/* sched_process_exit(p) up to 6.15, (p, group_dead) on newer kernels. */
+#define PMIPROF_TP_EXIT_GROUP_DEAD \
+	__builtin_types_compatible_p(typeof(register_trace_sched_process_exit), \
+				     int(void (*)(void *, struct task_struct *, bool), void *))
 
 #endif /* PMIPROF_COMPAT_H */

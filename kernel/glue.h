@@ -47,7 +47,10 @@ int pmiprof_coexist_probe_all(struct pmu_hw *hw);	/* load: reserve, probe, relea
 void pmiprof_coexist_report(unsigned int cpu, const struct pmu_probe_res *res, bool load);
 
 /* session.c: the CONFIGURE/START/STOP state machine. */
-int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged);
+struct file;
+/* @restricted: the opener, when it lacks CAP_PERFMON (per-task of its own processes only) */
+int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged,
+			      struct file *restricted);
 int pmiprof_session_start(void);
 void pmiprof_session_stop(void);
 void pmiprof_session_release(void);	/* last close: stop and forget the config */
@@ -62,8 +65,9 @@ int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf,
 
 /* task.c: per-task windows (PMIPROF_CFG_TASK). */
 bool pmiprof_task_mode(void);
-int pmiprof_task_configure(const struct pmiprof_config *cfg);
-int pmiprof_task_may_follow(u32 pid);	/* caller without CAP_PERFMON */
+int pmiprof_task_configure(const struct pmiprof_config *cfg, struct file *restricted);
+void pmiprof_task_release(void);	/* drop the configured targets */
+bool pmiprof_task_hide_current(void);	/* NMI: current's context not for this reader */
 int pmiprof_task_start(void);		/* START, before the CPUs */
 void pmiprof_task_cpu_start(struct pmu_cpu *pc);	/* on the CPU, IRQs off */
 void pmiprof_task_cpu_stop(void);	/* on the CPU, IRQs off */

@@ -93,6 +93,7 @@ void pmiprof_fill_ctx(struct pmu_cpu *pc, struct pt_regs *regs, struct pmi_ctx *
 	ctx->kernel_ip_ok = pc->hw->kernel_ips;
 	ctx->guest = regs && !ctx->user && pmiprof_in_guest();
 	ctx->regs = regs;
+	ctx->no_context = pmiprof_task_hide_current();
 }
 
 NOKPROBE_SYMBOL(pmiprof_fill_ctx);

@@ -279,6 +279,8 @@ void pmiprof_pmu_cpu_reset_state(struct pmu_cpu *pc)
 	pc->stale = 0;
 	pc->lvtpc_when = PMU_LVTPC_LATE;
 	WRITE_ONCE(pc->switching, false);
+	WRITE_ONCE(pc->task_pid, 0);
+	WRITE_ONCE(pc->task_tid, 0);
 }
 
 /*
@@ -344,12 +346,43 @@ static void account_time(struct pmu_cpu *pc, u64 start_ns)
 
 NOKPROBE_SYMBOL(account_time);
 
+/*
+ * Per-task mode: counters loaded for one task while another is current
+ * (sched_switch loads the next task before switch_to()), or a context the
+ * glue hides.  The window is the loaded task's; the interrupted ip,
+ * registers and stack are not, and may be another user's.
+ */
+static const struct pmi_ctx *task_ctx(const struct pmu_cpu *pc, const struct pmi_ctx *ctx,
+				      struct pmi_ctx *tmp)
+{
+	u32 tid = READ_ONCE(pc->task_tid);
+
+	if (!ctx->no_context && (!tid || ctx->tid == tid))
+		return ctx;
+	*tmp = *ctx;
+	tmp->no_context = true;
+	tmp->ip = 0;
+	tmp->user = false;
+	tmp->kernel_ip_ok = false;
+	tmp->regs = NULL;
+	if (tid) {
+		tmp->pid = READ_ONCE(pc->task_pid);
+		tmp->tid = tid;
+	}
+	return tmp;
+}
+
+NOKPROBE_SYMBOL(task_ctx);
+
 static void emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 status, u32 flags,
 		 const u64 *counts, u32 nr)
 {
 	struct pmu_hw *hw = pc->hw;
 	struct pmiprof_sample_rec rec;
+	struct pmi_ctx tmp;
 	u32 k;
+
+	ctx = task_ctx(pc, ctx, &tmp);
 
 	memset(&rec, 0, sizeof(rec));
 	rec.time_ns = ctx->time_ns;

@@ -265,6 +265,14 @@ struct pmu_cpu {
 	 * switch code closes a wrapped trigger's window itself.
 	 */
 	bool switching;
+	/*
+	 * Per-task mode: the task whose counters are loaded here (init pid
+	 * namespace ids; 0: none).  sched_switch loads the next task's counters
+	 * before switch_to(), so for a moment `current` is still the task
+	 * leaving: a window closed then is the loaded task's, but the
+	 * interrupted registers and stack are not (see emit() in pmi_core.c).
+	 */
+	u32 task_pid, task_tid;
 };
 
 /*
@@ -291,6 +299,13 @@ struct pmi_ctx {
 	bool kernel_ip_ok;
 	bool guest;		/* the PMI came from guest mode (KVM): no ip, flagged GUEST */
 	const void *regs;	/* 1.2: the interrupted struct pt_regs (NULL: none), for stacks */
+	/*
+	 * The interrupted context may not be shown: per-task mode, and either
+	 * `current` is not the task whose counters run (pc->task_tid; the core
+	 * decides) or the task became non-dumpable (a setuid exec; the glue
+	 * decides).  The window is recorded with ip 0 and no registers or stack.
+	 */
+	bool no_context;
 };
 
 struct pmu_driver {
@@ -510,6 +525,7 @@ struct pmu_task_ctr {
 	u64 ctr[PMU_MAX_EVENTS];	/* counter values at switch-out */
 	u64 prev[PMU_MAX_EVENTS];	/* counter values at the window start */
 	u64 left;			/* events in the current trigger period at its arm */
+	u32 pid, tid;			/* the task's ids (glue), loaded into pc->task_pid/tid */
 };
 
 void pmiprof_pmu_task_init(const struct pmu_hw *hw, struct pmu_task_ctr *t);

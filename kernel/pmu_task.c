@@ -16,7 +16,8 @@
  *
  * The PMI (an NMI) can land anywhere in here.  pc->switching tells the
  * handler to only ack: a trigger that wrapped before the freeze is closed
- * by pmiprof_pmu_task_out() itself, with the leaving task's context.  pc->gctrl
+ * by pmiprof_pmu_task_out() itself, with the leaving task's context; on
+ * the way in it is cleared before the counters run again.  pc->gctrl
  * loses our enable bits before GLOBAL_CTRL does, so a handler re-enabling
  * on its way out cannot undo the freeze (as in the drivers' stop_cpu()).
  */
@@ -94,10 +95,20 @@ void pmiprof_pmu_task_in(struct pmu_cpu *pc, const struct pmu_task_ctr *t)
 		}
 	}
 	pc->left = t->left;
-	barrier();
-	task_unfreeze(pc);
+	WRITE_ONCE(pc->task_pid, t->pid);
+	WRITE_ONCE(pc->task_tid, t->tid);
+	/*
+	 * Cleared before the unfreeze: from there on a PMI is the loaded
+	 * task's and the handler must close its window.  While frozen nothing
+	 * of ours can wrap (the saved trigger never is), so a PMI landing
+	 * before this point only acks.  Cleared after the unfreeze, a PMI in
+	 * between was acked and its window never closed: no more PMIs for
+	 * the task until it was switched out again.
+	 */
 	barrier();
 	WRITE_ONCE(pc->switching, false);
+	barrier();
+	task_unfreeze(pc);
 }
 
 NOKPROBE_SYMBOL(pmiprof_pmu_task_in);
@@ -128,6 +139,8 @@ void pmiprof_pmu_task_out(struct pmu_cpu *pc, struct pmu_task_ctr *t, const stru
 		t->prev[k] = pc->prev[k];
 	}
 	t->left = pc->left;
+	WRITE_ONCE(pc->task_pid, 0);
+	WRITE_ONCE(pc->task_tid, 0);
 	barrier();
 	WRITE_ONCE(pc->switching, false);
 }

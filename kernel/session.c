@@ -11,6 +11,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/smp.h>
@@ -25,8 +26,17 @@ static DEFINE_MUTEX(session_lock);
 static bool running;
 static bool suspended;	/* running, but stopped across system sleep */
 
+/*
+ * Test only (tests/vm/t198): the next restart after resume fails, as one
+ * would on a CPU whose counters another agent took while the system slept.
+ */
+static bool fail_next_resume;
+module_param(fail_next_resume, bool, 0600);
+MODULE_PARM_DESC(fail_next_resume, "test only: fail the next restart after resume");
+
 /* Validation is pmiprof_pmu_configure()'s alone; only the caller's right is checked here. */
-int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
+int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged,
+			      struct file *restricted)
 {
 	struct pmu_hw *hw = &pmiprof_hw;
 	int ret;
@@ -47,7 +57,7 @@ int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged)
 		ret = -ENOSPC;
 	}
 	if (!ret)
-		ret = pmiprof_task_configure(cfg);
+		ret = pmiprof_task_configure(cfg, restricted);
 	if (ret) {
 		hw->configured = false;
 		pr_info("pmiprof: CONFIGURE rejected (%d): %s\n", ret,
@@ -239,6 +249,7 @@ void pmiprof_session_release(void)
 {
 	mutex_lock(&session_lock);
 	session_stop_locked();
+	pmiprof_task_release();
 	pmiprof_hw.configured = false;
 	pmiprof_hw.kernel_ips = false;
 	mutex_unlock(&session_lock);
@@ -307,7 +318,10 @@ void pmiprof_session_resume(void)
 	if (suspended) {
 		suspended = false;
 		session_release_pmu();	/* taken again by session_start_cpus() */
-		if (session_start_cpus()) {
+		if (fail_next_resume || session_start_cpus()) {
+			fail_next_resume = false;
+			/* Nothing unregisters the probes later: they would outlive rmmod. */
+			pmiprof_task_stop();
 			pr_warn("pmiprof: sampling could not restart after resume; the recording ends here\n");
 			pmiprof_ring_wake_readers();
 		}

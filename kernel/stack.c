@@ -197,11 +197,12 @@ int pmiprof_pmu_stack_emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx,
 	       PMIPROF_STACK_FP_REGS;
 
 	/* Kernel frames only for readers allowed kernel addresses (KASLR). */
-	if (!ctx->user && !ctx->guest && ctx->kernel_ip_ok && hw->stack_ops->kernel_stack)
+	if (!ctx->user && !ctx->guest && !ctx->no_context && ctx->kernel_ip_ok &&
+	    hw->stack_ops->kernel_stack)
 		hw->stack_ops->kernel_stack(ctx, hw->stack_max, put_ip, &w);
 	sr.nr_kernel = w.nr;
 
-	user = !ctx->guest && hw->stack_ops->user_regs(ctx, mask, regs);
+	user = !ctx->guest && !ctx->no_context && hw->stack_ops->user_regs(ctx, mask, regs);
 	if (!user) {
 		sr.flags |= PMIPROF_STACK_F_NO_USER;
 		mask = 0;

@@ -6,10 +6,20 @@
  *
  * Followed: the thread groups named in the config (every thread at START)
  * and every task a followed task creates afterwards (sched_process_fork,
- * which runs before the child can be scheduled).  State lives in a hash
- * keyed by task_struct pointer; the pointer is never dereferenced, and the
- * entry goes at the task's sched_process_exit, so a recycled pointer never
- * finds a stale entry.
+ * which runs before the child can be scheduled).  The targets are resolved
+ * to struct pid references at CONFIGURE, so a pid reused before START
+ * names nobody (-ESRCH) instead of another process.  State lives in a hash
+ * keyed by task_struct pointer, and each entry holds a reference on its
+ * task: the pointer cannot be recycled for another task while the entry
+ * exists.  An entry goes at the task's sched_process_exit (whether or not
+ * its CPU is started), at an exec that makes the task non-dumpable
+ * (sched_process_exec, as perf_event_exit_task() from begin_new_exec()),
+ * or at STOP.  A task already exiting is never added.
+ *
+ * Who may be followed without CAP_PERFMON: ptrace_may_access()'s
+ * PTRACE_MODE_READ_REALCREDS rule, decided on the opener's credentials
+ * (file->f_cred), at CONFIGURE and again at START; docs/kernel-module.md
+ * gives the perf_event_paranoid level each rule matches.
  *
  * sched_switch (IRQs off, rq lock held): save the leaving task's window
  * (pmiprof_pmu_task_out), load the arriving one's (pmiprof_pmu_task_in).  Only the CPU a
@@ -27,9 +37,15 @@
  *
  * The tracepoints are found with for_each_kernel_tracepoint(): the sched
  * tracepoints are not exported to modules, tracepoint_probe_register() is.
+ * That call is untyped, so each probe is checked at build time against the
+ * kernel's own declaration (compat.h): a prototype that changed (as
+ * sched_process_exit's did) fails the build instead of being called with
+ * the wrong arguments (a kCFI/FineIBT trap at best).
  */
 #include <linux/atomic.h>
+#include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
@@ -41,14 +57,16 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <linux/user_namespace.h>
 
+#include "compat.h"
 #include "glue.h"
 
 #define TASK_HASH_BITS	10
 
 struct pmiprof_task {
 	struct hlist_node node;
-	const struct task_struct *key;
+	struct task_struct *task;	/* referenced while the entry exists */
 	struct rcu_head rcu;
 	struct pmu_task_ctr ctr;
 	u64 timer_left_ns;		/* timer mode: rest of the open interval */
@@ -70,24 +88,107 @@ static DEFINE_RAW_SPINLOCK(task_hash_lock);	/* hash inserts and deletes */
 static bool task_mode;			/* configured with PMIPROF_CFG_TASK */
 static bool task_active;		/* probes registered, fork adds tasks */
 static u32 task_nr_targets;
-static pid_t task_targets[PMIPROF_ABI_MAX_TASKS];
+static struct pid *task_targets[PMIPROF_ABI_MAX_TASKS];	/* referenced */
+/*
+ * The opener without CAP_PERFMON whose rights bound the session (NULL:
+ * unrestricted).  Valid from CONFIGURE to the session's release, which
+ * the device's release runs before the file goes.
+ */
+static struct file *task_opener;
 
-static struct tracepoint *tp_switch, *tp_fork, *tp_exit;
+static struct tracepoint *tp_switch, *tp_fork, *tp_exit, *tp_exec;
 
 /* Module lifetime and per session */
 static atomic64_t task_allocs = ATOMIC64_INIT(0), task_frees = ATOMIC64_INIT(0);
 static atomic64_t task_followed, task_nomem, task_partials, task_exits;
+static atomic64_t task_execs, task_dead_at_stop;
 
 bool pmiprof_task_mode(void)
 {
 	return task_mode;
 }
 
-int pmiprof_task_configure(const struct pmiprof_config *cfg)
+/*
+ * May the opener of @file follow @t?  ptrace_may_access(t,
+ * PTRACE_MODE_READ_REALCREDS) (not exported to modules) from the opener's
+ * credentials instead of current's: the real uid/gid equal to every
+ * uid/gid of the target, or CAP_SYS_PTRACE in the target's user namespace;
+ * then a dumpable mm, or CAP_SYS_PTRACE over the mm's namespace.  The
+ * capability tests go through the LSM (file_ns_capable()); the LSM's own
+ * ptrace hook (security_ptrace_access_check()) is not exported and is not
+ * consulted.  Process context.
+ */
+static bool task_may_follow(struct file *file, struct task_struct *t)
+{
+	const struct cred *me = file->f_cred, *tc;
+	struct user_namespace *mm_ns = NULL;
+	bool ok, dumpable = false;
+
+	if (t->flags & PF_KTHREAD)
+		return false;
+	tc = get_task_cred(t);
+	ok = (uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
+	      uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
+	      gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid)) ||
+	     file_ns_capable(file, tc->user_ns, CAP_SYS_PTRACE);
+	put_cred(tc);
+	if (!ok)
+		return false;
+	task_lock(t);
+	if (t->mm) {
+		dumpable = get_dumpable(t->mm) == SUID_DUMP_USER;
+		mm_ns = get_user_ns(t->mm->user_ns);
+	}
+	task_unlock(t);
+	if (!mm_ns)
+		return false;	/* exiting: nothing left to follow */
+	ok = dumpable || file_ns_capable(file, mm_ns, CAP_SYS_PTRACE);
+	put_user_ns(mm_ns);
+	return ok;
+}
+
+/* The targets' processes, each followable by a restricted opener; 0, -ESRCH or -EPERM. */
+static int task_check_targets(void)
+{
+	struct task_struct *t;
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; !ret && i < task_nr_targets; i++) {
+		t = get_pid_task(task_targets[i], PIDTYPE_PID);
+		if (!t) {
+			ret = -ESRCH;
+			break;
+		}
+		if (task_opener && !task_may_follow(task_opener, t))
+			ret = -EPERM;
+		put_task_struct(t);
+	}
+	return ret;
+}
+
+/* The configured targets are dropped: a new CONFIGURE, or the session's release. */
+void pmiprof_task_release(void)
 {
 	u32 i;
 
+	for (i = 0; i < task_nr_targets; i++)
+		put_pid(task_targets[i]);
+	task_nr_targets = 0;
+	task_opener = NULL;
 	task_mode = false;
+}
+
+/*
+ * CONFIGURE, no session running.  @restricted: the opener lacks
+ * CAP_PERFMON and may follow only what ptrace would let it read.
+ */
+int pmiprof_task_configure(const struct pmiprof_config *cfg, struct file *restricted)
+{
+	int ret;
+	u32 i;
+
+	pmiprof_task_release();
 	pmiprof_hw.reason = "per-task: tasks[] given without PMIPROF_CFG_TASK, or reserved1 set";
 	if (cfg->reserved1)
 		return -EINVAL;
@@ -104,46 +205,44 @@ int pmiprof_task_configure(const struct pmiprof_config *cfg)
 	if (cfg->mode == PMIPROF_SAMPLING_COUNT)
 		return -EOPNOTSUPP;
 	pmiprof_hw.reason = "per-task: a task id is 0 or above PID_MAX_LIMIT";
-	for (i = 0; i < cfg->nr_tasks; i++) {
+	for (i = 0; i < cfg->nr_tasks; i++)
 		if (!cfg->tasks[i] || cfg->tasks[i] > PID_MAX_LIMIT)
 			return -EINVAL;
-		task_targets[i] = cfg->tasks[i];
+	/* The processes named now: a pid number reused later names nobody. */
+	rcu_read_lock();
+	for (i = 0; i < cfg->nr_tasks; i++)
+		task_targets[i] = get_pid(find_pid_ns(cfg->tasks[i], &init_pid_ns));
+	rcu_read_unlock();
+	task_nr_targets = cfg->nr_tasks;
+	task_opener = restricted;
+	ret = task_check_targets();
+	if (ret) {
+		pmiprof_hw.reason = ret == -ESRCH ? "per-task: no such process" :
+				    "per-task: may not follow that process (ptrace read access)";
+		pmiprof_task_release();
+		return ret;
 	}
 	pmiprof_hw.reason = NULL;
-	task_nr_targets = cfg->nr_tasks;
 	task_mode = true;
 	return 0;
 }
 
 /*
- * May the caller follow @nr without CAP_PERFMON?  The credential test of
- * ptrace's PTRACE_MODE_READ_REALCREDS (ptrace_may_access() is not exported
- * to modules): same real uid/gid as every uid/gid of the target, and a
- * dumpable target (not setuid, not PR_SET_DUMPABLE 0).
+ * NMI: the interrupted task's registers and stack may not reach a
+ * restricted opener's ring once the task is non-dumpable (a setuid exec,
+ * between its set_dumpable() and the sched_process_exec probe).
  */
-int pmiprof_task_may_follow(u32 nr)
+bool pmiprof_task_hide_current(void)
 {
-	const struct cred *me = current_cred(), *tc;
-	struct task_struct *t;
-	int ret = -ESRCH;
+	struct mm_struct *mm;
 
-	rcu_read_lock();
-	t = pid_task(find_pid_ns(nr, &init_pid_ns), PIDTYPE_PID);
-	if (t) {
-		tc = __task_cred(t);
-		ret = uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
-		      uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
-		      gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid) ? 0 : -EACCES;
-		if (!ret) {
-			task_lock(t);
-			if (!t->mm || get_dumpable(t->mm) != SUID_DUMP_USER)
-				ret = -EACCES;
-			task_unlock(t);
-		}
-	}
-	rcu_read_unlock();
-	return ret;
+	if (!READ_ONCE(task_opener))
+		return false;
+	mm = current->mm;
+	return mm && get_dumpable(mm) != SUID_DUMP_USER;
 }
+
+NOKPROBE_SYMBOL(pmiprof_task_hide_current);
 
 static struct pmiprof_task *task_lookup(const struct task_struct *t)
 {
@@ -151,7 +250,7 @@ static struct pmiprof_task *task_lookup(const struct task_struct *t)
 
 	rcu_read_lock();
 	hash_for_each_possible_rcu(task_hash, st, node, (unsigned long)t) {
-		if (st->key == t) {
+		if (st->task == t) {
 			found = st;
 			break;
 		}
@@ -160,7 +259,12 @@ static struct pmiprof_task *task_lookup(const struct task_struct *t)
 	return found;
 }
 
-/* Any context; atomic allocation (the fork probe runs with preemption off). */
+/*
+ * Any context; atomic allocation (the fork probe runs with preemption off).
+ * A task already exiting (PF_EXITING is set before its exit probe runs) is
+ * not added: tested under the hash lock, which the exit probe takes too,
+ * so either the exit probe finds the entry or the entry is never made.
+ */
 static void task_add(struct task_struct *t)
 {
 	struct pmiprof_task *st = kzalloc(sizeof(*st), GFP_ATOMIC | __GFP_NOWARN);
@@ -171,20 +275,23 @@ static void task_add(struct task_struct *t)
 		return;
 	}
 	atomic64_inc(&task_allocs);
-	st->key = t;
 	st->pid = t->tgid;
 	st->tid = t->pid;
 	st->cpu = task_cpu(t);
 	if (pmiprof_has_pmu())
 		pmiprof_pmu_task_init(&pmiprof_hw, &st->ctr);
+	st->ctr.pid = st->pid;
+	st->ctr.tid = st->tid;
 	st->timer_left_ns = pmiprof_hw.timer_ns;
 	raw_spin_lock_irqsave(&task_hash_lock, flags);
-	if (task_lookup(t)) {
+	if ((READ_ONCE(t->flags) & PF_EXITING) || task_lookup(t)) {
 		raw_spin_unlock_irqrestore(&task_hash_lock, flags);
 		kfree(st);
 		atomic64_inc(&task_frees);
 		return;
 	}
+	st->task = t;
+	get_task_struct(t);
 	hash_add_rcu(task_hash, &st->node, (unsigned long)t);
 	raw_spin_unlock_irqrestore(&task_hash_lock, flags);
 	atomic64_inc(&task_followed);
@@ -262,9 +369,16 @@ static void task_emit_partial(struct pmu_cpu *pc, struct pmiprof_task *st)
 	atomic64_inc(&task_partials);
 }
 
+static void task_free(struct pmiprof_task *st)
+{
+	put_task_struct(st->task);
+	kfree(st);
+	atomic64_inc(&task_frees);
+}
+
 static void task_free_rcu(struct rcu_head *head)
 {
-	kfree(container_of(head, struct pmiprof_task, rcu));
+	task_free(container_of(head, struct pmiprof_task, rcu));
 }
 
 static void task_switch_probe(void *data, bool preempt, struct task_struct *prev,
@@ -288,8 +402,13 @@ static void task_fork_probe(void *data, struct task_struct *parent, struct task_
 		task_add(child);
 }
 
-/* @p is current.  A CPU not started (STOP under way) leaves the task to STOP. */
-static void task_exit_probe(void *data, struct task_struct *p)
+/*
+ * Stop following @p (current, on its CPU): its open window out as a
+ * PARTIAL record, the entry gone, whether or not this CPU is started
+ * (between START's walk and its IPI, suspend, a CPU that failed to start):
+ * an entry left behind would outlive its task.
+ */
+static bool task_forget(struct task_struct *p)
 {
 	struct task_cpu *tc;
 	struct pmiprof_task *st;
@@ -297,20 +416,71 @@ static void task_exit_probe(void *data, struct task_struct *p)
 
 	local_irq_save(flags);
 	tc = this_cpu_ptr(&task_cpus);
-	st = tc->on ? task_lookup(p) : NULL;
+	raw_spin_lock(&task_hash_lock);
+	st = task_lookup(p);
+	if (st)
+		hash_del_rcu(&st->node);
+	raw_spin_unlock(&task_hash_lock);
 	if (st) {
 		if (tc->cur == st)
 			task_out(tc);
 		task_emit_partial(this_cpu_ptr(&pmiprof_pcpu), st);
-		raw_spin_lock(&task_hash_lock);
-		hash_del_rcu(&st->node);
-		raw_spin_unlock(&task_hash_lock);
-		atomic64_inc(&task_frees);
-		atomic64_inc(&task_exits);
 		call_rcu(&st->rcu, task_free_rcu);
 	}
 	local_irq_restore(flags);
+	return st;
 }
+
+static void task_exit_probe(void *data, struct task_struct *p)
+{
+	if (task_forget(p))
+		atomic64_inc(&task_exits);
+}
+
+/* Kernels whose sched_process_exit also passes group_dead (compat.h). */
+static void __maybe_unused task_exit_probe_gd(void *data, struct task_struct *p, bool group_dead)
+{
+	task_exit_probe(data, p);
+}
+
+#define task_exit_probe_typed \
+	__builtin_choose_expr(PMIPROF_TP_EXIT_GROUP_DEAD, task_exit_probe_gd, task_exit_probe)
+
+/*
+ * After an exec (@p is current, its new credentials committed): a task
+ * that became non-dumpable (setuid, setgid, file capabilities, an
+ * unreadable binary) is no longer followed, nor are the children it
+ * creates from now on, as perf_event_exit_task() at begin_new_exec().
+ */
+static void task_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
+			    struct linux_binprm *bprm)
+{
+	struct pmiprof_task *st;
+
+	if (p->mm && get_dumpable(p->mm) != SUID_DUMP_USER) {
+		if (task_forget(p))
+			atomic64_inc(&task_execs);
+		return;
+	}
+	/* A non-leader thread's exec takes the leader's pid (de_thread()). */
+	st = task_lookup(p);
+	if (st && st->tid != p->pid) {
+		unsigned long flags;
+
+		local_irq_save(flags);
+		st->tid = p->pid;
+		st->ctr.tid = p->pid;
+		if (this_cpu_ptr(&task_cpus)->cur == st)
+			WRITE_ONCE(this_cpu_ptr(&pmiprof_pcpu)->task_tid, p->pid);
+		local_irq_restore(flags);
+	}
+}
+
+/* Each probe against the kernel's declaration of its tracepoint (compat.h). */
+PMIPROF_TP_CHECK(sched_switch, task_switch_probe);
+PMIPROF_TP_CHECK(sched_process_fork, task_fork_probe);
+PMIPROF_TP_CHECK(sched_process_exit, task_exit_probe_typed);
+PMIPROF_TP_CHECK(sched_process_exec, task_exec_probe);
 
 static void task_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -320,14 +490,18 @@ static void task_find_tp(struct tracepoint *tp, void *priv)
 		tp_fork = tp;
 	else if (!strcmp(tp->name, "sched_process_exit"))
 		tp_exit = tp;
+	else if (!strcmp(tp->name, "sched_process_exec"))
+		tp_exec = tp;
 }
 
 static void task_unregister(void)
 {
 	if (tp_switch)
 		tracepoint_probe_unregister(tp_switch, task_switch_probe, NULL);
+	if (tp_exec)
+		tracepoint_probe_unregister(tp_exec, task_exec_probe, NULL);
 	if (tp_exit)
-		tracepoint_probe_unregister(tp_exit, task_exit_probe, NULL);
+		tracepoint_probe_unregister(tp_exit, task_exit_probe_typed, NULL);
 	if (tp_fork)
 		tracepoint_probe_unregister(tp_fork, task_fork_probe, NULL);
 	tracepoint_synchronize_unregister();
@@ -343,13 +517,15 @@ static void task_free_all(bool emit)
 
 	hash_for_each_safe(task_hash, b, tmp, st, node) {
 		hash_del(&st->node);
+		/* Its exit went unseen: should never happen, counted and logged. */
+		if (st->task->flags & PF_EXITING)
+			atomic64_inc(&task_dead_at_stop);
 		if (emit) {
 			local_irq_save(flags);
 			task_emit_partial(per_cpu_ptr(&pmiprof_pcpu, st->cpu), st);
 			local_irq_restore(flags);
 		}
-		kfree(st);
-		atomic64_inc(&task_frees);
+		task_free(st);
 	}
 }
 
@@ -366,9 +542,9 @@ int pmiprof_task_start(void)
 
 	if (!task_mode)
 		return 0;
-	if (!tp_switch || !tp_fork || !tp_exit) {
+	if (!tp_switch || !tp_fork || !tp_exit || !tp_exec) {
 		for_each_kernel_tracepoint(task_find_tp, NULL);
-		if (!tp_switch || !tp_fork || !tp_exit) {
+		if (!tp_switch || !tp_fork || !tp_exit || !tp_exec) {
 			pr_err("pmiprof: per-task mode: sched tracepoints not found\n");
 			return -EOPNOTSUPP;
 		}
@@ -384,15 +560,23 @@ int pmiprof_task_start(void)
 	atomic64_set(&task_nomem, 0);
 	atomic64_set(&task_partials, 0);
 	atomic64_set(&task_exits, 0);
+	atomic64_set(&task_execs, 0);
+	atomic64_set(&task_dead_at_stop, 0);
+	/* Credentials change between CONFIGURE and START (a setuid exec). */
+	ret = task_check_targets();
+	if (ret)
+		return ret;
 	WRITE_ONCE(task_active, true);
 	ret = tracepoint_probe_register(tp_fork, task_fork_probe, NULL);
 	if (!ret)
-		ret = tracepoint_probe_register(tp_exit, task_exit_probe, NULL);
+		ret = tracepoint_probe_register(tp_exit, task_exit_probe_typed, NULL);
+	if (!ret)
+		ret = tracepoint_probe_register(tp_exec, task_exec_probe, NULL);
 	for (i = 0; !ret && i < task_nr_targets; i++) {
 		struct task_struct *leader, *t;
 
 		rcu_read_lock();
-		leader = pid_task(find_pid_ns(task_targets[i], &init_pid_ns), PIDTYPE_PID);
+		leader = pid_task(task_targets[i], PIDTYPE_PID);
 		if (leader) {
 			for_each_thread(leader, t)
 				task_add(t);
@@ -485,6 +669,8 @@ void pmiprof_task_stop(void)
 		atomic64_read(&task_followed), atomic64_read(&task_exits),
 		atomic64_read(&task_nomem), in, out, atomic64_read(&task_partials),
 		atomic64_read(&task_allocs), atomic64_read(&task_frees));
+	pr_info("pmiprof: per-task: %lld no longer followed after a setuid exec, %lld exits unseen\n",
+		atomic64_read(&task_execs), atomic64_read(&task_dead_at_stop));
 	if (icount)
 		pr_info("pmiprof: per-task: %llu instructions of followed tasks on CPU (icount)\n",
 			icount);

@@ -320,6 +320,81 @@ static void dwarf_copies_user_regs_and_stack(void **state)
 	assert_memory_equal(st.dump, &umem[ULEN - 40], 40);
 }
 
+/*
+ * Per-task mode: sched_switch loads the next task's counters before
+ * switch_to(), so a PMI can close the loaded task's window while `current`
+ * (the pmi_ctx: tid 4243) is still the task leaving, maybe another user's.
+ * The window is the loaded task's; no ip, registers or stack of the
+ * interrupted one are written.  Once current is the loaded task, they are.
+ */
+static void pmi_before_the_switch_has_no_regs_or_stack(void **state)
+{
+	struct pmiprof_sample_rec rec;
+	struct module_stack st;
+	struct pmu_task_ctr t;
+	struct kcore k;
+
+	(void)state;
+	build_chain(3);
+	k.user = true;
+	setup(&k, PMIPROF_STACK_DWARF, 127, 1024, 1 << 16);
+	k.user = true;
+	k.ip = UIP;
+	consumer_init();
+	pmiprof_pmu_task_freeze(&k.pc);
+	pmiprof_pmu_task_init(&k.hw, &t);
+	t.pid = 500;
+	t.tid = 501;
+	pmiprof_pmu_task_in(&k.pc, &t);
+	one_pmi(&k);
+	next_rec(&rec, &st);
+	assert_int_equal(rec.pid, 500);
+	assert_int_equal(rec.tid, 501);
+	assert_int_equal(rec.ip, 0);
+	assert_true(rec.flags & PMIPROF_REC_F_IP_HIDDEN);
+	assert_false(rec.flags & PMIPROF_REC_F_USER);
+	assert_int_equal(rec.counts[0], PERIOD);	/* the window itself is kept */
+	assert_true(st.flags & PMIPROF_STACK_F_NO_USER);
+	assert_int_equal(st.regs_mask, 0);
+	assert_int_equal(st.nr_regs, 0);
+	assert_int_equal(st.dump_size, 0);
+	assert_int_equal(st.reads, 0);
+
+	/* after switch_to(): current is the loaded task */
+	pmiprof_pmu_task_out(&k.pc, &t, &(struct pmi_ctx){ .tid = 501 });
+	t.pid = 4242;
+	t.tid = 4243;
+	pmiprof_pmu_task_in(&k.pc, &t);
+	one_pmi(&k);
+	next_rec(&rec, &st);
+	assert_int_equal(rec.tid, 4243);
+	assert_int_equal(rec.ip, UIP);
+	assert_true(rec.flags & PMIPROF_REC_F_USER);
+	assert_int_equal(st.regs_mask, PMIPROF_STACK_DWARF_REGS);
+	assert_int_equal(st.dump_size, 1024);
+
+	/* the glue's verdict (a task that became non-dumpable) hides it too */
+	pmiprof_pmu_task_out(&k.pc, &t, &(struct pmi_ctx){ .tid = 4243 });
+	pmiprof_pmu_task_in(&k.pc, &t);
+	{
+		u64 before = k.pmis_taken;
+		struct pmi_ctx ctx;
+
+		pmiprof_pmu_model_advance(&k.model, PERIOD, PERIOD);
+		assert_int_equal(k.model.pmi_pending, 1);
+		k.model.pmi_pending--;
+		ctx = kcore_ctx(&k);
+		ctx.no_context = true;
+		k.hw.drv->handle_pmi(&k.pc, &ctx);
+		k.pmis_taken++;
+		assert_int_equal(k.pmis_taken, before + 1);
+	}
+	next_rec(&rec, &st);
+	assert_int_equal(rec.ip, 0);
+	assert_int_equal(st.dump_size, 0);
+	assert_int_equal(st.regs_mask, 0);
+}
+
 static void stack_config_is_validated(void **state)
 {
 	static const struct { u32 mode, max, dump; } bad[] = {
@@ -548,6 +623,7 @@ int main(void)
 		cmocka_unit_test(kernel_sample_has_kernel_frames_then_user_ip),
 		cmocka_unit_test(kernel_thread_has_no_user_part),
 		cmocka_unit_test(dwarf_copies_user_regs_and_stack),
+		cmocka_unit_test(pmi_before_the_switch_has_no_regs_or_stack),
 		cmocka_unit_test(stack_config_is_validated),
 		cmocka_unit_test(variable_records_wrap_in_the_ring),
 		cmocka_unit_test(full_ring_drops_and_counts),

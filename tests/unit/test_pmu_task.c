@@ -18,39 +18,74 @@
 #define N 100000ull
 #define NTASKS 3
 
-/* MSR ops wrapper: counts accesses, delivers the pending PMI before access number inj_at. */
+/*
+ * MSR ops wrapper: counts accesses, delivers the pending PMI before access
+ * number inj_at, or after access number inj_post.  With inj_adv the CPU
+ * first runs that many instructions there (as between two instructions of
+ * the switch code), credited to w_task when our counters count them.
+ */
+struct task;
 static struct kcore *w_k;
-static int inj_at = -1, w_count;
+static int inj_at = -1, inj_post = -1, w_count;
+static u64 inj_adv;
+static struct task *w_task;
 static bool w_busy;
 static u64 w_pmis;
+static void w_credit(struct task *t, u64 ins, u64 cyc);
 
-static void w_inject(struct pmu_cpu *pc)
+static void w_deliver(struct pmu_cpu *pc)
 {
+	const struct pmu_hw *hw = pc->hw;
 	struct pmi_ctx ctx;
 
-	if (w_busy)
-		return;
-	if (inj_at >= 0 && w_count == inj_at && w_k->model.pmi_pending) {
-		w_busy = true;
+	w_busy = true;
+	if (inj_adv) {
+		u32 c0 = hw->slots[0].ctr_msr, c1 = hw->slots[1].ctr_msr;
+		u64 a0 = pmiprof_pmu_model_msr_ops.rd(pc, c0), a1 = pmiprof_pmu_model_msr_ops.rd(pc, c1);
+
+		pmiprof_pmu_model_advance(&w_k->model, inj_adv, inj_adv + inj_adv / 2);
+		w_credit(w_task, (pmiprof_pmu_model_msr_ops.rd(pc, c0) - a0) & hw->slots[0].mask,
+			 (pmiprof_pmu_model_msr_ops.rd(pc, c1) - a1) & hw->slots[1].mask);
+	}
+	while (w_k->model.pmi_pending) {
 		w_k->model.pmi_pending--;
 		ctx = kcore_ctx(w_k);
 		/* 0 for a second PMI of the same overflow (the model raised two) */
 		w_pmis += pc->hw->drv->handle_pmi(pc, &ctx);
-		w_busy = false;
 	}
+	w_busy = false;
+}
+
+static void w_inject(struct pmu_cpu *pc)
+{
+	if (w_busy)
+		return;
+	if (inj_at >= 0 && w_count == inj_at && (inj_adv || w_k->model.pmi_pending))
+		w_deliver(pc);
 	w_count++;
+}
+
+static void w_inject_post(struct pmu_cpu *pc)
+{
+	if (!w_busy && inj_post >= 0 && w_count - 1 == inj_post)
+		w_deliver(pc);
 }
 
 static u64 w_rd(struct pmu_cpu *pc, u32 msr)
 {
+	u64 v;
+
 	w_inject(pc);
-	return pmiprof_pmu_model_msr_ops.rd(pc, msr);
+	v = pmiprof_pmu_model_msr_ops.rd(pc, msr);
+	w_inject_post(pc);
+	return v;
 }
 
 static void w_wr(struct pmu_cpu *pc, u32 msr, u64 val)
 {
 	w_inject(pc);
 	pmiprof_pmu_model_msr_ops.wr(pc, msr, val);
+	w_inject_post(pc);
 }
 
 static void w_lvtpc(struct pmu_cpu *pc)
@@ -66,6 +101,14 @@ struct task {
 	u64 rec_ins, rec_cyc;		/* its closed windows */
 	u64 windows;
 };
+
+static void w_credit(struct task *t, u64 ins, u64 cyc)
+{
+	if (!t)
+		return;
+	t->ran_ins += ins;
+	t->ran_cyc += cyc;
+}
 
 static void setup(struct kcore *k, u32 vendor, u32 version)
 {
@@ -87,6 +130,9 @@ static void setup(struct kcore *k, u32 vendor, u32 version)
 	k->hw.ops = &w_ops;
 	w_k = k;
 	inj_at = -1;
+	inj_post = -1;
+	inj_adv = 0;
+	w_task = NULL;
 	w_busy = false;
 	pmiprof_pmu_task_freeze(&k->pc);	/* as at START: nothing counts until a task comes in */
 }
@@ -233,6 +279,110 @@ static void task_windows_exact_with_pmi_mid_switch(void **state)
 	assert_true(w_pmis > 0);	/* some landed on a wrapped trigger mid-switch */
 }
 
+/*
+ * A PMI at every step of a switch, in and out: before and after each MSR
+ * access, with the CPU running 20 instructions there, the task's trigger
+ * 10 events from its overflow.  Whichever access it follows, the window
+ * closes once, the task keeps getting windows afterwards (one per N), and
+ * windows + the open one are exactly what it ran.  Before the fix, a PMI
+ * right after task_in's unfreeze was only acked: 0 windows over 5 periods.
+ */
+static void one_step(u32 vendor, u32 version, bool in, bool post, int at, u32 *x)
+{
+	struct kcore k;
+	struct task a;
+	struct pmi_ctx ctx;
+	size_t from;
+
+	memset(&a, 0, sizeof(a));
+	setup(&k, vendor, version);
+	pmiprof_pmu_task_init(&k.hw, &a.ctr);
+	ctx = kcore_ctx(&k);
+	/* the trigger 10 events from its overflow */
+	pmiprof_pmu_task_in(&k.pc, &a.ctr);
+	pmiprof_pmu_model_advance(&k.model, N - 10, N - 10 + (N - 10) / 2);
+	a.ran_ins = N - 10;
+	a.ran_cyc = N - 10 + (N - 10) / 2;
+	pmiprof_pmu_task_out(&k.pc, &a.ctr, &ctx);
+	assert_int_equal(kcore_nrecs, 0);
+	w_task = &a;
+	inj_adv = 20;
+	w_count = 0;
+	from = kcore_nrecs;
+	if (in) {
+		*(post ? &inj_post : &inj_at) = at;
+		pmiprof_pmu_task_in(&k.pc, &a.ctr);
+	} else {
+		pmiprof_pmu_task_in(&k.pc, &a.ctr);
+		w_count = 0;
+		*(post ? &inj_post : &inj_at) = at;
+		pmiprof_pmu_task_out(&k.pc, &a.ctr, &ctx);
+		credit(&a, from);
+		from = kcore_nrecs;
+		pmiprof_pmu_task_in(&k.pc, &a.ctr);
+	}
+	inj_at = inj_post = -1;
+	inj_adv = 0;
+	w_task = NULL;
+	assert_true(w_count > at);		/* the access exists */
+	run(&k, &a, 5 * N, x, false);
+	pmiprof_pmu_task_out(&k.pc, &a.ctr, &ctx);
+	credit(&a, from);
+	check_tasks(&k, &a, 1);
+	/* 5 N + the 20 run at the injection, from 10 before an overflow */
+	if (a.windows < 5)
+		fail_msg("%s v%u: PMI %s access %d of task_%s: %llu windows over %llu events",
+			 vendor == PMIPROF_VENDOR_AMD ? "amd" : "intel", k.hw.version,
+			 post ? "after" : "before", at, in ? "in" : "out",
+			 (unsigned long long)a.windows, (unsigned long long)a.ran_ins);
+	k.hw.ops = &pmiprof_pmu_model_msr_ops;
+	kcore_stop(&k);
+}
+
+static void task_pmi_at_every_step_of_both_switches(void **state)
+{
+	static const struct {
+		u32 vendor, version;
+	} c[] = {
+		{ PMIPROF_VENDOR_INTEL, 0 }, { PMIPROF_VENDOR_INTEL, 2 },
+		{ PMIPROF_VENDOR_AMD, 2 }, { PMIPROF_VENDOR_AMD, 1 },
+	};
+	u32 i, x = 77, steps = 0;
+	int at, dir, post;
+
+	(void)state;
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		for (dir = 0; dir < 2; dir++)
+			for (post = 0; post < 2; post++)
+				/* at most 2 + 2 EVENTSEL accesses per switch here */
+				for (at = 0; at < 4; at++) {
+					struct kcore probe;
+					struct pmu_task_ctr t;
+					struct pmi_ctx ctx;
+					int n;
+
+					setup(&probe, c[i].vendor, c[i].version);
+					pmiprof_pmu_task_init(&probe.hw, &t);
+					ctx = kcore_ctx(&probe);
+					w_count = 0;
+					pmiprof_pmu_task_in(&probe.pc, &t);
+					n = w_count;
+					if (!dir) {
+						w_count = 0;
+						pmiprof_pmu_task_out(&probe.pc, &t, &ctx);
+						n = w_count;
+					}
+					probe.hw.ops = &pmiprof_pmu_model_msr_ops;
+					kcore_stop(&probe);
+					if (at >= n)
+						continue;
+					one_step(c[i].vendor, c[i].version, dir, post, at, &x);
+					steps++;
+				}
+	print_message("%u injection points\n", steps);
+	assert_true(steps >= 40);
+}
+
 /* A window spanning switches closes after exactly N events of its task. */
 static void task_window_spans_switches_exactly(void **state)
 {
@@ -311,6 +461,7 @@ int main(void)
 		cmocka_unit_test(task_windows_exact_across_switches_intel),
 		cmocka_unit_test(task_windows_exact_across_switches_amd),
 		cmocka_unit_test(task_windows_exact_with_pmi_mid_switch),
+		cmocka_unit_test(task_pmi_at_every_step_of_both_switches),
 		cmocka_unit_test(task_window_spans_switches_exactly),
 		cmocka_unit_test(task_switch_msr_accesses),
 	};

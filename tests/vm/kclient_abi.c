@@ -428,6 +428,19 @@ static int cmd_abuse(void)
 	expect_err(fd, PMIPROF_IOC_GET_INFO, &big, E2BIG,
 		   "GET_INFO with non-zero bytes past the module's struct");
 	big.pad[sizeof(struct pmiprof_info)] = 0;
+	{
+		/* sizes past a page are refused, not scanned for zeros (openat2, perf) */
+		long pg = sysconf(_SC_PAGESIZE);
+		uint32_t *huge = calloc(1, 2 * pg);
+
+		huge[0] = pg + 8;
+		expect_err(fd, PMIPROF_IOC_GET_INFO, huge, E2BIG, "GET_INFO of a page + 8 bytes, all zero");
+		huge[0] = pg + 8;
+		expect_err(fd, PMIPROF_IOC_CONFIGURE, huge, E2BIG, "CONFIGURE of a page + 8 bytes, all zero");
+		huge[0] = 0x80000000u;
+		expect_err(fd, PMIPROF_IOC_GET_INFO, huge, E2BIG, "GET_INFO claiming 2 GiB");
+		free(huge);
+	}
 	big.size = 100;
 	expect_err(fd, PMIPROF_IOC_GET_INFO, &big, EINVAL, "GET_INFO smaller than the ABI 1.0 struct");
 	expect_err(fd, PMIPROF_IOC_GET_INFO, NULL, EFAULT, "GET_INFO with a NULL pointer");

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * task_secure.c - what an unprivileged per-task session of pmiprof.ko
+ * must never see, and what stale per-task state must never sample
+ * (tests/vm/t196, t197).  Run as root in the guest; the follower drops to
+ * UID itself and opens /dev/pmiprof (mode 0666 in the test) without
+ * CAP_PERFMON.  Sessions are PMI-mode per-task with DWARF stack dumps.
+ *
+ *   task_secure victim SECONDS        spin with SECRET all over the stack;
+ *                                     prints its euid (the setuid copy: 0)
+ *   task_secure exec UID BIN          as UID, follow a child that execs BIN
+ *                                     (BIN victim 2): records of the child,
+ *                                     records with stacks, SECRET hits
+ *   task_secure reuse UID             as UID, CONFIGURE with a child, kill it,
+ *                                     root takes its pid (ns_last_pid) and
+ *                                     spins with SECRET, then START: its
+ *                                     result and the records of that pid
+ *   task_secure cycles N              root: follow a thread-churning process
+ *                                     while another execs true in a loop;
+ *                                     N START/STOP cycles of one CONFIGURE;
+ *                                     records of any other pid
+ *   task_secure churn SECONDS         the same churn and bystander, no device
+ *
+ * One "key=value ..." line each; the shell scripts decide.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmiprof/abi.h"
+
+/* Built at run time: the needle is never a constant on anyone's stack by accident. */
+static uint64_t secret(void)
+{
+	return 0x5ec7e75ec7e70000ull ^ (uint64_t)getpagesize() * 0x1000193ull;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static volatile uint64_t sink;
+
+static int victim(double secs)
+{
+	volatile uint64_t buf[512];
+	double end = now_s() + secs;
+	unsigned int i;
+
+	for (i = 0; i < 512; i++)
+		buf[i] = secret();
+	printf("victim euid=%d\n", (int)geteuid());
+	fflush(stdout);
+	while (now_s() < end)
+		for (i = 0; i < 100000; i++)
+			sink += buf[i & 511] * 3 + i;
+	return 0;
+}
+
+static void drop_to(uid_t uid)
+{
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
+		perror("task_secure: drop privileges");
+		exit(2);
+	}
+	/* The uid change made it non-dumpable; a login shell's processes are dumpable. */
+	prctl(PR_SET_DUMPABLE, 1);
+}
+
+struct session {
+	int fd;
+	struct pmiprof_info info;
+	void **maps;
+	uint64_t *tail;
+};
+
+struct tally {
+	uint64_t records, partial, user, stacks, nouser, secret_hits, other_pid, other_windows;
+};
+
+static int session_open(struct session *s)
+{
+	s->fd = open(PMIPROF_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (s->fd < 0)
+		return -errno;
+	memset(&s->info, 0, sizeof(s->info));
+	s->info.size = sizeof(s->info);
+	if (ioctl(s->fd, PMIPROF_IOC_GET_INFO, &s->info))
+		return -errno;
+	s->maps = calloc(s->info.nr_cpus, sizeof(*s->maps));
+	s->tail = calloc(s->info.nr_cpus, sizeof(*s->tail));
+	return 0;
+}
+
+static int session_configure(struct session *s, pid_t pid)
+{
+	struct pmiprof_config cfg = { .size = sizeof(cfg), .mode = PMIPROF_SAMPLING_PMI };
+	size_t ms = PMIPROF_RING_MAP_SIZE(&s->info);
+
+	cfg.nr_events = 1;
+	cfg.events[0].event = 0xc0;
+	cfg.events[0].flags = PMIPROF_EV_USER | PMIPROF_EV_KERNEL | PMIPROF_EV_TRIGGER;
+	cfg.events[0].period = 1000000;
+	cfg.flags = PMIPROF_CFG_TASK;
+	cfg.nr_tasks = 1;
+	cfg.tasks[0] = (uint32_t)pid;
+	cfg.stack_mode = PMIPROF_STACK_DWARF;
+	cfg.stack_max = 16;
+	cfg.stack_dump = 4096;
+	if (ioctl(s->fd, PMIPROF_IOC_CONFIGURE, &cfg))
+		return -errno;
+	for (unsigned int cpu = 0; cpu < s->info.nr_cpus; cpu++) {
+		void *m = s->maps[cpu] ? s->maps[cpu] :
+			  mmap(NULL, ms, PROT_READ, MAP_SHARED, s->fd, (off_t)cpu * ms);
+
+		s->maps[cpu] = m == MAP_FAILED ? NULL : m;
+	}
+	return 0;
+}
+
+static void ring_read(const struct pmiprof_ring_header *h, uint64_t pos, void *dst, uint32_t n)
+{
+	const unsigned char *data = (const unsigned char *)h + PMIPROF_RING_HEADER_BYTES;
+	uint32_t off = pos & (h->data_bytes - 1);
+	uint32_t first = h->data_bytes - off < n ? h->data_bytes - off : n;
+
+	memcpy(dst, data + off, first);
+	memcpy((unsigned char *)dst + first, data, n - first);
+}
+
+/* Every record; @pid: the one pid expected (0: none), the rest is "other". */
+static void drain(struct session *s, pid_t pid, struct tally *t)
+{
+	static unsigned char buf[1 << 17];
+	uint64_t needle = secret();
+
+	for (unsigned int cpu = 0; cpu < s->info.nr_cpus; cpu++) {
+		const struct pmiprof_ring_header *h = s->maps[cpu];
+		struct pmiprof_consume c = { .cpu = cpu };
+		uint64_t head;
+
+		if (!h)
+			continue;
+		head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+		while (s->tail[cpu] + sizeof(struct pmiprof_sample_rec) <= head) {
+			struct pmiprof_sample_rec rec;
+			uint32_t size;
+
+			ring_read(h, s->tail[cpu], &rec, sizeof(rec));
+			size = h->record_size ? h->record_size : rec.size;
+			if (size < sizeof(rec) || size > sizeof(buf) || size > head - s->tail[cpu]) {
+				fprintf(stderr, "task_secure: bad record size %u\n", size);
+				s->tail[cpu] = head;
+				break;
+			}
+			ring_read(h, s->tail[cpu], buf, size);
+			s->tail[cpu] += size;
+			t->records++;
+			t->partial += !!(rec.flags & PMIPROF_REC_F_PARTIAL);
+			t->user += !!(rec.flags & PMIPROF_REC_F_USER);
+			if (rec.flags & PMIPROF_REC_F_STACK) {
+				struct pmiprof_stack_rec sr;
+
+				memcpy(&sr, buf + sizeof(rec), sizeof(sr));
+				t->stacks += sr.dump_size > 0;
+				t->nouser += !!(sr.flags & PMIPROF_STACK_F_NO_USER);
+			}
+			for (uint32_t o = sizeof(rec); o + 8 <= size; o += 8)
+				if (!memcmp(buf + o, &needle, 8)) {
+					t->secret_hits++;
+					break;
+				}
+			if (pid && rec.pid != (uint32_t)pid) {
+				t->other_pid++;
+				t->other_windows += !(rec.flags & PMIPROF_REC_F_PARTIAL);
+			}
+		}
+		c.tail = s->tail[cpu];
+		ioctl(s->fd, PMIPROF_IOC_CONSUME, &c);
+	}
+}
+
+static void print_tally(const char *what, const struct tally *t)
+{
+	printf("%s records=%" PRIu64 " partial=%" PRIu64 " user=%" PRIu64 " stacks=%" PRIu64
+	       " nouser=%" PRIu64 " secret=%" PRIu64 " other_pid=%" PRIu64 " other_windows=%" PRIu64
+	       "\n", what, t->records, t->partial, t->user, t->stacks, t->nouser, t->secret_hits,
+	       t->other_pid, t->other_windows);
+}
+
+/* Drain until @child exits (or @secs pass), then STOP and drain again. */
+static void follow(struct session *s, pid_t child, double secs, struct tally *t)
+{
+	double end = now_s() + secs;
+	int status;
+
+	while (now_s() < end) {
+		struct pollfd p = { .fd = s->fd, .events = POLLIN };
+
+		if (waitpid(child, &status, WNOHANG) == child)
+			break;
+		poll(&p, 1, 50);
+		drain(s, child, t);
+	}
+	ioctl(s->fd, PMIPROF_IOC_STOP);
+	drain(s, child, t);
+}
+
+/* A setuid exec by a followed task: no record of it may carry its stack. */
+static int cmd_exec(uid_t uid, const char *bin)
+{
+	struct session s;
+	struct tally t = { 0 };
+	int go[2], ret;
+	pid_t child;
+	char c = 0;
+
+	if (pipe(go))
+		return 2;
+	drop_to(uid);
+	ret = session_open(&s);
+	if (ret) {
+		printf("exec open=%s\n", strerror(-ret));
+		return 1;
+	}
+	child = fork();
+	if (child == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		execl(bin, bin, "victim", "2", (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	ret = session_configure(&s, child);
+	if (!ret && ioctl(s.fd, PMIPROF_IOC_START))
+		ret = -errno;
+	if (ret) {
+		printf("exec configure_start=%s\n", strerror(-ret));
+		kill(child, SIGKILL);
+		return 1;
+	}
+	if (write(go[1], &c, 1) != 1)
+		return 2;
+	follow(&s, child, 30, &t);
+	print_tally("exec", &t);
+	return 0;
+}
+
+static void write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd < 0 || write(fd, s, strlen(s)) < 0)
+		fprintf(stderr, "task_secure: %s: %s\n", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * CONFIGURE names a process, START follows that same process or none:
+ * the unprivileged follower's child dies, root takes its pid, START.
+ */
+static int cmd_reuse(uid_t uid)
+{
+	int a2r[2], r2a[2], status;
+	pid_t follower, reused = 0, victim_pid;
+
+	if (pipe(a2r) || pipe(r2a))
+		return 2;
+	follower = fork();
+	if (follower == 0) {
+		struct session s;
+		struct tally t = { 0 };
+		pid_t child;
+		int ret;
+
+		drop_to(uid);
+		ret = session_open(&s);
+		if (ret) {
+			printf("reuse open=%s\n", strerror(-ret));
+			_exit(1);
+		}
+		child = fork();
+		if (child == 0) {
+			pause();
+			_exit(0);
+		}
+		ret = session_configure(&s, child);
+		if (ret) {
+			printf("reuse configure=%s\n", strerror(-ret));
+			kill(child, SIGKILL);
+			_exit(1);
+		}
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		if (write(a2r[1], &child, sizeof(child)) != sizeof(child) ||
+		    read(r2a[0], &reused, sizeof(reused)) != sizeof(reused))
+			_exit(2);
+		ret = ioctl(s.fd, PMIPROF_IOC_START) ? errno : 0;
+		printf("reuse pid=%d reused=%d start=%s\n", (int)child, (int)reused,
+		       ret ? (ret == ESRCH ? "ESRCH" : strerror(ret)) : "ok");
+		fflush(stdout);
+		if (!ret)
+			follow(&s, child, 2, &t);
+		/* records of the reused pid: the root process's */
+		printf("reuse root_records=%" PRIu64 " secret=%" PRIu64 "\n",
+		       t.records - t.other_pid, t.secret_hits);
+		_exit(0);
+	}
+	if (read(a2r[0], &victim_pid, sizeof(victim_pid)) != sizeof(victim_pid))
+		return 2;
+	/* The next pid handed out is the dead child's (no other process starts meanwhile). */
+	for (int tries = 0; tries < 5 && reused != victim_pid; tries++) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%d", (int)victim_pid - 1);
+		write_file("/proc/sys/kernel/ns_last_pid", buf);
+		reused = fork();
+		if (reused == 0) {
+			victim(3);
+			_exit(0);
+		}
+		if (reused != victim_pid) {
+			kill(reused, SIGKILL);
+			waitpid(reused, NULL, 0);
+		}
+	}
+	if (write(r2a[1], &reused, sizeof(reused)) != sizeof(reused))
+		return 2;
+	waitpid(follower, &status, 0);
+	kill(reused, SIGKILL);
+	waitpid(reused, NULL, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+static void *short_thread(void *arg)
+{
+	for (unsigned long i = 0; i < 20000; i++)
+		sink += i;
+	return arg;
+}
+
+/* Threads born and gone all the time: exits while a START or STOP is under way. */
+static void churn(void)
+{
+	for (;;) {
+		pthread_t th[8];
+
+		for (int i = 0; i < 8; i++)
+			pthread_create(&th[i], NULL, short_thread, NULL);
+		for (int i = 0; i < 8; i++)
+			pthread_join(th[i], NULL);
+	}
+}
+
+/* Short unrelated processes, one after another. */
+static void bystand(void)
+{
+	for (;;) {
+		pid_t p = fork();
+
+		if (p == 0) {
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		waitpid(p, NULL, 0);
+	}
+}
+
+static void start_churn(pid_t *churner, pid_t *bystander)
+{
+	*churner = fork();
+	if (*churner == 0) {
+		churn();
+		_exit(0);
+	}
+	*bystander = fork();
+	if (*bystander == 0) {
+		bystand();
+		_exit(0);
+	}
+}
+
+/* The churn alone for @secs (the ftrace control of t197), no device. */
+static int cmd_churn(double secs)
+{
+	struct timespec d = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
+	pid_t churner, bystander;
+
+	start_churn(&churner, &bystander);
+	nanosleep(&d, NULL);
+	kill(churner, SIGKILL);
+	kill(bystander, SIGKILL);
+	waitpid(churner, NULL, 0);
+	waitpid(bystander, NULL, 0);
+	return 0;
+}
+
+/*
+ * START/STOP cycles of one CONFIGURE on a churning process, while
+ * unrelated short processes come and go: no record of any other pid.
+ */
+static int cmd_cycles(int n)
+{
+	struct session s;
+	struct tally t = { 0 };
+	pid_t churner, bystander;
+	int ret, starts = 0;
+
+	start_churn(&churner, &bystander);
+	ret = session_open(&s);
+	if (!ret)
+		ret = session_configure(&s, churner);
+	if (ret) {
+		printf("cycles configure=%s\n", strerror(-ret));
+		kill(churner, SIGKILL);
+		kill(bystander, SIGKILL);
+		return 1;
+	}
+	for (int i = 0; i < n; i++) {
+		struct timespec d = { 0, 20 * 1000 * 1000 };
+
+		if (ioctl(s.fd, PMIPROF_IOC_START)) {
+			printf("cycles start=%s\n", strerror(errno));
+			break;
+		}
+		starts++;
+		nanosleep(&d, NULL);
+		ioctl(s.fd, PMIPROF_IOC_STOP);
+		drain(&s, churner, &t);
+	}
+	kill(churner, SIGKILL);
+	kill(bystander, SIGKILL);
+	waitpid(churner, NULL, 0);
+	waitpid(bystander, NULL, 0);
+	printf("cycles starts=%d ", starts);
+	print_tally("cycles", &t);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "victim"))
+		return victim(atof(argv[2]));
+	if (argc >= 4 && !strcmp(argv[1], "exec"))
+		return cmd_exec((uid_t)atoi(argv[2]), argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "reuse"))
+		return cmd_reuse((uid_t)atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "cycles"))
+		return cmd_cycles(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "churn"))
+		return cmd_churn(atof(argv[2]));
+	fprintf(stderr, "usage: task_secure victim S | exec UID BIN | reuse UID | cycles N | churn S\n");
+	return 2;
+}
