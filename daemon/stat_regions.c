@@ -493,8 +493,9 @@ void stat_regions_print(struct stat_regions *sr, FILE *f, const char *cmd, bool 
 			else if (p)
 				fprintf(f, "   %-22s read with %s\n", sr->ev[i].name, p);
 			else if (sr->paths[i] & (1u << PMR_PATH_FAILED))
-				fprintf(f, "   %-22s <not supported> in the workload's threads (%s)\n",
-					sr->ev[i].name, strerror(sr->err[i]));
+				fprintf(f, "   %-22s %s in the workload's threads\n", sr->ev[i].name,
+					sr->err[i] == EACCES || sr->err[i] == EPERM ?
+					"<not permitted>" : "<not supported>");
 		}
 		if (sr->read_mode == PMR_READ_SAMPLED)
 			fprintf(f, "   counters read at 1 call in %llu per thread, chosen at random\n",

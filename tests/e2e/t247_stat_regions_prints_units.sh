@@ -20,4 +20,12 @@ grep -Eq 'empty-region cost subtracted .*task-clock [0-9]+ ns, page-faults [0-9]
 head -1 "$TMPD/c" | grep -qx 'region,calls,event,sum,mean,min,median,mode,p99,max,modes' &&
 	awk -F, '$1 == "heavy" && $3 == "task-clock" { exit !(NF == 11 && $4 ~ /^[0-9]+$/) }' "$TMPD/c" &&
 	ok "csv: the same columns, raw values" || not_ok "csv" "$(cat "$TMPD/c")"
+if ! have_perf_hw; then
+	"$PMIPROF" stat --regions -e task-clock,instructions -- "$wl" shares 5 2> "$TMPD/n"
+	grep -Eq '^   instructions +<not supported> in the workload.s threads$' "$TMPD/n" &&
+		ok "an event the threads cannot open: <not supported>, no errno text" ||
+		not_ok "<not supported> in the threads" "$(grep instructions "$TMPD/n")"
+else
+	skip "an event the threads cannot open" "instructions opens here"
+fi
 done_testing
