@@ -487,13 +487,24 @@ static int print_hist_text(FILE *f, const struct profile *p, const uint32_t *ord
 			   const struct flat_opts *o)
 {
 	char lb[1024], fb[64], sb[HIST_BINS + 1], bb[128];
-	uint32_t i, t;
+	uint32_t i, t, m = n < o->hist_top ? n : o->hist_top;
+	const char **names = calloc(m ? m : 1, sizeof(*names));
+	bool *cut = calloc(m ? m : 1, sizeof(*cut));
+	int ret = -ENOMEM;
 
+	/* Names cut to 28 only on a narrow table and where the cut stays unique. */
+	if (!names || !cut)
+		goto out;
+	for (t = 0; t < m; t++)
+		if (!(names[t] = strdup(row_label(p, &p->rows[order[t]], lb, sizeof(lb)))))
+			goto out;
+	if (table_width(o->width) && cut_names_unique(names, m, 28, cut))
+		goto out;
 	for (i = 0; i < o->nr_hist; i++) {
 		struct hist all, fn;
 
 		if (hist_build(&all, p->win_values + i, p->nr_hist, p->nr_win, NULL, 0, NULL))
-			return -ENOMEM;
+			goto out;
 		fprintf(f, "\n# distribution of per-window %s: %" PRIu64 " windows",
 			o->hist_metrics[i].name, all.n);
 		if (all.nan)
@@ -519,17 +530,22 @@ static int print_hist_text(FILE *f, const struct profile *p, const uint32_t *ord
 		hist_print_bars(f, &all, 40);
 		fprintf(f, "# %s over the windows each top %s closes (same bins, low -> high)\n",
 			o->hist_metrics[i].name, p->by == BY_SYMBOL ? "function" : "row");
-		for (t = 0; t < n && t < o->hist_top; t++) {
+		for (t = 0; t < m; t++) {
 			if (hist_build(&fn, p->win_values + i, p->nr_hist, p->nr_win, p->win_rows,
 				       order[t], &all))
-				return -ENOMEM;
+				goto out;
 			fprintf(f, "  %-28s |%s| median %-9.4g p10 %-9.4g p90 %.4g\n",
-				fit(fb, sizeof(fb), row_label(p, &p->rows[order[t]], lb, sizeof(lb)),
-				    28),
+				cut[t] ? fit(fb, sizeof(fb), names[t], 28) : names[t],
 				hist_sparkline(&fn, sb, sizeof(sb)), fn.p50, fn.p10, fn.p90);
 		}
 	}
-	return 0;
+	ret = 0;
+out:
+	for (t = 0; names && t < m; t++)
+		free((char *)names[t]);
+	free(names);
+	free(cut);
+	return ret;
 }
 
 int print_flat(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,
