@@ -17,8 +17,11 @@ command -v perf >/dev/null || skip_all "perf not installed (linux-perf)"
 # One run under both; fills perf.top ("fn pct" above 5 %) and p.csv.
 one_run() {
 	rm -f "$TMPD/perf.data" "$TMPD/t.data"
+	# -B -N: no build-id pass at the end of perf record (perf 6.1 aborts there
+	# now and then on this machine: assertion at util/build-id.c:1010), and
+	# the shared ~/.debug cache left alone; symbols come from the binaries.
 	"$PMIPROF" record -q -F 10000 -o "$TMPD/t.data" -- \
-		perf record -q -e cpu-clock -F 10000 -o "$TMPD/perf.data" -- "$WORKLOADS/shares" 2 \
+		perf record -B -N -q -e cpu-clock -F 10000 -o "$TMPD/perf.data" -- "$WORKLOADS/shares" 2 \
 		>/dev/null 2>"$TMPD/err" || return 2
 	perf report -i "$TMPD/perf.data" --stdio --sort sym 2>/dev/null |
 		awk '$1 ~ /%$/ { p = $1; sub(/%/, "", p); if (p + 0 > 5) print $NF, p }' >"$TMPD/perf.top"
@@ -45,9 +48,7 @@ until one_run; rc=$?; [ $rc -eq 0 ]; do
 	[ $rc -eq 1 ] && echo "# try $tries missed (fn pmiprof% perf%): $(tr '\n' ';' < "$TMPD/cmp")"
 	[ $tries -lt 3 ] || break
 done
-if [ ! -s "$TMPD/t.data" ] || [ ! -s "$TMPD/perf.data" ]; then
-	skip_all "recording under perf failed: $(head -2 "$TMPD/err" | tr '\n' ' ')"
-fi
+[ $rc -eq 2 ] && skip_all "perf record under pmiprof record failed 3 times: $(head -2 "$TMPD/err" | tr '\n' ' ')"
 ok "perf record under pmiprof record (same run; $tries earlier tries)"
 n=$(wc -l <"$TMPD/perf.top")
 [ "$n" -ge 1 ] && ok "perf report has $n function(s) above 5%" || not_ok "perf report has functions above 5%" "$(cat "$TMPD/perf.top")"
