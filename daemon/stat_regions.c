@@ -384,7 +384,7 @@ static void sr_csv_name(FILE *f, const char *s)
  * sum the mean times every call in SAMPLED mode (an estimate, said so).
  */
 static void sr_print_col(const struct stat_regions *sr, FILE *f, bool csv,
-			 const struct sr_region *r, const char *name,
+			 const struct sr_region *r, const char *name, const char *unit,
 			 struct dist *d, double cost, bool ratio)
 {
 	bool estimated;
@@ -431,6 +431,7 @@ static void sr_print_col(const struct stat_regions *sr, FILE *f, bool csv,
 		snprintf(num, sizeof(num), fmt, v[i]);
 		fprintf(f, " %14s", num);
 	}
+	fprintf(f, "  %s", unit);
 	if (s.n != r->calls)
 		fprintf(f, "  (%" PRIu64 " calls%s)", s.n, estimated ? ", sum estimated" : "");
 	fputc('\n', f);
@@ -447,6 +448,12 @@ static void sr_print_col(const struct stat_regions *sr, FILE *f, bool csv,
 	if (!s.exact)
 		fprintf(f, "    %-22s  (over %d calls: quantiles and mode from a histogram, "
 			"within 1%%)\n", "", DIST_EXACT_MAX);
+}
+
+/* The unit of an event's values: ns for the clocks, else a count. */
+static const char *sr_unit(const struct pmr_event *ev)
+{
+	return (ev->flags & PMR_EV_TIME_BASED) ? "ns" : "count";
 }
 
 static const char *const sr_anom_names[PMR_AN_NR] = {
@@ -486,8 +493,9 @@ void stat_regions_print(struct stat_regions *sr, FILE *f, const char *cmd, bool 
 			else if (p)
 				fprintf(f, "   %-22s read with %s\n", sr->ev[i].name, p);
 			else if (sr->paths[i] & (1u << PMR_PATH_FAILED))
-				fprintf(f, "   %-22s <not supported> in the workload's threads (%s)\n",
-					sr->ev[i].name, strerror(sr->err[i]));
+				fprintf(f, "   %-22s %s in the workload's threads\n", sr->ev[i].name,
+					sr->err[i] == EACCES || sr->err[i] == EPERM ?
+					"<not permitted>" : "<not supported>");
 		}
 		if (sr->read_mode == PMR_READ_SAMPLED)
 			fprintf(f, "   counters read at 1 call in %llu per thread, chosen at random\n",
@@ -502,8 +510,9 @@ void stat_regions_print(struct stat_regions *sr, FILE *f, const char *cmd, bool 
 			" empty regions timed at thread start):", sr->empty_wall.n);
 		for (i = 0; i < sr->nr_ev; i++)
 			if (sr->empty[i].n && sr_path_name(sr->paths[i]))
-				fprintf(f, " %s %.0f,", sr->ev[i].name, cost[i]);
-		fprintf(f, " wall-ns %.0f\n", cost_wall);
+				fprintf(f, " %s %.0f%s,", sr->ev[i].name, cost[i],
+					(sr->ev[i].flags & PMR_EV_TIME_BASED) ? " ns" : "");
+		fprintf(f, " wall-ns %.0f ns\n", cost_wall);
 	}
 	for (k = 0; k < sr->nr_regions; k++) {
 		struct sr_region *r = &sr->regions[k];
@@ -526,13 +535,14 @@ void stat_regions_print(struct stat_regions *sr, FILE *f, const char *cmd, bool 
 			fputc('\n', f);
 			if (!r->calls)
 				continue;
-			fprintf(f, "    %-22s %14s %14s %14s %14s %14s %14s %14s\n", "event", "sum",
-				"mean", "min", "median", "mode", "p99", "max");
+			fprintf(f, "    %-22s %14s %14s %14s %14s %14s %14s %14s  %s\n", "event", "sum",
+				"mean", "min", "median", "mode", "p99", "max", "unit");
 		}
 		for (i = 0; i < sr->nr_ev; i++)
-			sr_print_col(sr, f, csv, r, sr->ev[i].name, &r->ev[i], cost[i], false);
-		sr_print_col(sr, f, csv, r, "wall-ns", &r->wall, cost_wall, false);
-		sr_print_col(sr, f, csv, r, "IPC", &r->ipc, 0, true);
+			sr_print_col(sr, f, csv, r, sr->ev[i].name, sr_unit(&sr->ev[i]), &r->ev[i],
+				     cost[i], false);
+		sr_print_col(sr, f, csv, r, "wall-ns", "ns", &r->wall, cost_wall, false);
+		sr_print_col(sr, f, csv, r, "IPC", "instructions/cycle", &r->ipc, 0, true);
 	}
 	if (csv) {
 		/* what does not fit the columns: comment lines after the table */

@@ -134,7 +134,7 @@ static void print_table(FILE *f, const struct profile *p, const uint32_t *order,
 {
 	const struct trace_header *h = p->s->h;
 	const struct metric_set *ms = o->metrics;
-	int width = table_width(o->width), name_w = 0, extra_w = 0, hidden = 0, i;
+	int width = table_width(o->width), name_w = 0, extra_w = 0, hidden = 0, names_need, i;
 	char nb[64], lb[1024], fb[1024];
 	const char **names = NULL, **extras = NULL;
 	bool *cut_n = NULL, *cut_x = NULL;
@@ -149,29 +149,6 @@ static void print_table(FILE *f, const struct profile *p, const uint32_t *order,
 	if (!t || !names || !extras || !cut_n || !cut_x) {
 		fputs("# out of memory for the table\n", f);
 		goto out;
-	}
-	/* No width limit (not a terminal): numbers exact up to 20 digits. */
-	size_columns(t, p, order, n, ms, width ? 12 : 20);
-	/* Too wide for the terminal: squeeze the number columns first... */
-	if (width && t->used + 36 > width)
-		size_columns(t, p, order, n, ms, 8);
-	/* ...then hide raw event sums, last first (the header says which). */
-	for (e = p->nr_events; width && e-- > 0 && t->used + 30 > width;) {
-		t->used -= t->ev_w[e] + 1;
-		t->ev_w[e] = 0;
-		hidden++;
-	}
-	if (hidden) {
-		int col = fprintf(f, "# hidden to fit %d columns (--width N shows them):", width);
-
-		for (e = 0; e < p->nr_events; e++) {
-			if (t->ev_w[e])
-				continue;
-			if (col + 1 + (int)strlen(h->events[e].name) > width)
-				col = fprintf(f, "\n#  ");
-			col += fprintf(f, " %s", h->events[e].name);
-		}
-		fputc('\n', f);
 	}
 	for (k = 0; k < n; k++) {
 		const struct prof_row *r = &p->rows[order[k]];
@@ -196,6 +173,31 @@ static void print_table(FILE *f, const struct profile *p, const uint32_t *order,
 		/* The path is the last column: never cut. */
 		if (width && extra_w > 20 && p->by != BY_DSO)
 			extra_w = 20;
+	}
+	/* No width limit (not a terminal): numbers exact up to 20 digits. */
+	size_columns(t, p, order, n, ms, width ? 12 : 20);
+	/* Names need 16 columns at least, plus the dso/comm column (a path may overflow). */
+	names_need = 2 + 16 + (extra_w && p->by != BY_DSO ? extra_w + 1 : 0);
+	/* Too wide for the terminal: squeeze the number columns first... */
+	if (width && t->used + names_need + 6 > width)
+		size_columns(t, p, order, n, ms, 8);
+	/* ...then hide raw event sums, last first (the header says which). */
+	for (e = p->nr_events; width && e-- > 0 && t->used + names_need > width;) {
+		t->used -= t->ev_w[e] + 1;
+		t->ev_w[e] = 0;
+		hidden++;
+	}
+	if (hidden) {
+		int col = fprintf(f, "# hidden to fit %d columns (--width N shows them):", width);
+
+		for (e = 0; e < p->nr_events; e++) {
+			if (t->ev_w[e])
+				continue;
+			if (col + 1 + (int)strlen(h->events[e].name) > width)
+				col = fprintf(f, "\n#  ");
+			col += fprintf(f, " %s", h->events[e].name);
+		}
+		fputc('\n', f);
 	}
 	/* --by dso: file names are short and the path after them is never cut. */
 	if (width && p->by != BY_DSO) {
@@ -485,13 +487,24 @@ static int print_hist_text(FILE *f, const struct profile *p, const uint32_t *ord
 			   const struct flat_opts *o)
 {
 	char lb[1024], fb[64], sb[HIST_BINS + 1], bb[128];
-	uint32_t i, t;
+	uint32_t i, t, m = n < o->hist_top ? n : o->hist_top;
+	const char **names = calloc(m ? m : 1, sizeof(*names));
+	bool *cut = calloc(m ? m : 1, sizeof(*cut));
+	int ret = -ENOMEM;
 
+	/* Names cut to 28 only on a narrow table and where the cut stays unique. */
+	if (!names || !cut)
+		goto out;
+	for (t = 0; t < m; t++)
+		if (!(names[t] = strdup(row_label(p, &p->rows[order[t]], lb, sizeof(lb)))))
+			goto out;
+	if (table_width(o->width) && cut_names_unique(names, m, 28, cut))
+		goto out;
 	for (i = 0; i < o->nr_hist; i++) {
 		struct hist all, fn;
 
 		if (hist_build(&all, p->win_values + i, p->nr_hist, p->nr_win, NULL, 0, NULL))
-			return -ENOMEM;
+			goto out;
 		fprintf(f, "\n# distribution of per-window %s: %" PRIu64 " windows",
 			o->hist_metrics[i].name, all.n);
 		if (all.nan)
@@ -517,17 +530,22 @@ static int print_hist_text(FILE *f, const struct profile *p, const uint32_t *ord
 		hist_print_bars(f, &all, 40);
 		fprintf(f, "# %s over the windows each top %s closes (same bins, low -> high)\n",
 			o->hist_metrics[i].name, p->by == BY_SYMBOL ? "function" : "row");
-		for (t = 0; t < n && t < o->hist_top; t++) {
+		for (t = 0; t < m; t++) {
 			if (hist_build(&fn, p->win_values + i, p->nr_hist, p->nr_win, p->win_rows,
 				       order[t], &all))
-				return -ENOMEM;
+				goto out;
 			fprintf(f, "  %-28s |%s| median %-9.4g p10 %-9.4g p90 %.4g\n",
-				fit(fb, sizeof(fb), row_label(p, &p->rows[order[t]], lb, sizeof(lb)),
-				    28),
+				cut[t] ? fit(fb, sizeof(fb), names[t], 28) : names[t],
 				hist_sparkline(&fn, sb, sizeof(sb)), fn.p50, fn.p10, fn.p90);
 		}
 	}
-	return 0;
+	ret = 0;
+out:
+	for (t = 0; names && t < m; t++)
+		free((char *)names[t]);
+	free(names);
+	free(cut);
+	return ret;
 }
 
 int print_flat(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,

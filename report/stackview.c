@@ -217,6 +217,7 @@ static void print_children(FILE *f, const struct stackview *v, const uint32_t *o
 {
 	const struct trace_header *h = v->s->h;
 	const struct metric_set *ms = o->metrics;
+	struct num_col col[PMIPROF_MAX_EVENTS];
 	uint32_t k, e, i;
 	char nb[32], fb[1024], lb[256];
 	double x;
@@ -299,9 +300,18 @@ static void print_children(FILE *f, const struct stackview *v, const uint32_t *o
 			"windows summed; self: samples closed in the function");
 	fputs("#\n", f);
 	fprintf(f, "%8s %7s %8s", "children", "self", "samples");
-	for (e = 0; e < v->nr_events; e++)
-		fprintf(f, " %10s", fit(fb, sizeof(fb), column_name(h->events[e].name, lb,
-			sizeof(lb)), 10));
+	/* One scale per event column, from its largest value; the unit in the heading. */
+	for (e = 0; e < v->nr_events; e++) {
+		uint64_t max = 0;
+
+		for (k = 0; k < n; k++)
+			if (v->rows[order[k]].incl[e] > max)
+				max = v->rows[order[k]].incl[e];
+		num_col_init(&col[e], event_counts_ns(h->events[e].name), max, 10);
+		num_col_head(&col[e], column_name(h->events[e].name, lb, sizeof(lb)), fb, sizeof(fb));
+		col[e].width = strlen(fb) > 10 ? (int)strlen(fb) : 10;
+		fprintf(f, " %*s", col[e].width, fb);
+	}
 	for (i = 0; i < ms->n; i++)
 		fprintf(f, " %8s", fit(fb, sizeof(fb), column_name(ms->m[i].name, lb, sizeof(lb)),
 				       8));
@@ -314,7 +324,8 @@ static void print_children(FILE *f, const struct stackview *v, const uint32_t *o
 		fprintf(f, "%7.2f%% %6.2f%% %8s", pct(r->children, v->samples),
 			pct(r->self, v->samples), fmt_count(nb, sizeof(nb), r->children, 8));
 		for (e = 0; e < v->nr_events; e++)
-			fprintf(f, " %10s", fmt_count(nb, sizeof(nb), r->incl[e], 10));
+			fprintf(f, " %*s", col[e].width, num_col_cell(&col[e], r->incl[e], nb,
+								      sizeof(nb)));
 		for (i = 0; i < ms->n; i++) {
 			if (metric_value(&ms->m[i], r->incl, &x))
 				fprintf(f, " %8.3f", x);

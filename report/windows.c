@@ -701,7 +701,6 @@ static int windows_row_one(struct windows_out *w, const struct trace_sample *smp
 	uint32_t e, k, nev = smp->nr < PMIPROF_MAX_EVENTS ? smp->nr : PMIPROF_MAX_EVENTS;
 	int thr = (smp->flags & PMIPROF_SAMPLE_F_THROTTLED) != 0;
 	int aft = (smp->flags & PMIPROF_SAMPLE_F_AFTER_LOSS) != 0, br;
-	char nb[32];
 	double v;
 
 	if (s->time_scale != 1.0)
@@ -773,8 +772,8 @@ static int windows_row_one(struct windows_out *w, const struct trace_sample *smp
 		 * them out.  Pseudo DSOs ([kernel.kallsyms], [vdso]) have brackets.
 		 */
 		if (s->h->flags & PMIPROF_TRACE_F_REGIONS)
-			fprintf(w->f, "  %-12s", fit(nb, sizeof(nb), regions_name(&s->reg, s->region),
-						     12));
+			/* Whole: rows stream, so a cut could not be checked for uniqueness. */
+			fprintf(w->f, "  %-12s", regions_name(&s->reg, s->region));
 		br = d->short_name[0] != '[';
 		fprintf(w->f, "  %s %s%s%s%s\n", y->name, br ? "[" : "", d->short_name, br ? "]" : "",
 			thr && aft ? "  (after loss, throttled)" : thr ? "  (throttled)" :
