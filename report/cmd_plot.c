@@ -801,8 +801,9 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		if (p->hist_metrics[i].kind == METRIC_TOPDOWN || !shown[i])
 			continue;
 		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, top - ++row * ph);
-		/* rates and counts: never a negative axis */
-		fprintf(f, "set yrange [0:*]\nset xlabel \"time (s)\"\nset ylabel ");
+		/* rates and counts: never a negative axis; large ones in engineering notation */
+		fprintf(f, "set yrange [0:*]\nset format y %s\nset xlabel \"time (s)\"\nset ylabel ",
+			all[i].max >= 1e4 ? "\"%.1s%c\"" : "\"%g\"");
 		gp_str(f, metric_label(&p->hist_metrics[i], h, lb, sizeof(lb)));
 		fprintf(f, "\nplot \"%s\" using 1:%u with %s lc rgb \"#1f77b4\" title ", series,
 			i + 2, per_point > 1 || d->n > 500 ? "lines" : "linespoints pt 7 ps 0.4");
@@ -827,7 +828,8 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	}
 	if (ntd)
 		write_topdown_panel(f, p, series, ph, top - ++row * ph);
-	fprintf(f, "unset label 2\nunset label 3\nunset label 4\nunset arrow\nunset object\n");
+	fprintf(f, "unset label 2\nunset label 3\nunset label 4\nunset arrow\nunset object\n"
+		"set format y\n");
 	if (narrow)
 		write_region_strip(f, s, bands, nbands, tmax, ph, top - ++row * ph);
 	free(bands);
@@ -863,7 +865,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	 */
 	for (i = 0, col = 0; i < nm; i++) {
 		int b, first = all[i].zero_bin ? 1 : 0, nbo = all[i].nbins - first, every, lmax = 1;
-		double pw, ymin = 1, xlo = first ? -1.0 : 0.5, zx = -0.6;
+		double pw, ymin = 1, xlo = first ? -1.0 : -0.5, zx = -0.6;
 		char bb[128], eb[32];
 
 		if (!shown[i])
