@@ -609,8 +609,9 @@ static void write_region_strip(FILE *f, struct session *s, const struct region_b
 			bd[i].region + 1.35, region_colors[bd[i].region % ARRAY_SIZE(region_colors)]);
 	}
 	if (left)
-		fprintf(f, "set label 4 \"%u band(s) of %u more region(s) not drawn\" at graph 0.99, "
-			"graph 1.04 right front tc rgb \"gray40\"\n", left, nreg - rows);
+		fprintf(f, "set label 4 \"%u band(s) not drawn (%u region(s), at most %d rows, %d "
+			"marks)\" at graph 0, graph 1.06 left front tc rgb \"gray40\"\n", left, nreg,
+			PLOT_STRIP_REGIONS, PLOT_MAX_SHADES);
 	/* nothing to plot but the marks: an empty curve draws the axes */
 	fprintf(f, "plot NaN notitle\nunset object\nunset label 4\nset ytics auto\n"
 		"set yrange [*:*]\nset key\n");
