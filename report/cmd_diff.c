@@ -45,7 +45,9 @@ const char cmd_diff_help[] =
 "    run compared with it, builds each one's flat profile as 'pmiprof report'\n"
 "    does (same attribution rule, same filters), matches functions by symbol\n"
 "    name and DSO basename (a function in one run only is kept, with 0\n"
-"    samples in the other) and prints per function:\n"
+"    samples in the other) and prints first a summary (run time, samples and\n"
+"    event totals A -> B; the functions that changed most, significant ones\n"
+"    first, each with its verdict and p), then per function:\n"
 "\n"
 "    share       its share of the samples in A (baseline %) and B, and the\n"
 "                change in points with its (1 - alpha) interval (Wald).  The\n"
@@ -70,7 +72,9 @@ const char cmd_diff_help[] =
 "    For every event recorded in both runs (by name), and the derived metrics\n"
 "    (ipc, <event>-mpki, branch-miss-pct) whose events both have: its count\n"
 "    per window (sample), in total and per function, in A and B with the\n"
-"    relative change (B - A) / A.\n"
+"    relative change (B - A) / A.  Per-window values compare only when both\n"
+"    runs close windows alike (same trigger and period or frequency): else\n"
+"    diff warns, naming both definitions, and the table leaves them out.\n"
 "\n"
 "WINDOW-ALIGNED VIEW\n"
 "    When both runs closed windows every N of the same trigger event (same\n"
@@ -88,6 +92,9 @@ const char cmd_diff_help[] =
 "    A run diverges at the first window from which a measure stays above\n"
 "    the threshold (--threshold, default 0.1) to the end.  Single-threaded\n"
 "    workloads align best; threads interleave differently in each run.\n"
+"    With time-based windows (no hardware PMU) a window is a timer tick, not\n"
+"    the same work in both runs: the table hides the view and says so\n"
+"    (--window-aligned shows it).\n"
 "\n"
 "OPTIONS\n"
 "    -f, --format FMT    table (default), csv or json.  CSV: one row per\n"
@@ -221,6 +228,9 @@ struct diff_ctx {
 	float *dist, *trel;
 	uint64_t div_dist, div_time;	/* nal when they never diverged */
 	uint64_t same;			/* windows closing in the same function */
+	/* the runs close windows differently: per-window values are not comparable */
+	bool win_differ;
+	char win_def[2][160];		/* each run's window definition, in words */
 };
 
 static int parse_args(struct diff_args *a, int argc, char **argv)
@@ -333,6 +343,21 @@ static bool same_windows(const struct trace_header *a, const struct trace_header
 		return false;
 	}
 	return true;
+}
+
+/* How a trace closes its windows, in words: "cpu-clock at 10000 Hz", "task-clock every 50000". */
+static const char *window_def(const struct trace_header *h, char *buf, size_t size)
+{
+	char b[128];
+	const char *base = event_base_name(trigger_name(h), b, sizeof(b));
+	bool clock = !strcmp(base, "cpu-clock") || !strcmp(base, "task-clock");
+
+	if (h->trigger_flags & PMIPROF_TRIGGER_F_FREQ)
+		snprintf(buf, size, "%s at %" PRIu64 " Hz", trigger_name(h), (uint64_t)h->freq_hz);
+	else
+		snprintf(buf, size, "%s every %" PRIu64 "%s", trigger_name(h), h->period,
+			 clock ? " ns" : " events");
+	return buf;
 }
 
 static int keep_window(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
@@ -703,6 +728,14 @@ static void print_aligned_text(FILE *f, const struct diff_ctx *d)
 		print_meta_line(f, "window-aligned view: not shown: %s", d->align_note);
 		return;
 	}
+	/* a timer tick is not a unit of the program's work: window i of A is not B's */
+	if ((a->s.h->flags & b->s.h->flags & PMIPROF_TRACE_F_TIME_BASED) &&
+	    d->a->align != ALIGN_FORCE) {
+		print_meta_line(f, "window-aligned view: hidden: time-based windows (no hardware "
+				"PMU): window i is each run's i-th timer tick, not the same work in "
+				"both; --window-aligned, --windows, --plot and json show it");
+		return;
+	}
 	print_meta_line(f, "window-aligned view: window i of A against window i of B, %" PRIu64
 			" windows compared (A has %" PRIu64 ", B %" PRIu64 ")%s%s", d->nal, a->nw,
 			b->nw, d->align_note[0] ? "; " : "", d->align_note);
@@ -742,11 +775,114 @@ static const char *pct(char *buf, double v)
 	return buf;
 }
 
+/* A run total: clocks (ns) in ms or s, other counts with an SI suffix. */
+static const char *total_text(char *buf, size_t size, const char *event, double v)
+{
+	char b[128];
+	const char *base = event_base_name(event, b, sizeof(b));
+
+	if (!strcmp(base, "cpu-clock") || !strcmp(base, "task-clock") || !strcmp(base, "wall-ns"))
+		snprintf(buf, size, v >= 1e9 ? "%.3f s" : "%.1f ms", v >= 1e9 ? v / 1e9 : v / 1e6);
+	else if (v >= 1e9)
+		snprintf(buf, size, "%.3gG", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, size, "%.3gM", v / 1e6);
+	else if (v >= 1e4)
+		snprintf(buf, size, "%.3gk", v / 1e3);
+	else
+		snprintf(buf, size, "%.0f", v);
+	return buf;
+}
+
+static int summary_cmp(const void *x, const void *y)
+{
+	const struct diff_fn *a = &order_ctx->st[*(const uint32_t *)x];
+	const struct diff_fn *b = &order_ctx->st[*(const uint32_t *)y];
+	bool sa = a->cost_sig || a->share_sig, sb = b->cost_sig || b->share_sig;
+	double da = fabs(a->share.delta), db = fabs(b->share.delta);
+
+	if (sa != sb)
+		return sa ? -1 : 1;
+	if (da != db)
+		return da > db ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+#define DIFF_SUMMARY_ROWS 5
+
+/*
+ * The answer first, in words: how the run's totals changed (time, samples,
+ * every common event's sum, which windows do not distort), then the
+ * functions that changed most, each with its verdict: significant (which
+ * test, its Holm-adjusted p) or within the noise.
+ */
+static void print_summary(FILE *f, const struct diff_ctx *d)
+{
+	const struct run *a = &d->r[0], *b = &d->r[1];
+	uint32_t *o = malloc(((size_t)d->nfn + 1) * sizeof(*o)), i, c, nsig = 0, shown;
+	char lbl[PATH_MAX + 2], ta[64], tb[64], ch[32];
+	double da = session_duration_s(&a->s), db = session_duration_s(&b->s);
+
+	print_meta_line(f, "summary: B against A (baseline)");
+	print_meta_line(f, "  run: %.3f s -> %.3f s (%s); samples kept %" PRIu64 " -> %" PRIu64
+			" (%s)", da, db, pct(ch, diff_rel_change(da, db)), a->p.samples,
+			b->p.samples, pct(ta, diff_rel_change((double)a->p.samples,
+							     (double)b->p.samples)));
+	for (c = 0; c < d->nev_common; c++) {
+		const struct common *cm = &d->com[c];
+		double va = (double)a->totals[cm->m[0].a], vb = (double)b->totals[cm->m[1].a];
+
+		print_meta_line(f, "  total %s: %s -> %s (%s)", cm->name,
+				total_text(ta, sizeof(ta), cm->name, va),
+				total_text(tb, sizeof(tb), cm->name, vb), pct(ch, diff_rel_change(va, vb)));
+	}
+	if (!o)
+		return;
+	for (i = 0; i < d->nfn; i++) {
+		o[i] = i;
+		nsig += d->st[i].cost_sig || d->st[i].share_sig;
+	}
+	order_ctx = d;
+	qsort(o, d->nfn, sizeof(*o), summary_cmp);
+	shown = d->nfn < DIFF_SUMMARY_ROWS ? d->nfn : DIFF_SUMMARY_ROWS;
+	if (shown)
+		print_meta_line(f, "  biggest changes (share of the samples, A -> B; cost B/A against "
+				"the unchanged functions):");
+	for (i = 0; i < shown; i++) {
+		const struct diff_fn *st = &d->st[o[i]];
+		const struct fn *fn = &d->fns[o[i]];
+		char cost[32], verdict[96];
+
+		if (isnan(st->ratio))
+			snprintf(cost, sizeof(cost), "cost -");
+		else if (isinf(st->ratio))
+			snprintf(cost, sizeof(cost), "new");
+		else
+			snprintf(cost, sizeof(cost), "cost x%.2f", st->ratio);
+		if (st->cost_sig || st->share_sig)
+			snprintf(verdict, sizeof(verdict), "significant (%s%s%s, p %.2g)",
+				 st->cost_sig ? "cost" : "", st->cost_sig && st->share_sig ? " and " : "",
+				 st->share_sig ? "share" : "",
+				 fmin(st->cost_sig ? st->cost_adj : 1, st->share_sig ? st->share_adj : 1));
+		else
+			snprintf(verdict, sizeof(verdict), "within the noise (p %.2g)",
+				 fmin(st->cost_adj, st->share_adj));
+		print_meta_line(f, "    %s %s: %.2f%% -> %.2f%% (%+.2f points), %s; %s", fn->name,
+				dso_label(lbl, sizeof(lbl), fn->dso), 100 * st->share.pa,
+				100 * st->share.pb, 100 * st->share.delta, cost, verdict);
+	}
+	print_meta_line(f, "  %u of %u function(s) changed significantly (alpha %g, Holm-corrected)%s",
+			nsig, d->nfn, d->a->alpha, nsig ? "" : ": no change beyond sampling noise");
+	free(o);
+	fputs("#\n", f);
+}
+
 static void print_table(FILE *f, const struct diff_ctx *d, const uint32_t *o)
 {
 	uint32_t i, c, n = d->nfn, nfun;
 	char lo[32], hi[32], lbl[PATH_MAX + 2];
 
+	print_summary(f, d);
 	print_run_line(f, "A (baseline)", &d->r[0]);
 	print_run_line(f, "B", &d->r[1]);
 	print_meta_line(f, "attribution: %s", ATTRIBUTION_RULE);
@@ -796,6 +932,12 @@ static void print_table(FILE *f, const struct diff_ctx *d, const uint32_t *o)
 		return;
 	nfun = d->nfn < 10 ? d->nfn : 10;
 	fputs("#\n", f);
+	if (d->win_differ) {
+		print_meta_line(f, "events and metrics per window: not compared: A closes windows "
+				"as %s, B as %s, so a window is not the same amount of anything in "
+				"both; the summary's run totals compare", d->win_def[0], d->win_def[1]);
+		return;
+	}
 	print_meta_line(f, "events and metrics per window, A -> B, relative change; the whole "
 			"run, then the first %u function(s) above", nfun);
 	fprintf(f, "%-16s %14s %14s %9s  %s\n", "event", "A", "B", "change", "symbol [dso]");
@@ -921,6 +1063,11 @@ static void print_json(FILE *f, const struct diff_ctx *d, const uint32_t *o)
 	json_run(f, &d->r[1]);
 	fputs(", \"attribution\": ", f);
 	json_str(f, ATTRIBUTION_RULE);
+	fputs(", \"window_definition_a\": ", f);
+	json_str(f, d->win_def[0]);
+	fputs(", \"window_definition_b\": ", f);
+	json_str(f, d->win_def[1]);
+	fprintf(f, ", \"windows_comparable\": %s", d->win_differ ? "false" : "true");
 	fprintf(f, "},\n \"test\": {\"method\": \"two-proportion z-test\", \"correction\": "
 		"\"holm\", \"alpha\": %g, \"functions\": %u, \"share_significant\": %u, "
 		"\"cost_significant\": %u, \"reference_functions\": %u, \"reference_samples_a\": "
@@ -1187,6 +1334,18 @@ static int run_diff(struct diff_args *a)
 			goto out;
 		}
 		d.r[k].open = true;
+	}
+	/*
+	 * Per-window values (counts per window, rates of the windows) compare
+	 * only when both runs close windows alike; totals always compare.
+	 */
+	for (k = 0; k < 2; k++)
+		window_def(d.r[k].s.h, d.win_def[k], sizeof(d.win_def[k]));
+	if (strcmp(d.win_def[0], d.win_def[1])) {
+		d.win_differ = true;
+		pm_warn("%s and %s define windows differently (A: %s; B: %s): their per-window "
+			"values are not comparable and the table leaves them out; compare the run "
+			"totals", a->in[0], a->in[1], d.win_def[0], d.win_def[1]);
 	}
 	if (a->align != ALIGN_OFF) {
 		if (same_windows(d.r[0].s.h, d.r[1].s.h, why, sizeof(why))) {

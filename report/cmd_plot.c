@@ -57,7 +57,10 @@ const char cmd_plot_help[] =
 "    how many.\n"
 "    Code regions (traces of 'pmiprof record' with libpmiprof-region markers)\n"
 "    are shaded behind the time series, one colour per region, named in the\n"
-"    first panel's key.\n"
+"    first panel's key, where a band is at least 0.4% of the axis wide;\n"
+"    narrower ones get a 'code regions' strip, a row per region.\n"
+"    A metric that is 0 in every window gets no panel (the title names it).\n"
+"    gnuplot's messages are shown only when it fails.\n"
 "    Given the region table of 'pmiprof stat --regions -o FILE' (csv) as -i,\n"
 "    plot draws per event one candlestick per region instead: whiskers\n"
 "    min..max, box median..p99, a bar at the median, a point per mode.\n"
@@ -81,7 +84,8 @@ const char cmd_plot_help[] =
 "    --title TEXT        title (default: the recorded command line)\n"
 "    --phases            colour the time axis by program phase (as 'pmiprof\n"
 "                        phases' finds them: a bar along the bottom of each\n"
-"                        time panel, a light band behind it; docs/phases.md)\n"
+"                        time panel, a light band behind it, each phase named\n"
+"                        in the key by its top function; docs/phases.md)\n"
 "    -q, --quiet         no notes about symbols, no summary line\n"
 "    FILTERS             as for pmiprof report: --pid, --tid, --comm, --dso,\n"
 "                        --symbol, --time START,END, --window A-B\n"
@@ -497,54 +501,120 @@ static int span_cmp(const void *a, const void *b)
 	return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
+/* One band of a region along the time axis: its spans of every thread, merged. */
+struct region_band {
+	uint32_t region;
+	double b, e;		/* seconds */
+};
+
+#define PLOT_MIN_SHADE	0.004	/* of the time axis: narrower bands go to the region strip */
+#define PLOT_STRIP_REGIONS 8	/* rows of the region strip */
+#define PLOT_KEY_REGIONS 64	/* regions named in the first panel's key, at most */
+
 /*
  * Code regions (1.4 traces): each region's spans, of every thread, as
- * translucent rectangles behind the time series, one colour per region
- * (named in the first panel's key).  Spans of a region closer than 0.1% of
- * the time axis merge, so a region entered 10^5 times is a few bands, not
- * 10^5 objects.  Returns the regions shaded.
+ * bands along the time axis.  Spans of a region closer than 0.1% of the
+ * axis merge, so a region entered 10^5 times is a few bands, not 10^5
+ * objects.  *n bands (sorted by region, then time) into *out.
  */
-static uint32_t write_region_shading(FILE *f, struct session *s, double tmax)
+static int region_bands(struct session *s, double tmax, struct region_band **out, uint32_t *n)
 {
 	struct regions *r = &s->reg;
-	double gap = tmax / 1000, b = 0, e = 0;
-	uint32_t i, nobj = 0, cur = REGIONS_NONE, shaded = 0;
-	uint64_t left = 0;
+	double gap = tmax / 1000;
+	struct region_band *bd;
+	uint32_t i, nb = 0;
 
+	*out = NULL;
+	*n = 0;
 	if (!r->nr_spans)
 		return 0;
+	bd = malloc(r->nr_spans * sizeof(*bd));
+	if (!bd)
+		return -ENOMEM;
 	qsort(r->spans, r->nr_spans, sizeof(*r->spans), span_cmp);
-	for (i = 0; i <= r->nr_spans; i++) {
-		const struct region_span *sp = i < r->nr_spans ? &r->spans[i] : NULL;
-		double sb = sp ? (double)session_time_ns(s, sp->begin) / 1e9 : 0;
-		double se = sp ? (double)session_time_ns(s, sp->end) / 1e9 : 0;
+	for (i = 0; i < r->nr_spans; i++) {
+		const struct region_span *sp = &r->spans[i];
+		double sb = (double)session_time_ns(s, sp->begin) / 1e9;
+		double se = (double)session_time_ns(s, sp->end) / 1e9;
 
-		if (sp && sp->region == cur && sb <= e + gap) {
-			e = se > e ? se : e;
+		if (nb && bd[nb - 1].region == sp->region && sb <= bd[nb - 1].e + gap) {
+			bd[nb - 1].e = se > bd[nb - 1].e ? se : bd[nb - 1].e;
 			continue;
 		}
-		if (cur != REGIONS_NONE) {
-			if (nobj < PLOT_MAX_SHADES)
-				fprintf(f, "set object %u rect from %.9f, graph 0 to %.9f, graph 1 "
-					"fc rgb \"%s\" fs transparent solid 0.18 noborder behind\n",
-					100 + nobj, b, e > b ? e : b + gap / 10,
-					region_colors[cur % ARRAY_SIZE(region_colors)]);
-			else
-				left++;
-			nobj++;
-		}
-		if (!sp)
-			break;
-		if (sp->region != cur)
-			shaded++;
-		cur = sp->region;
-		b = sb;
-		e = se;
+		bd[nb++] = (struct region_band){ sp->region, sb, se > sb ? se : sb };
 	}
-	if (left || r->spans_dropped)
+	*out = bd;
+	*n = nb;
+	return 0;
+}
+
+/*
+ * The bands wide enough to see (PLOT_MIN_SHADE of the axis) as translucent
+ * rectangles behind the time series, one colour per region (named in the
+ * first panel's key: wide[region] set).  The narrow ones are left to the
+ * region strip.
+ */
+static void write_region_shading(FILE *f, struct session *s, const struct region_band *bd,
+				 uint32_t nb, double tmax, bool *wide)
+{
+	uint32_t i, nobj = 0;
+	uint64_t left = 0;
+
+	for (i = 0; i < nb; i++) {
+		if (bd[i].e - bd[i].b < PLOT_MIN_SHADE * tmax)
+			continue;
+		if (nobj >= PLOT_MAX_SHADES) {
+			left++;
+			continue;
+		}
+		fprintf(f, "set object %u rect from %.9f, graph 0 to %.9f, graph 1 "
+			"fc rgb \"%s\" fs transparent solid 0.18 noborder behind\n", 100 + nobj++,
+			bd[i].b, bd[i].e, region_colors[bd[i].region % ARRAY_SIZE(region_colors)]);
+		if (bd[i].region < PLOT_KEY_REGIONS)
+			wide[bd[i].region] = true;
+	}
+	if (left || s->reg.spans_dropped)
 		fprintf(f, "set label 4 \"region shading: %" PRIu64 " band(s) not drawn\" at graph "
-			"0.99, graph 0.92 right front tc rgb \"gray40\"\n", left + r->spans_dropped);
-	return shaded;
+			"0.99, graph 0.92 right front tc rgb \"gray40\"\n", left + s->reg.spans_dropped);
+}
+
+/*
+ * Regions too narrow to shade (short calls, or many short ones far apart):
+ * a strip panel on the same time axis, a row per region (the first
+ * PLOT_STRIP_REGIONS), every band a mark at least 0.2% of the axis wide.
+ */
+static void write_region_strip(FILE *f, struct session *s, const struct region_band *bd,
+			       uint32_t nb, double tmax, double ph, double origin)
+{
+	uint32_t i, nobj = 0, nreg = regions_count(&s->reg), rows, left = 0;
+
+	rows = nreg < PLOT_STRIP_REGIONS ? nreg : PLOT_STRIP_REGIONS;
+	fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\nunset key\n", ph, origin);
+	fprintf(f, "set ylabel \"code regions\"\nset yrange [0.5:%u.5]\nset ytics (", rows);
+	for (i = 0; i < rows; i++) {
+		fprintf(f, "%s", i ? ", " : "");
+		gp_str(f, regions_name(&s->reg, i));
+		fprintf(f, " %u", i + 1);
+	}
+	fprintf(f, ")\n");
+	for (i = 0; i < nb; i++) {
+		double e = bd[i].e > bd[i].b + 0.002 * tmax ? bd[i].e : bd[i].b + 0.002 * tmax;
+
+		if (bd[i].region >= rows || nobj >= PLOT_MAX_SHADES) {
+			left++;
+			continue;
+		}
+		fprintf(f, "set object %u rect from %.9f, %.2f to %.9f, %.2f fc rgb \"%s\" "
+			"fs solid 0.9 noborder\n", 100 + nobj++, bd[i].b, bd[i].region + 0.65, e,
+			bd[i].region + 1.35, region_colors[bd[i].region % ARRAY_SIZE(region_colors)]);
+	}
+	if (left)
+		fprintf(f, "set label 4 \"%u band(s) not drawn (%u region(s), at most %d rows, %d "
+			"marks)\" at graph 0, graph 1.06 left front tc rgb \"gray40\"\n", left, nreg,
+			PLOT_STRIP_REGIONS, PLOT_MAX_SHADES);
+	/* nothing to plot but the marks: an empty curve draws the axes */
+	fprintf(f, "plot NaN notitle\nunset object\nunset label 4\nset ytics auto\n"
+		"set yrange [*:*]\nset key\n");
 }
 
 /*
@@ -587,7 +657,12 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	struct session *s = d->p.s;
 	const struct trace_header *h = s->h;
 	const struct profile *p = &d->p;
-	uint32_t nm = p->nr_hist, i, k, ntd = 0, row = 0, shaded = 0, panels, nshown = 0, col;
+	uint32_t nm = p->nr_hist, i, k, ntd = 0, row = 0, panels, nshown = 0, col;
+	uint32_t nbands = 0, narrow = 0;
+	struct region_band *bands = NULL;
+	bool wide[PLOT_KEY_REGIONS] = { false };
+	double tmax = 0;
+	uint64_t w;
 	unsigned int width, height;
 	/* Equal rows under a title band: series panels, the function strip, histograms. */
 	double ph, top;
@@ -613,7 +688,15 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	/* The top-down percentages share one stacked panel (docs/topdown.md). */
 	for (i = 0; i < nm; i++)
 		ntd += shown[i] && p->hist_metrics[i].kind == METRIC_TOPDOWN;
-	panels = nshown - ntd + (ntd ? 1 : 0) + (ntop ? 1 : 0) + (nshown ? 1 : 0);
+	/* One time axis for every series panel and the strips. */
+	for (w = 0; w < d->n; w++)
+		tmax = d->t[w] > tmax ? d->t[w] : tmax;
+	tmax = tmax > 0 ? tmax : 1e-3;
+	if (region_bands(s, tmax, &bands, &nbands))
+		return -ENOMEM;
+	for (i = 0; i < nbands; i++)
+		narrow += bands[i].e - bands[i].b < PLOT_MIN_SHADE * tmax;
+	panels = nshown - ntd + (ntd ? 1 : 0) + (ntop ? 1 : 0) + (nshown ? 1 : 0) + (narrow ? 1 : 0);
 	width = a->width ? a->width : 1200;
 	/* the title band: two lines, a third naming the metrics not drawn */
 	height = a->height ? a->height : 250 * panels + (zeros[0] ? 80 : 60);
@@ -622,8 +705,10 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	ph = top / (panels ? panels : 1);
 	f = fopen(path, "w");
 
-	if (!f)
+	if (!f) {
+		free(bands);
 		return -errno;
+	}
 	window_kind(s, kind, sizeof(kind));
 	snprintf(title, sizeof(title), "%s", a->title ? a->title :
 		 (h->cmdline[0] ? h->cmdline : s->opts.input));
@@ -686,18 +771,10 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		fprintf(f, "set lmargin at screen %.4f\nset rmargin at screen %.2f\n",
 			lm > 0.4 ? 0.4 : lm, a->pr ? 0.76 : 0.80);
 	}
-	/* One time axis for every series panel and the function strip. */
-	{
-		double tmax = 0;
-		uint64_t w;
-
-		for (w = 0; w < d->n; w++)
-			tmax = d->t[w] > tmax ? d->t[w] : tmax;
-		fprintf(f, "set xrange [0:%.9f]\n", tmax > 0 ? tmax : 1e-3);
-		shaded = write_region_shading(f, s, tmax > 0 ? tmax : 1e-3);
-		if (a->pr)
-			phases_gnuplot_bands(f, a->pr, 3000);
-	}
+	fprintf(f, "set xrange [0:%.9f]\n", tmax);
+	write_region_shading(f, s, bands, nbands, tmax, wide);
+	if (a->pr)
+		phases_gnuplot_bands(f, a->pr, 3000);
 	/*
 	 * Lost samples: a red line at each place the trace reported a loss;
 	 * throttling (no sample lost, sampling paused) an orange dashed one.
@@ -725,14 +802,17 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 		if (p->hist_metrics[i].kind == METRIC_TOPDOWN || !shown[i])
 			continue;
 		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, top - ++row * ph);
-		/* rates and counts: never a negative axis */
-		fprintf(f, "set yrange [0:*]\nset xlabel \"time (s)\"\nset ylabel ");
+		/* rates and counts: never a negative axis; large ones in engineering notation */
+		fprintf(f, "set yrange [0:*]\nset format y %s\nset xlabel \"time (s)\"\nset ylabel ",
+			all[i].max >= 1e4 ? "\"%.1s%c\"" : "\"%g\"");
 		gp_str(f, metric_label(&p->hist_metrics[i], h, lb, sizeof(lb)));
 		fprintf(f, "\nplot \"%s\" using 1:%u with %s lc rgb \"#1f77b4\" title ", series,
 			i + 2, per_point > 1 || d->n > 500 ? "lines" : "linespoints pt 7 ps 0.4");
 		gp_str(f, p->hist_metrics[i].name);
 		/* the first panel's key names the shaded regions */
-		for (k = 0; row == 1 && k < shaded && k < regions_count(&s->reg); k++) {
+		for (k = 0; row == 1 && k < regions_count(&s->reg) && k < PLOT_KEY_REGIONS; k++) {
+			if (!wide[k])
+				continue;
 			fprintf(f, ", keyentry with boxes fc rgb \"%s\" fs transparent solid 0.35 "
 				"title ", region_colors[k % ARRAY_SIZE(region_colors)]);
 			gp_str(f, regions_name(&s->reg, k));
@@ -749,7 +829,11 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	}
 	if (ntd)
 		write_topdown_panel(f, p, series, ph, top - ++row * ph);
-	fprintf(f, "unset label 2\nunset label 3\nunset label 4\nunset arrow\nunset object\n");
+	fprintf(f, "unset label 2\nunset label 3\nunset label 4\nunset arrow\nunset object\n"
+		"set format y\n");
+	if (narrow)
+		write_region_strip(f, s, bands, nbands, tmax, ph, top - ++row * ph);
+	free(bands);
 	if (ntop) {
 		fprintf(f, "set size 1, %.4f\nset origin 0, %.4f\n", ph, top - (row + 1) * ph);
 		/* Each function's share is in its label: no key to cover the strip. */
@@ -782,7 +866,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	 */
 	for (i = 0, col = 0; i < nm; i++) {
 		int b, first = all[i].zero_bin ? 1 : 0, nbo = all[i].nbins - first, every, lmax = 1;
-		double pw, ymin = 1, xlo = first ? -1.0 : 0.5, zx = -0.6;
+		double pw, ymin = 1, xlo = first ? -1.0 : -0.5, zx = -0.6;
 		char bb[128], eb[32];
 
 		if (!shown[i])

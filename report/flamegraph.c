@@ -22,6 +22,15 @@
 #define FG_BOTTOM	34	/* the details line */
 #define FG_MIN_PX	0.1
 #define FG_CHAR_W	(FG_FONT * 0.59)	/* Verdana's average glyph width */
+/*
+ * Thin towers (a few samples' deep stacks, e.g. stacks cut at the maximum
+ * depth that end in [truncated]) set no height: the picture is as tall as
+ * its frames of at least FG_TOWER_SHARE of the total, plus FG_FOLD_ROWS; a
+ * thin tower above that is folded into one "[+N frames]" frame (its tooltip
+ * names the deepest leaf).
+ */
+#define FG_TOWER_SHARE	0.01
+#define FG_FOLD_ROWS	6
 
 /* Text as XML character data: markup escaped, invalid UTF-8 and controls replaced. */
 static void xml_put(FILE *f, const char *s)
@@ -208,6 +217,7 @@ struct fg_layout {
 	double scale;			/* px per value unit */
 	double hi;			/* top of the colour scale */
 	uint32_t height;
+	uint32_t fold;			/* deepest row drawn; deeper frames folded */
 	double *tag_hue;		/* FG_COLOR_DSO: hue of each tag, or NULL */
 	uint32_t ntags;
 };
@@ -515,10 +525,70 @@ static void write_frame(FILE *f, const struct fg_layout *L, uint32_t node)
 	fputs("</text></g>\n", f);
 }
 
+/* The frames of node's subtree deeper than L->fold, as one frame above it. */
+static void write_fold(FILE *f, const struct fg_layout *L, uint32_t node, uint32_t deepest,
+		       uint32_t leaf)
+{
+	const struct stree_node *nd = &L->t->nodes[node];
+	double x = FG_XPAD + (double)L->off[node] * L->scale;
+	double w = (double)nd->total.value * L->scale;
+	uint32_t y = L->height - FG_BOTTOM - (nd->depth + 2) * FG_FRAME_H;
+	char label[48];
+
+	snprintf(label, sizeof(label), "[+%u frames]", deepest - nd->depth);
+	fprintf(f, "<g class=\"f\" id=\"z%u\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64
+		"\" data-d=\"%u\"><title>%s folded: a thin tower %u frames deeper, up to ", node,
+		L->off[node], nd->total.value, nd->depth + 1, label, deepest - nd->depth);
+	xml_put(f, stree_name(L->t, leaf));
+	fprintf(f, "</title>"
+		"<rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" height=\"%d\" fill=\"rgb(200,200,200)\" "
+		"data-c=\"rgb(200,200,200)\" rx=\"2\" ry=\"2\"/><text x=\"%.1f\" y=\"%u\">",
+		x, y, w, FG_FRAME_H - 1, x + 3, y + FG_FRAME_H - 4);
+	if (w > 6 + FG_CHAR_W * (double)strlen(label))
+		fputs(label, f);
+	fputs("</text></g>\n", f);
+}
+
+/*
+ * The deepest row to draw: frames of FG_TOWER_SHARE or more set the height;
+ * narrower ones (thin towers) may rise FG_FOLD_ROWS above them, the rest is
+ * folded.  deep[i]: the deepest drawn frame of node i's subtree, its leaf.
+ */
+static uint32_t fold_row(const struct stree *t, const struct fg_layout *L, uint32_t *deep,
+			 uint32_t *leaf)
+{
+	uint32_t i, wide = 0, drawn = 0;
+	double thin = FG_TOWER_SHARE * (double)t->nodes[0].total.value * L->scale;
+
+	for (i = 0; i < t->nr; i++) {
+		double w = (double)t->nodes[i].total.value * L->scale;
+
+		deep[i] = t->nodes[i].depth;
+		leaf[i] = i;
+		if (w >= thin && t->nodes[i].depth > wide)
+			wide = t->nodes[i].depth;
+		if (w >= FG_MIN_PX && t->nodes[i].depth > drawn)
+			drawn = t->nodes[i].depth;
+	}
+	/* children come after their parents: a backward pass carries depths up */
+	for (i = t->nr; i-- > 1;) {
+		uint32_t p = t->nodes[i].parent;
+
+		if ((double)t->nodes[i].total.value * L->scale < FG_MIN_PX || p == STREE_NONE)
+			continue;
+		if (deep[i] > deep[p]) {
+			deep[p] = deep[i];
+			leaf[p] = leaf[i];
+		}
+	}
+	/* folding a single row would save nothing: the fold frame takes it */
+	return drawn > wide + FG_FOLD_ROWS + 1 ? wide + FG_FOLD_ROWS : drawn;
+}
+
 int flamegraph_write(FILE *f, const struct stree *t, const struct fg_opts *o)
 {
 	struct fg_layout L = { .t = t, .o = o };
-	uint32_t W = o->width, i;
+	uint32_t W = o->width, i, *deep, *leaf, folded = 0;
 	uint64_t all = t->nodes[0].total.value;
 
 	L.off = calloc(t->nr, sizeof(*L.off));
@@ -535,7 +605,20 @@ int flamegraph_write(FILE *f, const struct stree *t, const struct fg_opts *o)
 		}
 	}
 	L.scale = all ? (double)(W - 2 * FG_XPAD) / (double)all : 0;
-	L.height = FG_TOP + (t->max_depth + 1) * FG_FRAME_H + FG_BOTTOM;
+	deep = malloc((t->nr ? t->nr : 1) * sizeof(*deep));
+	leaf = malloc((t->nr ? t->nr : 1) * sizeof(*leaf));
+	if (!deep || !leaf) {
+		free(deep);
+		free(leaf);
+		free(L.off);
+		return -ENOMEM;
+	}
+	L.fold = fold_row(t, &L, deep, leaf);
+	/* the rows drawn, and one for the fold frames when there are any */
+	for (i = 0; i < t->nr; i++)
+		folded += t->nodes[i].depth == L.fold && deep[i] > L.fold &&
+			  (double)t->nodes[i].total.value * L.scale >= FG_MIN_PX;
+	L.height = FG_TOP + (L.fold + 1 + (folded ? 1 : 0)) * FG_FRAME_H + FG_BOTTOM;
 	L.hi = o->color == FG_COLOR_RATIO ? ratio_top(t, o) : 1;
 	if (o->color == FG_COLOR_DSO && o->tag_name)
 		L.tag_hue = dso_hues(t, o, &L.ntags);
@@ -576,10 +659,23 @@ int flamegraph_write(FILE *f, const struct stree *t, const struct fg_opts *o)
 		fprintf(f, "<text x=\"%u\" y=\"%u\" text-anchor=\"middle\">no samples</text>\n",
 			W / 2, L.height / 2);
 	else
-		for (i = 0; i < t->nr; i++)
-			if ((double)t->nodes[i].total.value * L.scale >= FG_MIN_PX)
-				write_frame(f, &L, i);
+		for (i = 0; i < t->nr; i++) {
+			uint32_t d = t->nodes[i].depth;
+
+			/*
+			 * The row above the fold holds a fold frame, or the frames
+			 * themselves where they are the tops of their towers.
+			 */
+			if ((double)t->nodes[i].total.value * L.scale < FG_MIN_PX || d > L.fold + 1 ||
+			    (d == L.fold + 1 && deep[t->nodes[i].parent] > d))
+				continue;
+			write_frame(f, &L, i);
+			if (d == L.fold && deep[i] > d + 1)
+				write_fold(f, &L, i, deep[i], leaf[i]);
+		}
 	fputs("</svg>\n", f);
+	free(deep);
+	free(leaf);
 	free(L.tag_hue);
 	free(L.off);
 	return ferror(f) ? -EIO : 0;

@@ -2,8 +2,8 @@
 /*
  * The flame graph SVG: names escaped for XML (markup, invalid UTF-8,
  * controls), frames under 0.1 px left out, IPC colours on the legend's
- * ramp (high IPC blue, low red), and a well-formed document (xmllint, when
- * installed).
+ * ramp (high IPC blue, low red), a well-formed document (xmllint, when
+ * installed), and a thin deep tower folded instead of doubling the height.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -212,6 +212,60 @@ static void deep_stack_draws_every_level(void **state)
 	stree_free(&t);
 }
 
+/*
+ * A thin [truncated] tower (1 sample in 1000, 120 frames deep, as a stack
+ * cut at the maximum depth gives) beside a 3-deep program: the picture is
+ * as tall as the program plus a few rows, the tower folded into one
+ * "[+N frames]" frame that names its deepest leaf.  A 4-row tower of the
+ * same width is drawn whole.
+ */
+static void thin_tower_is_folded(void **state)
+{
+	enum { DEPTH = 120 };
+	const char *names[DEPTH], *prog[3] = { "main", "work", "leaf" };
+	const char *shallow[4] = { "[truncated]", "a", "b", "c" };
+	struct stree_sums big = { .value = 999, .samples = 999 }, one = { .value = 1, .samples = 1 };
+	struct fg_opts o = ipc_opts;
+	struct stree t;
+	unsigned int height = 0, frames = 0;
+	char *svg, *p;
+	uint32_t i;
+
+	(void)state;
+	o.color = FG_COLOR_DSO;
+	o.tag_name = NULL;
+	names[0] = "[truncated]";
+	for (i = 1; i < DEPTH; i++)
+		names[i] = i == DEPTH - 1 ? "deepest_leaf" : "recurse";
+	assert_int_equal(stree_init(&t), 0);
+	assert_int_equal(stree_add(&t, prog, NULL, 3, &big), 0);
+	assert_int_equal(stree_add(&t, names, NULL, DEPTH, &one), 0);
+	svg = svg_of(&t, &o);
+	assert_int_equal(sscanf(strstr(svg, "height=\""), "height=\"%u\"", &height), 1);
+	/* title band 84 + rows (root, 3 program rows, 6 above, the fold row) + 34 */
+	assert_true(height <= 84 + (1 + 3 + 6 + 1) * 16 + 34);
+	assert_non_null(strstr(svg, "[+"));
+	assert_non_null(strstr(svg, "deepest_leaf"));
+	for (p = svg; (p = strstr(p, "<g class=\"f\"")); p++)
+		frames++;
+	assert_true(frames < 20);
+	free(svg);
+	stree_free(&t);
+
+	/* a short tower of the same width: nothing to fold */
+	assert_int_equal(stree_init(&t), 0);
+	assert_int_equal(stree_add(&t, prog, NULL, 3, &big), 0);
+	assert_int_equal(stree_add(&t, shallow, NULL, 4, &one), 0);
+	svg = svg_of(&t, &o);
+	assert_null(strstr(svg, "[+"));
+	frames = 0;
+	for (p = svg; (p = strstr(p, "<g class=\"f\"")); p++)
+		frames++;
+	assert_int_equal(frames, 1 + 3 + 4);
+	free(svg);
+	stree_free(&t);
+}
+
 static void svg_is_well_formed_xml(void **state)
 {
 	char path[] = "/tmp/test_flamegraph.XXXXXX", cmd[128];
@@ -249,6 +303,7 @@ int main(void)
 		cmocka_unit_test(dso_colours_are_distinct_kernel_green),
 		cmocka_unit_test(deep_stack_draws_every_level),
 		cmocka_unit_test(svg_is_well_formed_xml),
+		cmocka_unit_test(thin_tower_is_folded),
 	};
 
 	return cmocka_run_group_tests_name("flamegraph", tests, NULL, NULL);
