@@ -46,7 +46,7 @@ const char cmd_record_help[] =
 "\n"
 "    The trace is written in chunks and synced to disk (fdatasync) at least once\n"
 "    a second and at the end, so a crash or power loss costs at most about a\n"
-"    second of samples.  If writing fails (disk full, I/O error) pmiprof says\n"
+"    second of samples.  If writing fails (disk full, I/O error, a closed pipe) pmiprof says\n"
 "    where the trace ends, stops COMMAND and exits 1; the trace stays readable\n"
 "    and, when there is room, ends with a record of the error.\n"
 "\n"
