@@ -2,8 +2,9 @@
 /*
  * Trace reader: validates the prologue and header, then walks the chunks.
  * A regular file is mapped, anything else (a pipe) is read into memory,
- * its prologue checked first and the rest capped; the same code then decodes straight from the (inflated) chunk buffer with no
- * per-record allocation.  Damage never stops reading: a bad chunk becomes
+ * its prologue checked first and the rest capped; the same code then
+ * decodes straight from the (inflated) chunk buffer with no per-record
+ * allocation.  Damage never stops reading: a bad chunk becomes
  * one diag message plus a synthesized LOST record, and reading resumes at
  * the next chunk (after a resync on the chunk magic when its header is bad);
  * a second trace's prologue (files concatenated) ends the reading, said once.
