@@ -342,7 +342,9 @@ static int64_t pp_mapping(struct pp_pass *pp, uint32_t pid, const struct cs_fram
 		return pprof_mapping(pp->pp, 0, dso, d->name, hex, NULL);
 	/* a JIT map's pgoff is its start (offsets are ips): no file offset */
 	range = (struct pprof_range){ m->start, m->end, m->dso == m->file_dso ? m->pgoff : 0 };
-	return pprof_mapping(pp->pp, m->start, dso, d->name, hex, &range);
+	/* keyed by the whole range: a map split differently elsewhere is its own */
+	return pprof_mapping(pp->pp, m->start ^ (m->end - m->start) * 0x9e3779b97f4a7c15ULL ^
+			     range.offset * 0xc2b2ae3d27d4eb4fULL, dso, d->name, hex, &range);
 }
 
 /*
