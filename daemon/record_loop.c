@@ -166,7 +166,12 @@ static void write_error(struct loop *l, int err)
 	l->stop = true;
 	clear_progress(l);
 	trace_writer_stats(l->w, &st);
-	if (st.samples)
+	if (err == -EPIPE)	/* what the reader kept of it is unknown here */
+		pm_err("writing %s: %s (its reader closed it) after %llu samples in %llu complete "
+		       "chunks (%.2f s)%s", l->o->output, strerror(-err),
+		       (unsigned long long)st.samples, (unsigned long long)st.chunks,
+		       trace_end_secs(l, &st), running ? "; stopping the workload" : "");
+	else if (st.samples)
 		pm_err("writing %s: %s; the trace ends at %.2f s (%llu samples in %llu complete "
 		       "chunks)%s", l->o->output, strerror(-err), trace_end_secs(l, &st),
 		       (unsigned long long)st.samples, (unsigned long long)st.chunks,
@@ -426,6 +431,7 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 	struct loop l;
 	struct trace_finish fin;
 	sigset_t oldmask;
+	struct sigaction pipe_ign = { .sa_handler = SIG_IGN }, old_pipe;
 	unsigned int i;
 	int ret, status = 1;
 
@@ -447,6 +453,13 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 		pm_err("cannot set up signal handling: %s", strerror(-l.sfd));
 		return 1;
 	}
+	/*
+	 * A closed output pipe (record -o /dev/stdout | head) is a write error
+	 * like a full disk (EPIPE: message, workload stopped, exit 1), not a
+	 * silent death that leaves the workload running; the workload gets the
+	 * default back (workload_fork()).
+	 */
+	sigaction(SIGPIPE, &pipe_ign, &old_pipe);
 	/*
 	 * Region markers need the workload's environment (set before the
 	 * fork) and samples merged in time order: perf backend with a command.
@@ -622,5 +635,6 @@ out_signals:
 	record_regions_free(l.regions);
 	close(l.sfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	return status;
 }

@@ -117,6 +117,7 @@ int workload_fork(struct workload *wl, char **argv, const sigset_t *unblock)
 		sigprocmask(SIG_SETMASK, unblock, NULL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);	/* the recorder ignores it (record_loop.c) */
 		/* EOF on the go pipe: counters are ready (or the recorder died). */
 		while (read(go[0], &c, 1) < 0 && errno == EINTR)
 			;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Trace reader: validates the prologue and header, then walks the chunks.
- * A regular file is mapped, anything else (a pipe) is read into memory; the
- * same code then decodes straight from the (inflated) chunk buffer with no
- * per-record allocation.  Damage never stops reading: a bad chunk becomes
+ * A regular file is mapped, anything else (a pipe) is read into memory,
+ * its prologue checked first and the rest capped; the same code then
+ * decodes straight from the (inflated) chunk buffer with no per-record
+ * allocation.  Damage never stops reading: a bad chunk becomes
  * one diag message plus a synthesized LOST record, and reading resumes at
- * the next chunk (after a resync on the chunk magic when its header is bad).
+ * the next chunk (after a resync on the chunk magic when its header is bad);
+ * a second trace's prologue (files concatenated) ends the reading, said once.
  * Every allocation is bounded by the format limits in trace.h.  A caller
  * may take a chunk's SUMMARY (1.4) instead of its records: the records are
  * then neither inflated nor decoded.
@@ -30,6 +32,17 @@
 #include "varint.h"
 
 #define HDR sizeof(struct pmiprof_chunk_header)
+/* readable bytes after an inflated payload: every record can take the fast path */
+#define DECODE_SLACK (TRACE_RECORD_HEAD_MAX + TRACE_SAMPLE_READ_MAX)
+
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+/* The fuzzer turns CRC checks off for half its runs to reach the decoders. */
+bool trace_fuzz_ignore_crc;
+#define CRC_BAD(a, b) ((a) != (b) && !trace_fuzz_ignore_crc)
+#else
+#define CRC_BAD(a, b) ((a) != (b))
+#endif
+
 /*
  * A streamed input (pipe, FIFO, device) is read into memory up to this
  * (PMIPROF_STREAM_MAX_MB overrides it; docs/report.md).
@@ -49,16 +62,6 @@ static size_t stream_input_max(void)
 		return TRACE_STREAM_INPUT_MAX;
 	return (size_t)mb << 20;
 }
-/* readable bytes after an inflated payload: every record can take the fast path */
-#define DECODE_SLACK (TRACE_RECORD_HEAD_MAX + TRACE_SAMPLE_READ_MAX)
-
-#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
-/* The fuzzer turns CRC checks off for half its runs to reach the decoders. */
-bool trace_fuzz_ignore_crc;
-#define CRC_BAD(a, b) ((a) != (b) && !trace_fuzz_ignore_crc)
-#else
-#define CRC_BAD(a, b) ((a) != (b))
-#endif
 
 struct trace_reader {
 	char *name;
@@ -313,11 +316,11 @@ static int read_more(int fd, uint8_t **buf, size_t *cap, size_t *len, size_t wan
 
 		if (*cap - *len < 4096 && *cap - *len < want) {
 			size_t ncap = *cap ? *cap * 2 : 1 << 16;
+			uint8_t *nb;
 
 			if (ncap > *len + want)
 				ncap = *len + want;	/* the cap, not twice it */
-			uint8_t *nb = realloc(*buf, ncap);
-
+			nb = realloc(*buf, ncap);
 			if (!nb)
 				return -ENOMEM;
 			*buf = nb;

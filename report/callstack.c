@@ -608,9 +608,23 @@ static int64_t dwarf_stack(struct callstacks *c, const struct trace_sample *smp,
 	struct cs_frame *f = c->dwbuf;
 	struct unwinder *u = unwinder_of(c);
 	uint32_t n = 0, i, max = MAX_FRAMES - (r ? r->nr_kernel : 0);
+	uint32_t lim = c->s->h->call_graph_max_stack;
 	uint64_t uip = kmode ? user_ip_of(c, r, us) : smp->ip;
 	bool complete = false, bad = false, zero_end = false;
 	int nu = 0, err, rooted, got;
+
+	/*
+	 * record --max-stack N: at most N frames, the kernel-mode leaf and
+	 * kernel frames (cut by the kernel) included, as for fp stacks; the
+	 * rest is [truncated].  A user-mode leaf is the unwind's first ip.
+	 */
+	if (lim) {
+		uint32_t k = (r ? r->nr_kernel : 0) + (kmode ? 1 : 0);
+
+		lim = lim > k ? lim - k : 0;
+		if (lim < max)
+			max = lim;
+	}
 
 	c->st.dwarf++;
 	if (r) {
@@ -618,7 +632,7 @@ static int64_t dwarf_stack(struct callstacks *c, const struct trace_sample *smp,
 		if (err)
 			return err;
 	}
-	if (u && uip && uip < KERNEL_START && !bad) {
+	if (u && uip && uip < KERNEL_START && !bad && max) {
 		nu = unwind_user(u, smp->pid, uip, us, c->uips, max, &complete);
 		if (nu < 0) {
 			if (nu == -ENOMEM)

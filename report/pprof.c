@@ -121,9 +121,10 @@ static void pb_msg(struct pbuf *b, unsigned int field, struct pbuf *sub)
 }
 
 struct pp_mapping {
-	uint64_t start, limit;
+	uint64_t start, limit, offset;
 	int64_t file, build_id;
 	bool used;
+	bool fixed;			/* a recorded mmap: the range does not grow */
 };
 
 struct pp_function {
@@ -284,9 +285,10 @@ int pprof_comment(struct pprof *p, const char *s)
 	return 0;
 }
 
-int64_t pprof_mapping(struct pprof *p, uint32_t key, const char *file, const char *build_id)
+int64_t pprof_mapping(struct pprof *p, uint64_t key, uint32_t tag, const char *file,
+		      const char *build_id, const struct pprof_range *range)
 {
-	uint32_t i = hm_get(&p->map_ids, key, 0);
+	uint32_t i = hm_get(&p->map_ids, key, tag);
 	struct pp_mapping *m;
 	int rc;
 
@@ -301,9 +303,20 @@ int64_t pprof_mapping(struct pprof *p, uint32_t key, const char *file, const cha
 	m->build_id = pprof_string(p, build_id);
 	if (m->file < 0 || m->build_id < 0)
 		return -ENOMEM;
-	if (hm_put(&p->map_ids, key, 0, p->nr_maps))
+	if (range) {
+		m->start = range->start;
+		m->limit = range->limit;
+		m->offset = range->offset;
+		m->fixed = true;
+	}
+	if (hm_put(&p->map_ids, key, tag, p->nr_maps))
 		return fail(p, -ENOMEM);
 	return ++p->nr_maps;
+}
+
+uint64_t pprof_location_mapping(const struct pprof *p, uint64_t location)
+{
+	return location && location <= p->nr_locs ? p->locs[location - 1].mapping : 0;
 }
 
 void pprof_main_mapping(struct pprof *p, uint64_t mapping)
@@ -366,7 +379,7 @@ int64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t addr,
 		return fail(p, rc);
 	l = &p->locs[p->nr_locs];
 	*l = (struct pp_location){ mapping, addr, p->nr_lines - nr_lines, nr_lines };
-	if (mapping) {
+	if (mapping && !p->maps[mapping - 1].fixed) {
 		struct pp_mapping *m = &p->maps[mapping - 1];
 
 		if (!m->used || addr < m->start)
@@ -455,7 +468,7 @@ static int write_tables(struct pprof *p)
 		pb_uint(m, MAPPING_ID, id);
 		pb_uint(m, MAPPING_MEMORY_START, mp->start);
 		pb_uint(m, MAPPING_MEMORY_LIMIT, mp->limit);
-		pb_uint(m, MAPPING_FILE_OFFSET, 0);
+		pb_uint(m, MAPPING_FILE_OFFSET, mp->offset);
 		pb_int(m, MAPPING_FILENAME, mp->file);
 		pb_int(m, MAPPING_BUILD_ID, mp->build_id);
 		/* Symbolized here: viewers must not look the addresses up again. */

@@ -41,12 +41,22 @@ void pprof_default_type(struct pprof *p, uint32_t index);
 void pprof_times(struct pprof *p, int64_t time_nanos, int64_t duration_nanos);
 int pprof_comment(struct pprof *p, const char *s);
 
+/* A mapping's place in memory: [start, limit) holds file offset offset at start. */
+struct pprof_range {
+	uint64_t start, limit, offset;
+};
+
 /*
- * The mapping of the object key (the caller's id for it, e.g. a DSO id),
- * created on first use with its file name and build-id (hex, may be NULL).
- * Its address range grows to cover every location added in it.
+ * The mapping of the object (key, tag) (the caller's ids for it: a DSO and
+ * where it is mapped), created on first use with its file name, build-id
+ * (hex, may be NULL) and range: the recorded mmap, so that tools can map
+ * an address back to its file offset.  With range NULL (no mmap recorded:
+ * the kernel) it grows to cover every location added in it, offset 0.
  */
-int64_t pprof_mapping(struct pprof *p, uint32_t key, const char *file, const char *build_id);
+int64_t pprof_mapping(struct pprof *p, uint64_t key, uint32_t tag, const char *file,
+		      const char *build_id, const struct pprof_range *range);
+/* The mapping id of location id (0: none or no such location). */
+uint64_t pprof_location_mapping(const struct pprof *p, uint64_t location);
 /* The mapping pprof shows as the profile's binary ("File:"): it is written first. */
 void pprof_main_mapping(struct pprof *p, uint64_t mapping);
 /* A function, deduplicated by (name, system_name, file). */

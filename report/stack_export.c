@@ -263,7 +263,9 @@ struct pp_pass {
 	uint32_t nr_values;
 	/* Per stack id: its location ids (off, n into locs), 0 n = not made yet, and
 	 * the mapping that may be the program's binary (main_candidate()). */
-	struct { uint32_t off, n, cand; } *stacks;
+	struct { uint32_t off, n, cand, nleaf; } *stacks;
+	uint64_t *sample_locs;		/* one sample's location ids (its own leaf) */
+	uint32_t cap_sample_locs;
 	uint64_t *cand_samples;		/* per mapping id */
 	uint32_t nr_cand;
 	uint32_t nr_stacks;
@@ -290,9 +292,40 @@ static const char *srcline_split(const char *sl, char *buf, size_t size, int64_t
 	return buf;
 }
 
-static int64_t pp_mapping(struct pp_pass *pp, uint32_t dso)
+/*
+ * The recorded mmap of pid holding the user frame f (of dso), or NULL.  A
+ * return address may be the first byte after its call's mapping: also addr
+ * - 1 for callers.
+ */
+static const struct map *frame_map(struct pp_pass *pp, uint32_t pid, const struct cs_frame *f,
+				   uint32_t dso, bool caller)
 {
+	uint32_t space;
+	const struct map *m;
+
+	if (f->flags & (CS_F_KERNEL | CS_F_TRUNCATED))
+		return NULL;
+	space = maps_space(&pp->s->maps, pid);
+	if (space == HM_EMPTY)
+		return NULL;
+	m = maps_find(&pp->s->maps, space, f->addr);
+	if (!m && caller && f->addr)
+		m = maps_find(&pp->s->maps, space, f->addr - 1);
+	return m && (m->dso == dso || m->file_dso == dso) ? m : NULL;
+}
+
+/*
+ * The pprof mapping of frame f of a sample of pid: its recorded mmap (one
+ * Mapping per range and offset, shared by processes that map the object at
+ * the same place), else one per DSO grown over its locations (the kernel).
+ */
+static int64_t pp_mapping(struct pp_pass *pp, uint32_t pid, const struct cs_frame *f,
+			  bool caller)
+{
+	uint32_t dso = symbolizer_sym(pp->s->sy, f->sym)->dso;
 	const struct dso_info *d = symbolizer_dso_info(pp->s->sy, dso);
+	const struct map *m = frame_map(pp, pid, f, dso, caller);
+	struct pprof_range range;
 	const uint8_t *id;
 	uint32_t len;
 	char hex[41];
@@ -305,7 +338,13 @@ static int64_t pp_mapping(struct pp_pass *pp, uint32_t dso)
 	hex[0] = '\0';
 	if (len)
 		build_id_hex(hex, id, len > 20 ? 20 : len);
-	return pprof_mapping(pp->pp, dso, d->name, hex);
+	if (!m)
+		return pprof_mapping(pp->pp, 0, dso, d->name, hex, NULL);
+	/* a JIT map's pgoff is its start (offsets are ips): no file offset */
+	range = (struct pprof_range){ m->start, m->end, m->dso == m->file_dso ? m->pgoff : 0 };
+	/* keyed by the whole range: a map split differently elsewhere is its own */
+	return pprof_mapping(pp->pp, m->start ^ (m->end - m->start) * 0x9e3779b97f4a7c15ULL ^
+			     range.offset * 0xc2b2ae3d27d4eb4fULL, dso, d->name, hex, &range);
 }
 
 /*
@@ -313,33 +352,41 @@ static int64_t pp_mapping(struct pp_pass *pp, uint32_t dso)
  * outermost user-space object of a stack that is not a shared library (nor
  * a [pseudo] DSO): the mapping of the most samples by that rule goes first.
  */
-static uint32_t main_candidate(struct pp_pass *pp, const struct cs_stack *st)
+static uint32_t main_candidate(struct pp_pass *pp, const struct cs_stack *st,
+			       const uint64_t *locs)
 {
-	uint32_t i = st->nr;
+	uint32_t i, j, k, cand = 0;
 
-	while (i-- > 0) {
-		const struct cs_frame *f = &st->frames[i];
+	/* the Locations' groups as pp_stack() made them; the outermost match wins */
+	for (i = 0, k = 0; i < st->nr; i = j, k++) {
+		const struct cs_frame *f;
 		const struct dso_info *d;
 
+		for (j = i; j + 1 < st->nr && (st->frames[j].flags & CS_F_INLINE); j++)
+			;
+		f = &st->frames[j++];
 		if (f->flags & (CS_F_KERNEL | CS_F_TRUNCATED))
 			continue;
 		d = symbolizer_dso_info(pp->s->sy, symbolizer_sym(pp->s->sy, f->sym)->dso);
-		if (d->name[0] != '[' && !strstr(d->short_name, ".so")) {
-			int64_t m = pp_mapping(pp, symbolizer_sym(pp->s->sy, f->sym)->dso);
-
-			return m > 0 ? (uint32_t)m : 0;
-		}
+		if (d->name[0] != '[' && !strstr(d->short_name, ".so"))
+			cand = (uint32_t)pprof_location_mapping(pp->pp, locs[k]);
 	}
-	return 0;
+	return cand;
 }
 
-/* Location of frames[0..n): inline frames first, the physical frame last. */
-static int64_t pp_location(struct pp_pass *pp, const struct cs_frame *f, uint32_t n)
+/*
+ * Location of frames[0..n) at addr (the physical frame's address in the
+ * sample of pid): inline frames first, the physical frame last.
+ */
+static int64_t pp_location(struct pp_pass *pp, const struct cs_frame *f, uint32_t n,
+			   uint32_t pid, bool caller, uint64_t addr)
 {
-	const struct cs_frame *phys = &f[n - 1];
+	struct cs_frame phys_at = f[n - 1];
+	const struct cs_frame *phys = &phys_at;
 	uint32_t v, k;
 	int64_t mapping = 0, id;
 
+	phys_at.addr = addr;
 	v = hm_get(&pp->loc_ids, phys->addr, f[0].sym);
 	if (v != HM_EMPTY)
 		return v;
@@ -363,7 +410,7 @@ static int64_t pp_location(struct pp_pass *pp, const struct cs_frame *f, uint32_
 		pp->lines[k].function = (uint64_t)fid;
 	}
 	if (!(phys->flags & CS_F_TRUNCATED)) {
-		mapping = pp_mapping(pp, symbolizer_sym(pp->s->sy, phys->sym)->dso);
+		mapping = pp_mapping(pp, pid, phys, caller);
 		if (mapping < 0)
 			return mapping;
 	}
@@ -376,7 +423,8 @@ static int64_t pp_location(struct pp_pass *pp, const struct cs_frame *f, uint32_
 }
 
 /* The location ids of stack id, leaf first, made on first use. */
-static int pp_stack(struct pp_pass *pp, uint32_t id, const uint64_t **locs, uint32_t *n)
+static int pp_stack(struct pp_pass *pp, uint32_t id, uint32_t pid, const uint64_t **locs,
+		    uint32_t *n)
 {
 	const struct cs_stack *st;
 	uint32_t i, j;
@@ -416,13 +464,17 @@ static int pp_stack(struct pp_pass *pp, uint32_t id, const uint64_t **locs, uint
 			for (j = i; j + 1 < st->nr && (st->frames[j].flags & CS_F_INLINE); j++)
 				;
 			j++;
-			loc = pp_location(pp, &st->frames[i], j - i);
+			loc = pp_location(pp, &st->frames[i], j - i, pid, i > 0,
+					  st->frames[j - 1].addr);
 			if (loc < 0)
 				return (int)loc;
 			pp->locs[pp->nr_locs++] = (uint64_t)loc;
 		}
 		pp->stacks[id].n = pp->nr_locs - pp->stacks[id].off;
-		pp->stacks[id].cand = main_candidate(pp, st);
+		for (j = 0; j + 1 < st->nr && (st->frames[j].flags & CS_F_INLINE); j++)
+			;
+		pp->stacks[id].nleaf = st->nr ? j + 1 : 0;
+		pp->stacks[id].cand = main_candidate(pp, st, pp->locs + pp->stacks[id].off);
 		if (pp->stacks[id].cand >= pp->nr_cand) {
 			uint32_t nc = pp->stacks[id].cand + 16;
 			uint64_t *ncs = realloc(pp->cand_samples, nc * sizeof(*ncs));
@@ -452,9 +504,37 @@ static int pp_sample(void *arg, const struct trace_sample *smp, uint64_t index, 
 	(void)comm;
 	rc = stack_of_sample(pp->s, sym, &pp->trunc_sym, &id);
 	if (!rc)
-		rc = pp_stack(pp, id, &locs, &n);
+		rc = pp_stack(pp, id, smp->pid, &locs, &n);
 	if (rc)
 		return rc;
+	/*
+	 * Stacks are interned by their functions, so their frames carry the
+	 * addresses of the first sample that made them: the leaf's location
+	 * is this sample's own ip, in this process's mapping (per-instruction
+	 * views, pprof -disasm, and one mapping per load address).
+	 */
+	if (n && pp->stacks[id].nleaf) {
+		const struct cs_stack *st = callstacks_get(pp->s->cs, id);
+		uint32_t nl = pp->stacks[id].nleaf;
+		int64_t leaf;
+
+		if (st->frames[nl - 1].addr != smp->ip) {
+			if (n > pp->cap_sample_locs) {
+				uint64_t *nb = realloc(pp->sample_locs, n * sizeof(*nb));
+
+				if (!nb)
+					return -ENOMEM;
+				pp->sample_locs = nb;
+				pp->cap_sample_locs = n;
+			}
+			leaf = pp_location(pp, st->frames, nl, smp->pid, false, smp->ip);
+			if (leaf < 0)
+				return (int)leaf;
+			memcpy(pp->sample_locs, locs, n * sizeof(*locs));
+			pp->sample_locs[0] = (uint64_t)leaf;
+			locs = pp->sample_locs;
+		}
+	}
 	values[0] = 1;
 	/* The flat report's rule: a window after a loss adds to no event sum. */
 	for (e = 0; e + 1 < pp->nr_values; e++)
@@ -555,6 +635,7 @@ int report_pprof(const struct session_opts *so, const char *value, const char *p
 	free(pp.stacks);
 	free(pp.locs);
 	free(pp.lines);
+	free(pp.sample_locs);
 	free(pp.cand_samples);
 	session_close(&s);
 	return rc ? 1 : 0;

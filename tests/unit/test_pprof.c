@@ -143,11 +143,11 @@ static void write_example(const char *path)
 	pprof_default_type(p, 1);
 	pprof_times(p, 1700000000000000000LL, 2500000000LL);
 	assert_int_equal(pprof_comment(p, "a comment"), 0);
-	m_exe = pprof_mapping(p, 7, "/usr/bin/app", "0123abcd");
-	m_lib = pprof_mapping(p, 9, "/lib/libc.so.6", "");
+	m_exe = pprof_mapping(p, 0, 7, "/usr/bin/app", "0123abcd", NULL);
+	m_lib = pprof_mapping(p, 0, 9, "/lib/libc.so.6", "", NULL);
 	assert_int_equal(m_exe, 1);
 	assert_int_equal(m_lib, 2);
-	assert_int_equal(pprof_mapping(p, 7, "ignored", "ignored"), 1);
+	assert_int_equal(pprof_mapping(p, 0, 7, "ignored", "ignored", NULL), 1);
 	f_main = pprof_function(p, "main", "main", "app.c");
 	f_work = pprof_function(p, "work", "work", "app.c");
 	f_helper = pprof_function(p, "helper", "helper", "app.h");
@@ -195,6 +195,8 @@ static void write_good_example(const char *path)
 	struct pprof_line ln[2];
 	uint64_t locs[2];
 	int64_t v[2], fm, fw, fh, fo, lm, lw, lo;
+	/* the recorded mmap: the text at file offset 0x1000 */
+	const struct pprof_range exe_mmap = { 0x400000, 0x403000, 0x1000 };
 
 	assert_int_equal(pprof_open(&p, path), 0);
 	pprof_sample_type(p, "samples", "count");
@@ -203,8 +205,8 @@ static void write_good_example(const char *path)
 	pprof_default_type(p, 1);
 	pprof_times(p, 1700000000000000000LL, 2500000000LL);
 	pprof_comment(p, "a comment");
-	pprof_mapping(p, 7, "/usr/bin/app", "0123abcd");
-	pprof_mapping(p, 9, "/lib/libc.so.6", "");
+	pprof_mapping(p, 0x400000, 7, "/usr/bin/app", "0123abcd", &exe_mmap);
+	pprof_mapping(p, 0, 9, "/lib/libc.so.6", "", NULL);
 	fm = pprof_function(p, "main", "main", "app.c");
 	fw = pprof_function(p, "work", "work", "app.c");
 	fh = pprof_function(p, "helper", "helper", "app.h");
@@ -279,12 +281,27 @@ static void profile_fields_have_profile_proto_numbers(void **state)
 				}
 			}
 			break;
-		case 3:		/* mapping {id 1, start 2, limit 3, offset 4, filename 5, build_id 6} */
+		case 3: {	/* mapping {id 1, start 2, limit 3, offset 4, filename 5, build_id 6} */
+			uint64_t mv[5] = { 0 };
+
 			nmaps++;
-			for (q = f.p, qe = f.p + f.len; next_field(&q, qe, &g);)
+			for (q = f.p, qe = f.p + f.len; next_field(&q, qe, &g);) {
 				if (g.num == 6 && lens[g.v] == 8 && !memcmp(strs[g.v], "0123abcd", 8))
 					build_id++;
+				if (g.num >= 2 && g.num <= 4)
+					mv[g.num] = g.v;
+			}
+			if (nmaps == 1) {	/* the app: its recorded mmap, not its locations' span */
+				assert_int_equal(mv[2], 0x400000);
+				assert_int_equal(mv[3], 0x403000);
+				assert_int_equal(mv[4], 0x1000);
+			} else {		/* libc, no mmap given: the span of its one location */
+				assert_int_equal(mv[2], 0x7f0000001000);
+				assert_int_equal(mv[3], 0x7f0000001001);
+				assert_int_equal(mv[4], 0);
+			}
 			break;
+		}
 		case 4:		/* location {id 1, mapping_id 2, address 3, line 4} */
 			nlocs++;
 			{

@@ -373,6 +373,47 @@ static void garbage_between_chunks_is_skipped(void **state)
 	free(copy);
 }
 
+/* cat a a: the second trace is not read, and said so (not merged). */
+static void concatenated_trace_stops_at_its_prologue(void **state)
+{
+	uint8_t *copy = malloc(2 * file_len);
+	const struct trace_read_stats *st;
+	struct trace_reader *r;
+	struct outcome o;
+	char want[256];
+
+	(void)state;
+	assert_non_null(copy);
+	memcpy(copy, file, file_len);
+	memcpy(copy + file_len, file, file_len);
+	o = read_all(copy, 2 * file_len, &st, &r);
+	assert_int_equal(o.recs, first_rec(nch));	/* the first trace, once */
+	assert_int_equal(o.bad_values, 0);
+	assert_int_equal(o.lost_recs, 0);
+	assert_int_equal(st->chunks_ok, nch);
+	assert_int_equal(st->chunks_bad, 0);
+	assert_int_equal(st->bytes_skipped, 0);
+	assert_int_equal(st->second_trace_at, file_len);
+	assert_int_equal(st->second_trace_bytes, file_len);
+	assert_int_equal(diags, 1);
+	snprintf(want, sizeof(want), "t.data: offset %zu: a second pmiprof trace starts here "
+		 "(files concatenated?): only the first recording is read; its %zu bytes are "
+		 "ignored (split the file to read it)", file_len, file_len);
+	assert_string_equal(diag_msg[0], want);
+	trace_reader_close(r);
+
+	/* the first cut inside its last chunk: that chunk is lost, b still not read */
+	memmove(copy + ch_off[nch - 1] + 40, copy + file_len, file_len);
+	o = read_all(copy, ch_off[nch - 1] + 40 + file_len, &st, &r);
+	assert_int_equal(o.recs, first_rec(nch - 1));
+	assert_int_equal(st->chunks_bad, 1);
+	assert_int_equal(st->records_lost, ch_nr[nch - 1]);
+	assert_int_equal(st->second_trace_at, ch_off[nch - 1] + 40);
+	assert_int_equal(st->bytes_skipped, 40);
+	trace_reader_close(r);
+	free(copy);
+}
+
 /* Every single-bit flip in the committed fixture is caught (or meaningless). */
 static void every_bit_flip_is_detected(void **state)
 {
@@ -758,6 +799,7 @@ int main(void)
 		cmocka_unit_test(flipped_payload_byte_names_chunk_and_offset_and_reading_continues),
 		cmocka_unit_test(damaged_chunk_header_resyncs_on_the_next_chunk),
 		cmocka_unit_test(garbage_between_chunks_is_skipped),
+		cmocka_unit_test(concatenated_trace_stops_at_its_prologue),
 		cmocka_unit_test(every_bit_flip_is_detected),
 		cmocka_unit_test(malformed_payloads_with_valid_crc_are_reported),
 		cmocka_unit_test(unknown_record_and_chunk_types_are_skipped),
