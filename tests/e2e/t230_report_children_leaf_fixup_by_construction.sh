@@ -83,7 +83,7 @@ else
 	[ "${kmiss:-1}" -eq 0 ] && ok "kernel-mode samples in leaves keep round_once ($kin of $kin)" \
 		|| not_ok "kernel-mode samples in leaves keep round_once" "$kmiss of $kin miss it"
 fi
-"$PMIPROF" report -i "$TMPD/t.data" --children --format json --limit 5 >"$TMPD/c.json" 2>&1
+"$PMIPROF" report -i "$TMPD/t.data" --children --format json --limit 5 >"$TMPD/c.json" 2>"$TMPD/c.err"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["view"] == "children" and d["meta"]["stacks"]["samples"] > 0 and d["rows"][0]["children"] >= d["rows"][-1]["children"]' "$TMPD/c.json" \
 	&& ok "--children JSON parses, sorted by children" || not_ok "--children JSON parses" "$(head -c 600 "$TMPD/c.json")"
 # a trace without stacks

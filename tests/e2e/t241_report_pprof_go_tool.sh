@@ -22,8 +22,9 @@ grep -q '^File: shares' "$TMPD/top" && ok "the program's mapping is pprof's main
 "$PMIPROF" report -q -i "$TMPD/g.data" --children --format csv >"$TMPD/ch.csv" 2>"$TMPD/err"
 col() { head -1 "$TMPD/ch.csv" | tr ',' '\n' | grep -n -x "$1" | cut -d: -f1; }
 cs=$(col children_samples)
-awk -F, -v cs="$cs" 'NR > 1 && $4 !~ /^\[/ && $3 !~ /^\[/ { print $3, $1, $cs }' "$TMPD/ch.csv" \
-	| sort >"$TMPD/mine"
+# pprof's -top merges functions of one name (ld.so's and the program's _start): so do we.
+awk -F, -v cs="$cs" 'NR > 1 && $4 !~ /^\[/ && $3 !~ /^\[/ { s[$3] += $1; c[$3] += $cs }
+     END { for (k in s) print k, s[k], c[k] }' "$TMPD/ch.csv" | sort >"$TMPD/mine"
 total=$(sed -n 's/.*of \([0-9]*\) total.*/\1/p' "$TMPD/top")
 # -top rows: flat flat% sum% cum cum% name
 awk 'f && NF >= 6 { name = $6; for (i = 7; i <= NF; i++) name = name " " $i; print name, $1, $4 }
