@@ -323,11 +323,32 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char hex[2 * 20 + 1] = "";
+	int fd, len;
 
-	if ((!urls || !*urls) && !local_debuginfo_may_exist(mod, file_name, debuglink_file))
+	if (local_debuginfo_may_exist(mod, file_name, debuglink_file))
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	if (!urls || !*urls)
 		return -1;
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					    debuglink_file, debuglink_crc, debuginfo_file_name);
+	/*
+	 * A server may be slow or silent: libdebuginfod waits 90 s per
+	 * connection by default.  Say what is asked, and wait 10 s unless the
+	 * user set DEBUGINFOD_TIMEOUT.
+	 */
+	setenv("DEBUGINFOD_TIMEOUT", "10", 0);
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len > 0 && len <= 20)
+		build_id_hex(hex, bits, (uint32_t)len);
+	pm_info("asking debuginfod (%s) for the debug info of %s%s%s (timeout %s s)...", urls,
+		modname, hex[0] ? ", build-id " : "", hex, getenv("DEBUGINFOD_TIMEOUT"));
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
+	pm_info("debuginfod: %s: %s", modname, fd >= 0 ? "debug info found" : "none");
+	return fd;
 }
 
 static const Dwfl_Callbacks dwfl_callbacks = {
