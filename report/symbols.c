@@ -323,11 +323,32 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	char hex[2 * 20 + 1] = "";
+	int fd, len;
 
-	if ((!urls || !*urls) && !local_debuginfo_may_exist(mod, file_name, debuglink_file))
+	if (local_debuginfo_may_exist(mod, file_name, debuglink_file))
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						    debuglink_file, debuglink_crc,
+						    debuginfo_file_name);
+	if (!urls || !*urls)
 		return -1;
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					    debuglink_file, debuglink_crc, debuginfo_file_name);
+	/*
+	 * A server may be slow or silent: libdebuginfod waits 90 s per
+	 * connection by default.  Say what is asked, and wait 10 s unless the
+	 * user set DEBUGINFOD_TIMEOUT.
+	 */
+	setenv("DEBUGINFOD_TIMEOUT", "10", 0);
+	len = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (len > 0 && len <= 20)
+		build_id_hex(hex, bits, (uint32_t)len);
+	pm_info("asking debuginfod (%s) for the debug info of %s%s%s (timeout %s s)...", urls,
+		modname, hex[0] ? ", build-id " : "", hex, getenv("DEBUGINFOD_TIMEOUT"));
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
+	pm_info("debuginfod: %s: %s", modname, fd >= 0 ? "debug info found" : "none");
+	return fd;
 }
 
 static const Dwfl_Callbacks dwfl_callbacks = {
@@ -1575,6 +1596,16 @@ static bool same_unknown_kind(const struct dso *a, const struct dso *b)
 	return a->kind == b->kind && (a->kind != UNK_OTHER || !strcmp(a->info.note, b->info.note));
 }
 
+static bool is_named(const struct dso *const *named, uint32_t n, const struct dso *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (named[i] == d)
+			return true;
+	return false;
+}
+
 void symbolizer_print_warnings(const struct symbolizer *sy)
 {
 	static const char *const why[NR_UNK_KINDS] = {
@@ -1591,11 +1622,11 @@ void symbolizer_print_warnings(const struct symbolizer *sy)
 		[UNK_UNPLACED] = "only separate debug files found, and no recorded mapping "
 				 "places their code; shown as [unknown] 0xOFFSET (file offsets)",
 	};
-	uint32_t n = sy->dso_keys.n, i, j;
+	uint32_t n = sy->dso_keys.n, i, j, k;
 
 	for (i = 0; i < n; i++) {
-		const struct dso *d = sy->dsos[i], *o;
-		char names[256];
+		const struct dso *d = sy->dsos[i], *o, *named[4];
+		char names[4 * 96];
 		size_t len = 0;
 		uint64_t rows = 0;
 		uint32_t files = 0;
@@ -1609,14 +1640,26 @@ void symbolizer_print_warnings(const struct symbolizer *sy)
 		}
 		if (seen)
 			continue;
-		for (j = i; j < n; j++) {
-			o = sy->dsos[j];
-			if (!o->info.has_unknown || !o->info.note || !same_unknown_kind(o, d))
-				continue;
-			rows += o->nr_unknown;
-			if (files++ < 4 && len < sizeof(names))
-				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
-							files > 1 ? ", " : "", o->info.short_name);
+		/* The files with the most [unknown] rows first, four of them named. */
+		for (k = 0; k < 4; k++) {
+			const struct dso *best = NULL;
+
+			for (j = i; j < n; j++) {
+				o = sy->dsos[j];
+				if (!o->info.has_unknown || !o->info.note || !same_unknown_kind(o, d))
+					continue;
+				if (!k) {
+					rows += o->nr_unknown;
+					files++;
+				}
+				if (!is_named(named, k, o) && (!best || o->nr_unknown > best->nr_unknown))
+					best = o;
+			}
+			if (!best)
+				break;
+			named[k] = best;
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+						k ? ", " : "", best->info.short_name);
 		}
 		if (files == 1 || d->kind == UNK_OTHER)
 			pm_warn("%s: %s: %s", files == 1 ? d->info.name : names, d->info.note,

@@ -6,7 +6,8 @@
 # .gnu_debuglink (next to it, in .debug/, under /usr/lib/debug/PATH) or by
 # build-id (/usr/lib/debug/.build-id/xx/rest.debug as -dbgsym packages
 # install it, or a --buildid-dir), and MiniDebugInfo (.gnu_debugdata, an
-# xz-compressed .symtab, as Fedora ships).  A debuglink whose file has
+# xz-compressed .symtab, as Fedora ships), the same under --symfs and
+# from an archive.  A debuglink whose file has
 # another CRC (a build-id-less binary) is not used.  Without any debug
 # info, stripped code gets one "[unknown] 0xADDR" row per function (the
 # unwind table's entries): the three rows are at the three functions'
@@ -71,6 +72,23 @@ if [ ! -e "$SYSDBG/.build-id/${bid:0:2}/${bid:2}.debug" ] && mkdir -p "$SYSDBG/.
 else
 	skip "build-id, /usr/lib/debug/.build-id" "cannot write there (not root) or taken"
 fi
+
+# --symfs and archive follow the same rules: the stripped binary and its
+# build-id debug file under SYMFS (its /usr/lib/debug), or packed by
+# `archive`, reported after both left their places.
+variant symfs; run "$d"
+mkdir -p "$d/root$d" "$d/root/usr/lib/debug/.build-id/${bid:0:2}"
+mv "$d/shares" "$d/root$d/shares"; mv "$d/shares.debug" "$d/root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+expect_names "--symfs: the binary and SYMFS/usr/lib/debug/.build-id" "$d" --symfs "$d/root"
+rm "$d/root$d/shares"
+expect_names "--symfs: SYMFS/usr/lib/debug/.build-id alone (placed by the recorded mapping)" "$d" --symfs "$d/root"
+variant arch; mkdir -p "$d/.debug"; objcopy --add-gnu-debuglink="$d/shares.debug" "$d/shares"; mv "$d/shares.debug" "$d/.debug/"
+run "$d"
+"$PMIPROF" archive -q -i "$d/t.data" -o "$d/a.tar" 2>"$TMPD/err" || not_ok "archive" "$(cat "$TMPD/err")"
+tar tf "$d/a.tar" | grep -qx ".build-id/${bid:0:2}/${bid:2}.debug" && ok "archive packs the debuglink's debug file by build-id" ||
+	not_ok "archive packs the debuglink's debug file by build-id" "$(tar tf "$d/a.tar")"
+rm -rf "$d/shares" "$d/.debug"
+expect_names "--archive, the binary and its debug file gone" "$d" --archive "$d/a.tar"
 
 # MiniDebugInfo, Fedora's recipe (find-debuginfo's add_minidebug).
 variant mini

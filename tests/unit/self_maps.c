@@ -2,8 +2,37 @@
 /* Unit-test helper: find this program's executable mappings (see self_maps.h). */
 #include "self_maps.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "../../lib/kernel_id.h"
+
+int file_build_id(const char *path, uint8_t *id, size_t size)
+{
+	int fd = open(path, O_RDONLY), n = -ENOENT;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	while (elf && n < 0 && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE && (d = elf_getdata(scn, NULL)))
+			n = elf_notes_build_id(d->d_buf, d->d_size, id, size);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return n;
+}
 
 int find_mapping(const void *addr, struct mapping *m)
 {

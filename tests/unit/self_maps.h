@@ -3,6 +3,7 @@
 #ifndef PMIPROF_TEST_SELF_MAPS_H
 #define PMIPROF_TEST_SELF_MAPS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct mapping {
@@ -12,5 +13,7 @@ struct mapping {
 
 /* The executable mapping of /proc/self/maps that contains addr: 0, or -1. */
 int find_mapping(const void *addr, struct mapping *m);
+/* The build-id of the ELF file at path into id: its length, or -errno. */
+int file_build_id(const char *path, uint8_t *id, size_t size);
 
 #endif /* PMIPROF_TEST_SELF_MAPS_H */

@@ -26,6 +26,7 @@
 
 #include <cmocka.h>
 
+#include "../../lib/kernel_id.h"
 #include "../../report/hashmap.h"
 #include "../../report/maps.h"
 #include "../../report/strtab.h"
@@ -179,6 +180,72 @@ static void build_id_mismatch_is_noted(void **state)
 	/* The same path with another build-id is another DSO. */
 	assert_true(symbolizer_dso(sy, m.path, NULL, 0) != dso);
 	symbolizer_free(sy);
+}
+
+/*
+ * libc's separate debug file alone (libc not under --symfs): its program
+ * headers have the addresses but not the file offsets, so only the
+ * recorded mapping places it; then it names libc's addresses exactly as
+ * libc itself does.  Without a mapping, or one of another length, it
+ * must give [unknown] rows (the bug: names shifted by the text segment's
+ * offset, round_and_return for strlen).
+ */
+static void debug_file_placed_by_recorded_mapping(void **state)
+{
+	uintptr_t ips[] = { (uintptr_t)&fopen + 5, (uintptr_t)&abort + 9, (uintptr_t)&getenv + 3 };
+	char empty[] = "/tmp/pmiprof-symfs.XXXXXX", hex[41], dbg[256];
+	struct symbolizer *plain, *sy, *none, *wrong;
+	struct symbolizer_opts o = { 0 };
+	struct mapping m, m2;
+	uint8_t id[20];
+	int64_t dp, ds, dn, dw;
+	size_t i;
+	int n;
+
+	(void)state;
+	assert_int_equal(find_mapping((void *)ips[0], &m), 0);
+	n = file_build_id(m.path, id, sizeof(id));
+	if (n <= 0)
+		skip();
+	build_id_hex(hex, id, (size_t)n);
+	snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	if (access(dbg, R_OK))
+		skip();		/* libc6-dbg not installed */
+	assert_non_null(mkdtemp(empty));
+	o.symfs = empty;
+	plain = new_sy(NULL);
+	sy = new_sy(&o);
+	none = new_sy(&o);
+	wrong = new_sy(&o);
+	dp = symbolizer_dso(plain, m.path, id, (uint32_t)n);
+	ds = symbolizer_dso(sy, m.path, id, (uint32_t)n);
+	dn = symbolizer_dso(none, m.path, id, (uint32_t)n);
+	dw = symbolizer_dso(wrong, m.path, id, (uint32_t)n);
+	symbolizer_dso_mapped(sy, (uint32_t)ds, m.pgoff, m.end - m.start);
+	symbolizer_dso_mapped(wrong, (uint32_t)dw, m.pgoff, m.end - m.start + 16 * 4096);
+	for (i = 0; i < sizeof(ips) / sizeof(ips[0]); i++) {
+		uint64_t off;
+		const struct sym *a, *b, *c;
+
+		assert_int_equal(find_mapping((void *)ips[i], &m2), 0);
+		assert_int_equal(m2.start, m.start);
+		off = ips[i] - m.start + m.pgoff;
+		a = symbolizer_sym(plain, (uint32_t)symbolizer_resolve(plain, (uint32_t)dp, off));
+		b = symbolizer_sym(sy, (uint32_t)symbolizer_resolve(sy, (uint32_t)ds, off));
+		assert_int_equal(a->flags & SYM_F_UNKNOWN, 0);
+		assert_string_equal(b->name, a->name);
+		c = symbolizer_sym(none, (uint32_t)symbolizer_resolve(none, (uint32_t)dn, off));
+		assert_true(c->flags & SYM_F_UNKNOWN);
+		assert_true(!strncmp(c->name, "[unknown] 0x", 12));
+		c = symbolizer_sym(wrong, (uint32_t)symbolizer_resolve(wrong, (uint32_t)dw, off));
+		assert_true(c->flags & SYM_F_UNKNOWN);
+	}
+	assert_non_null(strstr(symbolizer_dso_info(none, (uint32_t)dn)->note, "no recorded mapping"));
+	symbolizer_free(plain);
+	symbolizer_free(sy);
+	symbolizer_free(none);
+	symbolizer_free(wrong);
+	rmdir(empty);
 }
 
 static void jit_map_resolves_perf_convention(void **state)
@@ -683,6 +750,7 @@ int main(void)
 		cmocka_unit_test(srcline_names_file_and_line),
 		cmocka_unit_test(missing_binary_is_unknown_with_note),
 		cmocka_unit_test(build_id_mismatch_is_noted),
+		cmocka_unit_test(debug_file_placed_by_recorded_mapping),
 		cmocka_unit_test(jit_map_resolves_perf_convention),
 		cmocka_unit_test(jit_map_parsing_survives_malformed_lines),
 		cmocka_unit_test(anon_paths_are_jit_memory),
