@@ -111,7 +111,7 @@ static int session_open(struct session *s)
 	return 0;
 }
 
-static int session_configure(struct session *s, pid_t pid)
+static int session_configure(struct session *s, pid_t pid, uint64_t period)
 {
 	struct pmiprof_config cfg = { .size = sizeof(cfg), .mode = PMIPROF_SAMPLING_PMI };
 	size_t ms = PMIPROF_RING_MAP_SIZE(&s->info);
@@ -119,7 +119,7 @@ static int session_configure(struct session *s, pid_t pid)
 	cfg.nr_events = 1;
 	cfg.events[0].event = 0xc0;
 	cfg.events[0].flags = PMIPROF_EV_USER | PMIPROF_EV_KERNEL | PMIPROF_EV_TRIGGER;
-	cfg.events[0].period = 1000000;
+	cfg.events[0].period = period;
 	cfg.flags = PMIPROF_CFG_TASK;
 	cfg.nr_tasks = 1;
 	cfg.tasks[0] = (uint32_t)pid;
@@ -251,7 +251,7 @@ static int cmd_exec(uid_t uid, const char *bin)
 		_exit(127);
 	}
 	close(go[0]);
-	ret = session_configure(&s, child);
+	ret = session_configure(&s, child, 1000000);
 	if (!ret && ioctl(s.fd, PMIPROF_IOC_START))
 		ret = -errno;
 	if (ret) {
@@ -305,7 +305,7 @@ static int cmd_reuse(uid_t uid)
 			pause();
 			_exit(0);
 		}
-		ret = session_configure(&s, child);
+		ret = session_configure(&s, child, 1000000);
 		if (ret) {
 			printf("reuse configure=%s\n", strerror(-ret));
 			kill(child, SIGKILL);
@@ -430,7 +430,7 @@ static int cmd_cycles(int n)
 	start_churn(&churner, &bystander);
 	ret = session_open(&s);
 	if (!ret)
-		ret = session_configure(&s, churner);
+		ret = session_configure(&s, churner, 100000);
 	if (ret) {
 		printf("cycles configure=%s\n", strerror(-ret));
 		kill(churner, SIGKILL);
