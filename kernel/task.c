@@ -507,6 +507,24 @@ static void task_unregister(void)
 	tracepoint_synchronize_unregister();
 }
 
+/*
+ * With the probes still registered: a task past exit_notify() ran its
+ * exit probe, which removes its entry.  An entry of such a task means an
+ * exit went unseen (and, without the task reference, a recycled
+ * task_struct would inherit it): should never happen, counted and logged.
+ */
+static void task_count_unseen_exits(void)
+{
+	struct pmiprof_task *st;
+	int b;
+
+	rcu_read_lock();
+	hash_for_each_rcu(task_hash, b, st, node)
+		if (READ_ONCE(st->task->exit_state))
+			atomic64_inc(&task_dead_at_stop);
+	rcu_read_unlock();
+}
+
 /* Free every state; nothing may look them up any more. */
 static void task_free_all(bool emit)
 {
@@ -517,9 +535,6 @@ static void task_free_all(bool emit)
 
 	hash_for_each_safe(task_hash, b, tmp, st, node) {
 		hash_del(&st->node);
-		/* Its exit went unseen: should never happen, counted and logged. */
-		if (st->task->flags & PF_EXITING)
-			atomic64_inc(&task_dead_at_stop);
 		if (emit) {
 			local_irq_save(flags);
 			task_emit_partial(per_cpu_ptr(&pmiprof_pcpu, st->cpu), st);
@@ -656,6 +671,7 @@ void pmiprof_task_stop(void)
 	if (!READ_ONCE(task_active))
 		return;
 	WRITE_ONCE(task_active, false);
+	task_count_unseen_exits();
 	task_unregister();
 	task_free_all(true);
 	for_each_possible_cpu(cpu) {

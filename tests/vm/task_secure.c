@@ -19,6 +19,8 @@
  *                                     while another execs true in a loop;
  *                                     N START/STOP cycles of one CONFIGURE;
  *                                     records of any other pid
+ *   task_secure deputy UID            open as UID, become root again, CONFIGURE
+ *                                     a root process: the opener decides (EPERM)
  *   task_secure churn SECONDS         the same churn and bystander, no device
  *
  * One "key=value ..." line each; the shell scripts decide.
@@ -353,6 +355,39 @@ static int cmd_reuse(uid_t uid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+/*
+ * The opener's rights, not the caller's: opened as UID (no capability in
+ * effect), then the process becomes root again (its saved uid) and asks
+ * to follow a root process with the descriptor.  Must be EPERM.
+ */
+static int cmd_deputy(uid_t uid)
+{
+	struct session s;
+	pid_t target;
+	int ret;
+
+	target = fork();
+	if (target == 0) {
+		pause();
+		_exit(0);
+	}
+	if (setresgid(uid, uid, 0) || setresuid(uid, uid, 0)) {
+		perror("task_secure: setresuid");
+		return 2;
+	}
+	ret = session_open(&s);
+	if (setresuid(0, 0, 0) || setresgid(0, 0, 0)) {
+		perror("task_secure: back to root");
+		return 2;
+	}
+	if (!ret)
+		ret = session_configure(&s, target, 1000000);
+	printf("deputy configure=%s\n", !ret ? "ok" : ret == -EPERM ? "EPERM" : strerror(-ret));
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	return 0;
+}
+
 static void *short_thread(void *arg)
 {
 	for (unsigned long i = 0; i < 20000; i++)
@@ -468,8 +503,10 @@ int main(int argc, char **argv)
 		return cmd_reuse((uid_t)atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "cycles"))
 		return cmd_cycles(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "deputy"))
+		return cmd_deputy((uid_t)atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "churn"))
 		return cmd_churn(atof(argv[2]));
-	fprintf(stderr, "usage: task_secure victim S | exec UID BIN | reuse UID | cycles N | churn S\n");
+	fprintf(stderr, "usage: task_secure victim S | exec UID BIN | reuse UID | deputy UID | cycles N | churn S\n");
 	return 2;
 }
