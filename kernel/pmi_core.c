@@ -281,6 +281,8 @@ void pmiprof_pmu_cpu_reset_state(struct pmu_cpu *pc)
 	pc->nmi_avg_ns = 0;
 	pc->time_rate = 0;
 	pc->time_limited = 0;
+	pc->task_mode = false;
+	pc->task_orphans = 0;
 	WRITE_ONCE(pc->switching, false);
 	WRITE_ONCE(pc->task_pid, 0);
 	WRITE_ONCE(pc->task_tid, 0);
@@ -523,6 +525,10 @@ static void close_window(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt, 
 	hw->ops->wr(pc, ts->ctr_msr, next);
 	pc->prev[hw->trigger] = next;
 	pc->left = left;
+	if (pc->task_mode && !READ_ONCE(pc->task_tid)) {
+		pc->task_orphans++;	/* no followed task's events */
+		return;
+	}
 	emit(pc, ctx, status, flags, counts, hw->nr_events);
 }
 

@@ -285,6 +285,14 @@ struct pmu_cpu {
 	u64 nmi_avg_ns;
 	u32 time_rate;
 	u64 time_limited;
+	/*
+	 * Per-task mode on this CPU (set by the glue before start_cpu()).  A
+	 * PMI window closed with no task loaded (between start_cpu() arming
+	 * the counters and the per-task freeze) belongs to no followed task:
+	 * dropped, counted in task_orphans.
+	 */
+	bool task_mode;
+	u64 task_orphans;
 };
 
 /*

@@ -89,6 +89,7 @@ static void session_start_cpu(void *arg)
 	int ret = 0;
 
 	pmiprof_pmu_cpu_reset_state(pc);
+	pc->task_mode = pmiprof_task_mode();
 	if (hw->drv) {
 		/* pmu=emul: the per-CPU model is bound by its start_cpu() */
 		if (!hw->emulated)

@@ -665,7 +665,7 @@ void pmiprof_task_stop_cpus(void)
  */
 void pmiprof_task_stop(void)
 {
-	u64 in = 0, out = 0, icount = 0;
+	u64 in = 0, out = 0, icount = 0, orphans = 0;
 	unsigned int cpu;
 
 	if (!READ_ONCE(task_active))
@@ -680,13 +680,14 @@ void pmiprof_task_stop(void)
 		in += tc->switches_in;
 		out += tc->switches_out;
 		icount += tc->icount;
+		orphans += per_cpu_ptr(&pmiprof_pcpu, cpu)->task_orphans;
 	}
 	pr_info("pmiprof: per-task: %lld tasks followed (%lld exited, %lld not followed: no memory), %llu switches in, %llu out, %lld partial windows, states allocated %lld freed %lld\n",
 		atomic64_read(&task_followed), atomic64_read(&task_exits),
 		atomic64_read(&task_nomem), in, out, atomic64_read(&task_partials),
 		atomic64_read(&task_allocs), atomic64_read(&task_frees));
-	pr_info("pmiprof: per-task: %lld no longer followed after a setuid exec, %lld exits unseen\n",
-		atomic64_read(&task_execs), atomic64_read(&task_dead_at_stop));
+	pr_info("pmiprof: per-task: %lld no longer followed after a setuid exec, %lld exits unseen, %llu windows of no followed task dropped\n",
+		atomic64_read(&task_execs), atomic64_read(&task_dead_at_stop), orphans);
 	if (icount)
 		pr_info("pmiprof: per-task: %llu instructions of followed tasks on CPU (icount)\n",
 			icount);
