@@ -25,11 +25,13 @@
 #ifndef PMIPROF_COMPAT_H
 #define PMIPROF_COMPAT_H
 
-#include <linux/version.h>
-
-/* The three API changes below have no feature macro to test. */
+/*
+ * The target kernel's version, from kbuild's own VERSION and PATCHLEVEL
+ * (Kbuild passes them): the same numbers as <linux/version.h>, for the
+ * three API changes below that have no feature macro to test.
+ */
 #define PMIPROF_KERNEL_AT_LEAST(major, minor) \
-	(LINUX_VERSION_CODE >= KERNEL_VERSION(major, minor, 0))
+	(PMIPROF_KV_MAJOR * 256 + PMIPROF_KV_MINOR >= (major) * 256 + (minor))
 
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
