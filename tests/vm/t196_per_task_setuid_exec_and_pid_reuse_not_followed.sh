@@ -62,6 +62,10 @@ fi
 dep=$(grep '^deputy ' "$VM_STDOUT")
 [ "$(val "$dep" configure)" = EPERM ] && ok "opened as uid 1000, called as root: following a root process is EPERM" ||
 	not_ok "opened as uid 1000, called as root: following a root process is EPERM" "${dep:-no result}"
+[ "$(sed -n 's/^deputy kernel_ips=//p' "$VM_STDOUT")" = EACCES ] &&
+	[ "$(sed -n 's/^deputy own_process=//p' "$VM_STDOUT")" = ok ] &&
+	ok "the same descriptor: its opener's own process yes, kernel RIPs no (EACCES), whoever calls" ||
+	not_ok "the same descriptor: its opener's own process yes, kernel RIPs no" "$(grep '^deputy' "$VM_STDOUT")"
 [ "$(sed -n 's/^rmmod=//p' "$VM_STDOUT")" = 0 ] && ok "rmmod" || not_ok "rmmod"
 vm_dmesg_clean "$VM_OUT/dmesg.txt"
 done_testing

@@ -96,7 +96,7 @@ struct session {
 };
 
 struct tally {
-	uint64_t records, partial, user, stacks, nouser, secret_hits, other_pid, other_windows;
+	uint64_t records, partial, user, stacks, nouser, secret_hits, other_pid, other_windows, bad;
 };
 
 static int session_open(struct session *s)
@@ -171,6 +171,7 @@ static void drain(struct session *s, pid_t pid, struct tally *t)
 			size = h->record_size ? h->record_size : rec.size;
 			if (size < sizeof(rec) || size > sizeof(buf) || size > head - s->tail[cpu]) {
 				fprintf(stderr, "task_secure: bad record size %u\n", size);
+				t->bad++;
 				s->tail[cpu] = head;
 				break;
 			}
@@ -192,6 +193,9 @@ static void drain(struct session *s, pid_t pid, struct tally *t)
 					break;
 				}
 			if (pid && rec.pid != (uint32_t)pid) {
+				if (t->other_pid < 5)
+					fprintf(stderr, "task_secure: record of pid %u tid %u cpu %u flags %#x\n",
+						rec.pid, rec.tid, rec.cpu, rec.flags);
 				t->other_pid++;
 				t->other_windows += !(rec.flags & PMIPROF_REC_F_PARTIAL);
 			}
@@ -205,8 +209,8 @@ static void print_tally(const char *what, const struct tally *t)
 {
 	printf("%s records=%" PRIu64 " partial=%" PRIu64 " user=%" PRIu64 " stacks=%" PRIu64
 	       " nouser=%" PRIu64 " secret=%" PRIu64 " other_pid=%" PRIu64 " other_windows=%" PRIu64
-	       "\n", what, t->records, t->partial, t->user, t->stacks, t->nouser, t->secret_hits,
-	       t->other_pid, t->other_windows);
+	       " bad=%" PRIu64 "\n", what, t->records, t->partial, t->user, t->stacks, t->nouser,
+	       t->secret_hits, t->other_pid, t->other_windows, t->bad);
 }
 
 /* Drain until @child exits (or @secs pass), then STOP and drain again. */
@@ -385,6 +389,29 @@ static int cmd_deputy(uid_t uid)
 	printf("deputy configure=%s\n", !ret ? "ok" : ret == -EPERM ? "EPERM" : strerror(-ret));
 	kill(target, SIGKILL);
 	waitpid(target, NULL, 0);
+
+	/* The same descriptor, the opener's own process, kernel RIPs asked by root: EACCES. */
+	target = fork();
+	if (target == 0) {
+		drop_to(uid);
+		pause();
+		_exit(0);
+	}
+	usleep(100000);
+	{
+		struct pmiprof_config cfg = { .size = sizeof(cfg), .mode = PMIPROF_SAMPLING_TIMER,
+					      .timer_ns = 1000000,
+					      .flags = PMIPROF_CFG_TASK | PMIPROF_CFG_KERNEL_IPS,
+					      .nr_tasks = 1, .tasks = { (uint32_t)target } };
+
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy kernel_ips=%s\n", !ret ? "ok" : ret == EACCES ? "EACCES" : strerror(ret));
+		cfg.flags = PMIPROF_CFG_TASK;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy own_process=%s\n", !ret ? "ok" : strerror(ret));
+	}
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
 	return 0;
 }
 
@@ -475,6 +502,8 @@ static int cmd_cycles(int n)
 	for (int i = 0; i < n; i++) {
 		struct timespec d = { 0, 20 * 1000 * 1000 };
 
+		/* START empties the rings: head and tail back to 0 */
+		memset(s.tail, 0, s.info.nr_cpus * sizeof(*s.tail));
 		if (ioctl(s.fd, PMIPROF_IOC_START)) {
 			printf("cycles start=%s\n", strerror(errno));
 			break;
