@@ -281,8 +281,7 @@ void pmiprof_pmu_cpu_reset_state(struct pmu_cpu *pc)
 	pc->nmi_avg_ns = 0;
 	pc->time_rate = 0;
 	pc->time_limited = 0;
-	pc->task_mode = false;
-	pc->task_orphans = 0;
+	pc->task_orphans = 0;	/* task_mode is the glue's: drivers reset the rest again */
 	WRITE_ONCE(pc->switching, false);
 	WRITE_ONCE(pc->task_pid, 0);
 	WRITE_ONCE(pc->task_tid, 0);

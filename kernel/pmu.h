@@ -289,7 +289,8 @@ struct pmu_cpu {
 	 * Per-task mode on this CPU (set by the glue before start_cpu()).  A
 	 * PMI window closed with no task loaded (between start_cpu() arming
 	 * the counters and the per-task freeze) belongs to no followed task:
-	 * dropped, counted in task_orphans.
+	 * dropped, counted in task_orphans.  Not cleared by
+	 * pmiprof_pmu_cpu_reset_state(), which the drivers' start_cpu() runs.
 	 */
 	bool task_mode;
 	u64 task_orphans;

@@ -194,8 +194,8 @@ static void drain(struct session *s, pid_t pid, struct tally *t)
 				}
 			if (pid && rec.pid != (uint32_t)pid) {
 				if (t->other_pid < 5)
-					fprintf(stderr, "task_secure: record of pid %u tid %u cpu %u flags %#x\n",
-						rec.pid, rec.tid, rec.cpu, rec.flags);
+					fprintf(stderr, "task_secure: record of pid %u tid %u cpu %u flags %#x count %llu time %llu status %#llx\n",
+						rec.pid, rec.tid, rec.cpu, rec.flags, (unsigned long long)rec.counts[0], (unsigned long long)rec.time_ns, (unsigned long long)rec.status);
 				t->other_pid++;
 				t->other_windows += !(rec.flags & PMIPROF_REC_F_PARTIAL);
 			}
@@ -517,6 +517,8 @@ static int cmd_cycles(int n)
 	kill(bystander, SIGKILL);
 	waitpid(churner, NULL, 0);
 	waitpid(bystander, NULL, 0);
+	fprintf(stderr, "task_secure: cycles: tracer %d churner %d bystander %d\n", (int)getpid(),
+		(int)churner, (int)bystander);
 	printf("cycles starts=%d ", starts);
 	print_tally("cycles", &t);
 	return 0;
