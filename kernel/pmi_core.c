@@ -278,6 +278,10 @@ void pmiprof_pmu_cpu_reset_state(struct pmu_cpu *pc)
 	pc->last_handled_ns = 0;
 	pc->stale = 0;
 	pc->lvtpc_when = PMU_LVTPC_LATE;
+	pc->nmi_avg_ns = 0;
+	pc->time_rate = 0;
+	pc->time_limited = 0;
+	pc->task_orphans = 0;	/* task_mode is the glue's: drivers reset the rest again */
 	WRITE_ONCE(pc->switching, false);
 	WRITE_ONCE(pc->task_pid, 0);
 	WRITE_ONCE(pc->task_tid, 0);
@@ -331,9 +335,14 @@ void pmiprof_pmu_read_deltas(struct pmu_cpu *pc, u64 *out)
 	}
 }
 
+/*
+ * The handler's time, and the rate that keeps it under PMU_NMI_CPU_PERCENT
+ * of the CPU, as perf_sample_event_took() lowers perf_event_max_sample_rate:
+ * a mean over about 8 PMIs times the rate must stay within the share.
+ */
 static void account_time(struct pmu_cpu *pc, u64 start_ns)
 {
-	u64 dt = pmu_clock_ns() - start_ns;
+	u64 dt = pmu_clock_ns() - start_ns, avg, rate;
 	u32 b = 0;
 
 	if ((s64)dt < 0)
@@ -342,6 +351,10 @@ static void account_time(struct pmu_cpu *pc, u64 start_ns)
 		b++;
 	pc->stats.handler_ns_hist[b]++;
 	pc->stats.handler_ns_total += dt;
+	avg = pc->nmi_avg_ns ? pc->nmi_avg_ns - (pc->nmi_avg_ns >> 3) + (dt >> 3) : dt;
+	pc->nmi_avg_ns = avg;
+	rate = avg ? div64_u64(1000000000ull / 100 * PMU_NMI_CPU_PERCENT, avg) : 0;
+	pc->time_rate = rate && rate < pc->hw->max_rate ? (u32)rate : 0;
 }
 
 NOKPROBE_SYMBOL(account_time);
@@ -433,12 +446,14 @@ NOKPROBE_SYMBOL(emit);
  * Stretched periods add whole periods, so overflows stay on multiples of
  * the period; the records stay exact, they just cover more events.  Each
  * stretched window counts one stats.throttles, and the record closing it
- * carries PMIPROF_REC_F_THROTTLED (see close_window()).
+ * carries PMIPROF_REC_F_THROTTLED (see close_window()).  The cap is the
+ * lower of max_rate and the NMI time budget's rate (account_time()).
  */
 static u64 throttle(struct pmu_cpu *pc, u64 now, u64 left)
 {
 	struct pmu_hw *hw = pc->hw;
-	u64 budget = hw->max_rate / (1000000000ull / PMU_THROTTLE_SLICE_NS);
+	u32 rate = pc->time_rate ? pc->time_rate : hw->max_rate;
+	u64 budget = rate / (1000000000ull / PMU_THROTTLE_SLICE_NS);
 	u64 max_stretch = hw->max_stretch;
 	u64 elapsed = now - pc->slice_start_ns;
 
@@ -475,6 +490,8 @@ static u64 throttle(struct pmu_cpu *pc, u64 now, u64 left)
 	if (!pc->throttled)
 		return left;
 	pc->stats.throttles++;
+	if (pc->time_rate)
+		pc->time_limited++;
 	left += (pc->stretch - 1) * hw->period;
 	return left > hw->max_period ? hw->max_period : left;
 }
@@ -507,6 +524,10 @@ static void close_window(struct pmu_cpu *pc, const struct pmi_ctx *ctx, u64 vt, 
 	hw->ops->wr(pc, ts->ctr_msr, next);
 	pc->prev[hw->trigger] = next;
 	pc->left = left;
+	if (pc->task_mode && !READ_ONCE(pc->task_tid)) {
+		pc->task_orphans++;	/* no followed task's events */
+		return;
+	}
 	emit(pc, ctx, status, flags, counts, hw->nr_events);
 }
 

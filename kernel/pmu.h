@@ -69,6 +69,8 @@ static inline void pmu_udelay(unsigned long us)
 #define PMU_DEFAULT_MAX_RATE	100000u	/* samples per second per CPU */
 #define PMU_THROTTLE_SLICE_NS	10000000ull	/* rate is measured per slice of <= 10 ms */
 #define PMU_AMD_NMI_WINDOW_NS	100000000ull	/* perf's perf_nmi_window: 100 ms */
+#define PMU_NMI_CPU_PERCENT	25	/* handler share of CPU time: perf_cpu_time_max_percent */
+#define PMU_UNPRIV_MAX_STACK	127	/* frames without CAP_PERFMON: perf_event_max_stack */
 #define PMU_BUSY_REASON		"a PMU counter is already enabled by another user (NMI watchdog?)"
 #define PMU_MIN_TIMER_NS	100000ull	/* timer mode: at most 10 kHz */
 #define PMU_MAX_TIMER_NS	10000000000ull
@@ -273,6 +275,25 @@ struct pmu_cpu {
 	 * interrupted registers and stack are not (see emit() in pmi_core.c).
 	 */
 	u32 task_pid, task_tid;
+	/*
+	 * NMI time budget (perf_sample_event_took()): a running mean of the
+	 * handler's time (stack copies included) and the window rate that
+	 * keeps it under PMU_NMI_CPU_PERCENT of the CPU (0: no limit yet);
+	 * throttle() takes the lower of it and max_rate.  time_limited counts
+	 * the windows stretched while that limit was the lower one.
+	 */
+	u64 nmi_avg_ns;
+	u32 time_rate;
+	u64 time_limited;
+	/*
+	 * Per-task mode on this CPU (set by the glue before start_cpu()).  A
+	 * PMI window closed with no task loaded (between start_cpu() arming
+	 * the counters and the per-task freeze) belongs to no followed task:
+	 * dropped, counted in task_orphans.  Not cleared by
+	 * pmiprof_pmu_cpu_reset_state(), which the drivers' start_cpu() runs.
+	 */
+	bool task_mode;
+	u64 task_orphans;
 };
 
 /*

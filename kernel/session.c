@@ -56,6 +56,12 @@ int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged,
 		hw->reason = "stack records do not fit the ring (raise ring_kb)";
 		ret = -ENOSPC;
 	}
+	/* perf refuses sample_max_stack above perf_event_max_stack (get_callchain_buffers()) */
+	if (!ret && restricted && hw->stack_mode != PMIPROF_STACK_NONE &&
+	    hw->stack_max > PMU_UNPRIV_MAX_STACK) {
+		hw->reason = "stack_max above 127 frames needs CAP_PERFMON (perf_event_max_stack)";
+		ret = -EOVERFLOW;
+	}
 	if (!ret)
 		ret = pmiprof_task_configure(cfg, restricted);
 	if (ret) {
@@ -83,6 +89,7 @@ static void session_start_cpu(void *arg)
 	int ret = 0;
 
 	pmiprof_pmu_cpu_reset_state(pc);
+	pc->task_mode = pmiprof_task_mode();
 	if (hw->drv) {
 		/* pmu=emul: the per-CPU model is bound by its start_cpu() */
 		if (!hw->emulated)
@@ -217,6 +224,23 @@ out:
 	return ret;
 }
 
+/* The NMI time budget's effect on this session (pmi_core.c, account_time()). */
+static void session_report_budget(void)
+{
+	u64 limited = 0, avg = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct pmu_cpu *pc = per_cpu_ptr(&pmiprof_pcpu, cpu);
+
+		limited += pc->time_limited;
+		avg = max(avg, pc->nmi_avg_ns);
+	}
+	if (limited)
+		pr_info("pmiprof: NMI time budget (%d%% of a CPU): %llu windows stretched, handler mean up to %llu ns\n",
+			PMU_NMI_CPU_PERCENT, limited, avg);
+}
+
 static void session_stop_locked(void)
 {
 	if (suspended) {
@@ -232,6 +256,7 @@ static void session_stop_locked(void)
 	session_stop_cpus();
 	WRITE_ONCE(running, false);
 	cpus_read_unlock();
+	session_report_budget();
 	pmiprof_task_stop();	/* the open windows, before readers see STOP */
 	session_release_pmu();
 	/* Readers blocked in poll() drain what is left and see STOP. */

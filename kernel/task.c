@@ -507,6 +507,24 @@ static void task_unregister(void)
 	tracepoint_synchronize_unregister();
 }
 
+/*
+ * With the probes still registered: a task past exit_notify() ran its
+ * exit probe, which removes its entry.  An entry of such a task means an
+ * exit went unseen (and, without the task reference, a recycled
+ * task_struct would inherit it): should never happen, counted and logged.
+ */
+static void task_count_unseen_exits(void)
+{
+	struct pmiprof_task *st;
+	int b;
+
+	rcu_read_lock();
+	hash_for_each_rcu(task_hash, b, st, node)
+		if (READ_ONCE(st->task->exit_state))
+			atomic64_inc(&task_dead_at_stop);
+	rcu_read_unlock();
+}
+
 /* Free every state; nothing may look them up any more. */
 static void task_free_all(bool emit)
 {
@@ -517,9 +535,6 @@ static void task_free_all(bool emit)
 
 	hash_for_each_safe(task_hash, b, tmp, st, node) {
 		hash_del(&st->node);
-		/* Its exit went unseen: should never happen, counted and logged. */
-		if (st->task->flags & PF_EXITING)
-			atomic64_inc(&task_dead_at_stop);
 		if (emit) {
 			local_irq_save(flags);
 			task_emit_partial(per_cpu_ptr(&pmiprof_pcpu, st->cpu), st);
@@ -650,12 +665,13 @@ void pmiprof_task_stop_cpus(void)
  */
 void pmiprof_task_stop(void)
 {
-	u64 in = 0, out = 0, icount = 0;
+	u64 in = 0, out = 0, icount = 0, orphans = 0;
 	unsigned int cpu;
 
 	if (!READ_ONCE(task_active))
 		return;
 	WRITE_ONCE(task_active, false);
+	task_count_unseen_exits();
 	task_unregister();
 	task_free_all(true);
 	for_each_possible_cpu(cpu) {
@@ -664,13 +680,14 @@ void pmiprof_task_stop(void)
 		in += tc->switches_in;
 		out += tc->switches_out;
 		icount += tc->icount;
+		orphans += per_cpu_ptr(&pmiprof_pcpu, cpu)->task_orphans;
 	}
 	pr_info("pmiprof: per-task: %lld tasks followed (%lld exited, %lld not followed: no memory), %llu switches in, %llu out, %lld partial windows, states allocated %lld freed %lld\n",
 		atomic64_read(&task_followed), atomic64_read(&task_exits),
 		atomic64_read(&task_nomem), in, out, atomic64_read(&task_partials),
 		atomic64_read(&task_allocs), atomic64_read(&task_frees));
-	pr_info("pmiprof: per-task: %lld no longer followed after a setuid exec, %lld exits unseen\n",
-		atomic64_read(&task_execs), atomic64_read(&task_dead_at_stop));
+	pr_info("pmiprof: per-task: %lld no longer followed after a setuid exec, %lld exits unseen, %llu windows of no followed task dropped\n",
+		atomic64_read(&task_execs), atomic64_read(&task_dead_at_stop), orphans);
 	if (icount)
 		pr_info("pmiprof: per-task: %llu instructions of followed tasks on CPU (icount)\n",
 			icount);

@@ -395,6 +395,48 @@ static void pmi_before_the_switch_has_no_regs_or_stack(void **state)
 	assert_int_equal(st.regs_mask, 0);
 }
 
+/*
+ * NMI time budget (perf_sample_event_took()): each PMI copies a 64 KiB
+ * dwarf dump costing 40 us, windows come every 10 us of the task, and
+ * max_rate (100000/s) alone would let the handler take ~80 % of the CPU.
+ * The rate is lowered until the handler's share stays near
+ * PMU_NMI_CPU_PERCENT; the stretched windows are counted and flagged, and
+ * their counts stay exact (every instruction in some window).
+ */
+static void nmi_time_stays_within_the_cpu_share(void **state)
+{
+	struct pmiprof_sample_rec rec;
+	struct module_stack st;
+	struct kcore k;
+	u64 t0, ran = 100000000, sum = 0, flagged = 0;
+	uint32_t n = 0;
+	double share;
+
+	(void)state;
+	build_chain(3);
+	setup(&k, PMIPROF_STACK_DWARF, 127, 1024, 1 << 22);
+	consumer_init();
+	kcore_read_ns = 40000;
+	t0 = kcore_now_ns;
+	kcore_run(&k, ran, 50, 3);
+	kcore_read_ns = 0;
+	share = (double)k.pc.stats.handler_ns_total / (double)(kcore_now_ns - t0);
+	print_message("handler share %.1f %% of %llu ns, %llu windows, %llu stretched by the time budget, mean %llu ns\n",
+		      100 * share, (unsigned long long)(kcore_now_ns - t0),
+		      (unsigned long long)k.pc.stats.samples,
+		      (unsigned long long)k.pc.time_limited, (unsigned long long)k.pc.nmi_avg_ns);
+	assert_true(share < (PMU_NMI_CPU_PERCENT + 5) / 100.0);
+	assert_true(k.pc.time_limited > 0);
+	assert_true(k.pc.stats.throttles >= k.pc.time_limited);
+	while (module_ring_next_var(&mr, module_ring_head(&mr), recbuf, sizeof(recbuf), &n) == 1) {
+		assert_int_equal(module_rec_split(recbuf, n, &rec, &st), 1);
+		sum += rec.counts[0];
+		flagged += !!(rec.flags & PMIPROF_REC_F_THROTTLED);
+	}
+	assert_true(flagged > 0);
+	assert_true(sum <= ran && ran - sum < 2 * PERIOD * 64);	/* the open window is the rest */
+}
+
 static void stack_config_is_validated(void **state)
 {
 	static const struct { u32 mode, max, dump; } bad[] = {
@@ -624,6 +666,7 @@ int main(void)
 		cmocka_unit_test(kernel_thread_has_no_user_part),
 		cmocka_unit_test(dwarf_copies_user_regs_and_stack),
 		cmocka_unit_test(pmi_before_the_switch_has_no_regs_or_stack),
+		cmocka_unit_test(nmi_time_stays_within_the_cpu_share),
 		cmocka_unit_test(stack_config_is_validated),
 		cmocka_unit_test(variable_records_wrap_in_the_ring),
 		cmocka_unit_test(full_ring_drops_and_counts),

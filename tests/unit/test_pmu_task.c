@@ -383,6 +383,42 @@ static void task_pmi_at_every_step_of_both_switches(void **state)
 	assert_true(steps >= 40);
 }
 
+/*
+ * START arms the counters (start_cpu) before the per-task freeze: a PMI in
+ * between closes a window of whatever ran, no followed task's.  Dropped
+ * and counted, never attributed to the interrupted task.
+ */
+static void task_window_before_the_freeze_is_dropped(void **state)
+{
+	struct kcore k;
+	struct pmu_task_ctr t;
+	struct pmi_ctx ctx;
+
+	(void)state;
+	setup(&k, PMIPROF_VENDOR_INTEL, 0);
+	k.pc.task_mode = true;
+	/* undo setup()'s freeze: the counters run as start_cpu() left them */
+	pmiprof_pmu_model_msr_ops.wr(&k.pc, PMU_MSR_IA32_GLOBAL_CTRL, k.hw.own_mask);
+	k.pc.gctrl = k.hw.own_mask;
+	pmiprof_pmu_model_advance(&k.model, N + 10, N);
+	kcore_take_pmis(&k);
+	assert_int_equal(kcore_nrecs, 0);
+	assert_int_equal(k.pc.task_orphans, 1);
+	/* a loaded task's windows are recorded */
+	pmiprof_pmu_task_freeze(&k.pc);
+	pmiprof_pmu_task_init(&k.hw, &t);
+	t.pid = 4242;
+	t.tid = 4243;
+	pmiprof_pmu_task_in(&k.pc, &t);
+	pmiprof_pmu_model_advance(&k.model, N, N);
+	kcore_take_pmis(&k);
+	assert_int_equal(kcore_nrecs, 1);
+	ctx = kcore_ctx(&k);
+	pmiprof_pmu_task_out(&k.pc, &t, &ctx);
+	k.hw.ops = &pmiprof_pmu_model_msr_ops;
+	kcore_stop(&k);
+}
+
 /* A window spanning switches closes after exactly N events of its task. */
 static void task_window_spans_switches_exactly(void **state)
 {
@@ -462,6 +498,7 @@ int main(void)
 		cmocka_unit_test(task_windows_exact_across_switches_amd),
 		cmocka_unit_test(task_windows_exact_with_pmi_mid_switch),
 		cmocka_unit_test(task_pmi_at_every_step_of_both_switches),
+		cmocka_unit_test(task_window_before_the_freeze_is_dropped),
 		cmocka_unit_test(task_window_spans_switches_exactly),
 		cmocka_unit_test(task_switch_msr_accesses),
 	};

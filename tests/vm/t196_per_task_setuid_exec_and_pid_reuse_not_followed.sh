@@ -9,7 +9,10 @@
 #    bit is followed and its secret seen (the test can see a leak);
 #  - CONFIGURE names a process, not a pid number: the child named dies,
 #    a root process takes its pid (ns_last_pid), START fails with ESRCH
-#    and nothing of the root process is recorded.
+#    and nothing of the root process is recorded;
+#  - the opener's credentials decide (file->f_cred), not the caller's: a
+#    descriptor opened as uid 1000 by a process that becomes root again
+#    may not follow a root process (EPERM).
 . "$(dirname "$0")/lib.sh"
 vm_require module
 vm_static task_secure "$PMIPROF_TOP/tests/vm/task_secure.c" -pthread ||
@@ -22,6 +25,7 @@ vm_run --timeout 900 --insmod pmu=emul --add "$TMPD/task_secure" -- sh -c '
 	task_secure exec 1000 /tmp/victim_plain
 	task_secure exec 1000 /tmp/victim_suid
 	task_secure reuse 1000
+	task_secure deputy 1000
 	dmesg > /export/dmesg.txt
 	rmmod pmiprof; echo "rmmod=$?"'
 [ $VM_RC -eq 0 ] && ok "guest run completed" || not_ok "guest run completed" "status $VM_RC" "$(tail -n 20 "$VM_STDERR")"
@@ -55,6 +59,13 @@ else
 		ok "nothing of the root process that took the pid recorded ($rr)" ||
 		not_ok "nothing of the root process that took the pid recorded" "${rr:-no result}"
 fi
+dep=$(grep '^deputy ' "$VM_STDOUT")
+[ "$(val "$dep" configure)" = EPERM ] && ok "opened as uid 1000, called as root: following a root process is EPERM" ||
+	not_ok "opened as uid 1000, called as root: following a root process is EPERM" "${dep:-no result}"
+[ "$(sed -n 's/^deputy kernel_ips=//p' "$VM_STDOUT")" = EACCES ] &&
+	[ "$(sed -n 's/^deputy own_process=//p' "$VM_STDOUT")" = ok ] &&
+	ok "the same descriptor: its opener's own process yes, kernel RIPs no (EACCES), whoever calls" ||
+	not_ok "the same descriptor: its opener's own process yes, kernel RIPs no" "$(grep '^deputy' "$VM_STDOUT")"
 [ "$(sed -n 's/^rmmod=//p' "$VM_STDOUT")" = 0 ] && ok "rmmod" || not_ok "rmmod"
 vm_dmesg_clean "$VM_OUT/dmesg.txt"
 done_testing

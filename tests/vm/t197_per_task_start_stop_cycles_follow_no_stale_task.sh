@@ -51,7 +51,7 @@ line=$(grep '^cycles starts=' "$VM_STDOUT")
 val() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 [ "$(val "$line" starts)" = 40 ] && [ "$(val "$line" records)" -gt 0 ] 2>/dev/null &&
 	ok "40 START/STOP cycles recorded the churning process" || not_ok "40 START/STOP cycles recorded" "${line:-no result}"
-[ -n "$line" ] && [ "$(val "$line" other_pid)" = 0 ] &&
+[ -n "$line" ] && [ "$(val "$line" other_pid)" = 0 ] && [ "$(val "$line" bad)" = 0 ] &&
 	ok "no record of any other process (stale entries inherited by recycled tasks)" ||
 	not_ok "no record of any other process" "$line"
 nstop=$(grep -c 'per-task: .* exits unseen' "$VM_OUT/dmesg.txt")

@@ -19,6 +19,8 @@
  *                                     while another execs true in a loop;
  *                                     N START/STOP cycles of one CONFIGURE;
  *                                     records of any other pid
+ *   task_secure deputy UID            open as UID, become root again, CONFIGURE
+ *                                     a root process: the opener decides (EPERM)
  *   task_secure churn SECONDS         the same churn and bystander, no device
  *
  * One "key=value ..." line each; the shell scripts decide.
@@ -94,7 +96,7 @@ struct session {
 };
 
 struct tally {
-	uint64_t records, partial, user, stacks, nouser, secret_hits, other_pid, other_windows;
+	uint64_t records, partial, user, stacks, nouser, secret_hits, other_pid, other_windows, bad;
 };
 
 static int session_open(struct session *s)
@@ -111,7 +113,7 @@ static int session_open(struct session *s)
 	return 0;
 }
 
-static int session_configure(struct session *s, pid_t pid)
+static int session_configure(struct session *s, pid_t pid, uint64_t period)
 {
 	struct pmiprof_config cfg = { .size = sizeof(cfg), .mode = PMIPROF_SAMPLING_PMI };
 	size_t ms = PMIPROF_RING_MAP_SIZE(&s->info);
@@ -119,7 +121,7 @@ static int session_configure(struct session *s, pid_t pid)
 	cfg.nr_events = 1;
 	cfg.events[0].event = 0xc0;
 	cfg.events[0].flags = PMIPROF_EV_USER | PMIPROF_EV_KERNEL | PMIPROF_EV_TRIGGER;
-	cfg.events[0].period = 1000000;
+	cfg.events[0].period = period;
 	cfg.flags = PMIPROF_CFG_TASK;
 	cfg.nr_tasks = 1;
 	cfg.tasks[0] = (uint32_t)pid;
@@ -169,6 +171,7 @@ static void drain(struct session *s, pid_t pid, struct tally *t)
 			size = h->record_size ? h->record_size : rec.size;
 			if (size < sizeof(rec) || size > sizeof(buf) || size > head - s->tail[cpu]) {
 				fprintf(stderr, "task_secure: bad record size %u\n", size);
+				t->bad++;
 				s->tail[cpu] = head;
 				break;
 			}
@@ -190,6 +193,9 @@ static void drain(struct session *s, pid_t pid, struct tally *t)
 					break;
 				}
 			if (pid && rec.pid != (uint32_t)pid) {
+				if (t->other_pid < 5)
+					fprintf(stderr, "task_secure: record of pid %u tid %u cpu %u flags %#x count %llu time %llu status %#llx\n",
+						rec.pid, rec.tid, rec.cpu, rec.flags, (unsigned long long)rec.counts[0], (unsigned long long)rec.time_ns, (unsigned long long)rec.status);
 				t->other_pid++;
 				t->other_windows += !(rec.flags & PMIPROF_REC_F_PARTIAL);
 			}
@@ -203,8 +209,8 @@ static void print_tally(const char *what, const struct tally *t)
 {
 	printf("%s records=%" PRIu64 " partial=%" PRIu64 " user=%" PRIu64 " stacks=%" PRIu64
 	       " nouser=%" PRIu64 " secret=%" PRIu64 " other_pid=%" PRIu64 " other_windows=%" PRIu64
-	       "\n", what, t->records, t->partial, t->user, t->stacks, t->nouser, t->secret_hits,
-	       t->other_pid, t->other_windows);
+	       " bad=%" PRIu64 "\n", what, t->records, t->partial, t->user, t->stacks, t->nouser,
+	       t->secret_hits, t->other_pid, t->other_windows, t->bad);
 }
 
 /* Drain until @child exits (or @secs pass), then STOP and drain again. */
@@ -251,7 +257,7 @@ static int cmd_exec(uid_t uid, const char *bin)
 		_exit(127);
 	}
 	close(go[0]);
-	ret = session_configure(&s, child);
+	ret = session_configure(&s, child, 1000000);
 	if (!ret && ioctl(s.fd, PMIPROF_IOC_START))
 		ret = -errno;
 	if (ret) {
@@ -305,7 +311,7 @@ static int cmd_reuse(uid_t uid)
 			pause();
 			_exit(0);
 		}
-		ret = session_configure(&s, child);
+		ret = session_configure(&s, child, 1000000);
 		if (ret) {
 			printf("reuse configure=%s\n", strerror(-ret));
 			kill(child, SIGKILL);
@@ -351,6 +357,62 @@ static int cmd_reuse(uid_t uid)
 	kill(reused, SIGKILL);
 	waitpid(reused, NULL, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/*
+ * The opener's rights, not the caller's: opened as UID (no capability in
+ * effect), then the process becomes root again (its saved uid) and asks
+ * to follow a root process with the descriptor.  Must be EPERM.
+ */
+static int cmd_deputy(uid_t uid)
+{
+	struct session s;
+	pid_t target;
+	int ret;
+
+	target = fork();
+	if (target == 0) {
+		pause();
+		_exit(0);
+	}
+	if (setresgid(uid, uid, 0) || setresuid(uid, uid, 0)) {
+		perror("task_secure: setresuid");
+		return 2;
+	}
+	ret = session_open(&s);
+	if (setresuid(0, 0, 0) || setresgid(0, 0, 0)) {
+		perror("task_secure: back to root");
+		return 2;
+	}
+	if (!ret)
+		ret = session_configure(&s, target, 1000000);
+	printf("deputy configure=%s\n", !ret ? "ok" : ret == -EPERM ? "EPERM" : strerror(-ret));
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+
+	/* The same descriptor, the opener's own process, kernel RIPs asked by root: EACCES. */
+	target = fork();
+	if (target == 0) {
+		drop_to(uid);
+		pause();
+		_exit(0);
+	}
+	usleep(100000);
+	{
+		struct pmiprof_config cfg = { .size = sizeof(cfg), .mode = PMIPROF_SAMPLING_TIMER,
+					      .timer_ns = 1000000,
+					      .flags = PMIPROF_CFG_TASK | PMIPROF_CFG_KERNEL_IPS,
+					      .nr_tasks = 1, .tasks = { (uint32_t)target } };
+
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy kernel_ips=%s\n", !ret ? "ok" : ret == EACCES ? "EACCES" : strerror(ret));
+		cfg.flags = PMIPROF_CFG_TASK;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy own_process=%s\n", !ret ? "ok" : strerror(ret));
+	}
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	return 0;
 }
 
 static void *short_thread(void *arg)
@@ -430,7 +492,7 @@ static int cmd_cycles(int n)
 	start_churn(&churner, &bystander);
 	ret = session_open(&s);
 	if (!ret)
-		ret = session_configure(&s, churner);
+		ret = session_configure(&s, churner, 100000);
 	if (ret) {
 		printf("cycles configure=%s\n", strerror(-ret));
 		kill(churner, SIGKILL);
@@ -440,6 +502,8 @@ static int cmd_cycles(int n)
 	for (int i = 0; i < n; i++) {
 		struct timespec d = { 0, 20 * 1000 * 1000 };
 
+		/* START empties the rings: head and tail back to 0 */
+		memset(s.tail, 0, s.info.nr_cpus * sizeof(*s.tail));
 		if (ioctl(s.fd, PMIPROF_IOC_START)) {
 			printf("cycles start=%s\n", strerror(errno));
 			break;
@@ -453,6 +517,8 @@ static int cmd_cycles(int n)
 	kill(bystander, SIGKILL);
 	waitpid(churner, NULL, 0);
 	waitpid(bystander, NULL, 0);
+	fprintf(stderr, "task_secure: cycles: tracer %d churner %d bystander %d\n", (int)getpid(),
+		(int)churner, (int)bystander);
 	printf("cycles starts=%d ", starts);
 	print_tally("cycles", &t);
 	return 0;
@@ -468,8 +534,10 @@ int main(int argc, char **argv)
 		return cmd_reuse((uid_t)atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "cycles"))
 		return cmd_cycles(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "deputy"))
+		return cmd_deputy((uid_t)atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "churn"))
 		return cmd_churn(atof(argv[2]));
-	fprintf(stderr, "usage: task_secure victim S | exec UID BIN | reuse UID | cycles N | churn S\n");
+	fprintf(stderr, "usage: task_secure victim S | exec UID BIN | reuse UID | deputy UID | cycles N | churn S\n");
 	return 2;
 }
