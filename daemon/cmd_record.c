@@ -221,7 +221,7 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 {
 	const char *events = default_events, *env;
 	char err[512];
-	int c;
+	int c, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->output = RECORD_DEFAULT_OUTPUT;
@@ -330,7 +330,13 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 		return pm_usage_error(cmd, "give either a command or -p, not both");
 	if (!o->argv && !o->nr_pids && !o->system_wide)
 		return pm_usage_error(cmd, "nothing to record: give a command (after --), -p or -a");
-	if (pm_events_parse(events, &o->events, err, sizeof(err)))
+	ret = pm_events_parse(events, &o->events, err, sizeof(err));
+	if (ret == -ENODEV) {
+		/* the machine lacks what the events need: not a usage error */
+		pm_err("%s", err);
+		return 1;
+	}
+	if (ret)
 		return pm_usage_error(cmd, "%s", err);
 	if (topdown_setup(cmd, &o->events))
 		return 1;

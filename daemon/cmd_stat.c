@@ -609,7 +609,13 @@ int cmd_stat(int argc, char **argv)
 	if (want_regions && !o.argv)
 		return pm_usage_error("stat", "--regions needs a command (after --) linked with "
 				      "libpmiprof-region");
-	if (pm_events_parse(events, &list, err, sizeof(err)))
+	int ret = pm_events_parse(events, &list, err, sizeof(err));
+	if (ret == -ENODEV) {
+		/* the machine lacks what the events need: not a usage error */
+		pm_err("%s", err);
+		return 1;
+	}
+	if (ret)
 		return pm_usage_error("stat", "%s", err);
 	if (td_check_pmu(&list, getenv("PMIPROF_SYSFS_EVENT_SOURCE"), err, sizeof(err))) {
 		pm_err("%s", err);

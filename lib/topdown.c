@@ -12,6 +12,7 @@
 #include <perfmon/pfmlib.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -148,12 +149,29 @@ static const char *detected_core_pmu(void)
 	return NULL;
 }
 
+/* The sysfs event-source directory (tests point it at a fake one). */
+static const char *sysfs_event_source(void)
+{
+	const char *env = getenv("PMIPROF_SYSFS_EVENT_SOURCE");
+
+	return env && *env ? env : "/sys/bus/event_source/devices";
+}
+
 int td_expand(struct pm_event_list *out, char *err, size_t err_len)
 {
 	const char *pmu = detected_core_pmu();
 	const struct td_model *m = pmu ? td_model_of_pmu(pmu) : NULL;
 	unsigned int k;
 
+	/*
+	 * A CPU newer than libpfm4 in a VM without a PMU: the missing PMU is
+	 * the cause to name (the same refusal as td_check_pmu()), not libpfm4.
+	 */
+	if (!pmu && !td_hw_pmu_present(sysfs_event_source()))
+		return pm_set_err(err, err_len, -ENODEV, "topdown: no hardware PMU (the kernel "
+			       "exposes no core PMU in /sys/bus/event_source/devices, as in most "
+			       "VMs), so this CPU's level-1 events cannot be counted: libpfm4 knows "
+			       "none for this CPU either");
 	if (!pmu)
 		return pm_set_err(err, err_len, -ENOENT, "topdown: libpfm4 detects no core PMU on "
 			       "this CPU, so no top-down events are known for it");
@@ -317,8 +335,7 @@ int td_check_pmu(const struct pm_event_list *l, const char *sysfs_devices, char 
 		if (n >= sizeof(names))
 			n = sizeof(names) - 1;
 	}
-	if (!n || td_hw_pmu_present(sysfs_devices ? sysfs_devices :
-				    "/sys/bus/event_source/devices"))
+	if (!n || td_hw_pmu_present(sysfs_devices ? sysfs_devices : sysfs_event_source()))
 		return 0;
 	return pm_set_err(err, err_len, -ENODEV, "topdown: no hardware PMU (the kernel exposes no "
 		       "core PMU in /sys/bus/event_source/devices, as in most VMs), so this "
