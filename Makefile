@@ -28,7 +28,7 @@ Q :=
 msg =
 endif
 
-PKGS      := libdw libelf zlib libdeflate libzstd libunwind-generic
+PKGS      := libdw libelf zlib libdeflate libzstd libunwind-generic libmicrohttpd
 CPPFLAGS  += -Iinclude -Ilib -D_GNU_SOURCE -DPMIPROF_VERSION='"$(VERSION)"' \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS    ?= -O2 -g
@@ -45,7 +45,7 @@ STDCXX    := -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic
 else
 STDCXX    := -lstdc++
 endif
-LDLIBS    += -ldl $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lzstd -lunwind-generic) -lm -lpthread $(STDCXX)
+LDLIBS    += -ldl $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lzstd -lunwind-generic -lmicrohttpd) -lm -lpthread $(STDCXX)
 
 LIB_SRCS  := $(filter-out lib/main.c,$(wildcard lib/*.c))
 APP_SRCS  := $(wildcard daemon/*.c) $(wildcard report/*.c)
