@@ -74,7 +74,11 @@ const char cmd_daemon_help[] =
 "    --no-listen         no HTTP server\n"
 "    --top-comms K       /metrics names the K busiest commands, the rest are\n"
 "                        comm=\"other\" (1..1000, default 20)\n"
-"    -e, -c, -F, -g, --call-graph, --max-stack, --backend, -m, -z, -q\n"
+"    -g, --call-graph fp|dwarf[,SIZE]|no\n"
+"                        call stacks, as for 'pmiprof record'; the default is\n"
+"                        fp (profiles are stacks), 'no' records none (then\n"
+"                        /debug/pprof/profile answers 501)\n"
+"    -e, -c, -F, --max-stack, --backend, -m, -z, -q\n"
 "                        as for 'pmiprof record' (same defaults and no-PMU\n"
 "                        fallback)\n"
 "    -h, --help          this text\n"
@@ -244,7 +248,7 @@ static int record_loop(struct daemon_state *d, const struct daemon_args *a,
 		       const struct backend_ops *b, struct record_session *s, int dir_fd, int sfd,
 		       const struct trace_writer_opts *wo)
 {
-	struct pollfd pfd[257];
+	struct pollfd pfd[257];	/* rings, signals, flush requests */
 	struct segment sg;
 	uint64_t seg_ns = a->segment_s * 1000000000ull;
 	bool stop = false;
@@ -281,9 +285,10 @@ static int record_loop(struct daemon_state *d, const struct daemon_args *a,
 			timeout = (int)((end - now) / 1000000) + 1;
 		/* a failed segment: leave the rings alone, the kernel counts what overflows */
 		if (sg.w && !sg.failed)
-			nb = b->poll_fds(s, pfd, 256);
+			nb = b->poll_fds(s, pfd, 255);
 		pfd[nb] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		n = poll(pfd, (nfds_t)nb + 1, timeout);
+		pfd[nb + 1] = (struct pollfd){ .fd = daemon_state_flush_fd(d), .events = POLLIN };
+		n = poll(pfd, (nfds_t)nb + 2, timeout);
 		if (n < 0 && errno != EINTR) {
 			ret = -errno;
 			pm_err("poll: %s", strerror(errno));
@@ -293,6 +298,15 @@ static int record_loop(struct daemon_state *d, const struct daemon_args *a,
 			stop = handle_signals(sfd);
 		if (sg.w && !sg.failed)
 			segment_after_drain(&sg, a->dir, b->drain(s, sg.w));
+		if (n > 0 && pfd[nb + 1].revents) {
+			/* a profile's seconds ended: its samples into the file now */
+			uint64_t gen = daemon_state_flush_wanted(d);
+
+			if (gen && sg.w && !sg.failed)
+				segment_after_drain(&sg, a->dir, trace_writer_flush(sg.w));
+			if (gen)
+				daemon_state_flushed(d, gen);
+		}
 		daemon_state_update(d, s);
 	}
 	b->disable(s);
@@ -333,6 +347,13 @@ int cmd_daemon(int argc, char **argv)
 		ret = command_help("daemon");
 	if (ret)
 		goto out_av;
+	/* profiles need stacks: fp unless told otherwise (--call-graph no) */
+	for (i = 1; i < argc && strcmp(argv[i], "-g") && strncmp(argv[i], "--call-graph", 12); i++)
+		;
+	if (i == argc) {
+		o.call_graph = PMIPROF_CALL_GRAPH_FP;
+		o.call_graph_dump_size = 0;
+	}
 	ret = 2;
 	if (o.nr_pids || o.argv)
 		goto usage_target;

@@ -10,7 +10,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "segment_writer.h"
@@ -41,6 +43,10 @@ struct daemon_state {
 	uint64_t scrapes;
 	double last_scrape_s, scrape_s_total;
 	uint64_t start_real_ns;
+	bool stacks;			/* the recording has call stacks */
+	/* flush requests from HTTP threads: eventfd wakes the recording loop */
+	int flush_fd;
+	uint64_t flush_asked, flush_done;
 };
 
 static void *worker_main(void *arg)
@@ -98,9 +104,11 @@ int daemon_state_new(struct daemon_state **out, const char *dir, const struct re
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->cond, NULL);
 	d->ret = *ret;
+	d->flush_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	d->stacks = h->call_graph != PMIPROF_CALL_GRAPH_NONE;
 	d->start_real_ns = pm_realtime_ns();
 	d->dir = strdup(dir);
-	e = d->dir ? window_metrics_new(&d->wm, h, top_comms) : -ENOMEM;
+	e = !d->dir ? -ENOMEM : d->flush_fd < 0 ? -errno : window_metrics_new(&d->wm, h, top_comms);
 	if (!e) {
 		e = -pthread_create(&d->worker, NULL, worker_main, d);
 		d->worker_running = !e;
@@ -125,6 +133,8 @@ void daemon_state_free(struct daemon_state *d)
 		pthread_join(d->worker, NULL);
 	}
 	window_metrics_free(d->wm);
+	if (d->flush_fd >= 0)
+		close(d->flush_fd);
 	pthread_cond_destroy(&d->cond);
 	pthread_mutex_destroy(&d->lock);
 	free(d->dir);
@@ -177,6 +187,11 @@ void daemon_state_note_error(struct daemon_state *d)
 const char *daemon_state_dir(const struct daemon_state *d)
 {
 	return d->dir;
+}
+
+bool daemon_state_has_stacks(const struct daemon_state *d)
+{
+	return d->stacks;
 }
 
 int daemon_state_healthy(struct daemon_state *d, char *why, size_t len)
@@ -258,6 +273,55 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f)
 		d->scrapes++;
 		d->last_scrape_s = (double)(pm_now_ns() - t0) / 1e9;
 	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+int daemon_state_flush_fd(const struct daemon_state *d)
+{
+	return d->flush_fd;
+}
+
+uint64_t daemon_state_flush_wanted(struct daemon_state *d)
+{
+	uint64_t v, gen;
+
+	if (read(d->flush_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 0;
+	pthread_mutex_lock(&d->lock);
+	gen = d->flush_asked;
+	pthread_mutex_unlock(&d->lock);
+	return gen;
+}
+
+void daemon_state_flushed(struct daemon_state *d, uint64_t gen)
+{
+	pthread_mutex_lock(&d->lock);
+	if (gen > d->flush_done)
+		d->flush_done = gen;
+	pthread_cond_broadcast(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+}
+
+int daemon_state_flush(struct daemon_state *d, unsigned int timeout_ms)
+{
+	struct timespec ts;
+	uint64_t gen, one = 1;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += timeout_ms / 1000;
+	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&d->lock);
+	gen = ++d->flush_asked;
+	if (write(d->flush_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		ret = -errno;
+	while (!ret && d->flush_done < gen)
+		ret = -pthread_cond_timedwait(&d->cond, &d->lock, &ts);
 	pthread_mutex_unlock(&d->lock);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #ifndef PMIPROF_DAEMON_DAEMON_STATE_H
 #define PMIPROF_DAEMON_DAEMON_STATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -33,9 +34,23 @@ void daemon_state_segment_closed(struct daemon_state *d, const struct segment *s
 void daemon_state_update(struct daemon_state *d, const struct record_session *s);
 void daemon_state_note_error(struct daemon_state *d);
 
+/*
+ * Flush requests: an HTTP thread that needs everything recorded so far on
+ * disk calls daemon_state_flush() (waits up to timeout_ms: 0 or -errno);
+ * the recording loop polls daemon_state_flush_fd(), and when it is
+ * readable takes the request (flush_wanted() returns its generation, 0 for
+ * none), drains, writes the open chunk and says flushed(gen).
+ */
+int daemon_state_flush(struct daemon_state *d, unsigned int timeout_ms);
+int daemon_state_flush_fd(const struct daemon_state *d);
+uint64_t daemon_state_flush_wanted(struct daemon_state *d);
+void daemon_state_flushed(struct daemon_state *d, uint64_t gen);
+
 /* From the HTTP threads.  0 or -errno. */
 int daemon_state_write_metrics(struct daemon_state *d, FILE *f);
 const char *daemon_state_dir(const struct daemon_state *d);
+/* Recorded with call stacks (profiles need them). */
+bool daemon_state_has_stacks(const struct daemon_state *d);
 /* Recording is running and the last segment write worked. */
 int daemon_state_healthy(struct daemon_state *d, char *why, size_t len);
 

@@ -27,8 +27,9 @@
 #define MAX_CONNECTIONS		64
 #define IDLE_TIMEOUT_S		10	/* a client that sends nothing is dropped */
 #define PROFILE_MAX_SECONDS	600
-/* The recorder writes and syncs its open chunk once a second: wait that long more. */
-#define PROFILE_SETTLE_MS	1300
+/* The perf backend holds samples back 5 ms (PERF_RING_PUBLISH_SLACK_NS): wait that much more. */
+#define PROFILE_SETTLE_MS	10
+#define PROFILE_FLUSH_WAIT_MS	5000
 
 extern char **environ;
 
@@ -205,10 +206,18 @@ static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connectio
 		return reply_text(c, 400, "pid='%.64s': expected a process id\n", pid);
 	if (comm && (!*comm || strlen(comm) > 255))
 		return reply_text(c, 400, "comm: expected a command name of 1..255 bytes\n");
+	if (!daemon_state_has_stacks(h->d))
+		return reply_text(c, 501, "the daemon records without call stacks (--call-graph "
+				  "no): no profiles\n");
 	t0 = pm_realtime_ns();
 	rfc3339(since, sizeof(since), t0);
 	rfc3339(until, sizeof(until), t0 + seconds * 1000000000ull);
+	/* the recorder holds back its last few ms to merge CPUs in time order */
 	sleep_until_real(t0 + seconds * 1000000000ull + PROFILE_SETTLE_MS * 1000000ull);
+	ret = daemon_state_flush(h->d, PROFILE_FLUSH_WAIT_MS);
+	if (ret)
+		return reply_text(c, 503, "the recorder did not write its samples in time: %s\n",
+				  strerror(-ret));
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return reply_text(c, 500, "cannot create a temporary file: %s\n", strerror(errno));

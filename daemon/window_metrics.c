@@ -253,6 +253,56 @@ static int on_sample(void *arg, const struct trace_sample *smp, uint64_t index, 
 	return 0;
 }
 
+/*
+ * The session pass without symbolizing (a scrape must not load every
+ * binary's symbols): thread names from COMM and FORK through the session's
+ * own side-band code, a sample's name looked up as session.c's comm_of()
+ * does, losses through session_lost().  Every sample counts, as in a
+ * report without filters other than --comm.
+ */
+static int count_pass(struct pass *p)
+{
+	struct session *s = p->s;
+	struct trace_record rec;
+	int rc;
+
+	while ((rc = trace_reader_next(s->r, &rec)) > 0) {
+		uint32_t c;
+
+		switch (rec.type) {
+		case PMIPROF_REC_SAMPLE:
+			c = hm_get(&s->tid2comm, rec.sample.tid, 0);
+			if (c == HM_EMPTY)
+				c = hm_get(&s->tid2comm, rec.sample.pid, 0);
+			if (c == HM_EMPTY) {
+				/* the idle task has no COMM record; perf calls it swapper */
+				int64_t id = strtab_intern(&s->comms, !rec.sample.pid &&
+							   !rec.sample.tid ? "swapper" :
+							   "[unknown]");
+
+				if (id < 0)
+					return (int)id;
+				c = (uint32_t)id;
+			}
+			rc = on_sample(p, &rec.sample, 0, 0, c);
+			break;
+		case PMIPROF_REC_COMM:
+		case PMIPROF_REC_FORK:
+			rc = session_apply_sideband(s, &rec);
+			break;
+		case PMIPROF_REC_LOST:
+			rc = session_lost(s, &rec.lost);
+			break;
+		default:
+			rc = 0;
+			break;
+		}
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
 static int read_segment(struct window_metrics *m, const char *path, bool open, struct acc *a)
 {
 	struct session_opts so;
@@ -266,7 +316,7 @@ static int read_segment(struct window_metrics *m, const char *path, bool open, s
 	ret = session_open(&s, &so);
 	if (ret)
 		return ret;
-	ret = session_run(&s, on_sample, &p);
+	ret = count_pass(&p);
 	for (r = 0; r < NR_REASONS; r++) {
 		/* an open segment's cut last chunk is not a loss: it is read next time */
 		if (r == PMIPROF_LOST_THROTTLE || (open && r == PMIPROF_LOST_TRUNCATED))
