@@ -8,6 +8,9 @@
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
 [ "$(id -u)" -eq 0 ] || skip_all "system-wide recording needs root or CAP_PERFMON"
+# a daemon left running by a failed check must not outlive the test
+dp=
+trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; rm -rf "$TMPD"' EXIT
 
 # usage errors first (no recording)
 for bad in "--segment 0" "--segment x" "--retain 10Q" "--retain 0" "--top-comms 0" "-p 1" "-o x"; do

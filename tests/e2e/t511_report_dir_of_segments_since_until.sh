@@ -7,6 +7,9 @@
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
 [ "$(id -u)" -eq 0 ] || skip_all "system-wide recording needs root or CAP_PERFMON"
+# a daemon left running by a failed check must not outlive the test
+dp=
+trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; rm -rf "$TMPD"' EXIT
 
 samples() { grep -o '[0-9]* samples (windows), [0-9]* shown' "$1" | awk '{print $4}'; }
 
