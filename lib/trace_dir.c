@@ -260,7 +260,8 @@ static int add_segment(struct seg_ctx *c, struct image *im, const char *name, co
 									header_crc)))
 			break;
 		if (ch.csize > size - pos - sizeof(ch)) {
-			cut_records = ch.nr_records;
+			/* a cut SUMMARY costs nothing: its chunk is read without it */
+			cut_records = ch.type == PMIPROF_CHUNK_SUMMARY ? 0 : ch.nr_records;
 			break;
 		}
 		if (ch.type != PMIPROF_CHUNK_SUMMARY) {
