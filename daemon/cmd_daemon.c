@@ -273,10 +273,12 @@ static int record_loop(struct daemon_state *d, const struct daemon_args *a,
 				segment_after_drain(&sg, a->dir, b->drain(s, sg.w));
 			segment_close(&sg, a->dir, s, 0);
 			daemon_state_segment_closed(d, &sg, s);	/* counted, then retention */
-			if (segment_open(&sg, dir_fd, a->dir, s, b, wo))
-				daemon_state_note_error(d);	/* retried at the next segment */
+			ret = segment_open(&sg, dir_fd, a->dir, s, b, wo);
+			if (ret)	/* retried at the next segment */
+				daemon_state_note_error(d, ret);
 			else
 				daemon_state_segment_started(d, &sg);
+			ret = 0;
 			if (!sg.w)
 				sg.start_ns = pm_now_ns();
 			continue;

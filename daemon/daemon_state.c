@@ -35,6 +35,7 @@ struct daemon_state {
 	/* closed segments waiting to be counted */
 	char queue[MAX_QUEUE][64];
 	unsigned int nr_queue;
+	bool disk_full;			/* a segment ended on ENOSPC: make room */
 	/* self-metrics */
 	struct record_stats stats;
 	uint64_t segments_closed, segments_failed, segments_deleted, deleted_bytes;
@@ -49,6 +50,33 @@ struct daemon_state {
 	uint64_t flush_asked, flush_done;
 };
 
+/*
+ * The disk filled up: the oldest closed segments go first, a quarter of
+ * what the directory holds (at least one segment), and retention's own
+ * limits apply as usual.  Recording then resumes with the next segment.
+ */
+static int make_room(struct daemon_state *d, struct retention_result *res)
+{
+	struct retention r = d->ret;
+	struct trace_seg *v;
+	uint64_t total = 0;
+	size_t nr, i;
+	int e = trace_dir_list(d->dir, &v, &nr);
+
+	if (e)
+		return e;
+	for (i = 0; i < nr; i++)
+		total += v[i].bytes;
+	free(v);
+	total -= total / 4;
+	if (!r.max_bytes || total < r.max_bytes)
+		r.max_bytes = total ? total : 1;
+	e = retention_apply(d->dir, &r, pm_realtime_ns(), res);
+	pm_warn("disk full in %s: deleted the %llu oldest segment(s), %.1f MB", d->dir,
+		(unsigned long long)res->deleted, (double)res->deleted_bytes / 1e6);
+	return e;
+}
+
 static void *worker_main(void *arg)
 {
 	struct daemon_state *d = arg;
@@ -56,25 +84,33 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&d->lock);
 	for (;;) {
-		struct retention_result res;
+		struct retention_result res = { 0 };
+		bool full;
 		int e;
 
-		while (!d->nr_queue && !d->stopping)
+		while (!d->nr_queue && !d->disk_full && !d->stopping)
 			pthread_cond_wait(&d->cond, &d->lock);
-		if (!d->nr_queue)
+		if (!d->nr_queue && !d->disk_full)
 			break;
-		memcpy(name, d->queue[0], sizeof(name));
-		memmove(d->queue[0], d->queue[1], (size_t)(--d->nr_queue) * sizeof(d->queue[0]));
-		/* counted under the lock: a scrape sees the segment open or counted, never both */
-		e = window_metrics_add_closed(d->wm, d->dir, name);
-		if (e) {
-			d->account_errors++;
-			pm_warn("metrics: cannot read segment %s/%s: %s", d->dir, name, strerror(-e));
+		if (d->nr_queue) {
+			memcpy(name, d->queue[0], sizeof(name));
+			memmove(d->queue[0], d->queue[1],
+				(size_t)(--d->nr_queue) * sizeof(d->queue[0]));
+			/* under the lock: a scrape sees a segment open or counted, never both */
+			e = window_metrics_add_closed(d->wm, d->dir, name);
+			if (e) {
+				d->account_errors++;
+				pm_warn("metrics: cannot read segment %s/%s: %s", d->dir, name,
+					strerror(-e));
+			}
+			if (d->nr_queue)
+				continue;
 		}
-		if (d->nr_queue)
-			continue;
+		full = d->disk_full;
+		d->disk_full = false;
 		pthread_mutex_unlock(&d->lock);
-		e = retention_apply(d->dir, &d->ret, pm_realtime_ns(), &res);
+		e = full ? make_room(d, &res) : retention_apply(d->dir, &d->ret, pm_realtime_ns(),
+							       &res);
 		pthread_mutex_lock(&d->lock);
 		if (!e) {
 			d->segments_deleted += res.deleted;
@@ -145,6 +181,7 @@ void daemon_state_segment_started(struct daemon_state *d, const struct segment *
 {
 	pthread_mutex_lock(&d->lock);
 	snprintf(d->open_name, sizeof(d->open_name), "%s", sg->open_name);
+	d->last_write_failed = sg->failed;
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -158,6 +195,8 @@ void daemon_state_segment_closed(struct daemon_state *d, const struct segment *s
 	d->last_write_failed = sg->failed;
 	if (sg->failed)
 		d->segments_failed++;
+	if (sg->failed && sg->err == -ENOSPC)
+		d->disk_full = true;
 	if (d->nr_queue < MAX_QUEUE) {
 		snprintf(d->queue[d->nr_queue++], sizeof(d->queue[0]), "%s", sg->final_name);
 	} else {
@@ -176,11 +215,15 @@ void daemon_state_update(struct daemon_state *d, const struct record_session *s)
 	pthread_mutex_unlock(&d->lock);
 }
 
-void daemon_state_note_error(struct daemon_state *d)
+void daemon_state_note_error(struct daemon_state *d, int err)
 {
 	pthread_mutex_lock(&d->lock);
 	d->open_errors++;
 	d->last_write_failed = true;
+	if (err == -ENOSPC) {
+		d->disk_full = true;
+		pthread_cond_signal(&d->cond);
+	}
 	pthread_mutex_unlock(&d->lock);
 }
 

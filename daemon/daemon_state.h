@@ -32,7 +32,8 @@ void daemon_state_segment_started(struct daemon_state *d, const struct segment *
 void daemon_state_segment_closed(struct daemon_state *d, const struct segment *sg,
 				 const struct record_session *s);
 void daemon_state_update(struct daemon_state *d, const struct record_session *s);
-void daemon_state_note_error(struct daemon_state *d);
+/* A segment could not be created (err: -errno; -ENOSPC makes room on disk). */
+void daemon_state_note_error(struct daemon_state *d, int err);
 
 /*
  * Flush requests: an HTTP thread that needs everything recorded so far on
