@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -263,6 +264,8 @@ static int record_loop(struct daemon_state *d, const struct daemon_args *a,
 		segment_close(&sg, a->dir, s, PMIPROF_FINISH_F_ERROR);
 		return ret;
 	}
+	/* systemd Type=notify (a no-op without $NOTIFY_SOCKET) */
+	sd_notifyf(0, "READY=1\nSTATUS=recording every CPU into %s", a->dir);
 	while (!stop) {
 		uint64_t now = pm_now_ns(), end = sg.start_ns + seg_ns;
 		int nb = 0, timeout = TICK_MS, n;
@@ -311,6 +314,7 @@ static int record_loop(struct daemon_state *d, const struct daemon_args *a,
 		}
 		daemon_state_update(d, s);
 	}
+	sd_notify(0, "STOPPING=1\nSTATUS=closing the open segment");
 	b->disable(s);
 	if (sg.w && !sg.failed)
 		segment_after_drain(&sg, a->dir, b->drain(s, sg.w));
