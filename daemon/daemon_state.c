@@ -263,17 +263,19 @@ static uint64_t rss_bytes(void)
 	return rss * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-static void put_counter(FILE *f, const char *name, const char *help, double v)
+static void put_counter(FILE *f, const char *name, const char *help, double v, bool om)
 {
-	fprintf(f, "# HELP %s %s\n# TYPE %s counter\n%s %.17g\n", name, help, name, name, v);
+	metrics_family(f, name, "counter", help, om);
+	fprintf(f, "%s %.17g\n", name, v);
 }
 
-static void put_gauge(FILE *f, const char *name, const char *help, double v)
+static void put_gauge(FILE *f, const char *name, const char *help, double v, bool om)
 {
-	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n%s %.17g\n", name, help, name, name, v);
+	metrics_family(f, name, "gauge", help, om);
+	fprintf(f, "%s %.17g\n", name, v);
 }
 
-int daemon_state_write_metrics(struct daemon_state *d, FILE *f)
+int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 {
 	struct rusage ru;
 	uint64_t t0 = pm_now_ns();
@@ -281,38 +283,40 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f)
 
 	/* one scrape at a time: they share the totals, and a second one waits */
 	pthread_mutex_lock(&d->lock);
-	ret = window_metrics_write(d->wm, d->dir, d->open_name[0] ? d->open_name : NULL, f);
+	ret = window_metrics_write(d->wm, d->dir, d->open_name[0] ? d->open_name : NULL, f, om);
 	if (!ret) {
 		getrusage(RUSAGE_SELF, &ru);
 		put_counter(f, "pmiprof_daemon_cpu_seconds_total", "CPU time of the daemon "
 			    "(user + system).", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-			    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+			    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6, om);
 		put_gauge(f, "pmiprof_daemon_resident_memory_bytes", "Resident set size.",
-			  (double)rss_bytes());
+			  (double)rss_bytes(), om);
 		put_gauge(f, "pmiprof_daemon_start_time_seconds", "When the daemon started "
-			  "(Unix time).", (double)d->start_real_ns / 1e9);
+			  "(Unix time).", (double)d->start_real_ns / 1e9, om);
 		put_counter(f, "pmiprof_daemon_samples_recorded_total", "Samples the recorder "
 			    "wrote (including those not yet in a complete chunk).",
-			    (double)d->stats.samples);
+			    (double)d->stats.samples, om);
 		put_counter(f, "pmiprof_daemon_samples_lost_total", "Samples the kernel ring "
-			    "lost (ring full).", (double)d->stats.lost);
+			    "lost (ring full).", (double)d->stats.lost, om);
 		put_counter(f, "pmiprof_daemon_segments_closed_total", "Segments closed.",
-			    (double)d->segments_closed);
+			    (double)d->segments_closed, om);
 		put_counter(f, "pmiprof_daemon_segment_write_errors_total", "Segments that ended "
 			    "on a write error, and segments that could not be created.",
-			    (double)(d->segments_failed + d->open_errors));
+			    (double)(d->segments_failed + d->open_errors), om);
 		put_counter(f, "pmiprof_daemon_segments_deleted_total", "Segments deleted by "
-			    "retention.", (double)d->segments_deleted);
+			    "retention.", (double)d->segments_deleted, om);
 		put_counter(f, "pmiprof_daemon_segments_uncounted_total", "Closed segments that "
-			    "could not be added to these metrics.", (double)d->account_errors);
+			    "could not be added to these metrics.", (double)d->account_errors, om);
 		put_gauge(f, "pmiprof_daemon_disk_segments", "Segments in the directory after "
-			  "the last retention pass.", (double)d->disk_segments);
+			  "the last retention pass.", (double)d->disk_segments, om);
 		put_gauge(f, "pmiprof_daemon_disk_bytes", "Bytes of segments in the directory "
-			  "after the last retention pass.", (double)d->disk_bytes);
+			  "after the last retention pass.", (double)d->disk_bytes, om);
 		put_counter(f, "pmiprof_daemon_scrapes_total", "/metrics requests served before "
-			    "this one.", (double)d->scrapes);
+			    "this one.", (double)d->scrapes, om);
 		put_gauge(f, "pmiprof_daemon_last_scrape_duration_seconds", "How long the "
-			  "previous /metrics took to compute.", d->last_scrape_s);
+			  "previous /metrics took to compute.", d->last_scrape_s, om);
+		if (om)
+			fputs("# EOF\n", f);
 		d->scrapes++;
 		d->last_scrape_s = (double)(pm_now_ns() - t0) / 1e9;
 	}

@@ -48,7 +48,8 @@ uint64_t daemon_state_flush_wanted(struct daemon_state *d);
 void daemon_state_flushed(struct daemon_state *d, uint64_t gen);
 
 /* From the HTTP threads.  0 or -errno. */
-int daemon_state_write_metrics(struct daemon_state *d, FILE *f);
+/* /metrics: text format 0.0.4, or OpenMetrics 1.0 when om. */
+int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om);
 const char *daemon_state_dir(const struct daemon_state *d);
 /* Recorded with call stacks (profiles need them). */
 bool daemon_state_has_stacks(const struct daemon_state *d);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,17 +89,21 @@ static enum MHD_Result serve_metrics(struct http_server *h, struct MHD_Connectio
 	FILE *f = open_memstream(&buf, &len);
 	int ret;
 
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	/* what Prometheus asks for first, when the scraper prefers it */
+	bool om = accept && strstr(accept, "application/openmetrics-text");
+
 	if (!f)
 		return reply_text(c, 500, "out of memory\n");
-	ret = daemon_state_write_metrics(h->d, f);
+	ret = daemon_state_write_metrics(h->d, f, om);
 	if (fclose(f) && !ret)
 		ret = -ENOMEM;
 	if (ret) {
 		free(buf);
 		return reply_text(c, 500, "cannot compute the metrics: %s\n", strerror(-ret));
 	}
-	return reply(c, 200, "text/plain; version=0.0.4; charset=utf-8", buf, len,
-		     MHD_RESPMEM_MUST_FREE);
+	return reply(c, 200, om ? "application/openmetrics-text; version=1.0.0; charset=utf-8" :
+		     "text/plain; version=0.0.4; charset=utf-8", buf, len, MHD_RESPMEM_MUST_FREE);
 }
 
 /* Query arguments this endpoint knows; anything else is a 400. */

@@ -354,6 +354,16 @@ static int by_windows(const void *x, const void *y)
 	return strcmp(a->comm, b->comm);
 }
 
+void metrics_family(FILE *f, const char *name, const char *type, const char *help, bool om)
+{
+	size_t l = strlen(name);
+
+	/* OpenMetrics names a counter family without the _total of its samples */
+	if (om && !strcmp(type, "counter") && l > 6 && !strcmp(name + l - 6, "_total"))
+		l -= 6;
+	fprintf(f, "# HELP %.*s %s\n# TYPE %.*s %s\n", (int)l, name, help, (int)l, name, type);
+}
+
 /* Prometheus label values: backslash, double quote and newline escaped. */
 static void put_label(FILE *f, const char *s)
 {
@@ -406,8 +416,9 @@ static void put_comm_series(FILE *f, const struct window_metrics *m, const char 
 }
 
 int window_metrics_write(struct window_metrics *m, const char *dir, const char *open_name,
-			 FILE *f)
+			 FILE *f, bool om)
 {
+	char help[256];
 	struct acc now = { 0 }, open = { 0 };
 	struct comm_acc **order = NULL, other;
 	uint32_t named = 0, r;
@@ -448,18 +459,18 @@ int window_metrics_write(struct window_metrics *m, const char *dir, const char *
 		}
 	}
 	memset(&other, 0, sizeof(other));
-	fprintf(f, "# HELP pmiprof_windows_total Windows (samples) recorded, by command name "
-		"(the %u busiest by name, the rest as \"other\").\n"
-		"# TYPE pmiprof_windows_total counter\n", m->top);
-	fprintf(f, "# HELP pmiprof_events_total Sum of each event's counts over the windows "
-		"(windows after a loss left out, as in pmiprof report).\n"
-		"# TYPE pmiprof_events_total counter\n");
-	for (k = 0; k < m->nr_defs; k++)
-		fprintf(f, "# HELP %s Per-window %s.\n# TYPE %s histogram\n", m->defs[k].name,
-			!strcmp(m->defs[k].name, "pmiprof_window_ipc") ? "instructions per cycle" :
-			!strcmp(m->defs[k].name, "pmiprof_window_mpki") ?
-			"misses per 1000 instructions" : "CPU seconds (time-based windows)",
-			m->defs[k].name);
+	snprintf(help, sizeof(help), "Windows (samples) recorded, by command name (the %u "
+		 "busiest by name, the rest as \"other\").", m->top);
+	metrics_family(f, "pmiprof_windows_total", "counter", help, om);
+	metrics_family(f, "pmiprof_events_total", "counter", "Sum of each event's counts over "
+		       "the windows (windows after a loss left out, as in pmiprof report).", om);
+	for (k = 0; k < m->nr_defs; k++) {
+		snprintf(help, sizeof(help), "Per-window %s.",
+			 !strcmp(m->defs[k].name, "pmiprof_window_ipc") ? "instructions per cycle" :
+			 !strcmp(m->defs[k].name, "pmiprof_window_mpki") ?
+			 "misses per 1000 instructions" : "CPU seconds (time-based windows)");
+		metrics_family(f, m->defs[k].name, "histogram", help, om);
+	}
 	for (i = 0; i < now.nr; i++) {
 		struct comm_acc *t = acc_get(&m->total, order[i]->comm);
 		struct comm_acc *c = order[i];
@@ -479,8 +490,7 @@ int window_metrics_write(struct window_metrics *m, const char *dir, const char *
 		}
 	}
 	put_comm_series(f, m, "other", &other);
-	fprintf(f, "# HELP pmiprof_lost_windows_total Windows lost, by reason.\n"
-		"# TYPE pmiprof_lost_windows_total counter\n");
+	metrics_family(f, "pmiprof_lost_windows_total", "counter", "Windows lost, by reason.", om);
 	for (r = 1; r < NR_REASONS; r++) {
 		const char *name = trace_lost_reason_name(r);
 
@@ -489,13 +499,12 @@ int window_metrics_write(struct window_metrics *m, const char *dir, const char *
 		fprintf(f, "pmiprof_lost_windows_total{reason=\"%s\"} %llu\n", name,
 			(unsigned long long)now.lost[r]);
 	}
-	fprintf(f, "# HELP pmiprof_throttle_events_total Times the kernel throttled sampling.\n"
-		"# TYPE pmiprof_throttle_events_total counter\n"
-		"pmiprof_throttle_events_total %llu\n", (unsigned long long)now.throttle_events);
-	fprintf(f, "# HELP pmiprof_window_info How windows are cut: basis=\"time\" when the "
-		"trigger is a clock (no PMU), else \"events\".\n"
-		"# TYPE pmiprof_window_info gauge\n"
-		"pmiprof_window_info{basis=\"%s\",trigger=\"", m->time_based ? "time" : "events");
+	metrics_family(f, "pmiprof_throttle_events_total", "counter", "Times the kernel throttled "
+		       "sampling.", om);
+	fprintf(f, "pmiprof_throttle_events_total %llu\n", (unsigned long long)now.throttle_events);
+	metrics_family(f, "pmiprof_window_info", "gauge", "How windows are cut: basis=\"time\" "
+		       "when the trigger is a clock (no PMU), else \"events\".", om);
+	fprintf(f, "pmiprof_window_info{basis=\"%s\",trigger=\"", m->time_based ? "time" : "events");
 	put_label(f, m->h.events[m->h.trigger_index].name);
 	if (m->h.freq_hz)
 		fprintf(f, "\",freq_hz=\"%llu\"} 1\n", (unsigned long long)m->h.freq_hz);

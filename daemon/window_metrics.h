@@ -12,6 +12,7 @@
 #ifndef PMIPROF_DAEMON_WINDOW_METRICS_H
 #define PMIPROF_DAEMON_WINDOW_METRICS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,10 +28,14 @@ void window_metrics_free(struct window_metrics *m);
 /* Add a closed segment (dir/name) to the running totals.  0 or -errno. */
 int window_metrics_add_closed(struct window_metrics *m, const char *dir, const char *name);
 /*
- * Write the exposition (text format 0.0.4) of the totals plus the open
- * segment dir/open_name (NULL: none) to f.  0 or -errno.
+ * Write the exposition of the totals plus the open segment dir/open_name
+ * (NULL: none) to f: Prometheus text format 0.0.4, or OpenMetrics 1.0 when
+ * om (families of counters named without _total; the caller ends with
+ * "# EOF").  0 or -errno.
  */
 int window_metrics_write(struct window_metrics *m, const char *dir, const char *open_name,
-			 FILE *f);
+			 FILE *f, bool om);
+/* "# HELP" and "# TYPE" of a metric family, in either format. */
+void metrics_family(FILE *f, const char *name, const char *type, const char *help, bool om);
 
 #endif /* PMIPROF_DAEMON_WINDOW_METRICS_H */

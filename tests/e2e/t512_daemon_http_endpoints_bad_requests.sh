@@ -2,7 +2,8 @@
 # pmiprof daemon's HTTP server (libmicrohttpd) on 127.0.0.1 with a free
 # port: / lists the endpoints, /healthz says ok, /metrics is Prometheus text
 # format 0.0.4 that promtool accepts, with the window metric marked
-# time-based on a machine without a PMU and the daemon's own metrics; bad
+# time-based on a machine without a PMU and the daemon's own metrics, or
+# OpenMetrics 1.0 when the scraper asks for it; bad
 # requests get 4xx (unknown path, POST, seconds 0/-1/1e9/text/601, unknown
 # arguments, a 10 kB query string), an idle client and concurrent scrapes
 # stall nothing, and recording goes on throughout.
@@ -44,6 +45,12 @@ for m in pmiprof_daemon_cpu_seconds_total pmiprof_daemon_resident_memory_bytes p
 done
 [ -z "$miss" ] && ok "daemon self-metrics" || not_ok "daemon self-metrics" "missing:$miss"
 
+# OpenMetrics when the scraper asks for it (Prometheus does, first)
+curl -s -D "$TMPD/omhdr" -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' "$U/metrics" >"$TMPD/om"
+grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$TMPD/omhdr" && [ "$(tail -1 "$TMPD/om")" = "# EOF" ] \
+	&& grep -q '^# TYPE pmiprof_windows counter$' "$TMPD/om" && grep -q '^pmiprof_windows_total{' "$TMPD/om" \
+	&& ok "OpenMetrics 1.0 on Accept: counter families without _total, # EOF" || not_ok "OpenMetrics" "$(cat "$TMPD/omhdr"; tail -2 "$TMPD/om")"
+grep -q '^# EOF' "$TMPD/m1" && not_ok "no # EOF in text format 0.0.4" || ok "no # EOF in text format 0.0.4"
 [ "$(code "$U/nope")" = 404 ] && ok "unknown path: 404" || not_ok "unknown path: 404" "$(code "$U/nope")"
 [ "$(code -X POST "$U/metrics")" = 405 ] && ok "POST: 405" || not_ok "POST: 405"
 [ "$(code "$U/healthz?x=1")" = 400 ] && ok "/healthz?x=1: 400" || not_ok "/healthz?x=1"
