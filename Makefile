@@ -17,6 +17,7 @@ CC        ?= cc
 O         ?= build
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 WERROR    ?= 1
 V         ?= 0
 
@@ -28,7 +29,7 @@ Q :=
 msg =
 endif
 
-PKGS      := libdw libelf zlib libdeflate libzstd libunwind-generic
+PKGS      := libdw libelf zlib libdeflate libzstd libunwind-generic libmicrohttpd libsystemd
 CPPFLAGS  += -Iinclude -Ilib -D_GNU_SOURCE -DPMIPROF_VERSION='"$(VERSION)"' \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS    ?= -O2 -g
@@ -45,7 +46,7 @@ STDCXX    := -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic
 else
 STDCXX    := -lstdc++
 endif
-LDLIBS    += -ldl $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lzstd -lunwind-generic) -lm -lpthread $(STDCXX)
+LDLIBS    += -ldl $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lzstd -lunwind-generic -lmicrohttpd -lsystemd) -lm -lpthread $(STDCXX)
 
 LIB_SRCS  := $(filter-out lib/main.c,$(wildcard lib/*.c))
 APP_SRCS  := $(wildcard daemon/*.c) $(wildcard report/*.c)
@@ -216,6 +217,9 @@ install: $(BIN) $(REG_LIBS) dkms-src
 	install -m 0644 $(REG_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 include/pmiprof/region.h $(DESTDIR)$(INCDIR)/pmiprof/
 	@for m in docs/man/*.1; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
+	install -d $(DESTDIR)$(SYSTEMDDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' daemon/pmiprof.service.in >$(DESTDIR)$(SYSTEMDDIR)/pmiprof.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/pmiprof.service
 
 clean:
 	rm -rf $(O)

@@ -319,7 +319,7 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 		o->argv = argv + optind;
 	if (!o->max_stack)
 		o->max_stack = RECORD_DEFAULT_MAX_STACK;
-	if (strcmp(cmd, "record") && (o->call_graph || o->max_stack_given))
+	if (!strcmp(cmd, "stat") && (o->call_graph || o->max_stack_given))
 		return pm_usage_error(cmd, "call stacks (-g, --call-graph, --max-stack) are "
 				      "for 'pmiprof record'");
 	if (o->period && o->freq_hz)

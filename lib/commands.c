@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	CMD(dump),
 	CMD(archive),
 	CMD(doctor),
+	CMD(daemon),
 #undef CMD
 };
 

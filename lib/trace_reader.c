@@ -28,6 +28,7 @@
 #include "pmiprof/trace.h"
 #include "trace_codec.h"
 #include "trace_header.h"
+#include "trace_dir.h"
 #include "util.h"
 #include "varint.h"
 
@@ -388,10 +389,12 @@ int trace_reader_open(struct trace_reader **rp, const char *path, trace_diag_fn 
 		goto fail_msg;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		err = -EISDIR;
-		goto fail_msg;
-	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		/* a daemon's segments, read as one trace (lib/trace_dir.c) */
+		err = trace_dir_image(path, &r->owned, &r->size, fn, arg);
+		if (err)
+			goto fail;
+		r->buf = r->owned;
+	} else if (S_ISREG(st.st_mode) && st.st_size > 0) {
 		r->size = (size_t)st.st_size;
 		r->map = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (r->map == MAP_FAILED) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One filtered, symbolized pass over a trace (see session.h). */
 #include "session.h"
+#include "trace_dir.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -189,6 +190,29 @@ static int streamed_once(const char *input)
 	return 0;
 }
 
+/*
+ * --since/--until as the time filter: wall clock to the trace clock through
+ * the header's pair of start times (both clocks read at the start); the
+ * filter is in ns since the start, as --time's.
+ */
+static void session_walltime_filter(struct session *s)
+{
+	struct filters *f = &s->opts.filt;
+	uint64_t r0 = s->h->start_realtime_ns, from = 0, to = UINT64_MAX;
+
+	if (f->since_ns > r0)
+		from = f->since_ns - r0;
+	if (f->until_ns)
+		to = f->until_ns > r0 ? f->until_ns - r0 : 0;
+	if (f->have_time) {
+		from = from > f->time_from ? from : f->time_from;
+		to = to < f->time_to ? to : f->time_to;
+	}
+	f->time_from = from;
+	f->time_to = to < from ? from : to;
+	f->have_time = true;
+}
+
 int session_open(struct session *s, const struct session_opts *o)
 {
 	const char *input = o->input ? o->input : "pmiprof.data";
@@ -221,6 +245,8 @@ int session_open(struct session *s, const struct session_opts *o)
 		s->base_time = s->h->start_time;
 		s->have_base = true;
 	}
+	if (o->filt.since_ns || o->filt.until_ns)
+		session_walltime_filter(s);
 	err = symbolizer_new(&s->sy, &s->opts.sym);
 	if (!err)
 		err = maps_init(&s->maps);
@@ -947,6 +973,17 @@ int session_filter_option(struct session_opts *o, int code, const char *arg, con
 	case OPT_FILTER_SYMBOL:
 		err = add_str_list(&f->symbols, &f->nr_symbols, arg);
 		break;
+	case OPT_FILTER_SINCE:
+	case OPT_FILTER_UNTIL:
+		/* wall clock (lib/trace_dir.c); directories of segments are cut to it */
+		if (trace_parse_walltime(arg, pm_realtime_ns(), code == OPT_FILTER_SINCE ?
+					 &f->since_ns : &f->until_ns))
+			return pm_usage_error(cmd, "--%s '%s': expected an RFC 3339 time "
+					      "(2026-11-28T10:36:11Z) or one relative to now "
+					      "(-10m, -30s, -2h, -1d)", code == OPT_FILTER_SINCE ?
+					      "since" : "until", arg);
+		trace_dir_set_range(f->since_ns, f->until_ns);
+		return 0;
 	case OPT_FILTER_TIME:
 		sep = strchr(arg, ',');
 		if (!sep ||

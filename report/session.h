@@ -37,6 +37,7 @@ struct filters {
 	bool have_window;
 	uint64_t win_from, win_to;	/* window (sample) indexes, inclusive */
 	const char *region;		/* --region: windows inside it (nested included) */
+	uint64_t since_ns, until_ns;	/* --since/--until: wall clock, 0 = unbounded */
 };
 
 struct session_opts {
@@ -203,7 +204,8 @@ const char *session_unfinished(const struct session *s);
 enum {
 	OPT_FILTER_PID = 0x1000, OPT_FILTER_TID, OPT_FILTER_COMM, OPT_FILTER_DSO,
 	OPT_FILTER_SYMBOL, OPT_FILTER_TIME, OPT_FILTER_WINDOW, OPT_KALLSYMS, OPT_JIT_DIR,
-	OPT_SYMFS, OPT_BUILDID_DIR, OPT_ARCHIVE, OPT_FILTER_REGION,
+	OPT_SYMFS, OPT_BUILDID_DIR, OPT_ARCHIVE, OPT_FILTER_REGION, OPT_FILTER_SINCE,
+	OPT_FILTER_UNTIL,
 };
 #define SESSION_FILTER_OPTIONS \
 	{ "input", required_argument, NULL, 'i' }, \
@@ -216,6 +218,8 @@ enum {
 	{ "time", required_argument, NULL, OPT_FILTER_TIME }, \
 	{ "window", required_argument, NULL, OPT_FILTER_WINDOW }, \
 	{ "region", required_argument, NULL, OPT_FILTER_REGION }, \
+	{ "since", required_argument, NULL, OPT_FILTER_SINCE }, \
+	{ "until", required_argument, NULL, OPT_FILTER_UNTIL }, \
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS }, \
 	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR }, \
 	{ "symfs", required_argument, NULL, OPT_SYMFS }, \

@@ -60,7 +60,8 @@ expect_fail() {
 	fi
 }
 expect_fail "missing file" "$TMPD/nope.data" "pmiprof: error: $TMPD/nope.data: cannot read: No such file or directory"
-expect_fail "directory" "$TMPD" "cannot read: Is a directory"
+# a directory is read as a daemon's segments (docs/daemon.md): without any, one clear message
+expect_fail "directory" "$TMPD" "no trace segments"
 expect_fail "bad magic" tests/fixtures/bad-magic.pmiprof 'offset 0: not a pmiprof trace (magic "GARBAGE!", expected "PMIPROF1")'
 expect_fail "big-endian" tests/fixtures/big-endian.pmiprof "big-endian pmiprof trace: unsupported"
 expect_fail "version 99" tests/fixtures/version-99.pmiprof "offset 8: unsupported trace version 99.0 (this pmiprof reads version 1.x)"
