@@ -351,6 +351,9 @@ static void account_time(struct pmu_cpu *pc, u64 start_ns)
 		b++;
 	pc->stats.handler_ns_hist[b]++;
 	pc->stats.handler_ns_total += dt;
+	/* pmu=emul: the handler's time is TCG's, and exact windows are what it checks. */
+	if (pc->hw->emulated)
+		return;
 	avg = pc->nmi_avg_ns ? pc->nmi_avg_ns - (pc->nmi_avg_ns >> 3) + (dt >> 3) : dt;
 	pc->nmi_avg_ns = avg;
 	rate = avg ? div64_u64(1000000000ull / 100 * PMU_NMI_CPU_PERCENT, avg) : 0;

@@ -415,6 +415,7 @@ static void nmi_time_stays_within_the_cpu_share(void **state)
 	(void)state;
 	build_chain(3);
 	setup(&k, PMIPROF_STACK_DWARF, 127, 1024, 1 << 22);
+	k.hw.emulated = false;	/* the model stands for hardware: pmu=emul is not budgeted */
 	consumer_init();
 	kcore_read_ns = 40000;
 	t0 = kcore_now_ns;
