@@ -141,7 +141,7 @@ static bool task_may_follow(struct file *file, struct task_struct *t)
 	}
 	task_unlock(t);
 	if (!mm_ns)
-		return false;	/* exiting: nothing left to follow */
+		return true;	/* no mm (an exited leader): the credentials decide, as ptrace's */
 	ok = dumpable || file_ns_capable(file, mm_ns, CAP_SYS_PTRACE);
 	put_user_ns(mm_ns);
 	return ok;

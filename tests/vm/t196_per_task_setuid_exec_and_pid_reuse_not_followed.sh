@@ -66,6 +66,10 @@ dep=$(grep '^deputy ' "$VM_STDOUT")
 	[ "$(sed -n 's/^deputy own_process=//p' "$VM_STDOUT")" = ok ] &&
 	ok "the same descriptor: its opener's own process yes, kernel RIPs no (EACCES), whoever calls" ||
 	not_ok "the same descriptor: its opener's own process yes, kernel RIPs no" "$(grep '^deputy' "$VM_STDOUT")"
+[ "$(sed -n 's/^deputy stack_128=//p' "$VM_STDOUT")" = EOVERFLOW ] &&
+	[ "$(sed -n 's/^deputy stack_127=//p' "$VM_STDOUT")" = ok ] &&
+	ok "without CAP_PERFMON at most 127 frames (EOVERFLOW above, as perf_event_max_stack)" ||
+	not_ok "without CAP_PERFMON at most 127 frames" "$(grep '^deputy stack' "$VM_STDOUT")"
 [ "$(sed -n 's/^rmmod=//p' "$VM_STDOUT")" = 0 ] && ok "rmmod" || not_ok "rmmod"
 vm_dmesg_clean "$VM_OUT/dmesg.txt"
 done_testing

@@ -409,6 +409,14 @@ static int cmd_deputy(uid_t uid)
 		cfg.flags = PMIPROF_CFG_TASK;
 		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
 		printf("deputy own_process=%s\n", !ret ? "ok" : strerror(ret));
+		/* perf_event_max_stack: 127 frames without CAP_PERFMON */
+		cfg.stack_mode = PMIPROF_STACK_FP;
+		cfg.stack_max = 128;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy stack_128=%s\n", !ret ? "ok" : ret == EOVERFLOW ? "EOVERFLOW" : strerror(ret));
+		cfg.stack_max = 127;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy stack_127=%s\n", !ret ? "ok" : strerror(ret));
 	}
 	kill(target, SIGKILL);
 	waitpid(target, NULL, 0);
