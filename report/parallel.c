@@ -42,6 +42,12 @@ struct worker {
 	/* side-band records in file order, strings copied */
 	struct trace_record *side;
 	uint32_t nr_side, cap_side;
+	/*
+	 * region records in file order, definitions' names copied: applied
+	 * after the side-band (they place no sample, so they open no epoch)
+	 */
+	struct trace_record *regs;
+	uint32_t nr_regs, cap_regs;
 	/* statistics of the range */
 	uint64_t samples, kept, first_ns, last_ns;
 	bool any_sample;
@@ -189,6 +195,22 @@ static int keep_side(struct worker *w, const struct trace_record *rec)
 	return 0;
 }
 
+static int keep_region(struct worker *w, const struct trace_record *rec)
+{
+	struct trace_record *r;
+	char *copy = NULL;
+
+	if (pm_grow(&w->regs, &w->cap_regs, (uint64_t)w->nr_regs + 1, 256, sizeof(*w->regs)))
+		return -ENOMEM;
+	if (rec->type == PMIPROF_REC_REGION_DEF && !(copy = strdup(rec->region_def.name)))
+		return -ENOMEM;
+	r = &w->regs[w->nr_regs++];
+	*r = *rec;
+	if (rec->type == PMIPROF_REC_REGION_DEF)
+		r->region_def.name = copy;
+	return 0;
+}
+
 static int keep_lost(struct worker *w, const struct trace_lost *l)
 {
 	if (pm_grow(&w->lost, &w->cap_lost, (uint64_t)w->nr_lost + 1, 16, sizeof(*w->lost)))
@@ -287,6 +309,11 @@ static void *worker_main(void *arg)
 			break;
 		case PMIPROF_REC_LOST:
 			rc = keep_lost(w, &rec.lost);
+			break;
+		case PMIPROF_REC_REGION_DEF:
+		case PMIPROF_REC_REGION:
+		case PMIPROF_REC_REGION_ANOMALY:
+			rc = keep_region(w, &rec);
 			break;
 		case PMIPROF_REC_FINISH:
 			w->have_finish = true;
@@ -403,6 +430,10 @@ static void free_worker(struct worker *w)
 			free((char *)w->side[i].comm.comm);
 	}
 	free(w->side);
+	for (i = 0; i < w->nr_regs; i++)
+		if (w->regs[i].type == PMIPROF_REC_REGION_DEF)
+			free((char *)w->regs[i].region_def.name);
+	free(w->regs);
 	free(w->aggs);
 	free(w->slots);
 	free(w->lost);
@@ -470,6 +501,11 @@ static int merge_worker(struct session *s, struct profile *p, struct worker *w)
 			if (rc)
 				return rc;
 		}
+	}
+	for (i = 0; i < w->nr_regs; i++) {
+		rc = session_apply_region(s, &w->regs[i]);
+		if (rc)
+			return rc;
 	}
 	for (i = 0; i < w->nr_lost; i++) {
 		rc = session_lost(s, &w->lost[i]);

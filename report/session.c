@@ -663,6 +663,26 @@ static int on_fork(struct session *s, const struct trace_task *t)
 	return maps_fork(&s->maps, t->ppid, t->pid);
 }
 
+int session_apply_region(struct session *s, const struct trace_record *rec)
+{
+	int rc = 0;
+
+	switch (rec->type) {
+	case PMIPROF_REC_REGION_DEF:
+		rc = regions_def(&s->reg, &rec->region_def);
+		if (!rc && s->opts.filt.region && s->region_filter == REGIONS_NONE)
+			s->region_filter = regions_find(&s->reg, s->opts.filt.region);
+		break;
+	case PMIPROF_REC_REGION:
+		rc = regions_marker(&s->reg, &rec->region);
+		break;
+	case PMIPROF_REC_REGION_ANOMALY:
+		regions_anomaly(&s->reg, &rec->region_anomaly);
+		break;
+	}
+	return rc;
+}
+
 int session_apply_sideband(struct session *s, const struct trace_record *rec)
 {
 	/* address spaces and thread names may change */
@@ -735,16 +755,9 @@ int session_run(struct session *s, session_sample_fn fn, void *arg)
 			rc = s->cs ? callstacks_define(s->cs, rec.chunk_seq, &rec.stack) : 0;
 			break;
 		case PMIPROF_REC_REGION_DEF:
-			rc = regions_def(&s->reg, &rec.region_def);
-			if (!rc && s->opts.filt.region && s->region_filter == REGIONS_NONE)
-				s->region_filter = regions_find(&s->reg, s->opts.filt.region);
-			break;
 		case PMIPROF_REC_REGION:
-			rc = regions_marker(&s->reg, &rec.region);
-			break;
 		case PMIPROF_REC_REGION_ANOMALY:
-			regions_anomaly(&s->reg, &rec.region_anomaly);
-			rc = 0;
+			rc = session_apply_region(s, &rec);
 			break;
 		case PMIPROF_REC_EXIT:
 		case PMIPROF_REC_CALLCHAIN:

@@ -131,6 +131,11 @@ void session_close(struct session *s);
  * set), 0 filtered out, -errno.  Time and window filters are the caller's.
  */
 int session_apply_sideband(struct session *s, const struct trace_record *rec);
+/*
+ * A REGION_DEF, REGION or REGION_ANOMALY record into the session's regions
+ * (in file order: markers pair up per thread).
+ */
+int session_apply_region(struct session *s, const struct trace_record *rec);
 int session_lost(struct session *s, const struct trace_lost *l);
 int session_classify(struct session *s, const struct trace_sample *smp, uint32_t *sym,
 		     uint32_t *comm);
