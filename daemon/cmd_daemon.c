@@ -207,25 +207,16 @@ static int make_dir(const char *dir)
 	return 0;
 }
 
+/* The signals the loop reads from its signalfd, blocked (pm_signalfd()). */
 static int block_signals(sigset_t *old)
 {
 	sigset_t set;
-	int fd;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, old))
-		return -errno;
-	fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (fd < 0) {
-		int e = -errno;
-
-		sigprocmask(SIG_SETMASK, old, NULL);
-		return e;
-	}
-	return fd;
+	return pm_signalfd(&set, old);
 }
 
 /* true when SIGTERM or SIGINT arrived */

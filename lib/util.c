@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <sys/signalfd.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -247,4 +248,20 @@ int pm_read_file(const char *path, char **out, size_t *len)
 	err = pm_read_fd(fd, out, len);
 	close(fd);
 	return err;
+}
+
+int pm_signalfd(const sigset_t *set, sigset_t *old)
+{
+	int fd;
+
+	if (sigprocmask(SIG_BLOCK, set, old))
+		return -errno;
+	fd = signalfd(-1, set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (fd < 0) {
+		int e = -errno;
+
+		sigprocmask(SIG_SETMASK, old, NULL);
+		return e;
+	}
+	return fd;
 }

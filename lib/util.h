@@ -8,6 +8,7 @@
 #ifndef PMIPROF_UTIL_H
 #define PMIPROF_UTIL_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,6 +42,11 @@ int pm_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 unsigned int pm_edit_distance(const char *a, const char *b);
 
 uint64_t pm_now_ns(void);		/* CLOCK_MONOTONIC */
+/*
+ * Block the signals of set (the old mask in *old) and return a non-blocking,
+ * close-on-exec signalfd that reads them, or -errno with the mask restored.
+ */
+int pm_signalfd(const sigset_t *set, sigset_t *old);
 uint64_t pm_realtime_ns(void);		/* CLOCK_REALTIME */
 
 /*
