@@ -52,7 +52,7 @@ awk '/^set yrange/ { y = $3 } /^plot .*series.dat" using 1:[0-9]+ with lines/ { 
 "$PMIPROF" plot -i "$TMPD/m.data" --time 0.5,1.0 -o "$TMPD/m.png" --keep-script >/dev/null 2>"$TMPD/err"; rc=$?
 if grep -q '^# metric page-faults-rate, all' "$TMPD/m.hist.dat" 2>/dev/null ||
 	awk '/^# metric page-faults-rate/ { on = 1; next } /^# metric/ { on = 0 } on && /^[0-9]/ && $4 + 0 > 0 && $2 + 0 > 0 { nz = 1 } END { exit nz }' "$TMPD/m.hist.dat"; then
-	! grep -q 'title "page-faults-rate"' "$TMPD/m.gp" && grep -Eq 'page-faults-rate(, [a-z-]+)*: 0 in every window' "$TMPD/m.gp" &&
+	! grep -q 'title "page-faults-rate"' "$TMPD/m.gp" && grep -Eq '"[a-z, -]*page-faults-rate[a-z, -]*: 0 in every window' "$TMPD/m.gp" &&
 		ok "an all-zero metric: no panel, named in the title" ||
 		not_ok "all-zero metric panel" "$(grep -n 'page-faults' "$TMPD/m.gp")"
 else
