@@ -21,6 +21,7 @@
 #include "window_metrics.h"
 
 #define MAX_QUEUE	64
+#define HEALTH_HOLD_NS	10000000000ull	/* unhealthy for 10 s after a failed write */
 
 struct daemon_state {
 	pthread_mutex_t lock;
@@ -32,6 +33,7 @@ struct daemon_state {
 	struct window_metrics *wm;
 	char open_name[64];		/* "" when no segment is open */
 	bool last_write_failed;
+	uint64_t last_fail_ns;		/* pm_now_ns() of the last failed write, 0: none */
 	/* closed segments waiting to be counted */
 	char queue[MAX_QUEUE][64];
 	unsigned int nr_queue;
@@ -193,8 +195,10 @@ void daemon_state_segment_closed(struct daemon_state *d, const struct segment *s
 	d->open_name[0] = '\0';
 	d->segments_closed++;
 	d->last_write_failed = sg->failed;
-	if (sg->failed)
+	if (sg->failed) {
 		d->segments_failed++;
+		d->last_fail_ns = pm_now_ns();
+	}
 	if (sg->failed && sg->err == -ENOSPC)
 		d->disk_full = true;
 	if (d->nr_queue < MAX_QUEUE) {
@@ -220,6 +224,7 @@ void daemon_state_note_error(struct daemon_state *d, int err)
 	pthread_mutex_lock(&d->lock);
 	d->open_errors++;
 	d->last_write_failed = true;
+	d->last_fail_ns = pm_now_ns();
 	if (err == -ENOSPC) {
 		d->disk_full = true;
 		pthread_cond_signal(&d->cond);
@@ -242,10 +247,18 @@ int daemon_state_healthy(struct daemon_state *d, char *why, size_t len)
 	int ret = 0;
 
 	pthread_mutex_lock(&d->lock);
-	if (!d->open_name[0] || d->last_write_failed)
-		ret = pm_set_err(why, len, -EIO, "%s", !d->open_name[0] ?
-				 "no segment open (cannot create one in the directory)" :
-				 "the last segment write failed (disk full?)");
+	/*
+	 * A failure usually ends its segment, and the next one starts at once:
+	 * stay unhealthy for HEALTH_HOLD_NS after it, so a probe every few
+	 * seconds sees a disk that keeps filling.
+	 */
+	if (!d->open_name[0])
+		ret = pm_set_err(why, len, -EIO, "no segment open (cannot create one in the "
+				 "directory)");
+	else if (d->last_write_failed ||
+		 (d->last_fail_ns && pm_now_ns() - d->last_fail_ns < HEALTH_HOLD_NS))
+		ret = pm_set_err(why, len, -EIO, "a segment write failed %.1f s ago (disk full?)",
+				 (double)(pm_now_ns() - d->last_fail_ns) / 1e9);
 	pthread_mutex_unlock(&d->lock);
 	return ret;
 }
