@@ -40,8 +40,15 @@ read -r samples with_stack stacks with_bin user leaf <"$TMPD/n"
 [ "${samples:-0}" -gt 500 ] && ok "enough samples ($samples)" || not_ok "enough samples" "$samples"
 # The sort's ~1/6 runs in libc (no frame pointers) and its callback: a
 # frame-pointer walk from there finds nothing, as perf's does.  The rest has stacks.
-[ $((with_stack * 100)) -ge $((samples * 75)) ] && ok "at least 75% of samples have a stack ($with_stack of $samples)" ||
-	not_ok "at least 75% of samples have a stack" "$with_stack of $samples"
+# The samples without a stack are those inside qsort's extent (libc's code
+# keeps no frame pointer; cmp_u64 is called from it): a fifth to a quarter of
+# the run on this machine, so a fixed share was a coin flip.  Every other
+# sample has a stack (2 % slack for start-up and exit).
+"$PMIPROF" report -q -i "$TMPD/t.data" --format csv >"$TMPD/flat.csv" 2>/dev/null
+inq=$(awk -F, 'NR > 1 && ($4 == "libc.so.6" || $3 == "cmp_u64") { n += $1 } END { print n + 0 }' "$TMPD/flat.csv")
+[ $((samples - with_stack)) -le $((inq + samples / 50)) ] && [ "$with_stack" -gt $((samples / 2)) ] &&
+	ok "every sample outside qsort's extent has a stack ($with_stack of $samples; $inq in qsort)" ||
+	not_ok "samples outside qsort have a stack" "$with_stack of $samples have one; $inq in qsort's extent"
 [ $((stacks * 5)) -le "$samples" ] && ok "stacks interned: $stacks STACK records for $samples samples" ||
 	not_ok "stacks interned" "$stacks STACK records for $samples samples"
 # leaf_shared's samples (1/2 of the work) reach caller_a/caller_b's return
