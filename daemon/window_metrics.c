@@ -256,8 +256,8 @@ static int on_sample(void *arg, const struct trace_sample *smp, uint64_t index, 
 /*
  * The session pass without symbolizing (a scrape must not load every
  * binary's symbols): thread names from COMM and FORK through the session's
- * own side-band code, a sample's name looked up as session.c's comm_of()
- * does, losses through session_lost().  Every sample counts, as in a
+ * own side-band code, a sample's name by session_comm_of(), losses through
+ * session_lost().  Every sample counts, as in a
  * report without filters other than --comm.
  */
 static int count_pass(struct pass *p)
@@ -271,19 +271,7 @@ static int count_pass(struct pass *p)
 
 		switch (rec.type) {
 		case PMIPROF_REC_SAMPLE:
-			c = hm_get(&s->tid2comm, rec.sample.tid, 0);
-			if (c == HM_EMPTY)
-				c = hm_get(&s->tid2comm, rec.sample.pid, 0);
-			if (c == HM_EMPTY) {
-				/* the idle task has no COMM record; perf calls it swapper */
-				int64_t id = strtab_intern(&s->comms, !rec.sample.pid &&
-							   !rec.sample.tid ? "swapper" :
-							   "[unknown]");
-
-				if (id < 0)
-					return (int)id;
-				c = (uint32_t)id;
-			}
+			c = session_comm_of(s, rec.sample.pid, rec.sample.tid);
 			rc = on_sample(p, &rec.sample, 0, 0, c);
 			break;
 		case PMIPROF_REC_COMM:

@@ -479,7 +479,7 @@ static bool in_list(const uint32_t *v, uint32_t n, uint32_t x)
 	return false;
 }
 
-static inline uint32_t comm_of(const struct session *s, uint32_t pid, uint32_t tid)
+uint32_t session_comm_of(const struct session *s, uint32_t pid, uint32_t tid)
 {
 	uint32_t c = hm_get(&s->tid2comm, tid, 0);
 
@@ -515,7 +515,7 @@ int session_classify(struct session *s, const struct trace_sample *smp, uint32_t
 	if (s->memo_valid && s->memo_pid == smp->pid && s->memo_tid == smp->tid) {
 		comm = s->memo_comm;
 	} else {
-		comm = comm_of(s, smp->pid, smp->tid);
+		comm = session_comm_of(s, smp->pid, smp->tid);
 		if (s->memo_valid && s->memo_pid == smp->pid) {
 			s->memo_tid = smp->tid;
 			s->memo_comm = comm;

@@ -132,6 +132,11 @@ void session_close(struct session *s);
  */
 int session_apply_sideband(struct session *s, const struct trace_record *rec);
 /*
+ * The comm id (in s->comms) of a thread: its own COMM, else its process's,
+ * else "swapper" for the idle task (no COMM record) or "[unknown]".
+ */
+uint32_t session_comm_of(const struct session *s, uint32_t pid, uint32_t tid);
+/*
  * A REGION_DEF, REGION or REGION_ANOMALY record into the session's regions
  * (in file order: markers pair up per thread).
  */
