@@ -42,7 +42,7 @@ struct comm_acc {
 
 struct acc {
 	struct comm_acc *v;
-	size_t nr, cap;
+	uint32_t nr, cap;
 	uint64_t lost[NR_REASONS];
 	uint64_t throttle_events;
 };
@@ -149,15 +149,8 @@ static struct comm_acc *acc_get(struct acc *a, const char *comm)
 	for (i = 0; i < a->nr; i++)
 		if (!strcmp(a->v[i].comm, comm))
 			return &a->v[i];
-	if (a->nr == a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 64;
-		struct comm_acc *nv = realloc(a->v, nc * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		a->v = nv;
-		a->cap = nc;
-	}
+	if (pm_grow(&a->v, &a->cap, (uint64_t)a->nr + 1, 64, sizeof(*a->v)))
+		return NULL;
 	memset(&a->v[a->nr], 0, sizeof(a->v[0]));
 	a->v[a->nr].comm = strdup(comm);
 	if (!a->v[a->nr].comm)
@@ -195,7 +188,7 @@ struct pass {
 	struct window_metrics *m;
 	struct session *s;
 	struct acc *a;
-	struct comm_acc **by_id;
+	uint32_t *slot_of;	/* comm id -> index in a->v + 1, 0: not looked up yet */
 	uint32_t cap_id;
 };
 
@@ -208,28 +201,16 @@ static int on_sample(void *arg, const struct trace_sample *smp, uint64_t index, 
 
 	(void)index;
 	(void)sym;
-	if (comm >= p->cap_id) {
-		uint32_t nc = comm + 256;
-		struct comm_acc **nv = realloc(p->by_id, nc * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		memset(nv + p->cap_id, 0, (nc - p->cap_id) * sizeof(*nv));
-		p->by_id = nv;
-		p->cap_id = nc;
-	}
-	c = p->by_id[comm];
-	if (!c) {
-		/* pointers into a->v move when it grows: look them all up again */
-		size_t before = p->a->cap;
-
+	if (comm >= p->cap_id &&
+	    pm_grow_zero(&p->slot_of, &p->cap_id, (uint64_t)comm + 1, 256, sizeof(*p->slot_of)))
+		return -ENOMEM;
+	if (!p->slot_of[comm]) {
 		c = acc_get(p->a, session_comm(p->s, comm));
 		if (!c)
 			return -ENOMEM;
-		if (p->a->cap != before)
-			memset(p->by_id, 0, p->cap_id * sizeof(*p->by_id));
-		p->by_id[comm] = c;
+		p->slot_of[comm] = (uint32_t)(c - p->a->v) + 1;
 	}
+	c = &p->a->v[p->slot_of[comm] - 1];
 	c->windows++;
 	if (window_counts_events(smp->flags))
 		for (i = 0; i < smp->nr && i < PMIPROF_MAX_EVENTS; i++)
@@ -312,7 +293,7 @@ static int read_segment(struct window_metrics *m, const char *path, bool open, s
 		a->lost[r] += s.lost[r];
 	}
 	a->throttle_events += s.throttle_events;
-	free(p.by_id);
+	free(p.slot_of);
 	session_close(&s);
 	return ret;
 }
