@@ -223,8 +223,7 @@ static void drain(struct loop *l)
  */
 static void end_trace(struct loop *l, struct trace_finish *fin)
 {
-	struct trace_writer_stats st;
-	struct trace_lost lost;
+	uint64_t lost_before = fin->lost;
 	int ret;
 
 	if (!l->write_failed) {
@@ -235,19 +234,9 @@ static void end_trace(struct loop *l, struct trace_finish *fin)
 			return;
 		write_error(l, ret);
 	}
-	trace_writer_recover(l->w);
-	trace_writer_stats(l->w, &st);
-	memset(&lost, 0, sizeof(lost));
-	lost.time = fin->time;
-	lost.cpu = PMIPROF_CPU_NONE;
-	lost.reason = PMIPROF_LOST_WRITE;
-	lost.count = l->s.stats.samples > st.samples ? l->s.stats.samples - st.samples : 0;
-	fin->flags |= PMIPROF_FINISH_F_ERROR;
-	fin->samples = st.samples;
-	fin->lost += lost.count;
-	if (!trace_write_lost(l->w, &lost) && !trace_write_finish(l->w, fin) && !sync_trace(l))
+	if (!trace_writer_end_failed(l->w, fin) && !sync_trace(l))
 		pm_info("the trace's last chunk records the error and %llu samples not written",
-			(unsigned long long)lost.count);
+			(unsigned long long)(fin->lost - lost_before));
 }
 
 static void handle_signals(struct loop *l)

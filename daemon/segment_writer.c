@@ -113,20 +113,7 @@ int segment_close(struct segment *sg, const char *dir, const struct record_sessi
 	}
 	if (sg->failed) {
 		/* what did not reach the file is counted in a last small chunk, if it fits */
-		struct trace_writer_stats st;
-		struct trace_lost lost;
-
-		trace_writer_recover(sg->w);
-		trace_writer_stats(sg->w, &st);
-		memset(&lost, 0, sizeof(lost));
-		lost.time = fin.time;
-		lost.cpu = PMIPROF_CPU_NONE;
-		lost.reason = PMIPROF_LOST_WRITE;
-		lost.count = fin.samples > st.samples ? fin.samples - st.samples : 0;
-		fin.flags |= PMIPROF_FINISH_F_ERROR;
-		fin.samples = st.samples;
-		fin.lost += lost.count;
-		if (!trace_write_lost(sg->w, &lost) && !trace_write_finish(sg->w, &fin))
+		if (!trace_writer_end_failed(sg->w, &fin))
 			sync_segment(sg);
 	}
 	/* closes fd; FINISH was synced above, a write error already reported */

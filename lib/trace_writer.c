@@ -1576,6 +1576,26 @@ int trace_writer_recover(struct trace_writer *w)
 	return w->first_err;
 }
 
+int trace_writer_end_failed(struct trace_writer *w, struct trace_finish *fin)
+{
+	struct trace_writer_stats st;
+	struct trace_lost lost;
+	int ret;
+
+	trace_writer_recover(w);
+	trace_writer_stats(w, &st);
+	memset(&lost, 0, sizeof(lost));
+	lost.time = fin->time;
+	lost.cpu = PMIPROF_CPU_NONE;
+	lost.reason = PMIPROF_LOST_WRITE;
+	lost.count = fin->samples > st.samples ? fin->samples - st.samples : 0;
+	fin->flags |= PMIPROF_FINISH_F_ERROR;
+	fin->samples = st.samples;
+	fin->lost += lost.count;
+	ret = trace_write_lost(w, &lost);
+	return ret ? ret : trace_write_finish(w, fin);
+}
+
 /*
  * The prologue's flags are outside the header checksum, so a flag that is
  * only known at the end (were region markers recorded?) can be corrected in

@@ -608,6 +608,15 @@ void trace_writer_stats(const struct trace_writer *w, struct trace_writer_stats 
  * returns it.
  */
 int trace_writer_recover(struct trace_writer *w);
+/*
+ * End a trace whose writes failed: trace_writer_recover(), then a LOST
+ * (reason WRITE) for the samples that never reached the file and a FINISH
+ * with the ERROR flag.  fin->samples on entry: the samples the recorder
+ * took; on return fin holds what the FINISH says (samples written, losses
+ * with the write loss added).  0 when both records were accepted (the
+ * caller still flushes and syncs), else -errno.
+ */
+int trace_writer_end_failed(struct trace_writer *w, struct trace_finish *fin);
 /* Flush, close the file, free.  Returns the sticky error, if any. */
 int trace_writer_close(struct trace_writer *w);
 
