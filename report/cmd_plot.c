@@ -300,6 +300,11 @@ static void gp_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
+		/* a command line's newline or tab (python3 -c '...') ends a gnuplot string */
+		if ((unsigned char)*s < 0x20) {
+			fputc(' ', f);
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
 		/* gnuplot's enhanced text treats these as markup. */

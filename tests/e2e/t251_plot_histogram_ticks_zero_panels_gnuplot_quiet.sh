@@ -68,4 +68,11 @@ chmod +x "$TMPD/bin/gnuplot"
 PATH="$TMPD/bin:$PATH" "$PMIPROF" plot -i "$TMPD/s.data" -o "$TMPD/f.png" >/dev/null 2>"$TMPD/err"; rc=$?
 [ $rc -eq 1 ] && grep -q 'gnuplot failed' "$TMPD/err" && grep -q 'gnuplot: line 7: boom' "$TMPD/err" &&
 	ok "gnuplot failing: exit 1 with gnuplot's own message" || not_ok "gnuplot failing (rc $rc)" "$(cat "$TMPD/err")"
+# a command line with a newline (python3 -c '...', sh -c) goes into the title
+# as one line: it ended gnuplot's string and failed the plot
+"$PMIPROF" record -q -o "$TMPD/nl.data" -- sh -c "$WORKLOADS/shares 0.3
+true" >/dev/null 2>&1
+"$PMIPROF" plot -q -i "$TMPD/nl.data" -o "$TMPD/nl.png" 2>"$TMPD/nl.err"; rc=$?
+[ $rc -eq 0 ] && [ -s "$TMPD/nl.png" ] && ok "a command line with a newline plots (title on one line)" ||
+	not_ok "command line with a newline" "rc=$rc" "$(cat "$TMPD/nl.err")"
 done_testing
