@@ -9,7 +9,7 @@ pkgs=(
 	libmicrohttpd-dev libsystemd-dev prometheus
 	linux-perf libc6-dbg gnuplot-nox hyperfine time valgrind
 	libpapi-dev likwid
-	golang-go chromium libxml2-utils
+	golang-go chromium libxml2-utils curl python3
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 	linux-source-6.1 dkms
 )
