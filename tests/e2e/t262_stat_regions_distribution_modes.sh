@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Per-call distributions: a constant-cost snippet measured 10,000 times has
 # its mode and median (task-clock, empty-region cost subtracted) within 5%
-# of its min; a snippet costing 1 or 4 units alternately shows both modes,
-# about half the calls each, 4x apart.
+# of its min; a snippet costing 1 or 4 units alternately shows a mode for
+# each, about half the calls each, 4x apart.
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
 wl=$WORKLOADS/regions
@@ -13,13 +13,18 @@ awk -v a="${mn:-0}" -v m="${med:-0}" -v o="${mode:-0}" 'BEGIN { exit !(a > 0 && 
 	ok "constant: median $med and mode $mode within 5% of min $mn" || not_ok "constant: median/mode near min" "$(cat "$TMPD/c")"
 # A timing measurement on a shared machine: a busy moment smears the modes, so
 # up to 3 tries (each printed when it misses).
+# The 4-unit calls may themselves split in two clusters ~15% apart (seen on
+# this VM's host: 232k and 272k ns) and a mode counts only the calls near its
+# peak (29-45% of 2000 for the 1-unit half here), so the check is: the
+# cheapest mode holds at least a quarter of the calls, and modes 3.5-5.2x
+# above it hold at least another quarter.
 bimodal_ok() {
 	"$PMIPROF" stat --regions -e task-clock -- "$wl" bimodal 2000 2>"$TMPD/b"
 	line=$(awk '/^  region bimodal/ { f = 1 } f && /modes:/ { print; exit }' "$TMPD/b")
-	m1=$(printf '%s\n' "$line" | sed -n 's/.*modes: \([0-9]*\) (\([0-9]*\)% of calls), \([0-9]*\) (\([0-9]*\)% of calls).*/\1 \2 \3 \4/p')
-	[ -n "$m1" ] && set -- $m1 && awk -v a="$1" -v pa="$2" -v b="$3" -v pb="$4" 'BEGIN {
-		lo = a < b ? a : b; hi = a < b ? b : a; r = hi / lo
-		exit !(r > 3.6 && r < 4.4 && pa >= 35 && pb >= 35) }'
+	printf '%s\n' "$line" | grep -o '[0-9]* ([0-9]*% of calls)' | tr -d '(%' |
+		awk '{ v[NR] = $1; p[NR] = $2; if (!lo || $1 < lo) { lo = $1; plo = $2 } }
+		END { for (i = 1; i <= NR; i++) if (v[i] / lo > 3.5 && v[i] / lo < 5.2) hi += p[i]
+		      exit !(NR >= 2 && plo >= 25 && hi >= 25) }'
 }
 tries=0
 until bimodal_ok; do
@@ -28,7 +33,7 @@ until bimodal_ok; do
 	[ $tries -lt 3 ] || break
 done
 if [ $tries -lt 3 ]; then
-	ok "bimodal: both modes shown, ~4x apart, each ~half the calls ($line)"
+	ok "bimodal: a 1-unit mode and 4-unit modes ~4x above it, each a quarter or more of the calls ($line)"
 else
 	not_ok "bimodal: two modes" "$(cat "$TMPD/b")"
 fi
