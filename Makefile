@@ -1,5 +1,6 @@
 # pmiprof top-level build.  User space: wildcard-driven so a new .c file in
-# lib/, daemon/ or report/ needs no Makefile edit.  See README.md.
+# lib/, daemon/ or report/ (or one of their stage folders, docs/architecture.md)
+# needs no Makefile edit.  See README.md.
 #
 #   make               build build/pmiprof (and the test programs)
 #   make demo          install deps, build, record the example workload, print its report
@@ -30,7 +31,7 @@ msg =
 endif
 
 PKGS      := libdw libelf zlib libdeflate libzstd libunwind-generic libmicrohttpd libsystemd
-CPPFLAGS  += -Iinclude -Ilib -D_GNU_SOURCE -DPMIPROF_VERSION='"$(VERSION)"' \
+CPPFLAGS  += -Iinclude -Ilib -Ireport -Idaemon -D_GNU_SOURCE -DPMIPROF_VERSION='"$(VERSION)"' \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -49,7 +50,9 @@ endif
 LDLIBS    += -ldl $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lzstd -lunwind-generic -lmicrohttpd -lsystemd) -lm -lpthread $(STDCXX)
 
 LIB_SRCS  := $(filter-out lib/main.c,$(wildcard lib/*.c))
-APP_SRCS  := $(wildcard daemon/*.c) $(wildcard report/*.c)
+# A stage folder's headers are included as "stage/name.h" (-Ireport -Idaemon),
+# so every include says which stage it reaches into.
+APP_SRCS  := $(wildcard daemon/*.c daemon/*/*.c report/*.c report/*/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(O)/%.o)
 APP_OBJS  := $(APP_SRCS:%.c=$(O)/%.o)
 MAIN_OBJ  := $(O)/lib/main.o
@@ -218,7 +221,7 @@ install: $(BIN) $(REG_LIBS) dkms-src
 	install -m 0644 include/pmiprof/region.h $(DESTDIR)$(INCDIR)/pmiprof/
 	@for m in docs/man/*.1; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
 	install -d $(DESTDIR)$(SYSTEMDDIR)
-	sed 's|@BINDIR@|$(BINDIR)|g' daemon/pmiprof.service.in >$(DESTDIR)$(SYSTEMDDIR)/pmiprof.service
+	sed 's|@BINDIR@|$(BINDIR)|g' daemon/service/pmiprof.service.in >$(DESTDIR)$(SYSTEMDDIR)/pmiprof.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/pmiprof.service
 
 clean:

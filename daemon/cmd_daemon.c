@@ -20,12 +20,12 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "daemon_state.h"
-#include "host_info.h"
-#include "http_server.h"
-#include "record.h"
-#include "retention.h"
-#include "segment_writer.h"
+#include "service/daemon_state.h"
+#include "engine/host_info.h"
+#include "service/http_server.h"
+#include "engine/record.h"
+#include "service/retention.h"
+#include "service/segment_writer.h"
 #include "trace_dir.h"
 #include "util.h"
 

@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "host_info.h"
-#include "module_dev.h"
+#include "engine/host_info.h"
+#include "module/module_dev.h"
 #include "util.h"
 
 const char cmd_doctor_summary[] = "Check whether and how record can sample on this machine";

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pmiprof record: command-line parsing in perf's conventions; the session
- * itself is record_run() (daemon/record_loop.c).
+ * itself is record_run() (daemon/engine/record_loop.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "perf_group.h"
-#include "record.h"
+#include "perf/perf_group.h"
+#include "engine/record.h"
 #include "topdown.h"
 #include "util.h"
 

@@ -28,15 +28,15 @@
 
 #include "commands.h"
 #include "events.h"
-#include "record.h"
+#include "engine/record.h"
 #include "stat_format.h"
 #include "stat_regions.h"
 #include "topdown.h"
 #include "region/region_shm.h"
-#include "cpu_set.h"
-#include "proc_tasks.h"
+#include "engine/cpu_set.h"
+#include "engine/proc_tasks.h"
 #include "util.h"
-#include "workload.h"
+#include "engine/workload.h"
 
 #define STAT_DEFAULT_EVENTS \
 	"task-clock,context-switches,cpu-migrations,page-faults," \
@@ -465,7 +465,7 @@ static unsigned int open_ctrs(struct stat_ctr *ctr, const struct pm_event_list *
 		memset(sc, 0, sizeof(*sc));
 		sc->ev = list->ev[i];
 		if (o->system_wide) {
-			/* the online CPUs, as record opens them (daemon/cpu_set.c) */
+			/* the online CPUs, as record opens them (daemon/engine/cpu_set.c) */
 			r = cpus->nr ? 0 : cpu_set_online(cpus);
 			for (k = 0; k < cpus->nr && !r; k++)
 				r = open_one(sc, -1, cpus->cpus[k], false, false);

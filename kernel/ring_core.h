@@ -5,7 +5,7 @@
  * wrap at the end of the data area, publish, and the CONSUME boundary
  * check for fixed-size and variable-length (ABI 1.2) records.  It contains
  * no kernel calls, so the user-space tests run it with the daemon's
- * consumer (daemon/module_ring.c) on the other side.  Protocol: docs/abi.md.
+ * consumer (daemon/module/module_ring.c) on the other side.  Protocol: docs/abi.md.
  */
 #ifndef PMIPROF_RING_CORE_H
 #define PMIPROF_RING_CORE_H

@@ -17,13 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "archive.h"
+#include "symbols/archive.h"
 #include "commands.h"
 #include "pmiprof/trace.h"
-#include "kallsyms_cache.h"
+#include "symbols/kallsyms_cache.h"
 #include "kernel_id.h"
 #include "strtab.h"
-#include "symbols.h"
+#include "symbols/symbols.h"
 #include "util.h"
 
 const char cmd_archive_summary[] = "Pack a trace's binaries, debug files and kallsyms by build-id";

@@ -20,13 +20,13 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "diff.h"
-#include "format.h"
-#include "gnuplot.h"
-#include "metrics.h"
-#include "parallel.h"
-#include "profile.h"
-#include "session.h"
+#include "analysis/diff.h"
+#include "output/format.h"
+#include "output/gnuplot.h"
+#include "analysis/metrics.h"
+#include "analysis/parallel.h"
+#include "analysis/profile.h"
+#include "input/session.h"
 #include "util.h"
 
 const char cmd_diff_summary[] = "Compare two runs: share and cost changes, event rates, windows";

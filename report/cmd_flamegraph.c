@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "commands.h"
-#include "flamegraph.h"
-#include "format.h"
-#include "metrics.h"
-#include "session.h"
-#include "stack_export.h"
+#include "output/flamegraph.h"
+#include "output/format.h"
+#include "analysis/metrics.h"
+#include "input/session.h"
+#include "output/stack_export.h"
 #include "util.h"
 
 const char cmd_flamegraph_summary[] = "Interactive SVG flame graph of the call stacks";

@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "commands.h"
-#include "format.h"
-#include "phases.h"
-#include "profile.h"
-#include "session.h"
+#include "output/format.h"
+#include "analysis/phases.h"
+#include "analysis/profile.h"
+#include "input/session.h"
 #include "util.h"
 
 const char cmd_phases_summary[] = "Program phases (SimPoint): intervals clustered by code and rates";

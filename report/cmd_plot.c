@@ -19,13 +19,13 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "format.h"
-#include "gnuplot.h"
-#include "histogram.h"
-#include "metrics.h"
-#include "phases.h"
-#include "profile.h"
-#include "session.h"
+#include "output/format.h"
+#include "output/gnuplot.h"
+#include "analysis/histogram.h"
+#include "analysis/metrics.h"
+#include "analysis/phases.h"
+#include "analysis/profile.h"
+#include "input/session.h"
 #include "util.h"
 
 const char cmd_plot_summary[] = "Plot per-window metrics and histograms (gnuplot)";

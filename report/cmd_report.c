@@ -13,16 +13,16 @@
 #include <string.h>
 
 #include "commands.h"
-#include "flat_output.h"
-#include "metrics.h"
-#include "parallel.h"
-#include "phases.h"
-#include "profile.h"
-#include "session.h"
-#include "stack_export.h"
-#include "stackview.h"
+#include "output/flat_output.h"
+#include "analysis/metrics.h"
+#include "analysis/parallel.h"
+#include "analysis/phases.h"
+#include "analysis/profile.h"
+#include "input/session.h"
+#include "output/stack_export.h"
+#include "output/stackview.h"
 #include "util.h"
-#include "windows.h"
+#include "output/windows.h"
 
 const char cmd_report_summary[] = "Symbolized flat profile, per-window table, histograms";
 

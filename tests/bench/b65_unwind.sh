@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Unwinding benchmark (make bench): samples/s of report/unwind.c on 8 KiB
+# Unwinding benchmark (make bench): samples/s of report/stacks/unwind.c on 8 KiB
 # dwarf-mode stacks with warm caches (tests/bench/unwind_bench.c), with the
 # compiled-rule fast path and with libunwind alone (PMIPROF_UNWIND=libunwind),
 # next to the rate perf report achieves on a --call-graph dwarf,8192 recording
@@ -17,8 +17,8 @@ n=${B60_SAMPLES:-200000}
 # Linked like a unit test: the report's objects from the build, no main().
 cc=${CC:-cc}
 pkgs="libdw libelf zlib libdeflate libunwind-generic"
-if ! $cc -O2 -g -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -Itests/unit $(pkg-config --cflags $pkgs) \
-	tests/bench/unwind_bench.c tests/unit/unwind_self.c "$build"/report/*.o "$build"/daemon/*.o \
+if ! $cc -O2 -g -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -Ireport -Idaemon -Itests/unit $(pkg-config --cflags $pkgs) \
+	tests/bench/unwind_bench.c tests/unit/unwind_self.c $(find "$build"/report "$build"/daemon -name "*.o") \
 	"$build/libpmiprof.a" -ldl $(pkg-config --libs $pkgs) -lm -lpthread -lstdc++ \
 	-o "$out/unwind_bench" 2>"$tmp/build.log"; then
 	echo "b65: cannot build tests/bench/unwind_bench.c (make first)"

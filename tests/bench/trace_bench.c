@@ -9,7 +9,7 @@
  * The samples are generated before the clock starts into a compact table
  * (what a recorder decodes from its perf ring: time, ip, thread, cpu,
  * counts; 48 bytes a sample) and handed to the writer as the module
- * backend does (daemon/backend_module.c): decoded into a batch of BATCH
+ * backend does (daemon/module/backend_module.c): decoded into a batch of BATCH
  * trace_samples, then trace_write_samples().  So the write rate is the
  * library's (encode + compress + write) plus that decoding, in samples per
  * CPU-second of this process (user + system time); the read rate is map +

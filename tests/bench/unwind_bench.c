@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../lib/util.h"
-#include "../../report/maps.h"
-#include "../../report/symbols.h"
-#include "../../report/unwind.h"
+#include "util.h"
+#include "input/maps.h"
+#include "symbols/symbols.h"
+#include "stacks/unwind.h"
 #include "unwind_self.h"
 
 #define NR_SAMPLES 4

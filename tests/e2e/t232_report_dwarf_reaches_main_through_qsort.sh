@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # --call-graph dwarf end to end: random_sort's cmp is called back by libc's
 # qsort (msort_with_tmp, built without frame pointers).  Unwound offline
-# from the stack copies (report/unwind.c), >= 97 % of all stacks and of cmp's
+# from the stack copies (report/stacks/unwind.c), >= 97 % of all stacks and of cmp's
 # samples reach main; --callers cmp names libc's msort_with_tmp; --children
 # counts msort_with_tmp's recursion once (<= 100 %, <= qsort's share).
 . "$(dirname "$0")/../lib.sh"

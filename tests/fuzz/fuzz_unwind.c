@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../report/maps.h"
-#include "../../report/symbols.h"
-#include "../../report/unwind.h"
+#include "input/maps.h"
+#include "symbols/symbols.h"
+#include "stacks/unwind.h"
 #include "unwind_self.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

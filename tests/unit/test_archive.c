@@ -24,9 +24,9 @@
 
 #include "../../lib/kernel_id.h"
 #include "../../lib/util.h"
-#include "../../report/archive.h"
-#include "../../report/kallsyms_cache.h"
-#include "../../report/session.h"
+#include "symbols/archive.h"
+#include "symbols/kallsyms_cache.h"
+#include "input/session.h"
 #include "pmiprof/trace.h"
 #include "self_maps.h"
 #include "trace_gen.h"

@@ -20,9 +20,9 @@
 #include <cmocka.h>
 
 #include "pmiprof/trace.h"
-#include "../../report/callstack.h"
-#include "../../report/session.h"
-#include "../../report/stackview.h"
+#include "stacks/callstack.h"
+#include "input/session.h"
+#include "output/stackview.h"
 
 #define PID 4321
 /* perf-PID.map functions, 0x100 bytes each */

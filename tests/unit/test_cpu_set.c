@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPU enumeration (daemon/cpu_set.c): the kernel's range lists as sysfs
+ * CPU enumeration (daemon/engine/cpu_set.c): the kernel's range lists as sysfs
  * prints them ("0-3,5,7-9\n"), malformed ones refused, ids past any fixed
  * table (>= 256), sorted insert/remove, and the online list read from the
  * PMIPROF_SYSFS_CPU_ONLINE override.
@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../daemon/cpu_set.h"
+#include "engine/cpu_set.h"
 
 static void expect(const char *list, const int *want, unsigned int n)
 {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../report/demangle.h"
+#include "symbols/demangle.h"
 
 static void mangled_cxx_names_are_demangled(void **state)
 {

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../report/diff.h"
+#include "analysis/diff.h"
 
 #define near(a, b, eps) assert_true(fabs((a) - (b)) < (eps))
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../report/flamegraph.h"
+#include "output/flamegraph.h"
 
 static void add(struct stree *t, const char *a, const char *b, uint64_t samples, uint64_t ins,
 		uint64_t cyc)

@@ -23,8 +23,8 @@
 #include "pmiprof/trace.h"
 #include "cmd_capture.h"
 #include "self_maps.h"
-#include "../../report/session.h"
-#include "../../report/stack_export.h"
+#include "input/session.h"
+#include "output/stack_export.h"
 
 int main(void);
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../report/folded.h"
+#include "output/folded.h"
 
 static void add(struct stree *t, const char *folded, uint64_t value, uint64_t samples)
 {

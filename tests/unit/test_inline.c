@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "../../report/symbols.h"
+#include "symbols/symbols.h"
 
 /* Each line that a chain must point at carries a marker comment. */
 static const char src[] =

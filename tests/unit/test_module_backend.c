@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../daemon/module_dev.h"
-#include "../../daemon/module_ring.h"
+#include "module/module_dev.h"
+#include "module/module_ring.h"
 
 #define DATA_BYTES	1024u	/* not a multiple of 112: records wrap */
 

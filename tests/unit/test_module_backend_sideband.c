@@ -23,8 +23,8 @@
 
 #include "pmiprof/trace.h"
 #include "util.h"
-#include "../../daemon/backend.h"
-#include "../../daemon/module_sideband.h"
+#include "engine/backend.h"
+#include "module/module_sideband.h"
 
 struct found {
 	unsigned int comms, mmaps, comm_named, mmap_of_self;

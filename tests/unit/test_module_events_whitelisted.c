@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The daemon's module backend maps perf's generic event names to
- * event/umask codes (daemon/module_dev.c); the module accepts only codes in
+ * event/umask codes (daemon/module/module_dev.c); the module accepts only codes in
  * its whitelist (kernel/pmu_whitelist.c).  Every name the backend offers
  * must pass the whitelist of the vendor/family it was chosen for, or
  * `record --backend module -e <name>` fails on real hardware.
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../daemon/module_dev.h"
+#include "module/module_dev.h"
 
 static const char *const names[] = {
 	"instructions", "cycles", "cache-references", "cache-misses", "branches", "branch-misses",

@@ -21,9 +21,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../daemon/perf_decode.h"
-#include "../../daemon/perf_ring.h"
-#include "../../daemon/pid_set.h"
+#include "perf/perf_decode.h"
+#include "engine/perf_ring.h"
+#include "engine/pid_set.h"
 #include "pmiprof/trace.h"
 
 #define NR_EV	2

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The perf backend's group layout without a PMU (daemon/perf_group.c): the
+ * The perf backend's group layout without a PMU (daemon/perf/perf_group.c): the
  * ordinary layout (the trigger leads and samples) is bit for bit what the
  * backend built before the PERF_METRICS layout existed, for several event
  * lists and options; the PERF_METRICS layout (slots leads without sampling,
@@ -21,8 +21,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../daemon/perf_decode.h"
-#include "../../daemon/perf_group.h"
+#include "perf/perf_decode.h"
+#include "perf/perf_group.h"
 #include "events.h"
 #include "pmiprof/trace.h"
 

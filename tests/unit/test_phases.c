@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Phase detection's pure parts (report/phases.c): k-means with BIC finds
+ * Phase detection's pure parts (report/analysis/phases.c): k-means with BIC finds
  * the number of synthetic clusters it was given and their members; the
  * projection is deterministic; intervals group windows as documented; a
  * mixed interval between two phases is a transition; .bb vectors written
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../report/phases.h"
+#include "analysis/phases.h"
 
 /* deterministic noise in [-a, a) */
 static double noise(uint64_t *s, double a)

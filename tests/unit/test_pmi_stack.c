@@ -4,7 +4,7 @@
  * the user frame-pointer walk and its bounds (stack_max, the per-PMI read
  * and time budget, a faulting read), kernel frames, dwarf register + stack
  * copies, and the variable-length ring: records wrapping at the end of the
- * data area as the daemon's consumer (daemon/module_ring.c) reads them,
+ * data area as the daemon's consumer (daemon/module/module_ring.c) reads them,
  * CONSUME's record-boundary rule, and a 1.1 consumer refusing the ring.
  * The user address space is kcore's fake one (kcore_support.c).
  *
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "kcore.h"
-#include "../../daemon/module_ring.h"
+#include "module/module_ring.h"
 
 #define PERIOD		10000ull
 #define UBASE		0x7ffd0000ull

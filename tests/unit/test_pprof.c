@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../../report/pprof.h"
+#include "output/pprof.h"
 
 /* ---- a minimal protobuf reader for the checks ---- */
 

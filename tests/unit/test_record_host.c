@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../daemon/host_info.h"
+#include "engine/host_info.h"
 
 static void test_fill(void **state)
 {

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../daemon/record.h"
-#include "../../daemon/window_deltas.h"
+#include "engine/record.h"
+#include "engine/window_deltas.h"
 
 static void test_first_then_deltas(void **state)
 {

@@ -28,11 +28,11 @@
 #include "util.h"
 #include "pmiprof/trace.h"
 #include "cmd_capture.h"
-#include "../../report/histogram.h"
-#include "../../report/metrics.h"
-#include "../../report/parallel.h"
-#include "../../report/profile.h"
-#include "../../report/session.h"
+#include "analysis/histogram.h"
+#include "analysis/metrics.h"
+#include "analysis/parallel.h"
+#include "analysis/profile.h"
+#include "input/session.h"
 #include "self_maps.h"
 
 /* Three functions of this program the synthetic samples land in. */

@@ -27,11 +27,11 @@
 #include "util.h"
 #include "pmiprof/trace.h"
 #include "cmd_capture.h"
-#include "../../report/histogram.h"
-#include "../../report/metrics.h"
-#include "../../report/parallel.h"
-#include "../../report/profile.h"
-#include "../../report/session.h"
+#include "analysis/histogram.h"
+#include "analysis/metrics.h"
+#include "analysis/parallel.h"
+#include "analysis/profile.h"
+#include "input/session.h"
 
 #define PID 200
 #define START_NS 1000000000ULL

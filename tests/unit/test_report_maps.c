@@ -31,10 +31,10 @@
 #include <cmocka.h>
 
 #include "pmiprof/trace.h"
-#include "../../report/maps.h"
-#include "../../report/parallel.h"
-#include "../../report/profile.h"
-#include "../../report/session.h"
+#include "input/maps.h"
+#include "analysis/parallel.h"
+#include "analysis/profile.h"
+#include "input/session.h"
 
 #define PID		77
 #define START_NS	1000000000ULL

@@ -27,10 +27,10 @@
 #include <cmocka.h>
 
 #include "../../lib/kernel_id.h"
-#include "../../report/hashmap.h"
-#include "../../report/maps.h"
-#include "../../report/strtab.h"
-#include "../../report/symbols.h"
+#include "hashmap.h"
+#include "input/maps.h"
+#include "strtab.h"
+#include "symbols/symbols.h"
 #include "self_maps.h"
 
 /* A function with a known name in this PIE; noinline keeps it a symbol. */

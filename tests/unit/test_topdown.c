@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Top-down level 1 (lib/topdown.c, report/metrics.c): both vendors'
+ * Top-down level 1 (lib/topdown.c, report/analysis/metrics.c): both vendors'
  * formulas against hand-computed values; "-e topdown" expanded for forced
  * libpfm4 PMUs (LIBPFM_FORCE_PMU, one child process each: libpfm4 reads it
  * once) and its encodings compared with perf's event JSON constants; and
@@ -30,7 +30,7 @@
 #include "util.h"
 #include "pmiprof/trace.h"
 #include "cmd_capture.h"
-#include "../../report/metrics.h"
+#include "analysis/metrics.h"
 #include "self_maps.h"
 
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)

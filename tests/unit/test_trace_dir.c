@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The daemon's directory of segments (lib/trace_dir.c, daemon/retention.c):
+ * The daemon's directory of segments (lib/trace_dir.c, daemon/service/retention.c):
  * segment names round-trip and sort in time order; --since/--until times
  * (RFC 3339, relative) parse or are refused; --retain values parse; a
  * directory of segments reads as one trace with every sample, chunks
@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../daemon/retention.h"
+#include "service/retention.h"
 #include "../../lib/trace_dir.h"
 #include "../../lib/util.h"
 #include "trace_gen.h"

@@ -26,10 +26,10 @@
 
 #include <cmocka.h>
 
-#include "../../report/maps.h"
-#include "../../report/symbols.h"
-#include "../../report/unwind.h"
-#include "../../daemon/stack_tops.h"
+#include "input/maps.h"
+#include "symbols/symbols.h"
+#include "stacks/unwind.h"
+#include "engine/stack_tops.h"
 #include "unwind_self.h"
 
 #if defined(__clang__)
@@ -175,7 +175,7 @@ static void dwarf_chain_through_qsort_matches_backtrace_and_completes(void **sta
 
 /*
  * The recorder stores a main thread's dwarf copy only up to exec's argc
- * (daemon/stack_tops.h): cut there, this process's own sample unwinds to
+ * (daemon/engine/stack_tops.h): cut there, this process's own sample unwinds to
  * the same complete chain as the whole copy.
  */
 static void main_thread_copy_cut_at_exec_argc_unwinds_the_same(void **state)

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../report/maps.h"
-#include "../../report/symbols.h"
+#include "input/maps.h"
+#include "symbols/symbols.h"
 
 void ut_capture_regs(uint64_t *regs);
 void ut_capture_copy(struct ut_sample *s, uint32_t want);

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The daemon's shared state and its accounting/retention worker
+ * (daemon_state.h).
+ */
+#include "service/daemon_state.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "service/segment_writer.h"
+#include "trace_dir.h"
+#include "util.h"
+#include "service/window_metrics.h"
+
+#define MAX_QUEUE	64
+#define HEALTH_HOLD_NS	10000000000ull	/* unhealthy for 10 s after a failed write */
+
+struct daemon_state {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	pthread_t worker;
+	bool worker_running, stopping;
+	char *dir;
+	struct retention ret;
+	struct window_metrics *wm;
+	char open_name[64];		/* "" when no segment is open */
+	bool last_write_failed;
+	uint64_t last_fail_ns;		/* pm_now_ns() of the last failed write, 0: none */
+	/* closed segments waiting to be counted */
+	char queue[MAX_QUEUE][64];
+	unsigned int nr_queue;
+	bool disk_full;			/* a segment ended on ENOSPC: make room */
+	/* self-metrics */
+	struct record_stats stats;
+	uint64_t segments_closed, segments_failed, segments_deleted, deleted_bytes;
+	uint64_t open_errors, account_errors;
+	uint64_t disk_segments, disk_bytes;
+	uint64_t scrapes;
+	double last_scrape_s, scrape_s_total;
+	uint64_t start_real_ns;
+	bool stacks;			/* the recording has call stacks */
+	/* flush requests from HTTP threads: eventfd wakes the recording loop */
+	int flush_fd;
+	uint64_t flush_asked, flush_done;
+};
+
+/*
+ * The disk filled up: the oldest closed segments go first, a quarter of
+ * what the directory holds (at least one segment), and retention's own
+ * limits apply as usual.  Recording then resumes with the next segment.
+ */
+static int make_room(struct daemon_state *d, struct retention_result *res)
+{
+	struct retention r = d->ret;
+	struct trace_seg *v;
+	uint64_t total = 0;
+	size_t nr, i;
+	int e = trace_dir_list(d->dir, &v, &nr);
+
+	if (e)
+		return e;
+	for (i = 0; i < nr; i++)
+		total += v[i].bytes;
+	free(v);
+	total -= total / 4;
+	if (!r.max_bytes || total < r.max_bytes)
+		r.max_bytes = total ? total : 1;
+	e = retention_apply(d->dir, &r, pm_realtime_ns(), res);
+	pm_warn("disk full in %s: deleted the %llu oldest segment(s), %.1f MB", d->dir,
+		(unsigned long long)res->deleted, (double)res->deleted_bytes / 1e6);
+	return e;
+}
+
+static void *worker_main(void *arg)
+{
+	struct daemon_state *d = arg;
+	char name[64];
+
+	pthread_mutex_lock(&d->lock);
+	for (;;) {
+		struct retention_result res = { 0 };
+		bool full;
+		int e;
+
+		while (!d->nr_queue && !d->disk_full && !d->stopping)
+			pthread_cond_wait(&d->cond, &d->lock);
+		if (!d->nr_queue && !d->disk_full)
+			break;
+		if (d->nr_queue) {
+			memcpy(name, d->queue[0], sizeof(name));
+			memmove(d->queue[0], d->queue[1],
+				(size_t)(--d->nr_queue) * sizeof(d->queue[0]));
+			/* under the lock: a scrape sees a segment open or counted, never both */
+			e = window_metrics_add_closed(d->wm, d->dir, name);
+			if (e) {
+				d->account_errors++;
+				pm_warn("metrics: cannot read segment %s/%s: %s", d->dir, name,
+					strerror(-e));
+			}
+			if (d->nr_queue)
+				continue;
+		}
+		full = d->disk_full;
+		d->disk_full = false;
+		pthread_mutex_unlock(&d->lock);
+		e = full ? make_room(d, &res) : retention_apply(d->dir, &d->ret, pm_realtime_ns(),
+							       &res);
+		pthread_mutex_lock(&d->lock);
+		if (!e) {
+			d->segments_deleted += res.deleted;
+			d->deleted_bytes += res.deleted_bytes;
+			d->disk_segments = res.kept;
+			d->disk_bytes = res.kept_bytes;
+		}
+		if (res.deleted)
+			pm_info("retention: deleted %llu old segment(s), %.1f MB; %llu segment(s), "
+				"%.1f MB kept", (unsigned long long)res.deleted,
+				(double)res.deleted_bytes / 1e6, (unsigned long long)res.kept,
+				(double)res.kept_bytes / 1e6);
+	}
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
+
+int daemon_state_new(struct daemon_state **out, const char *dir, const struct retention *ret,
+		     const struct trace_header *h, uint32_t top_comms)
+{
+	struct daemon_state *d = calloc(1, sizeof(*d));
+	int e;
+
+	*out = NULL;
+	if (!d)
+		return -ENOMEM;
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_cond_init(&d->cond, NULL);
+	d->ret = *ret;
+	d->flush_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	d->stacks = h->call_graph != PMIPROF_CALL_GRAPH_NONE;
+	d->start_real_ns = pm_realtime_ns();
+	d->dir = strdup(dir);
+	e = !d->dir ? -ENOMEM : d->flush_fd < 0 ? -errno : window_metrics_new(&d->wm, h, top_comms);
+	if (!e) {
+		e = -pthread_create(&d->worker, NULL, worker_main, d);
+		d->worker_running = !e;
+	}
+	if (e) {
+		daemon_state_free(d);
+		return e;
+	}
+	*out = d;
+	return 0;
+}
+
+void daemon_state_free(struct daemon_state *d)
+{
+	if (!d)
+		return;
+	if (d->worker_running) {
+		pthread_mutex_lock(&d->lock);
+		d->stopping = true;
+		pthread_cond_signal(&d->cond);
+		pthread_mutex_unlock(&d->lock);
+		pthread_join(d->worker, NULL);
+	}
+	window_metrics_free(d->wm);
+	if (d->flush_fd >= 0)
+		close(d->flush_fd);
+	pthread_cond_destroy(&d->cond);
+	pthread_mutex_destroy(&d->lock);
+	free(d->dir);
+	free(d);
+}
+
+void daemon_state_segment_started(struct daemon_state *d, const struct segment *sg)
+{
+	pthread_mutex_lock(&d->lock);
+	snprintf(d->open_name, sizeof(d->open_name), "%s", sg->open_name);
+	d->last_write_failed = sg->failed;
+	pthread_mutex_unlock(&d->lock);
+}
+
+void daemon_state_segment_closed(struct daemon_state *d, const struct segment *sg,
+				 const struct record_session *s)
+{
+	pthread_mutex_lock(&d->lock);
+	d->stats = s->stats;
+	d->open_name[0] = '\0';
+	d->segments_closed++;
+	d->last_write_failed = sg->failed;
+	if (sg->failed) {
+		d->segments_failed++;
+		d->last_fail_ns = pm_now_ns();
+	}
+	if (sg->failed && sg->err == -ENOSPC)
+		d->disk_full = true;
+	if (d->nr_queue < MAX_QUEUE) {
+		snprintf(d->queue[d->nr_queue++], sizeof(d->queue[0]), "%s", sg->final_name);
+	} else {
+		d->account_errors++;
+		pm_warn("metrics: %s not counted (%d closed segments wait already)",
+			sg->final_name, MAX_QUEUE);
+	}
+	pthread_cond_signal(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+}
+
+void daemon_state_update(struct daemon_state *d, const struct record_session *s)
+{
+	pthread_mutex_lock(&d->lock);
+	d->stats = s->stats;
+	pthread_mutex_unlock(&d->lock);
+}
+
+void daemon_state_note_error(struct daemon_state *d, int err)
+{
+	pthread_mutex_lock(&d->lock);
+	d->open_errors++;
+	d->last_write_failed = true;
+	d->last_fail_ns = pm_now_ns();
+	if (err == -ENOSPC) {
+		d->disk_full = true;
+		pthread_cond_signal(&d->cond);
+	}
+	pthread_mutex_unlock(&d->lock);
+}
+
+const char *daemon_state_dir(const struct daemon_state *d)
+{
+	return d->dir;
+}
+
+bool daemon_state_has_stacks(const struct daemon_state *d)
+{
+	return d->stacks;
+}
+
+int daemon_state_healthy(struct daemon_state *d, char *why, size_t len)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&d->lock);
+	/*
+	 * A failure usually ends its segment, and the next one starts at once:
+	 * stay unhealthy for HEALTH_HOLD_NS after it, so a probe every few
+	 * seconds sees a disk that keeps filling.
+	 */
+	if (!d->open_name[0])
+		ret = pm_set_err(why, len, -EIO, "no segment open (cannot create one in the "
+				 "directory)");
+	else if (d->last_write_failed ||
+		 (d->last_fail_ns && pm_now_ns() - d->last_fail_ns < HEALTH_HOLD_NS))
+		ret = pm_set_err(why, len, -EIO, "a segment write failed %.1f s ago (disk full?)",
+				 (double)(pm_now_ns() - d->last_fail_ns) / 1e9);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+static uint64_t rss_bytes(void)
+{
+	unsigned long long size, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu %llu", &size, &rss) != 2)
+			rss = 0;
+		fclose(f);
+	}
+	return rss * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static void put_counter(FILE *f, const char *name, const char *help, double v, bool om)
+{
+	metrics_family(f, name, "counter", help, om);
+	fprintf(f, "%s %.17g\n", name, v);
+}
+
+static void put_gauge(FILE *f, const char *name, const char *help, double v, bool om)
+{
+	metrics_family(f, name, "gauge", help, om);
+	fprintf(f, "%s %.17g\n", name, v);
+}
+
+int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
+{
+	struct rusage ru;
+	uint64_t t0 = pm_now_ns();
+	int ret;
+
+	/* one scrape at a time: they share the totals, and a second one waits */
+	pthread_mutex_lock(&d->lock);
+	ret = window_metrics_write(d->wm, d->dir, d->open_name[0] ? d->open_name : NULL, f, om);
+	if (!ret) {
+		getrusage(RUSAGE_SELF, &ru);
+		put_counter(f, "pmiprof_daemon_cpu_seconds_total", "CPU time of the daemon "
+			    "(user + system).", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6, om);
+		put_gauge(f, "pmiprof_daemon_resident_memory_bytes", "Resident set size.",
+			  (double)rss_bytes(), om);
+		put_gauge(f, "pmiprof_daemon_start_time_seconds", "When the daemon started "
+			  "(Unix time).", (double)d->start_real_ns / 1e9, om);
+		put_counter(f, "pmiprof_daemon_samples_recorded_total", "Samples the recorder "
+			    "wrote (including those not yet in a complete chunk).",
+			    (double)d->stats.samples, om);
+		put_counter(f, "pmiprof_daemon_samples_lost_total", "Samples the kernel ring "
+			    "lost (ring full).", (double)d->stats.lost, om);
+		put_counter(f, "pmiprof_daemon_segments_closed_total", "Segments closed.",
+			    (double)d->segments_closed, om);
+		put_counter(f, "pmiprof_daemon_segment_write_errors_total", "Segments that ended "
+			    "on a write error, and segments that could not be created.",
+			    (double)(d->segments_failed + d->open_errors), om);
+		put_counter(f, "pmiprof_daemon_segments_deleted_total", "Segments deleted by "
+			    "retention.", (double)d->segments_deleted, om);
+		put_counter(f, "pmiprof_daemon_segments_uncounted_total", "Closed segments that "
+			    "could not be added to these metrics.", (double)d->account_errors, om);
+		put_gauge(f, "pmiprof_daemon_disk_segments", "Segments in the directory after "
+			  "the last retention pass.", (double)d->disk_segments, om);
+		put_gauge(f, "pmiprof_daemon_disk_bytes", "Bytes of segments in the directory "
+			  "after the last retention pass.", (double)d->disk_bytes, om);
+		put_counter(f, "pmiprof_daemon_scrapes_total", "/metrics requests served before "
+			    "this one.", (double)d->scrapes, om);
+		put_gauge(f, "pmiprof_daemon_last_scrape_duration_seconds", "How long the "
+			  "previous /metrics took to compute.", d->last_scrape_s, om);
+		if (om)
+			fputs("# EOF\n", f);
+		d->scrapes++;
+		d->last_scrape_s = (double)(pm_now_ns() - t0) / 1e9;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}
+
+int daemon_state_flush_fd(const struct daemon_state *d)
+{
+	return d->flush_fd;
+}
+
+uint64_t daemon_state_flush_wanted(struct daemon_state *d)
+{
+	uint64_t v, gen;
+
+	if (read(d->flush_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return 0;
+	pthread_mutex_lock(&d->lock);
+	gen = d->flush_asked;
+	pthread_mutex_unlock(&d->lock);
+	return gen;
+}
+
+void daemon_state_flushed(struct daemon_state *d, uint64_t gen)
+{
+	pthread_mutex_lock(&d->lock);
+	if (gen > d->flush_done)
+		d->flush_done = gen;
+	pthread_cond_broadcast(&d->cond);
+	pthread_mutex_unlock(&d->lock);
+}
+
+int daemon_state_flush(struct daemon_state *d, unsigned int timeout_ms)
+{
+	struct timespec ts;
+	uint64_t gen, one = 1;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += timeout_ms / 1000;
+	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&d->lock);
+	gen = ++d->flush_asked;
+	if (write(d->flush_fd, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		ret = -errno;
+	while (!ret && d->flush_done < gen)
+		ret = -pthread_cond_timedwait(&d->cond, &d->lock, &ts);
+	pthread_mutex_unlock(&d->lock);
+	return ret;
+}

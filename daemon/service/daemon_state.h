@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the daemon's recording loop shares with its HTTP threads: the
+ * directory and open segment, the recorder's counts, the metrics totals
+ * (window_metrics.h), and a worker thread that adds each closed segment to
+ * those totals and then applies retention -- off the recording thread, and
+ * never deleting a segment before it is counted.  One mutex guards it all.
+ */
+#ifndef PMIPROF_DAEMON_DAEMON_STATE_H
+#define PMIPROF_DAEMON_DAEMON_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine/backend.h"
+#include "service/retention.h"
+
+/* Prometheus exporter port allocations wiki: 9468 was free (docs/daemon.md). */
+#define DAEMON_DEFAULT_LISTEN	"127.0.0.1:9468"
+
+struct daemon_state;
+struct segment;
+
+int daemon_state_new(struct daemon_state **out, const char *dir, const struct retention *ret,
+		     const struct trace_header *h, uint32_t top_comms);
+/* Stops the worker (it finishes the segment in hand), frees. */
+void daemon_state_free(struct daemon_state *d);
+
+/* From the recording loop. */
+void daemon_state_segment_started(struct daemon_state *d, const struct segment *sg);
+void daemon_state_segment_closed(struct daemon_state *d, const struct segment *sg,
+				 const struct record_session *s);
+void daemon_state_update(struct daemon_state *d, const struct record_session *s);
+/* A segment could not be created (err: -errno; -ENOSPC makes room on disk). */
+void daemon_state_note_error(struct daemon_state *d, int err);
+
+/*
+ * Flush requests: an HTTP thread that needs everything recorded so far on
+ * disk calls daemon_state_flush() (waits up to timeout_ms: 0 or -errno);
+ * the recording loop polls daemon_state_flush_fd(), and when it is
+ * readable takes the request (flush_wanted() returns its generation, 0 for
+ * none), drains, writes the open chunk and says flushed(gen).
+ */
+int daemon_state_flush(struct daemon_state *d, unsigned int timeout_ms);
+int daemon_state_flush_fd(const struct daemon_state *d);
+uint64_t daemon_state_flush_wanted(struct daemon_state *d);
+void daemon_state_flushed(struct daemon_state *d, uint64_t gen);
+
+/* From the HTTP threads.  0 or -errno. */
+/* /metrics: text format 0.0.4, or OpenMetrics 1.0 when om. */
+int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om);
+const char *daemon_state_dir(const struct daemon_state *d);
+/* Recorded with call stacks (profiles need them). */
+bool daemon_state_has_stacks(const struct daemon_state *d);
+/* Recording is running and the last segment write worked. */
+int daemon_state_healthy(struct daemon_state *d, char *why, size_t len);
+
+#endif /* PMIPROF_DAEMON_DAEMON_STATE_H */

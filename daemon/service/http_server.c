@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HTTP for the daemon on libmicrohttpd (http_server.h).  /metrics is
+ * computed from the segments (daemon_state.c); a profile is `pmiprof
+ * report --format pprof` run on the segments of its N seconds, in a child
+ * process (its memory and any crash are its own, and it starts from a clean
+ * slate in this multi-threaded process: posix_spawn, no fork).
+ */
+#include "service/http_server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "service/daemon_state.h"
+#include "util.h"
+
+#define MAX_CONNECTIONS		64
+#define IDLE_TIMEOUT_S		10	/* a client that sends nothing is dropped */
+#define PROFILE_MAX_SECONDS	600
+/* The perf backend holds samples back 5 ms (PERF_RING_PUBLISH_SLACK_NS): wait that much more. */
+#define PROFILE_SETTLE_MS	10
+#define PROFILE_FLUSH_WAIT_MS	5000
+
+extern char **environ;
+
+struct http_server {
+	struct MHD_Daemon *mhd;
+	struct daemon_state *d;
+};
+
+static const char index_page[] =
+"<!DOCTYPE html>\n<html><head><title>pmiprof daemon</title></head><body>\n"
+"<h1>pmiprof daemon</h1>\n<ul>\n"
+"<li><a href=\"/metrics\">/metrics</a>: Prometheus text format 0.0.4 (windows, event sums, "
+"per-window histograms by command; losses; the daemon's own metrics)</li>\n"
+"<li><a href=\"/debug/pprof/profile?seconds=10\">/debug/pprof/profile?seconds=N</a>: gzip'd "
+"pprof of the next N seconds (1..600), every event a sample type; &amp;comm=NAME, "
+"&amp;pid=PID filter</li>\n"
+"<li><a href=\"/healthz\">/healthz</a>: 200 ok while recording works</li>\n"
+"</ul>\n<p>Past ranges: <code>pmiprof report -i DIR --since T --until T --format pprof</code>."
+"</p>\n</body></html>\n";
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
+			     void *body, size_t len, enum MHD_ResponseMemoryMode mode)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status, const char *fmt,
+				  ...) PM_PRINTF(3, 4);
+static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status, const char *fmt,
+				  ...)
+{
+	char *msg = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return MHD_NO;
+	return reply(c, status, "text/plain; charset=utf-8", msg, (size_t)n, MHD_RESPMEM_MUST_FREE);
+}
+
+static enum MHD_Result serve_metrics(struct http_server *h, struct MHD_Connection *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ret;
+
+	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	/* what Prometheus asks for first, when the scraper prefers it */
+	bool om = accept && strstr(accept, "application/openmetrics-text");
+
+	if (!f)
+		return reply_text(c, 500, "out of memory\n");
+	ret = daemon_state_write_metrics(h->d, f, om);
+	if (fclose(f) && !ret)
+		ret = -ENOMEM;
+	if (ret) {
+		free(buf);
+		return reply_text(c, 500, "cannot compute the metrics: %s\n", strerror(-ret));
+	}
+	return reply(c, 200, om ? "application/openmetrics-text; version=1.0.0; charset=utf-8" :
+		     "text/plain; version=0.0.4; charset=utf-8", buf, len, MHD_RESPMEM_MUST_FREE);
+}
+
+/* Query arguments this endpoint knows; anything else is a 400. */
+struct args_check {
+	const char *const *known;
+	const char *bad;
+};
+
+static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				 const char *value)
+{
+	struct args_check *a = cls;
+	unsigned int i;
+
+	(void)kind;
+	(void)value;
+	for (i = 0; a->known[i]; i++)
+		if (!strcmp(key, a->known[i]))
+			return MHD_YES;
+	a->bad = key;
+	return MHD_NO;
+}
+
+static void rfc3339(char *buf, size_t len, uint64_t ns)
+{
+	time_t t = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%09lluZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (unsigned long long)(ns % 1000000000ull));
+}
+
+static void sleep_until_real(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
+			       .tv_nsec = (long)(ns % 1000000000ull) };
+
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+/* `pmiprof report -i DIR --since A --until B --format pprof -o out`: 0 or -errno. */
+static int run_report(struct http_server *h, const char *since, const char *until,
+		      const char *comm, const char *pid, const char *out)
+{
+	const char *argv[20];
+	int n = 0, status, ret;
+	pid_t child;
+
+	argv[n++] = "pmiprof";
+	argv[n++] = "report";
+	argv[n++] = "-q";
+	argv[n++] = "-i";
+	argv[n++] = daemon_state_dir(h->d);
+	argv[n++] = "--since";
+	argv[n++] = since;
+	argv[n++] = "--until";
+	argv[n++] = until;
+	argv[n++] = "--format";
+	argv[n++] = "pprof";
+	argv[n++] = "-o";
+	argv[n++] = out;
+	if (comm) {
+		argv[n++] = "--comm";
+		argv[n++] = comm;
+	}
+	if (pid) {
+		argv[n++] = "--pid";
+		argv[n++] = pid;
+	}
+	argv[n] = NULL;
+	ret = posix_spawn(&child, "/proc/self/exe", NULL, NULL, (char *const *)argv, environ);
+	if (ret)
+		return -ret;
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connection *c)
+{
+	static const char *const known[] = { "seconds", "comm", "pid", NULL };
+	struct args_check ac = { .known = known };
+	const char *sec = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
+	const char *comm = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "comm");
+	const char *pid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
+	char since[48], until[48], tmp[] = "/tmp/pmiprof-profile-XXXXXX";
+	uint64_t seconds = 30, t0, v;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, ret;
+
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_arg, &ac);
+	if (ac.bad)
+		return reply_text(c, 400, "unknown query argument '%.64s' (known: seconds, comm, "
+				  "pid)\n", ac.bad);
+	/* Go's net/http/pprof: 30 s without ?seconds= */
+	if (sec && pm_parse_u64(sec, 1, PROFILE_MAX_SECONDS, &seconds))
+		return reply_text(c, 400, "seconds='%.64s': expected a whole number of seconds, "
+				  "1..%d\n", sec, PROFILE_MAX_SECONDS);
+	if (pid && pm_parse_u64(pid, 1, 4194304, &v))
+		return reply_text(c, 400, "pid='%.64s': expected a process id\n", pid);
+	if (comm && (!*comm || strlen(comm) > 255))
+		return reply_text(c, 400, "comm: expected a command name of 1..255 bytes\n");
+	if (!daemon_state_has_stacks(h->d))
+		return reply_text(c, 501, "the daemon records without call stacks (--call-graph "
+				  "no): no profiles\n");
+	t0 = pm_realtime_ns();
+	rfc3339(since, sizeof(since), t0);
+	rfc3339(until, sizeof(until), t0 + seconds * 1000000000ull);
+	/* the recorder holds back its last few ms to merge CPUs in time order */
+	sleep_until_real(t0 + seconds * 1000000000ull + PROFILE_SETTLE_MS * 1000000ull);
+	ret = daemon_state_flush(h->d, PROFILE_FLUSH_WAIT_MS);
+	if (ret)
+		return reply_text(c, 503, "the recorder did not write its samples in time: %s\n",
+				  strerror(-ret));
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return reply_text(c, 500, "cannot create a temporary file: %s\n", strerror(errno));
+	close(fd);
+	ret = run_report(h, since, until, comm, pid, tmp);
+	if (!ret) {
+		fd = open(tmp, O_RDONLY | O_CLOEXEC);
+		ret = fd < 0 ? -errno : pm_read_fd(fd, &buf, &len);
+		if (fd >= 0)
+			close(fd);
+	}
+	unlink(tmp);
+	if (ret) {
+		free(buf);
+		return reply_text(c, 500, "no profile for %s .. %s: %s (the daemon's log says "
+				  "why)\n", since, until, strerror(-ret));
+	}
+	return reply(c, 200, "application/octet-stream", buf, len, MHD_RESPMEM_MUST_FREE);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct http_server *h = cls;
+	static const char *const none[] = { NULL };
+	struct args_check ac = { .known = none };
+	char why[256];
+
+	(void)version;
+	(void)upload;
+	/* first call: headers only; answer on the second (nothing to upload for GET) */
+	if (!*con_cls) {
+		*con_cls = h;
+		return MHD_YES;
+	}
+	if (*upload_size)
+		return reply_text(c, 413, "no request body expected\n");
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(c, 405, "only GET\n");
+	if (!strcmp(url, "/debug/pprof/profile"))
+		return serve_profile(h, c);
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_arg, &ac);
+	if (ac.bad && strcmp(url, "/metrics"))
+		return reply_text(c, 400, "%s takes no query arguments\n", url);
+	if (!strcmp(url, "/metrics"))
+		return serve_metrics(h, c);
+	if (!strcmp(url, "/healthz")) {
+		if (daemon_state_healthy(h->d, why, sizeof(why)))
+			return reply_text(c, 503, "%s\n", why);
+		return reply_text(c, 200, "ok\n");
+	}
+	if (!strcmp(url, "/"))
+		return reply(c, 200, "text/html; charset=utf-8", (void *)index_page,
+			     sizeof(index_page) - 1, MHD_RESPMEM_PERSISTENT);
+	return reply_text(c, 404, "no such endpoint: see /\n");
+}
+
+static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[128];
+	const char *colon = strrchr(s, ':');
+	uint64_t port;
+	size_t hl;
+
+	if (!colon || pm_parse_u64(colon + 1, 0, 65535, &port))
+		return -EINVAL;
+	hl = (size_t)(colon - s);
+	if (hl >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	memset(ss, 0, sizeof(*ss));
+	if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		host[hl - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1)
+			return -EINVAL;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*a);
+		return 0;
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+
+		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+			return -EINVAL;
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		*len = sizeof(*a);
+		return 0;
+	}
+}
+
+int http_server_start(struct http_server **out, const char *listen, struct daemon_state *d)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	const union MHD_DaemonInfo *info;
+	struct http_server *h;
+	unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			     MHD_USE_ERROR_LOG;
+
+	*out = NULL;
+	if (parse_listen(listen, &ss, &sl)) {
+		pm_err("--listen '%s': expected ADDR:PORT (127.0.0.1:9468, [::1]:9468)", listen);
+		return -EINVAL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->d = d;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IDLE_TIMEOUT_S,
+				  MHD_OPTION_END);
+	if (!h->mhd) {
+		pm_err("cannot serve HTTP on %s (address in use, or not an address of this "
+		       "machine?)", listen);
+		free(h);
+		return -EADDRNOTAVAIL;
+	}
+	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	{
+		char host[64];
+		const char *colon = strrchr(listen, ':');
+
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - listen), listen);
+		pm_info("serving http://%s:%u/ (/metrics, /debug/pprof/profile, /healthz)", host,
+			info ? (unsigned int)info->port : 0);
+	}
+	*out = h;
+	return 0;
+}
+
+void http_server_stop(struct http_server *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->mhd);
+	free(h);
+}
