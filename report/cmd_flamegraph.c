@@ -17,6 +17,7 @@
 #include "output/format.h"
 #include "analysis/metrics.h"
 #include "input/session.h"
+#include "stacks/callstack.h"
 #include "output/stack_export.h"
 #include "util.h"
 
@@ -210,7 +211,7 @@ int cmd_flamegraph(int argc, char **argv)
 		session_opts_free(&a.so);
 		return rc < 0 ? command_help("flamegraph") : rc;
 	}
-	a.so.stacks = true;
+	a.so.stacks = &callstack_hooks;
 	rc = session_open(&s, &a.so);
 	if (rc) {
 		if (rc == -ENOMEM)

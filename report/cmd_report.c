@@ -19,6 +19,7 @@
 #include "analysis/phases.h"
 #include "analysis/profile.h"
 #include "input/session.h"
+#include "stacks/callstack.h"
 #include "output/stack_export.h"
 #include "output/stackview.h"
 #include "util.h"
@@ -397,7 +398,7 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 				      "--by), not --windows, the stack views or --format "
 				      "folded/pprof");
 	/* --windows CSV/JSON show each window's stack when the trace has them. */
-	a->so.stacks = a->stack_view || (a->windows && a->format != FMT_TABLE);
+	a->so.stacks = (a->stack_view || (a->windows && a->format != FMT_TABLE)) ? &callstack_hooks : NULL;
 	return 0;
 }
 

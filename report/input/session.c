@@ -15,7 +15,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "stacks/callstack.h"
 #include "symbols/kallsyms_cache.h"
 #include "kernel_id.h"
 #include "util.h"
@@ -262,9 +261,9 @@ int session_open(struct session *s, const struct session_opts *o)
 	if (!err && (strtab_intern(&s->comms, "[unknown]") != COMM_UNKNOWN ||
 		     strtab_intern(&s->comms, "swapper") != COMM_SWAPPER))
 		err = -ENOMEM;
-	s->stack = CS_NONE;
+	s->stack = SESSION_NO_STACK;
 	if (!err && o->stacks && s->h->call_graph != PMIPROF_CALL_GRAPH_NONE)
-		err = callstacks_new(&s->cs, s, !o->no_leaf_fixup);
+		err = o->stacks->open(&s->cs, s, !o->no_leaf_fixup);
 	if (err)
 		session_close(s);
 	return err;
@@ -275,7 +274,8 @@ void session_close(struct session *s)
 	if (s->r)
 		trace_reader_close(s->r);
 	/* The unwinder borrows the symbolizer and maps: it goes first. */
-	callstacks_free(s->cs);
+	if (s->cs)
+		s->opts.stacks->close(s->cs);
 	s->cs = NULL;
 	symbolizer_free(s->sy);
 	if (s->maps.pid2as.slots)
@@ -558,9 +558,9 @@ static int on_sample(struct session *s, const struct trace_sample *smp, uint32_t
 	kept = session_classify(s, smp, &sym, &comm);
 	if (kept <= 0)
 		return kept;
-	s->stack = CS_NONE;
+	s->stack = SESSION_NO_STACK;
 	if (s->cs) {
-		int err = callstacks_resolve(s->cs, smp, chunk_seq, sym, us, &s->stack);
+		int err = s->opts.stacks->resolve(s->cs, smp, chunk_seq, sym, us, &s->stack);
 
 		if (err)
 			return err;
@@ -752,7 +752,7 @@ int session_run(struct session *s, session_sample_fn fn, void *arg)
 			rc = 0;
 			break;
 		case PMIPROF_REC_STACK:
-			rc = s->cs ? callstacks_define(s->cs, rec.chunk_seq, &rec.stack) : 0;
+			rc = s->cs ? s->opts.stacks->define(s->cs, rec.chunk_seq, &rec.stack) : 0;
 			break;
 		case PMIPROF_REC_REGION_DEF:
 		case PMIPROF_REC_REGION:
@@ -873,7 +873,8 @@ void session_print_warnings(const struct session *s, bool quiet)
 			s->maps.dropped, MAPS_MAX_PER_SPACE, MAPS_MAX_TOTAL);
 	if (!quiet) {
 		symbolizer_print_warnings(s->sy);
-		callstacks_print_warnings(s->cs);
+		if (s->cs)
+			s->opts.stacks->print_warnings(s->cs);
 	}
 	if (!quiet && !s->kept && s->opts.filt.nr_symbols)
 		suggest_symbols(s);

@@ -40,13 +40,33 @@ struct filters {
 	uint64_t since_ns, until_ns;	/* --since/--until: wall clock, 0 = unbounded */
 };
 
+/*
+ * Call stacks are resolved by the stacks stage (stacks/callstack.h), which
+ * sits above the session: a pass that wants them sets session_opts.stacks to
+ * that stage's hooks (callstack_hooks), and the session calls them for each
+ * STACK record and each kept sample without knowing how stacks are resolved.
+ * s->cs is the hooks' state, opaque here.
+ */
+#define SESSION_NO_STACK UINT32_MAX	/* s->stack of a sample without a stack */
+struct session;
+struct callstacks;
+struct session_stack_hooks {
+	int (*open)(struct callstacks **out, struct session *s, bool leaf_fixup);
+	void (*close)(struct callstacks *c);
+	int (*define)(struct callstacks *c, uint32_t chunk_seq, const struct trace_stack *st);
+	int (*resolve)(struct callstacks *c, const struct trace_sample *smp, uint32_t chunk_seq,
+		       uint32_t leaf_sym, const struct trace_ustack *us, uint32_t *id);
+	void (*print_warnings)(const struct callstacks *c);
+};
+
 struct session_opts {
 	const char *input;		/* default "pmiprof.data" */
 	const char *archive;		/* --archive: a `pmiprof archive` tar to read files from */
 	const char *buildid_dir;	/* --buildid-dir: default ~/.pmiprof/debug */
 	struct symbolizer_opts sym;
 	struct filters filt;
-	bool stacks;			/* resolve call stacks: s->cs, s->stack (callstack.h) */
+	/* resolve call stacks (NULL: not): s->cs, s->stack (see above) */
+	const struct session_stack_hooks *stacks;
 	bool no_leaf_fixup;		/* --no-leaf-fixup: fp chains as recorded */
 	bool no_summaries;		/* --no-summaries: decode every sample (1.4 traces) */
 };
@@ -83,7 +103,7 @@ struct session {
 	char *kallsyms_path;		/* the kernel symbols chosen (archive, cache) */
 	char *kernel_note;		/* why kernel addresses stay unresolved */
 	struct archive_ids arch_ids;	/* path -> build-id of MMAPs that had none */
-	/* Call stacks (opts.stacks and a trace with stacks, else NULL): see callstack.h */
+	/* Call stacks (opts.stacks and a trace with stacks, else NULL): opts.stacks' state */
 	struct callstacks *cs;
 	uint32_t stack;			/* report-wide stack id of the sample in the callback */
 

@@ -194,7 +194,7 @@ static int open_stacks(struct session *s, const struct session_opts *so, const c
 	struct session_opts o = *so;
 	int rc;
 
-	o.stacks = true;
+	o.stacks = &callstack_hooks;
 	rc = session_open(s, &o);
 	if (rc)
 		return rc == -ENOMEM ? (pm_err("out of memory"), 1) : 1;

@@ -807,3 +807,13 @@ void callstacks_print_folded(FILE *f, const struct callstacks *c, const struct s
 			fputs("_[k]", f);
 	}
 }
+
+_Static_assert(CS_NONE == SESSION_NO_STACK, "a session's stack id without a stack is CS_NONE");
+
+const struct session_stack_hooks callstack_hooks = {
+	.open = callstacks_new,
+	.close = callstacks_free,
+	.define = callstacks_define,
+	.resolve = callstacks_resolve,
+	.print_warnings = callstacks_print_warnings,
+};

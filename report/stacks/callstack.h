@@ -43,7 +43,7 @@ uint32_t callstacks_count(const struct callstacks *c);
 const struct cs_stack *callstacks_get(const struct callstacks *c, uint32_t id);
 
 /*
- * HOW A PASS GETS EACH SAMPLE'S STACK: set session_opts.stacks before
+ * HOW A PASS GETS EACH SAMPLE'S STACK: set session_opts.stacks = &callstack_hooks before
  * session_open(); the session then resolves the stack of every kept sample
  * before calling the session_sample_fn, and inside the callback
  *	s->stack	is that sample's report-wide stack id (CS_NONE: none),
@@ -80,7 +80,14 @@ struct symbolizer;
 void callstacks_print_folded(FILE *f, const struct callstacks *c, const struct symbolizer *sy,
 			     uint32_t id);
 
-/* ---- used by session.c (and unit tests) ---- */
+/*
+ * What a pass sets as session_opts.stacks to get stacks (input/session.h):
+ * the functions below, called by the session.
+ */
+struct session_stack_hooks;
+extern const struct session_stack_hooks callstack_hooks;
+
+/* ---- called through callstack_hooks (and by unit tests) ---- */
 struct session;
 struct unwinder;
 /* leaf_fixup: apply unwind_leaf_caller() to fp samples with leaf words. */

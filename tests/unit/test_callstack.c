@@ -81,7 +81,8 @@ static void make_session(struct session *s, uint32_t mode)
 	assert_int_equal(symbolizer_new(&s->sy, &s->opts.sym), 0);
 	assert_int_equal(maps_init(&s->maps), 0);
 	assert_int_equal(hm_init(&s->ipcache, 256), 0);
-	assert_int_equal(callstacks_new(&s->cs, s, true), 0);
+	s->opts.stacks = &callstack_hooks;
+	assert_int_equal(callstack_hooks.open(&s->cs, s, true), 0);
 }
 
 static void define(struct session *s, uint32_t seq, uint32_t id, uint32_t nr_kernel,
