@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "event_list.h"
 #include "perf/perf_group.h"
 #include "engine/record.h"
 #include "topdown.h"

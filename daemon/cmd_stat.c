@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "event_list.h"
 #include "events.h"
 #include "engine/record.h"
 #include "stat_format.h"

@@ -51,12 +51,10 @@ struct pm_event_list {
 };
 
 /*
- * Parse a comma-separated event list.  Returns 0, or -EINVAL/-ENOENT/-E2BIG
- * with a complete message in err ("unknown event 'instrucions'; did you mean
- * 'instructions'?").
+ * Parse one event (no commas) into ev; *trigger set when :T was given.  The
+ * comma-separated lists users type (with the topdown group) are parsed by
+ * pm_events_parse() in event_list.h, above this file and topdown.h.
  */
-int pm_events_parse(const char *spec, struct pm_event_list *out, char *err, size_t err_len);
-/* Parse one event (no commas) into ev; *trigger set when :T was given. */
 int pm_event_parse_one(const char *spec, struct pm_event *ev, bool *trigger,
 		       char *err, size_t err_len);
 

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "events.h"
+#include "event_list.h"
 
 static char err[512];
 

@@ -24,6 +24,7 @@
 #include "perf/perf_decode.h"
 #include "perf/perf_group.h"
 #include "events.h"
+#include "event_list.h"
 #include "pmiprof/trace.h"
 
 /* ---- the backend's attr building before perf_group.c, verbatim ---- */

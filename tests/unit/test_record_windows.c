@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "engine/record.h"
+#include "event_list.h"
 #include "engine/window_deltas.h"
 
 static void test_first_then_deltas(void **state)

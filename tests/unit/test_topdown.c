@@ -25,6 +25,7 @@
 #include <perfmon/pfmlib.h>
 
 #include "commands.h"
+#include "event_list.h"
 #include "events.h"
 #include "topdown.h"
 #include "util.h"
