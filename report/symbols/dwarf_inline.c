@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DWARF lookups: the CU of an address, source lines (--srcline) and
+ * inline chains (--inline), interned as chains of symbol ids.
+ */
+#include "symbols/symbols_internal.h"
+
+#include "symbols/demangle.h"
+#include "hashmap.h"
+#include "symbols/kallsyms_cache.h"
+#include "kernel_id.h"
+#include "strtab.h"
+#include "util.h"
+
+/*
+ * The CU containing addr.  dwfl_module_addrdie() needs .debug_aranges,
+ * which clang does not emit by default: then walk the CUs' ranges.
+ */
+static Dwarf_Die *cu_of(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
+
+	if (cu)
+		return cu;
+	while ((cu = dwfl_module_nextcu(mod, cu, bias)))
+		if (dwarf_haspc(cu, addr - *bias) > 0)
+			return cu;
+	return NULL;
+}
+
+/* "file.c:42" for addr, or NULL. */
+const char *srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t size)
+{
+	const char *file = NULL, *base;
+	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	int lineno = 0;
+
+	if (line) {
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	} else {
+		Dwarf_Addr bias;
+		Dwarf_Die *cu = cu_of(mod, addr, &bias);
+		Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, addr - bias) : NULL;
+
+		if (l) {
+			file = dwarf_linesrc(l, NULL, NULL);
+			dwarf_lineno(l, &lineno);
+		}
+	}
+	if (!file)
+		return NULL;
+	base = strrchr(file, '/');
+	snprintf(buf, size, "%s:%d", base ? base + 1 : file, lineno);
+	return buf;
+}
+
+/*
+ * The DWARF scopes at the last address function_at() looked up (vaddr in
+ * mod), innermost first: their number (0 without DWARF); *cu its CU.
+ */
+static int last_scopes(struct symbolizer *sy, Dwfl_Module *mod, uint64_t vaddr,
+		       Dwarf_Die **scopes, Dwarf_Die **cu)
+{
+	if (!sy->last.have_scopes) {
+		sy->last.have_scopes = true;
+		free(sy->last.scopes);
+		sy->last.scopes = NULL;
+		sy->last.n = 0;
+		sy->last.cu = cu_of(mod, vaddr, &sy->last.bias);
+		if (sy->last.cu)
+			sy->last.n = dwarf_getscopes(sy->last.cu, vaddr - sy->last.bias,
+						     &sy->last.scopes);
+		if (sy->last.n < 0)
+			sy->last.n = 0;
+	}
+	*scopes = sy->last.scopes;
+	*cu = sy->last.cu;
+	return sy->last.n;
+}
+
+/* Name of the innermost inlined function containing the last address looked up, or NULL. */
+const char *inline_name_of(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr)
+{
+	Dwarf_Die *scopes, *cu;
+	const char *name = NULL;
+	int i, n = last_scopes(sy, mod, addr, &scopes, &cu);
+
+	for (i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) {
+			name = dwarf_diename(&scopes[i]);
+			break;
+		}
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+	}
+	return name;
+}
+
+/* ---- inline chains (--inline call stacks) ---- */
+
+#define MAX_INLINE_DEPTH 64
+
+struct inl_level {
+	const char *name;	/* linkage name when there is one (demangled later), else DW_AT_name */
+	char call[256];		/* "file.c:42": where it was inlined into the next level out */
+};
+
+/* Name of an inlined_subroutine: its abstract origin's, mangled for C++ so it demangles fully. */
+static const char *inline_level_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (!n)
+		n = dwarf_diename(die);
+	return n ? n : "[inlined]";
+}
+
+/*
+ * The inlined functions containing addr, innermost first (at most max): how
+ * many.  dwarf_getscopes() continues from an inlined instance into its
+ * abstract definition's scopes; the scopes of the innermost instance itself
+ * (dwarf_getscopes_die()) are the concrete nesting, up to the physical
+ * function, as elfutils' addr2line -i walks them.
+ */
+static int inline_levels(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr,
+			 struct inl_level *lv, int max)
+{
+	Dwarf_Die *scopes, *cu, *chain = NULL;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	int i, n = last_scopes(sy, mod, addr, &scopes, &cu), k = 0;
+
+	for (i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag == DW_TAG_inlined_subroutine) {
+			n = dwarf_getscopes_die(&scopes[i], &chain);
+			break;
+		}
+	}
+	if (!chain)
+		return 0;
+	if (n > 0 && dwarf_getsrcfiles(cu, &files, &nfiles))
+		files = NULL;
+	/* Scopes run innermost out; the concrete function ends the inline part. */
+	for (i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		Dwarf_Attribute a;
+		Dwarf_Word fidx = 0, line = 0;
+		const char *file = NULL, *base;
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		lv[k].name = inline_level_name(&chain[i]);
+		lv[k].call[0] = '\0';
+		if (files && !dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_file, &a), &fidx) &&
+		    fidx < nfiles)
+			file = dwarf_filesrc(files, fidx, NULL, NULL);
+		if (file && !dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &a), &line)) {
+			base = strrchr(file, '/');
+			snprintf(lv[k].call, sizeof(lv[k].call), "%s:%" PRIu64, base ? base + 1 : file,
+				 (uint64_t)line);
+		}
+		k++;
+	}
+	free(chain);
+	return k;
+}
+
+/* The id of the chain syms[0..n) (added when new), or -ENOMEM. */
+static int64_t chain_intern(struct symbolizer *sy, const uint32_t *syms, uint32_t n)
+{
+	char key[(MAX_INLINE_DEPTH + 1) * 11 + 1];
+	uint32_t before = sy->chain_keys.n, i;
+	size_t len = 0;
+	int64_t id;
+
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(key + len, sizeof(key) - len, "%x,", syms[i]);
+	id = strtab_intern(&sy->chain_keys, key);
+	if (id < 0 || sy->chain_keys.n == before)
+		return id;
+	if (pm_grow(&sy->chain_syms, &sy->cap_chain_syms, (uint64_t)sy->nr_chain_syms + n, 1024,
+		    sizeof(*sy->chain_syms)) ||
+	    pm_grow(&sy->chains, &sy->cap_chains, (uint64_t)id + 1, 256, sizeof(*sy->chains)))
+		return -ENOMEM;
+	sy->chains[id].off = sy->nr_chain_syms;
+	sy->chains[id].nr = n;
+	memcpy(sy->chain_syms + sy->nr_chain_syms, syms, n * sizeof(*syms));
+	sy->nr_chain_syms += n;
+	return id;
+}
+
+/* The chain of off in dso, not cached yet: 0 with syms/n set, or -ENOMEM. */
+static int inline_chain_syms(struct symbolizer *sy, uint32_t dso, uint64_t off, uint32_t *syms,
+			     uint32_t *n)
+{
+	struct dso *d = sy->dsos[dso];
+	struct inl_level *lv = sy->levels;
+	char line[512], key[600];
+	const char *fn = NULL, *src = NULL;
+	uint64_t vaddr = 0;
+	GElf_Off symoff = 0;
+	int64_t id;
+	int k, j;
+
+	*n = 0;
+	if (!function_at(sy, dso, off, &fn, &vaddr, &symoff, &id)) {
+		if (id < 0)
+			return (int)id;
+		syms[(*n)++] = (uint32_t)id;
+		return 0;
+	}
+	if (sy->opts.srcline)
+		src = srcline_of(d->mod, vaddr, line, sizeof(line));
+	k = inline_levels(sy, d->mod, vaddr, lv, MAX_INLINE_DEPTH);
+	/*
+	 * Each inlined function is one sym per DSO (per source line with
+	 * --srcline: the innermost at the address's line, each outer level at
+	 * the line its callee was inlined at), so views add its instances up.
+	 */
+	for (j = 0; j < k; j++) {
+		const char *at = j ? (lv[j - 1].call[0] ? lv[j - 1].call : NULL) : src;
+
+		if (!sy->opts.srcline)
+			at = NULL;
+		snprintf(key, sizeof(key), "d%u:i:%s:%s", dso, lv[j].name, at ? at : "");
+		id = get_sym(sy, key, lv[j].name, at, dso, SYM_F_INLINE);
+		if (id < 0)
+			return (int)id;
+		syms[(*n)++] = (uint32_t)id;
+	}
+	if (k && sy->opts.srcline)
+		src = lv[k - 1].call[0] ? lv[k - 1].call : NULL;
+	id = function_sym(sy, dso, vaddr - symoff, fn, fn, src);
+	if (id < 0)
+		return (int)id;
+	syms[(*n)++] = (uint32_t)id;
+	return 0;
+}
+
+int64_t symbolizer_resolve_inline(struct symbolizer *sy, uint32_t dso, uint64_t off)
+{
+	uint32_t syms[MAX_INLINE_DEPTH + 1], n, v = hm_get(&sy->chain_at, off, dso);
+	int64_t id;
+	int err;
+
+	if (v != HM_EMPTY)
+		return v;
+	if (!sy->levels) {
+		sy->levels = malloc(MAX_INLINE_DEPTH * sizeof(*sy->levels));
+		if (!sy->levels)
+			return -ENOMEM;
+	}
+	err = inline_chain_syms(sy, dso, off, syms, &n);
+	if (err)
+		return err;
+	id = chain_intern(sy, syms, n);
+	if (id >= 0 && hm_put(&sy->chain_at, off, dso, (uint32_t)id))
+		return -ENOMEM;
+	return id;
+}
+
+const uint32_t *symbolizer_inline_chain(const struct symbolizer *sy, uint32_t id, uint32_t *nr)
+{
+	*nr = sy->chains[id].nr;
+	return sy->chain_syms + sy->chains[id].off;
+}
