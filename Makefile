@@ -211,7 +211,7 @@ dkms-src:
 
 install: $(BIN) $(REG_LIBS) dkms-src
 	install -d $(DESTDIR)$(UDEVDIR)
-	install -m 0644 udev/60-pmiprof.rules $(DESTDIR)$(UDEVDIR)/
+	install -m 0644 kernel/60-pmiprof.rules $(DESTDIR)$(UDEVDIR)/
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/pmiprof
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/pmiprof

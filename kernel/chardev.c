@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /dev/pmiprof: a misc device, mode 0600 (udev/60-pmiprof.rules makes it
+ * /dev/pmiprof: a misc device, mode 0600 (kernel/60-pmiprof.rules makes it
  * 0660 group pmiprof), one opener at a time.  Who may open it is the
  * device node's permission; what an opener may record is decided here, as
  * perf_event_paranoid=1 does for perf: CAP_PERFMON (or CAP_SYS_ADMIN) of

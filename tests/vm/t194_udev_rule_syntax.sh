@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# udev/60-pmiprof.rules is valid: udevadm verify where this udev has it
+# kernel/60-pmiprof.rules is valid: udevadm verify where this udev has it
 # (252 has not), and always a parser check of every line: comma-separated
 # KEY{attr}OP"value" pairs with known keys, match keys with ==, assignments
 # with =; it matches the misc device pmiprof and gives it group pmiprof,
 # mode 0660.  make install puts it in UDEVDIR.  Host only.
 . "$(dirname "$0")/../lib.sh"
-rule=$PMIPROF_TOP/udev/60-pmiprof.rules
+rule=$PMIPROF_TOP/kernel/60-pmiprof.rules
 if udevadm verify --help >/dev/null 2>&1; then
 	udevadm verify "$rule" >"$TMPD/verify" 2>&1 && ok "udevadm verify accepts the rule" ||
 		not_ok "udevadm verify accepts the rule" "$(cat "$TMPD/verify")"
