@@ -6,11 +6,22 @@
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
 wl=$WORKLOADS/regions
-"$PMIPROF" stat --regions --format csv -e task-clock -- "$wl" constant 10000 2>"$TMPD/c"
-read -r calls mn med mode < <(awk -F, '$1 == "constant" && $3 == "task-clock" { print $2, $6, $7, $8 }' "$TMPD/c")
+# Timing on a shared VM: a busy moment (steal time counts as the task's
+# time here) doubles a median, so up to 3 tries, each miss printed.
+constant_ok() {
+	"$PMIPROF" stat --regions --format csv -e task-clock -- "$wl" constant 10000 2>"$TMPD/c"
+	read -r calls mn med mode < <(awk -F, '$1 == "constant" && $3 == "task-clock" { print $2, $6, $7, $8 }' "$TMPD/c")
+	[ "${calls:-}" = 10000 ] || return 2
+	awk -v a="${mn:-0}" -v m="${med:-0}" -v o="${mode:-0}" 'BEGIN { exit !(a > 0 && m <= a * 1.05 && o <= a * 1.05 && o >= a) }'
+}
+tries=0 rc=0
+until constant_ok; rc=$?; [ $rc = 0 ]; do
+	tries=$((tries + 1))
+	echo "# constant try $tries missed: min ${mn:-?} median ${med:-?} mode ${mode:-?}"
+	[ $tries -lt 3 ] || break
+done
 [ "${calls:-}" = 10000 ] && ok "constant: 10000 calls" || not_ok "constant calls" "$(cat "$TMPD/c")"
-awk -v a="${mn:-0}" -v m="${med:-0}" -v o="${mode:-0}" 'BEGIN { exit !(a > 0 && m <= a * 1.05 && o <= a * 1.05 && o >= a) }' &&
-	ok "constant: median $med and mode $mode within 5% of min $mn" || not_ok "constant: median/mode near min" "$(cat "$TMPD/c")"
+[ $rc = 0 ] && ok "constant: median $med and mode $mode within 5% of min $mn" || not_ok "constant: median/mode near min" "$(cat "$TMPD/c")"
 # A timing measurement on a shared machine: a busy moment smears the modes, so
 # up to 3 tries (each printed when it misses).
 # The 4-unit calls may themselves split in two clusters ~15% apart (seen on
