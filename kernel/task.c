@@ -59,6 +59,7 @@
 #include <linux/tracepoint.h>
 #include <linux/user_namespace.h>
 
+#include "access.h"
 #include "compat.h"
 #include "glue.h"
 
@@ -116,35 +117,36 @@ bool pmiprof_task_mode(void)
  * then a dumpable mm, or CAP_SYS_PTRACE over the mm's namespace.  The
  * capability tests go through the LSM (file_ns_capable()); the LSM's own
  * ptrace hook (security_ptrace_access_check()) is not exported and is not
- * consulted.  Process context.
+ * consulted.  Facts gathered here, decided by pmiprof_access_follow().
+ * Process context.
  */
 static bool task_may_follow(struct file *file, struct task_struct *t)
 {
 	const struct cred *me = file->f_cred, *tc;
+	struct pmiprof_follow_facts f = { .kthread = t->flags & PF_KTHREAD };
 	struct user_namespace *mm_ns = NULL;
-	bool ok, dumpable = false;
 
-	if (t->flags & PF_KTHREAD)
-		return false;
+	if (f.kthread)
+		return pmiprof_access_follow(&f);
 	tc = get_task_cred(t);
-	ok = (uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
-	      uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
-	      gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid)) ||
-	     file_ns_capable(file, tc->user_ns, CAP_SYS_PTRACE);
+	f.creds_match = uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
+			uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
+			gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid);
+	if (!f.creds_match)
+		f.cap_ptrace_task = file_ns_capable(file, tc->user_ns, CAP_SYS_PTRACE);
 	put_cred(tc);
-	if (!ok)
-		return false;
 	task_lock(t);
 	if (t->mm) {
-		dumpable = get_dumpable(t->mm) == SUID_DUMP_USER;
+		f.has_mm = true;
+		f.dumpable = get_dumpable(t->mm) == SUID_DUMP_USER;
 		mm_ns = get_user_ns(t->mm->user_ns);
 	}
 	task_unlock(t);
-	if (!mm_ns)
-		return true;	/* no mm (an exited leader): the credentials decide, as ptrace's */
-	ok = dumpable || file_ns_capable(file, mm_ns, CAP_SYS_PTRACE);
-	put_user_ns(mm_ns);
-	return ok;
+	if (mm_ns && !f.dumpable && (f.creds_match || f.cap_ptrace_task))
+		f.cap_ptrace_mm = file_ns_capable(file, mm_ns, CAP_SYS_PTRACE);
+	if (mm_ns)
+		put_user_ns(mm_ns);
+	return pmiprof_access_follow(&f);
 }
 
 /* The targets' processes, each followable by a restricted opener; 0, -ESRCH or -EPERM. */
