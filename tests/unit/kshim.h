@@ -43,8 +43,20 @@ typedef int64_t s64;
 #define barrier()		__asm__ __volatile__("" ::: "memory")
 
 /* Ring ordering (ring_core.c): the same acquire/release the kernel uses. */
-#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+/*
+ * kshim_sync_hook, when a test sets it, runs before every acquire/release
+ * access: the test runs another context's step there (test_ring_reset
+ * interleaves a ring reset at every point of a CONSUME and back).
+ */
+extern void (*kshim_sync_hook)(const volatile void *p);
+static inline void kshim_sync(const volatile void *p)
+{
+	if (kshim_sync_hook)
+		kshim_sync_hook(p);
+}
+
+#define smp_load_acquire(p)	(kshim_sync(p), __atomic_load_n((p), __ATOMIC_ACQUIRE))
+#define smp_store_release(p, v)	(kshim_sync(p), __atomic_store_n((p), (v), __ATOMIC_RELEASE))
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define clamp_t(t, v, lo, hi)	((t)(v) < (t)(lo) ? (t)(lo) : (t)(v) > (t)(hi) ? (t)(hi) : (t)(v))
 #define hweight64(x)		((unsigned int)__builtin_popcountll(x))
