@@ -94,6 +94,9 @@ void pmiprof_fill_ctx(struct pmu_cpu *pc, struct pt_regs *regs, struct pmi_ctx *
 	ctx->guest = regs && !ctx->user && pmiprof_in_guest();
 	ctx->regs = regs;
 	ctx->no_context = pmiprof_task_hide_current();
+	/* The user context's width, as perf_callchain_user32() decides it. */
+	ctx->user_compat = regs && t->mm && !(t->flags & PF_KTHREAD) &&
+			   !user_64bit_mode(user_mode(regs) ? regs : task_pt_regs(t));
 }
 
 NOKPROBE_SYMBOL(pmiprof_fill_ctx);

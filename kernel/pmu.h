@@ -327,6 +327,11 @@ struct pmi_ctx {
 	 * decides).  The window is recorded with ip 0 and no registers or stack.
 	 */
 	bool no_context;
+	/*
+	 * The interrupted task's user context is 32-bit (compat: 4-byte
+	 * frames, 32-bit registers): its user stack is not walked or copied.
+	 */
+	bool user_compat;
 };
 
 struct pmu_driver {

@@ -19,6 +19,7 @@ struct kcore {
 	u64 ip;				/* ip reported by the next PMI */
 	bool user;			/* mode of the next PMI */
 	bool guest;			/* the next PMI comes from KVM guest mode */
+	bool user_compat;		/* the interrupted task's user context is 32-bit */
 	u64 pmis_taken;
 };
 

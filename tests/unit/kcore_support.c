@@ -239,6 +239,7 @@ struct pmi_ctx kcore_ctx(const struct kcore *k)
 		.user = k->user,
 		.kernel_ip_ok = k->hw.kernel_ips,
 		.guest = k->guest,
+		.user_compat = k->user_compat,
 	};
 	return ctx;
 }
