@@ -108,7 +108,8 @@ void pmiprof_ring_core_reset(struct ring_core *r, u32 rec_size)
 	/* 0 tells a consumer that records carry their own size (1.2). */
 	r->rec_size = rec_size;
 	WRITE_ONCE(hdr->record_size, rec_size);
-	/* Tail first: a consumer that sees head 0 (acquire) also sees tail 0. */
+	/* Tail first; pairs with the producer's acquire of tail. */
 	smp_store_release(&hdr->tail, 0);
+	/* Pairs with the consumer's acquire of head: seeing head 0, it sees tail 0. */
 	smp_store_release(&hdr->head, 0);
 }

@@ -8,6 +8,8 @@
 #ifndef PMIPROF_KCORE_H
 #define PMIPROF_KCORE_H
 
+/* The kernel types and helpers the kernel files need: before any kernel header. */
+#include "kshim.h"
 #include "../../kernel/pmu.h"
 #include "../../kernel/msr_model.h"
 

@@ -3,8 +3,8 @@
  * kshim.h - the few kernel types and helpers that the kernel-independent
  * PMU core files (kernel/pmi_core.c, pmu_intel.c, pmu_amd.c, msr_model.c,
  * pmu_whitelist.c) use, so they compile unchanged in user space and are
- * tested against the MSR model without a kernel.  Included by kernel/pmu.h
- * when __KERNEL__ is not defined; nothing else should include it.  Only
+ * tested against the MSR model without a kernel.  Included by kcore.h
+ * before any kernel header (kernel/ names no test file).  Only
  * what those files use is here: a new kernel helper there needs a line here.
  */
 #ifndef PMIPROF_KSHIM_H
