@@ -6,7 +6,10 @@
  *
  * Followed: the thread groups named in the config (every thread at START)
  * and every task a followed task creates afterwards (sched_process_fork,
- * which runs before the child can be scheduled).  The targets are resolved
+ * which runs before the child can be scheduled).  The fork probe is
+ * registered before START's thread walk, and until the walk ends a
+ * target's thread counts as followed though not yet in the hash, so a
+ * child forked meanwhile by a thread not yet walked is followed too.  The targets are resolved
  * to struct pid references at CONFIGURE, so a pid reused before START
  * names nobody (-ESRCH) instead of another process.  State lives in a hash
  * keyed by task_struct pointer, and each entry holds a reference on its
@@ -18,21 +21,25 @@
  *
  * Who may be followed without CAP_PERFMON: ptrace_may_access()'s
  * PTRACE_MODE_READ_REALCREDS rule, decided on the opener's credentials
- * (file->f_cred), at CONFIGURE and again at START; docs/kernel-module.md
- * gives the perf_event_paranoid level each rule matches.
+ * (file->f_cred), at CONFIGURE, again at START and for each thread of
+ * START's walk; the decision itself is access.h's (tested in user space),
+ * docs/kernel-module.md gives the perf_event_paranoid level each rule
+ * matches.
  *
  * sched_switch (IRQs off, rq lock held): save the leaving task's window
- * (pmiprof_pmu_task_out), load the arriving one's (pmiprof_pmu_task_in).  Only the CPU a
- * task runs on touches its state: a task is switched out under its old
- * CPU's rq lock before any other CPU can switch it in, so migration needs
- * nothing more, and a task exiting runs its exit probe on its own CPU.
+ * (pmiprof_pmu_task_out), load the arriving one's (pmiprof_pmu_task_in).
+ * Only the CPU a task runs on touches its state: a task is switched out
+ * under its old CPU's rq lock before any other CPU can switch it in, so
+ * migration needs nothing more, and a task exiting runs its exit probe on
+ * its own CPU.
  * Timer mode: the tick is paused with the task and resumed with what was
  * left of its interval, so a window is timer_ns of that task's CPU time.
  *
- * The open windows reach the ring as PARTIAL records: at the task's exit,
- * and at STOP (or the last close) for those still alive, after every CPU
- * stopped and the probes are gone, on the ring of the CPU the task last
- * ran on.  Every state is freed there; allocations and frees are counted
+ * The open windows that counted anything reach the ring as PARTIAL
+ * records: at the task's exit or non-dumpable exec, and at STOP (or the
+ * last close) for those still alive, after every CPU stopped and the
+ * probes are gone, on the ring of the CPU the task last ran on.  Every
+ * state is freed there; allocations and frees are counted
  * (logged at STOP and at unload) so the tests can check nothing leaks.
  *
  * The tracepoints are found with for_each_kernel_tracepoint(): the sched
