@@ -20,6 +20,7 @@
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
 
+#include "access.h"
 #include "glue.h"
 #include "ring.h"
 
@@ -109,11 +110,14 @@ static bool pmiprof_opener_perfmon(struct file *file)
  * is not exported to modules (6.1 Module.symvers; security/security.c has no
  * EXPORT_SYMBOL for it), so no LSM perf hook can be consulted here.
  */
-static bool pmiprof_kernel_ips_allowed(struct file *file)
+static struct pmiprof_access_opener pmiprof_opener(struct file *file, bool kernel_ips)
 {
-	if (!pmiprof_opener_perfmon(file))
-		return false;
-	return !security_locked_down(LOCKDOWN_PERF);
+	struct pmiprof_access_opener o = { .perfmon = pmiprof_opener_perfmon(file) };
+
+	/* Asked only when it can matter: a refusal is logged by the lockdown LSM. */
+	if (o.perfmon && kernel_ips)
+		o.locked_down = security_locked_down(LOCKDOWN_PERF) != 0;
+	return o;
 }
 
 /*
@@ -126,17 +130,20 @@ static bool pmiprof_kernel_ips_allowed(struct file *file)
 static long pmiprof_ioctl_configure(struct file *file, void __user *uarg)
 {
 	struct pmiprof_config cfg;
-	bool perfmon = pmiprof_opener_perfmon(file);
+	struct pmiprof_access_req req;
+	struct pmiprof_access_opener o;
 	u32 usize;
 	int ret = pmiprof_get_sized(&cfg, sizeof(cfg), uarg, PMIPROF_CONFIG_SIZE_VER0, &usize);
 
 	if (ret)
 		return ret;
-	if (!perfmon && !(cfg.flags & PMIPROF_CFG_TASK))
+	req.task = cfg.flags & PMIPROF_CFG_TASK;
+	req.kernel_ips = cfg.flags & PMIPROF_CFG_KERNEL_IPS;
+	o = pmiprof_opener(file, req.kernel_ips);
+	if (!pmiprof_access_session(&o, &req))
 		return -EPERM;
-	return pmiprof_session_configure(&cfg, !(cfg.flags & PMIPROF_CFG_KERNEL_IPS) ||
-					 pmiprof_kernel_ips_allowed(file),
-					 perfmon ? NULL : file);
+	return pmiprof_session_configure(&cfg, pmiprof_access_kernel_ips(&o, &req),
+					 o.perfmon ? NULL : file);
 }
 
 static long pmiprof_ioctl_get_stats(void __user *uarg)

@@ -45,17 +45,20 @@ void pmiprof_coexist_report(unsigned int cpu, const struct pmu_probe_res *res, b
 	 * outside perf: firmware (perf's "The BIOS has corrupted hw-PMU
 	 * resources"), a hypervisor, or a raw MSR user.
 	 */
-	if (res->err == -EBUSY)
-		pr_err("pmiprof: CPU %u: PMU %s counter %u is already enabled (MSR %#x = %#llx) by an owner outside perf: the BIOS/firmware, a hypervisor or a raw MSR user (wrmsr, likwid, another PMU module); %s\n",
-		       cpu, b->fixed ? "fixed" : "general-purpose", b->idx, b->msr, b->val,
+	if (res->err == -EBUSY) {
+		pr_err("pmiprof: CPU %u: PMU %s counter %u is already enabled (MSR %#x = %#llx) by an owner outside perf\n",
+		       cpu, b->fixed ? "fixed" : "general-purpose", b->idx, b->msr, b->val);
+		pr_err("pmiprof: the BIOS/firmware, a hypervisor or a raw MSR user (wrmsr, likwid, another PMU module): %s\n",
 		       load ? "stop it (or the BIOS option using it), then load pmiprof again" :
 			      "stop it, then start again");
-	else if (res->err == -ENODEV)
-		pr_err("pmiprof: CPU %u: no usable PMU: counter MSR %#x read back %#llx after writing %#llx (a VM without a virtual PMU, e.g. QEMU TCG?); load with pmu=none for timer sampling or pmu=emul for the emulated PMU\n",
+	} else if (res->err == -ENODEV) {
+		pr_err("pmiprof: CPU %u: no usable PMU: counter MSR %#x read back %#llx after writing %#llx (a VM without a virtual PMU, e.g. QEMU TCG?)\n",
 		       cpu, res->msr, res->got, res->wrote);
-	else if (res->err)
+		pr_err("pmiprof: load with pmu=none for timer sampling or pmu=emul for the emulated PMU\n");
+	} else if (res->err) {
 		pr_err("pmiprof: CPU %u: PMU MSR %#x not accessible (%d); load with pmu=none for timer sampling or pmu=emul for the emulated PMU\n",
 		       cpu, res->msr, res->err);
+	}
 }
 
 int pmiprof_coexist_reserve(struct pmu_hw *hw)
@@ -64,8 +67,9 @@ int pmiprof_coexist_reserve(struct pmu_hw *hw)
 
 	if (!pmiprof_pmu_reserve(hw, &idx))
 		return 0;
-	pr_err("pmiprof: PMU counter %u (MSR %#x) is held by perf (a perf hardware event, a KVM guest's vPMU or the NMI watchdog): stop them (sysctl kernel.nmi_watchdog=0 for the watchdog), then try again\n",
+	pr_err("pmiprof: PMU counter %u (MSR %#x) is held by perf (a perf hardware event, a KVM guest's vPMU or the NMI watchdog)\n",
 	       idx, hw->evntsel_msr[idx]);
+	pr_err("pmiprof: stop them (sysctl kernel.nmi_watchdog=0 for the watchdog), then try again\n");
 	return -EBUSY;
 }
 

@@ -161,13 +161,13 @@ int pmiprof_pmu_configure(struct pmu_hw *hw, const struct pmiprof_config *cfg)
 	return 0;
 }
 
-static int busy(struct pmu_hw *hw, struct pmu_busy *b, bool fixed, u32 idx, u32 msr, u64 val)
+static int busy(struct pmu_cpu *pc, struct pmu_busy *b, bool fixed, u32 idx, u32 msr, u64 val)
 {
 	b->fixed = fixed;
 	b->idx = idx;
 	b->msr = msr;
 	b->val = val;
-	hw->reason = PMU_BUSY_REASON;
+	pc->reason = PMU_BUSY_REASON;
 	return -EBUSY;
 }
 
@@ -180,13 +180,13 @@ int pmiprof_pmu_check_idle(struct pmu_cpu *pc, struct pmu_busy *b)
 	for (i = 0; i < hw->nr_gp && i < PMU_MAX_GP; i++) {
 		v = hw->ops->rd(pc, hw->evntsel_msr[i]);
 		if (v & PMU_EVTSEL_EN)
-			return busy(hw, b, false, i, hw->evntsel_msr[i], v);
+			return busy(pc, b, false, i, hw->evntsel_msr[i], v);
 	}
 	if (hw->vendor == PMIPROF_VENDOR_INTEL && hw->nr_fixed) {
 		v = hw->ops->rd(pc, PMU_MSR_IA32_FIXED_CTR_CTRL);
 		for (i = 0; i < hw->nr_fixed; i++)
 			if (v & ((PMU_FIXED_OS | PMU_FIXED_USR) << (4 * i)))
-				return busy(hw, b, true, i, PMU_MSR_IA32_FIXED_CTR_CTRL, v);
+				return busy(pc, b, true, i, PMU_MSR_IA32_FIXED_CTR_CTRL, v);
 	}
 	return 0;
 }

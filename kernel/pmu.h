@@ -5,9 +5,11 @@
  * msr_model.c pmu_emul.c pmu_whitelist.c) and the module glue (main.c,
  * chardev.c, ring.c, nmi.c, timer_mode.c, hotplug.c, coexist.c).
  *
- * Everything but pmu_emul.c also compiles in user space through
- * tests/unit/kshim.h, so the handler is tested against the MSR model without
- * a kernel.  This header only grows: fields and functions are appended.
+ * Everything but pmu_emul.c also compiles in user space, so the handler is
+ * tested against the MSR model without a kernel: the test build includes
+ * its own shim of the few kernel types and helpers used (and
+ * pmu_clock_ns()/pmu_udelay()) before this header; nothing here names it.
+ * This header only grows: fields and functions are appended.
  *
  * Life cycle, as the glue drives it:
  *
@@ -53,8 +55,6 @@ static inline void pmu_udelay(unsigned long us)
 {
 	udelay(us);
 }
-#else
-#include "../tests/unit/kshim.h"
 #endif
 
 #include <pmiprof/abi.h>
@@ -294,6 +294,12 @@ struct pmu_cpu {
 	 */
 	bool task_mode;
 	u64 task_orphans;
+	/*
+	 * Why this CPU's START (check_free/start_cpu, on the CPU itself) failed:
+	 * per CPU, as START's IPIs and CPU onlining run on several CPUs, never
+	 * written to the shared hw->reason; the glue logs it with the CPU.
+	 */
+	const char *reason;
 };
 
 /*
@@ -327,6 +333,11 @@ struct pmi_ctx {
 	 * decides).  The window is recorded with ip 0 and no registers or stack.
 	 */
 	bool no_context;
+	/*
+	 * The interrupted task's user context is 32-bit (compat: 4-byte
+	 * frames, 32-bit registers): its user stack is not walked or copied.
+	 */
+	bool user_compat;
 };
 
 struct pmu_driver {

@@ -115,7 +115,7 @@ static int amd_check_free(struct pmu_cpu *pc)
 
 	for (k = 0; k < hw->nr_events; k++) {
 		if (hw->ops->rd(pc, hw->slots[k].ctl_msr) & PMU_EVTSEL_EN) {
-			hw->reason = PMU_BUSY_REASON;
+			pc->reason = PMU_BUSY_REASON;
 			return -EBUSY;
 		}
 	}

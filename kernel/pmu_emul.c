@@ -298,7 +298,7 @@ static int emul_icount_check(void)
 			break;
 	}
 	if (i < 3) {
-		pr_err("pmiprof: emul_clock=icount: the TSC does not count instructions (%llu ticks for %u more loop instructions, %u expected); boot QEMU with -icount shift=0,sleep=off (tests/vm/run --icount)\n",
+		pr_err("pmiprof: emul_clock=icount: the TSC does not count instructions (%llu ticks for %u more, %u expected): boot QEMU with -icount shift=0,sleep=off\n",
 		       b - a, 2 * (EMUL_ICOUNT_PROBE_LONG - EMUL_ICOUNT_PROBE_SHORT),
 		       2 * (EMUL_ICOUNT_PROBE_LONG - EMUL_ICOUNT_PROBE_SHORT));
 		return -ENODEV;

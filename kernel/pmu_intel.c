@@ -204,7 +204,7 @@ static int intel_check_free(struct pmu_cpu *pc)
 		u64 v = hw->ops->rd(pc, s->ctl_msr);
 
 		if (s->kind == PMU_SLOT_GP ? v & PMU_EVTSEL_EN : v & (0x3ull << (4 * s->idx))) {
-			hw->reason = PMU_BUSY_REASON;
+			pc->reason = PMU_BUSY_REASON;
 			return -EBUSY;
 		}
 	}
@@ -256,7 +256,7 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 		return -ENODEV;
 	/* Big-core encodings count something else on E-cores: refuse, not miscount */
 	if (hw->bigcore_events && pmiprof_pmu_intel_core_type(hw) == PMU_CORE_TYPE_ATOM) {
-		hw->reason = "model-specific event not counted by this CPU's E-core type";
+		pc->reason = "model-specific event not counted by this CPU's E-core type";
 		return -EOPNOTSUPP;
 	}
 

@@ -148,14 +148,8 @@ void pmiprof_ring_reset_all(bool varlen)
 	for_each_possible_cpu(cpu) {
 		struct pmiprof_ring *r = rings[cpu];
 
-		WRITE_ONCE(r->hdr->lost, 0);
-		/* 0 tells a consumer that records carry their own size (1.2). */
-		r->core.rec_size = varlen ? 0 : RING_REC_BYTES;
-		WRITE_ONCE(r->hdr->record_size, r->core.rec_size);
-		/* Sampling is stopped; release orders the reset against the consumer. */
-		smp_store_release(&r->hdr->tail, 0);
-		/* As above: a consumer that sees head 0 also sees tail 0. */
-		smp_store_release(&r->hdr->head, 0);
+		/* Sampling is stopped. */
+		pmiprof_ring_core_reset(&r->core, varlen ? 0 : RING_REC_BYTES);
 		r->last_wake_ns = 0;
 		WRITE_ONCE(r->ready, false);
 	}

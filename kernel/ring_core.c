@@ -99,3 +99,17 @@ int pmiprof_ring_core_consume(struct ring_core *r, u64 tail)
 	smp_store_release(&hdr->tail, tail);
 	return 0;
 }
+
+void pmiprof_ring_core_reset(struct ring_core *r, u32 rec_size)
+{
+	struct pmiprof_ring_header *hdr = r->hdr;
+
+	WRITE_ONCE(hdr->lost, 0);
+	/* 0 tells a consumer that records carry their own size (1.2). */
+	r->rec_size = rec_size;
+	WRITE_ONCE(hdr->record_size, rec_size);
+	/* Tail first; pairs with the producer's acquire of tail. */
+	smp_store_release(&hdr->tail, 0);
+	/* Pairs with the consumer's acquire of head: seeing head 0, it sees tail 0. */
+	smp_store_release(&hdr->head, 0);
+}

@@ -38,5 +38,13 @@ void pmiprof_ring_core_publish(struct ring_core *r, u64 new_head);
  * -EINVAL with the tail unchanged.
  */
 int pmiprof_ring_core_consume(struct ring_core *r, u64 tail);
+/*
+ * Empty the ring for a new session (sampling stopped), @rec_size as for
+ * struct ring_core.  Must not run while a CONSUME is between its head load
+ * and its tail store: that CONSUME would publish an old tail above the new
+ * head (a negative fill, every later record dropped).  ring.c serialises
+ * both with one mutex; test_ring_reset checks every interleaving.
+ */
+void pmiprof_ring_core_reset(struct ring_core *r, u32 rec_size);
 
 #endif /* PMIPROF_RING_CORE_H */

@@ -89,6 +89,7 @@ static void session_start_cpu(void *arg)
 	int ret = 0;
 
 	pmiprof_pmu_cpu_reset_state(pc);
+	pc->reason = NULL;
 	pc->task_mode = pmiprof_task_mode();
 	if (hw->drv) {
 		/* pmu=emul: the per-CPU model is bound by its start_cpu() */
@@ -111,12 +112,14 @@ static void session_start_cpu(void *arg)
 
 static void session_report_start(unsigned int cpu, const struct pmu_probe_res *res)
 {
+	/* Written on that CPU, read after its IPI or online callback returned. */
+	const char *why = READ_ONCE(per_cpu_ptr(&pmiprof_pcpu, cpu)->reason);
+
 	if (res->busy.msr || res->err == -ENODEV)
 		pmiprof_coexist_report(cpu, res, false);
 	else
 		pr_warn("pmiprof: cannot start sampling on CPU %u (%d)%s%s\n", cpu, res->err,
-			pmiprof_hw.reason ? ": " : "",
-			pmiprof_hw.reason ? pmiprof_hw.reason : "");
+			why ? ": " : "", why ? why : "");
 }
 
 /* On the target CPU with IRQs off; its timer was cancelled already. */

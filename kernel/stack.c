@@ -175,6 +175,21 @@ static void walk_fp(const struct pmu_hw *hw, struct stack_wr *w, u64 fp, u64 sp,
 
 NOKPROBE_SYMBOL(walk_fp);
 
+/*
+ * Is there a user stack this walk can describe?  Not in guest mode or a
+ * hidden context, and not for a 32-bit (compat) user context: its frames
+ * are {u32 fp, u32 ret}, its registers 32-bit, and the record's register
+ * set is perf's 64-bit ABI only.  Walking it with 64-bit frames would
+ * write pairs of return addresses as one bogus frame (perf walks it with
+ * perf_callchain_user32(); not done here: the ip alone is recorded).
+ */
+static bool stack_user_walkable(const struct pmi_ctx *ctx)
+{
+	return !ctx->guest && !ctx->no_context && !ctx->user_compat;
+}
+
+NOKPROBE_SYMBOL(stack_user_walkable);
+
 int pmiprof_pmu_stack_emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx,
 			   struct pmiprof_sample_rec *rec)
 {
@@ -202,7 +217,7 @@ int pmiprof_pmu_stack_emit(struct pmu_cpu *pc, const struct pmi_ctx *ctx,
 		hw->stack_ops->kernel_stack(ctx, hw->stack_max, put_ip, &w);
 	sr.nr_kernel = w.nr;
 
-	user = !ctx->guest && !ctx->no_context && hw->stack_ops->user_regs(ctx, mask, regs);
+	user = stack_user_walkable(ctx) && hw->stack_ops->user_regs(ctx, mask, regs);
 	if (!user) {
 		sr.flags |= PMIPROF_STACK_F_NO_USER;
 		mask = 0;

@@ -6,7 +6,10 @@
  *
  * Followed: the thread groups named in the config (every thread at START)
  * and every task a followed task creates afterwards (sched_process_fork,
- * which runs before the child can be scheduled).  The targets are resolved
+ * which runs before the child can be scheduled).  The fork probe is
+ * registered before START's thread walk, and until the walk ends a
+ * target's thread counts as followed though not yet in the hash, so a
+ * child forked meanwhile by a thread not yet walked is followed too.  The targets are resolved
  * to struct pid references at CONFIGURE, so a pid reused before START
  * names nobody (-ESRCH) instead of another process.  State lives in a hash
  * keyed by task_struct pointer, and each entry holds a reference on its
@@ -18,21 +21,25 @@
  *
  * Who may be followed without CAP_PERFMON: ptrace_may_access()'s
  * PTRACE_MODE_READ_REALCREDS rule, decided on the opener's credentials
- * (file->f_cred), at CONFIGURE and again at START; docs/kernel-module.md
- * gives the perf_event_paranoid level each rule matches.
+ * (file->f_cred), at CONFIGURE, again at START and for each thread of
+ * START's walk; the decision itself is access.h's (tested in user space),
+ * docs/kernel-module.md gives the perf_event_paranoid level each rule
+ * matches.
  *
  * sched_switch (IRQs off, rq lock held): save the leaving task's window
- * (pmiprof_pmu_task_out), load the arriving one's (pmiprof_pmu_task_in).  Only the CPU a
- * task runs on touches its state: a task is switched out under its old
- * CPU's rq lock before any other CPU can switch it in, so migration needs
- * nothing more, and a task exiting runs its exit probe on its own CPU.
+ * (pmiprof_pmu_task_out), load the arriving one's (pmiprof_pmu_task_in).
+ * Only the CPU a task runs on touches its state: a task is switched out
+ * under its old CPU's rq lock before any other CPU can switch it in, so
+ * migration needs nothing more, and a task exiting runs its exit probe on
+ * its own CPU.
  * Timer mode: the tick is paused with the task and resumed with what was
  * left of its interval, so a window is timer_ns of that task's CPU time.
  *
- * The open windows reach the ring as PARTIAL records: at the task's exit,
- * and at STOP (or the last close) for those still alive, after every CPU
- * stopped and the probes are gone, on the ring of the CPU the task last
- * ran on.  Every state is freed there; allocations and frees are counted
+ * The open windows that counted anything reach the ring as PARTIAL
+ * records: at the task's exit or non-dumpable exec, and at STOP (or the
+ * last close) for those still alive, after every CPU stopped and the
+ * probes are gone, on the ring of the CPU the task last ran on.  Every
+ * state is freed there; allocations and frees are counted
  * (logged at STOP and at unload) so the tests can check nothing leaks.
  *
  * The tracepoints are found with for_each_kernel_tracepoint(): the sched
@@ -45,8 +52,10 @@
 #include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -59,6 +68,7 @@
 #include <linux/tracepoint.h>
 #include <linux/user_namespace.h>
 
+#include "access.h"
 #include "compat.h"
 #include "glue.h"
 
@@ -97,6 +107,16 @@ static struct pid *task_targets[PMIPROF_ABI_MAX_TASKS];	/* referenced */
 static struct file *task_opener;
 
 static struct tracepoint *tp_switch, *tp_fork, *tp_exit, *tp_exec;
+/* START's thread walk is running: forks by the targets' threads are followed. */
+static bool task_walking;
+
+/*
+ * Test only (tests/vm/t199): START waits this long between registering the
+ * fork probe and walking the targets' threads, so forks land in between.
+ */
+static unsigned int start_walk_delay_ms;
+module_param(start_walk_delay_ms, uint, 0600);
+MODULE_PARM_DESC(start_walk_delay_ms, "test only: ms START waits before its thread walk");
 
 /* Module lifetime and per session */
 static atomic64_t task_allocs = ATOMIC64_INIT(0), task_frees = ATOMIC64_INIT(0);
@@ -116,35 +136,36 @@ bool pmiprof_task_mode(void)
  * then a dumpable mm, or CAP_SYS_PTRACE over the mm's namespace.  The
  * capability tests go through the LSM (file_ns_capable()); the LSM's own
  * ptrace hook (security_ptrace_access_check()) is not exported and is not
- * consulted.  Process context.
+ * consulted.  Facts gathered here, decided by pmiprof_access_follow().
+ * Process context.
  */
 static bool task_may_follow(struct file *file, struct task_struct *t)
 {
 	const struct cred *me = file->f_cred, *tc;
+	struct pmiprof_follow_facts f = { .kthread = t->flags & PF_KTHREAD };
 	struct user_namespace *mm_ns = NULL;
-	bool ok, dumpable = false;
 
-	if (t->flags & PF_KTHREAD)
-		return false;
+	if (f.kthread)
+		return pmiprof_access_follow(&f);
 	tc = get_task_cred(t);
-	ok = (uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
-	      uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
-	      gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid)) ||
-	     file_ns_capable(file, tc->user_ns, CAP_SYS_PTRACE);
+	f.creds_match = uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
+			uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
+			gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid);
+	if (!f.creds_match)
+		f.cap_ptrace_task = file_ns_capable(file, tc->user_ns, CAP_SYS_PTRACE);
 	put_cred(tc);
-	if (!ok)
-		return false;
 	task_lock(t);
 	if (t->mm) {
-		dumpable = get_dumpable(t->mm) == SUID_DUMP_USER;
+		f.has_mm = true;
+		f.dumpable = get_dumpable(t->mm) == SUID_DUMP_USER;
 		mm_ns = get_user_ns(t->mm->user_ns);
 	}
 	task_unlock(t);
-	if (!mm_ns)
-		return true;	/* no mm (an exited leader): the credentials decide, as ptrace's */
-	ok = dumpable || file_ns_capable(file, mm_ns, CAP_SYS_PTRACE);
-	put_user_ns(mm_ns);
-	return ok;
+	if (mm_ns && !f.dumpable && (f.creds_match || f.cap_ptrace_task))
+		f.cap_ptrace_mm = file_ns_capable(file, mm_ns, CAP_SYS_PTRACE);
+	if (mm_ns)
+		put_user_ns(mm_ns);
+	return pmiprof_access_follow(&f);
 }
 
 /* The targets' processes, each followable by a restricted opener; 0, -ESRCH or -EPERM. */
@@ -396,9 +417,35 @@ static void task_switch_probe(void *data, bool preempt, struct task_struct *prev
 		task_in(tc, st);
 }
 
+/*
+ * @t (current, forking) belongs to a target's thread group, and a
+ * restricted opener may still read it (a setuid exec since START's
+ * check left it non-dumpable).
+ */
+static bool task_of_target(struct task_struct *t)
+{
+	struct pid *tgid = task_tgid(t);
+	u32 i;
+
+	for (i = 0; i < task_nr_targets; i++)
+		if (task_targets[i] == tgid)
+			return !READ_ONCE(task_opener) ||
+			       (t->mm && get_dumpable(t->mm) == SUID_DUMP_USER);
+	return false;
+}
+
+/*
+ * A child of a followed task is followed.  During START's thread walk a
+ * target's thread not yet walked is not in the hash: its children (and
+ * new threads) would be missed, so the walk's targets count as followed
+ * parents until the walk is over (then each walked thread is in the hash;
+ * one made non-dumpable by an exec since is not, and stays unfollowed).
+ */
 static void task_fork_probe(void *data, struct task_struct *parent, struct task_struct *child)
 {
-	if (READ_ONCE(task_active) && task_lookup(parent))
+	if (!READ_ONCE(task_active))
+		return;
+	if (task_lookup(parent) || (READ_ONCE(task_walking) && task_of_target(parent)))
 		task_add(child);
 }
 
@@ -582,11 +629,14 @@ int pmiprof_task_start(void)
 	if (ret)
 		return ret;
 	WRITE_ONCE(task_active, true);
+	WRITE_ONCE(task_walking, true);
 	ret = tracepoint_probe_register(tp_fork, task_fork_probe, NULL);
 	if (!ret)
 		ret = tracepoint_probe_register(tp_exit, task_exit_probe_typed, NULL);
 	if (!ret)
 		ret = tracepoint_probe_register(tp_exec, task_exec_probe, NULL);
+	if (!ret && start_walk_delay_ms)
+		msleep(start_walk_delay_ms);
 	for (i = 0; !ret && i < task_nr_targets; i++) {
 		struct task_struct *leader, *t;
 
@@ -594,12 +644,15 @@ int pmiprof_task_start(void)
 		leader = pid_task(task_targets[i], PIDTYPE_PID);
 		if (leader) {
 			for_each_thread(leader, t)
-				task_add(t);
+				if (!task_opener || task_may_follow(task_opener, t))
+					task_add(t);
 		} else {
 			ret = -ESRCH;
 		}
 		rcu_read_unlock();
 	}
+	/* Every thread of the targets is walked: the hash alone decides from here. */
+	WRITE_ONCE(task_walking, false);
 	if (!ret)
 		ret = tracepoint_probe_register(tp_switch, task_switch_probe, NULL);
 	if (ret) {

@@ -283,7 +283,7 @@ PMIPROF_STATIC_ASSERT(sizeof(struct pmiprof_sample_rec) == 112, "sample record s
 #define PMIPROF_STACK_F_DEPTH		(1u << 0)	/* stack_max frames reached */
 #define PMIPROF_STACK_F_BUDGET		(1u << 1)	/* per-PMI read/time budget spent */
 #define PMIPROF_STACK_F_FAULT		(1u << 2)	/* a user read faulted */
-#define PMIPROF_STACK_F_NO_USER		(1u << 3)	/* no user context (kernel thread, entry) */
+#define PMIPROF_STACK_F_NO_USER		(1u << 3)	/* no user context (kthread, entry, 32-bit) */
 #define PMIPROF_STACK_F_BAD_FP		(1u << 4)	/* a frame pointer did not go up the stack */
 
 /*

@@ -8,6 +8,8 @@
 #ifndef PMIPROF_KCORE_H
 #define PMIPROF_KCORE_H
 
+/* The kernel types and helpers the kernel files need: before any kernel header. */
+#include "kshim.h"
 #include "../../kernel/pmu.h"
 #include "../../kernel/msr_model.h"
 
@@ -19,6 +21,7 @@ struct kcore {
 	u64 ip;				/* ip reported by the next PMI */
 	bool user;			/* mode of the next PMI */
 	bool guest;			/* the next PMI comes from KVM guest mode */
+	bool user_compat;		/* the interrupted task's user context is 32-bit */
 	u64 pmis_taken;
 };
 

@@ -56,6 +56,7 @@ int pmiprof_emit(struct pmu_cpu *pc, const struct pmiprof_sample_rec *rec)
 
 u32 kcore_stack_mode, kcore_stack_max, kcore_stack_dump;
 struct ring_core kcore_ring;
+void (*kshim_sync_hook)(const volatile void *p);
 static void *kcore_ring_mem;
 u8 *kcore_umem;
 u64 kcore_umem_base, kcore_umem_len, kcore_umem_fault = UINT64_MAX;
@@ -238,6 +239,7 @@ struct pmi_ctx kcore_ctx(const struct kcore *k)
 		.user = k->user,
 		.kernel_ip_ok = k->hw.kernel_ips,
 		.guest = k->guest,
+		.user_compat = k->user_compat,
 	};
 	return ctx;
 }

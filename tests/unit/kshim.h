@@ -3,8 +3,8 @@
  * kshim.h - the few kernel types and helpers that the kernel-independent
  * PMU core files (kernel/pmi_core.c, pmu_intel.c, pmu_amd.c, msr_model.c,
  * pmu_whitelist.c) use, so they compile unchanged in user space and are
- * tested against the MSR model without a kernel.  Included by kernel/pmu.h
- * when __KERNEL__ is not defined; nothing else should include it.  Only
+ * tested against the MSR model without a kernel.  Included by kcore.h
+ * before any kernel header (kernel/ names no test file).  Only
  * what those files use is here: a new kernel helper there needs a line here.
  */
 #ifndef PMIPROF_KSHIM_H
@@ -43,8 +43,20 @@ typedef int64_t s64;
 #define barrier()		__asm__ __volatile__("" ::: "memory")
 
 /* Ring ordering (ring_core.c): the same acquire/release the kernel uses. */
-#define smp_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define smp_store_release(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+/*
+ * kshim_sync_hook, when a test sets it, runs before every acquire/release
+ * access: the test runs another context's step there (test_ring_reset
+ * interleaves a ring reset at every point of a CONSUME and back).
+ */
+extern void (*kshim_sync_hook)(const volatile void *p);
+static inline void kshim_sync(const volatile void *p)
+{
+	if (kshim_sync_hook)
+		kshim_sync_hook(p);
+}
+
+#define smp_load_acquire(p)	(kshim_sync(p), __atomic_load_n((p), __ATOMIC_ACQUIRE))
+#define smp_store_release(p, v)	(kshim_sync(p), __atomic_store_n((p), (v), __ATOMIC_RELEASE))
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define clamp_t(t, v, lo, hi)	((t)(v) < (t)(lo) ? (t)(lo) : (t)(v) > (t)(hi) ? (t)(hi) : (t)(v))
 #define hweight64(x)		((unsigned int)__builtin_popcountll(x))

@@ -817,13 +817,18 @@ static void busy_counters_and_hybrid_cpus_refused(void **state)
 	assert_int_equal(kcore_configure(&k, ev, 2, 0, N), 0);
 	k.model.fixed_ctrl = 0xb0;	/* NMI watchdog on fixed counter 1 */
 	assert_int_equal(kcore_start(&k), -EBUSY);
-	assert_non_null(strstr(k.hw.reason, "already enabled"));
+	/* the CPU's own reason; the shared hw->reason is the configure's, untouched */
+	assert_non_null(k.pc.reason);
+	assert_non_null(strstr(k.pc.reason, "already enabled"));
+	assert_null(k.hw.reason);
 
 	setup_intel(&k, 4, true);
 	ev[1] = kcore_ev(0xc4, 0, false, 0);
 	assert_int_equal(kcore_configure(&k, ev, 2, 0, N), 0);
 	k.model.ctl[0] = PMU_EVTSEL_EN | 0x3c;	/* BIOS uses GP0 */
 	assert_int_equal(kcore_start(&k), -EBUSY);
+	assert_non_null(k.pc.reason);
+	assert_null(k.hw.reason);
 
 	/* A CPU enumerating a different PMU (hybrid E-core) is not started. */
 	setup_intel(&k, 4, true);

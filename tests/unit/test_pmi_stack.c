@@ -289,6 +289,52 @@ static void kernel_thread_has_no_user_part(void **state)
 	assert_int_equal(st.reads, 0);
 }
 
+/*
+ * A 32-bit (compat) task: its frames are {u32 fp, u32 ret}.  The 64-bit
+ * walk would read two return addresses as one frame; its regs are not the
+ * 64-bit set.  No user part is written, nothing of its memory is read, in
+ * fp and dwarf mode, user- and kernel-mode samples alike; the ip stays.
+ * The same 64-bit task is walked (the control).
+ */
+static void compat_task_has_no_user_part(void **state)
+{
+	static const u32 modes[] = { PMIPROF_STACK_FP, PMIPROF_STACK_DWARF };
+	struct pmiprof_sample_rec rec;
+	struct module_stack st;
+	struct kcore k;
+
+	(void)state;
+	for (u32 m = 0; m < 2; m++) {
+		for (int user = 0; user < 2; user++) {
+			build_chain(3);
+			setup(&k, modes[m], 127, modes[m] == PMIPROF_STACK_DWARF ? 512 : 0,
+			      1 << 16);
+			k.user = user;
+			k.ip = user ? UIP : 0xffffffff81000000ull;
+			consumer_init();
+			k.user_compat = false;
+			one_pmi(&k);
+			next_rec(&rec, &st);
+			assert_false(st.flags & PMIPROF_STACK_F_NO_USER);
+			assert_true(st.nr_regs > 0 && st.reads > 0);
+
+			k.user_compat = true;
+			one_pmi(&k);
+			next_rec(&rec, &st);
+			print_message("# %s %s-mode sample of a 32-bit task: flags %#x frames %u regs %u dump %u reads %u\n",
+				      m ? "dwarf" : "fp", user ? "user" : "kernel", st.flags, st.nr,
+				      st.nr_regs, st.dump_size, st.reads);
+			assert_true(st.flags & PMIPROF_STACK_F_NO_USER);
+			assert_int_equal(st.nr - st.nr_kernel, 0);
+			assert_int_equal(st.nr_regs, 0);
+			assert_int_equal(st.dump_size, 0);
+			assert_int_equal(st.reads, 0);
+			if (user)
+				assert_int_equal(rec.ip, UIP);
+		}
+	}
+}
+
 static void dwarf_copies_user_regs_and_stack(void **state)
 {
 	struct pmiprof_sample_rec rec;
@@ -665,6 +711,7 @@ int main(void)
 		cmocka_unit_test(frame_pointer_going_down_ends_the_chain),
 		cmocka_unit_test(kernel_sample_has_kernel_frames_then_user_ip),
 		cmocka_unit_test(kernel_thread_has_no_user_part),
+		cmocka_unit_test(compat_task_has_no_user_part),
 		cmocka_unit_test(dwarf_copies_user_regs_and_stack),
 		cmocka_unit_test(pmi_before_the_switch_has_no_regs_or_stack),
 		cmocka_unit_test(nmi_time_stays_within_the_cpu_share),

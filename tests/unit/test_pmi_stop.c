@@ -289,7 +289,8 @@ static void load_check_refuses_any_enabled_counter(void **state)
 	assert_int_equal(b.idx, 1);
 	assert_int_equal(b.msr, PMU_MSR_IA32_FIXED_CTR_CTRL);
 	assert_int_equal(b.val, 0xb0);
-	assert_non_null(strstr(k.hw.reason, "already enabled"));
+	assert_non_null(k.pc.reason);
+	assert_non_null(strstr(k.pc.reason, "already enabled"));
 	/* checking never writes */
 	assert_int_equal(k.model.acc[PMU_ACC_CTL_WR] + k.model.acc[PMU_ACC_GCTRL_WR], 0);
 
