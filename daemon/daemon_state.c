@@ -219,6 +219,15 @@ void daemon_state_update(struct daemon_state *d, const struct record_session *s)
 	pthread_mutex_unlock(&d->lock);
 }
 
+void daemon_state_set_limits(struct daemon_state *d, const struct retention *ret,
+			     uint32_t top_comms)
+{
+	pthread_mutex_lock(&d->lock);
+	d->ret = *ret;
+	window_metrics_set_top(d->wm, top_comms);
+	pthread_mutex_unlock(&d->lock);
+}
+
 void daemon_state_note_error(struct daemon_state *d, int err)
 {
 	pthread_mutex_lock(&d->lock);

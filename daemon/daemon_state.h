@@ -32,6 +32,9 @@ void daemon_state_segment_started(struct daemon_state *d, const struct segment *
 void daemon_state_segment_closed(struct daemon_state *d, const struct segment *sg,
 				 const struct record_session *s);
 void daemon_state_update(struct daemon_state *d, const struct record_session *s);
+/* SIGHUP: new retention limits and number of commands named in /metrics. */
+void daemon_state_set_limits(struct daemon_state *d, const struct retention *ret,
+			     uint32_t top_comms);
 /* A segment could not be created (err: -errno; -ENOSPC makes room on disk). */
 void daemon_state_note_error(struct daemon_state *d, int err);
 

@@ -124,6 +124,11 @@ int window_metrics_new(struct window_metrics **out, const struct trace_header *h
 	return 0;
 }
 
+void window_metrics_set_top(struct window_metrics *m, uint32_t top_comms)
+{
+	m->top = top_comms;
+}
+
 static void acc_free(struct acc *a)
 {
 	size_t i;

@@ -25,6 +25,8 @@ struct window_metrics;
 int window_metrics_new(struct window_metrics **out, const struct trace_header *h,
 		       uint32_t top_comms);
 void window_metrics_free(struct window_metrics *m);
+/* How many commands are named (those already named stay so: their series never vanish). */
+void window_metrics_set_top(struct window_metrics *m, uint32_t top_comms);
 /* Add a closed segment (dir/name) to the running totals.  0 or -errno. */
 int window_metrics_add_closed(struct window_metrics *m, const char *dir, const char *name);
 /*
