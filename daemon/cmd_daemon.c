@@ -438,7 +438,7 @@ static int record_loop(struct daemon_run *r, const struct backend_ops *b,
 	struct segment sg;
 	int ret, sig = LOOP_RUN;
 
-	ret = segment_open(&sg, dir_fd, dir, s, b, wo);
+	ret = segment_open(&sg, dir_fd, dir, s, b, wo, daemon_state_tap(d));
 	if (ret)
 		return ret;
 	daemon_state_segment_started(d, &sg);
@@ -459,7 +459,7 @@ static int record_loop(struct daemon_run *r, const struct backend_ops *b,
 				segment_after_drain(&sg, dir, b->drain(s, sg.w));
 			segment_close(&sg, dir, s, 0);
 			daemon_state_segment_closed(d, &sg, s);	/* counted, then retention */
-			ret = segment_open(&sg, dir_fd, dir, s, b, wo);
+			ret = segment_open(&sg, dir_fd, dir, s, b, wo, daemon_state_tap(d));
 			if (ret)	/* retried at the next segment */
 				daemon_state_note_error(d, ret);
 			else

@@ -82,7 +82,6 @@ static int make_room(struct daemon_state *d, struct retention_result *res)
 static void *worker_main(void *arg)
 {
 	struct daemon_state *d = arg;
-	char name[64];
 
 	pthread_mutex_lock(&d->lock);
 	for (;;) {
@@ -94,20 +93,8 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&d->cond, &d->lock);
 		if (!d->nr_queue && !d->disk_full)
 			break;
-		if (d->nr_queue) {
-			memcpy(name, d->queue[0], sizeof(name));
-			memmove(d->queue[0], d->queue[1],
-				(size_t)(--d->nr_queue) * sizeof(d->queue[0]));
-			/* under the lock: a scrape sees a segment open or counted, never both */
-			e = window_metrics_add_closed(d->wm, d->dir, name);
-			if (e) {
-				d->account_errors++;
-				pm_warn("metrics: cannot read segment %s/%s: %s", d->dir, name,
-					strerror(-e));
-			}
-			if (d->nr_queue)
-				continue;
-		}
+		/* closed segments were counted live (the tap): retention once for them all */
+		d->nr_queue = 0;
 		full = d->disk_full;
 		d->disk_full = false;
 		pthread_mutex_unlock(&d->lock);
@@ -146,7 +133,7 @@ int daemon_state_new(struct daemon_state **out, const char *dir, const struct re
 	d->stacks = h->call_graph != PMIPROF_CALL_GRAPH_NONE;
 	d->start_real_ns = pm_realtime_ns();
 	d->dir = strdup(dir);
-	e = !d->dir ? -ENOMEM : d->flush_fd < 0 ? -errno : window_metrics_new(&d->wm, h, top_comms);
+	e = !d->dir ? -ENOMEM : d->flush_fd < 0 ? -errno : window_metrics_new(&d->wm, h, top_comms, true);
 	if (!e) {
 		e = -pthread_create(&d->worker, NULL, worker_main, d);
 		d->worker_running = !e;
@@ -241,6 +228,11 @@ void daemon_state_note_error(struct daemon_state *d, int err)
 	pthread_mutex_unlock(&d->lock);
 }
 
+const struct trace_writer_tap *daemon_state_tap(struct daemon_state *d)
+{
+	return window_metrics_tap(d->wm);
+}
+
 const char *daemon_state_dir(const struct daemon_state *d)
 {
 	return d->dir;
@@ -305,7 +297,7 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 
 	/* one scrape at a time: they share the totals, and a second one waits */
 	pthread_mutex_lock(&d->lock);
-	ret = window_metrics_write(d->wm, d->dir, d->open_name[0] ? d->open_name : NULL, f, om);
+	ret = window_metrics_write(d->wm, f, om);
 	if (!ret) {
 		getrusage(RUSAGE_SELF, &ru);
 		put_counter(f, "pmiprof_daemon_cpu_seconds_total", "CPU time of the daemon "

@@ -51,15 +51,15 @@ cp "$WORKLOADS/shares" "$TMPD/$W"
 sleep 3
 prev=; same=0
 for _ in $(seq 60); do
-	v=$(q "pmiprof_windows_total{comm=\"$W\"}")
+	v=$(q "sum(pmiprof_windows_total{comm=\"$W\"})")
 	[ -n "$v" ] && [ "$v" = "$prev" ] && [ "$(q 'max_over_time(up{job="pmiprof"}[3s])')" = 1 ] && same=$((same + 1)) || same=0
 	[ $same -ge 3 ] && break
 	prev=$v
 	sleep 1
 done
-pw=$(q "pmiprof_windows_total{comm=\"$W\"}")
-pc=$(q "pmiprof_events_total{comm=\"$W\",event=\"cpu-clock\"}")
-hq=$(q "histogram_quantile(0.99, rate(pmiprof_window_cpu_seconds_bucket{comm=\"$W\"}[30s]))")
+pw=$(q "sum(pmiprof_windows_total{comm=\"$W\"})")
+pc=$(q "sum(pmiprof_events_total{comm=\"$W\",event=\"cpu-clock\"})")
+hq=$(q "histogram_quantile(0.99, sum by (le) (rate(pmiprof_window_cpu_seconds_bucket{comm=\"$W\"}[30s])))")
 h50=$(q "histogram_quantile(0.5, sum by (le) (increase(pmiprof_window_cpu_seconds_bucket{comm=\"$W\"}[30s])))")
 kill -TERM $dp; wait $dp; dp=
 "$PMIPROF" report -q -i "$D" --comm $W --format csv >"$TMPD/csv" 2>"$TMPD/rerr"
