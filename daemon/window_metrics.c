@@ -66,8 +66,13 @@ struct window_metrics {
 	struct hashmap ids;		/* (pid, TAG_PID) -> cgroup name id; (key, TAG_SERIES) -> series */
 	struct series *v;
 	uint32_t nr, cap;
-	uint32_t *order;		/* scrape scratch: series by windows */
+	/* scrapes, one at a time: a snapshot taken under lock, formatted after it */
+	pthread_mutex_t scrape_lock;
+	uint32_t *order;		/* series by windows */
 	uint32_t order_cap;
+	struct series *snap;		/* the named series, then "other" */
+	const char **snap_names;	/* their comm and cgroup: 2 per series */
+	uint32_t snap_cap, names_cap;
 	uint64_t lost[NR_REASONS];
 	uint64_t throttle_events;
 	uint64_t cgroup_reads;
@@ -142,6 +147,7 @@ int window_metrics_new(struct window_metrics **out, const struct trace_header *h
 	if (!m)
 		return -ENOMEM;
 	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->scrape_lock, NULL);
 	m->h = *h;
 	m->top = top_comms;
 	m->cgroups = cgroups;
@@ -175,6 +181,9 @@ void window_metrics_free(struct window_metrics *m)
 	hm_free(&m->ids);
 	free(m->v);
 	free(m->order);
+	free(m->snap);
+	free(m->snap_names);
+	pthread_mutex_destroy(&m->scrape_lock);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
@@ -379,30 +388,39 @@ static void put_label(FILE *f, const char *s)
 	}
 }
 
-/* 'comm="C",cgroup="G"' */
-static void put_labels(FILE *f, const char *comm, const char *cgroup)
+/* label value s escaped (backslash, double quote, newline) at out; the end of what was written. */
+static char *escape_label(char *out, const char *s)
 {
-	fputs("comm=\"", f);
-	put_label(f, comm);
-	fputs("\",cgroup=\"", f);
-	put_label(f, cgroup);
-	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			*out++ = '\\';
+		if (*s == '\n') {
+			*out++ = '\\';
+			*out++ = 'n';
+			continue;
+		}
+		*out++ = *s;
+	}
+	return out;
 }
 
 static void put_series(FILE *f, const struct window_metrics *m, const char *comm,
 		       const char *cgroup, const struct series *c)
 {
+	/* 'comm="C",cgroup="G"', escaped once for the series' every line */
+	char labels[2 * 4096 + 32], *p = labels;
 	unsigned int e, k, i;
 
-	fputs("pmiprof_windows_total{", f);
-	put_labels(f, comm, cgroup);
-	fprintf(f, "} %llu\n", (unsigned long long)c->windows);
+	if (strlen(comm) + strlen(cgroup) > 4096)
+		cgroup = "";
+	p = escape_label(p + sprintf(p, "comm=\""), comm);
+	p = escape_label(p + sprintf(p, "\",cgroup=\""), cgroup);
+	strcpy(p, "\"");
+	fprintf(f, "pmiprof_windows_total{%s} %llu\n", labels, (unsigned long long)c->windows);
 	for (e = 0; e < m->h.nr_events; e++) {
 		fputs("pmiprof_events_total{event=\"", f);
 		put_label(f, m->h.events[e].name);
-		fputs("\",", f);
-		put_labels(f, comm, cgroup);
-		fprintf(f, "} %llu\n", (unsigned long long)c->events[e]);
+		fprintf(f, "\",%s} %llu\n", labels, (unsigned long long)c->events[e]);
 	}
 	for (k = 0; k < m->nr_defs; k++) {
 		const struct hist_def *d = &m->defs[k];
@@ -410,19 +428,16 @@ static void put_series(FILE *f, const struct window_metrics *m, const char *comm
 
 		for (i = 0; i <= d->nr_bounds; i++) {
 			cum += c->h[k].buckets[i];
-			fprintf(f, "%s_bucket{%s", d->name, d->label);
-			put_labels(f, comm, cgroup);
 			if (i < d->nr_bounds)
-				fprintf(f, ",le=\"%g\"} %llu\n", d->bounds[i], (unsigned long long)cum);
+				fprintf(f, "%s_bucket{%s%s,le=\"%g\"} %llu\n", d->name, d->label, labels,
+					d->bounds[i], (unsigned long long)cum);
 			else
-				fprintf(f, ",le=\"+Inf\"} %llu\n", (unsigned long long)cum);
+				fprintf(f, "%s_bucket{%s%s,le=\"+Inf\"} %llu\n", d->name, d->label,
+					labels, (unsigned long long)cum);
 		}
-		fprintf(f, "%s_sum{%s", d->name, d->label);
-		put_labels(f, comm, cgroup);
-		fprintf(f, "} %.17g\n", c->h[k].sum);
-		fprintf(f, "%s_count{%s", d->name, d->label);
-		put_labels(f, comm, cgroup);
-		fprintf(f, "} %llu\n", (unsigned long long)c->h[k].count);
+		fprintf(f, "%s_sum{%s%s} %.17g\n", d->name, d->label, labels, c->h[k].sum);
+		fprintf(f, "%s_count{%s%s} %llu\n", d->name, d->label, labels,
+			(unsigned long long)c->h[k].count);
 	}
 }
 
@@ -441,19 +456,19 @@ static void series_add(struct series *to, const struct series *from)
 	}
 }
 
-int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
+/*
+ * Under m->lock (the recording thread's tap waits meanwhile): choose the
+ * named series and copy them and the sum of the others into the snapshot,
+ * O(series).  Returns how many series the snapshot holds ("other" last), or
+ * -ENOMEM.
+ */
+static int64_t snapshot(struct window_metrics *m, uint64_t lost[NR_REASONS], uint64_t *throttle,
+			uint64_t *nr_series, uint64_t *cg_reads)
 {
-	char help[256];
-	struct series other;
-	uint32_t named = 0, i, r;
-	unsigned int k;
-	int ret = 0;
+	uint32_t named = 0, i, n = 0;
 
-	pthread_mutex_lock(&m->lock);
-	if (pm_grow(&m->order, &m->order_cap, (uint64_t)m->nr + 1, 256, sizeof(*m->order))) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (pm_grow(&m->order, &m->order_cap, (uint64_t)m->nr + 1, 256, sizeof(*m->order)))
+		return -ENOMEM;
 	/* the busiest first; names already shown stay shown (sticky) */
 	for (i = 0; i < m->nr; i++) {
 		m->order[i] = i;
@@ -466,9 +481,52 @@ int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
 			named++;
 		}
 	}
-	memset(&other, 0, sizeof(other));
+	if (pm_grow(&m->snap, &m->snap_cap, (uint64_t)named + 1, 32, sizeof(*m->snap)) ||
+	    pm_grow(&m->snap_names, &m->names_cap, 2 * ((uint64_t)named + 1), 64,
+		    sizeof(*m->snap_names)))
+		return -ENOMEM;
+	memset(&m->snap[named], 0, sizeof(m->snap[0]));
+	for (i = 0; i < m->nr; i++) {
+		const struct series *c = &m->v[m->order[i]];
+
+		if (!c->named) {
+			series_add(&m->snap[named], c);
+			continue;
+		}
+		m->snap[n] = *c;
+		/* strtab's strings stay where they are; its array of them may move */
+		m->snap_names[2 * n] = strtab_str(&m->names, c->comm);
+		m->snap_names[2 * n + 1] = strtab_str(&m->names, c->cgroup);
+		n++;
+	}
+	m->snap_names[2 * n] = "other";
+	m->snap_names[2 * n + 1] = "other";
+	memcpy(lost, m->lost, sizeof(m->lost));
+	*throttle = m->throttle_events;
+	*nr_series = m->nr;
+	*cg_reads = m->cgroup_reads;
+	return n + 1;
+}
+
+int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
+{
+	uint64_t lost[NR_REASONS], throttle, nr_series, cg_reads;
+	char help[256];
+	uint32_t i, r, top;
+	unsigned int k;
+	int64_t n;
+
+	pthread_mutex_lock(&m->scrape_lock);
+	pthread_mutex_lock(&m->lock);
+	n = snapshot(m, lost, &throttle, &nr_series, &cg_reads);
+	top = m->top;
+	pthread_mutex_unlock(&m->lock);
+	if (n < 0) {
+		pthread_mutex_unlock(&m->scrape_lock);
+		return (int)n;
+	}
 	snprintf(help, sizeof(help), "Windows (samples) recorded, by command name and cgroup (the "
-		 "%u busiest pairs by name, the rest as \"other\").", m->top);
+		 "%u busiest pairs by name, the rest as \"other\").", top);
 	metrics_family(f, "pmiprof_windows_total", "counter", help, om);
 	metrics_family(f, "pmiprof_events_total", "counter", "Sum of each event's counts over "
 		       "the windows (windows after a loss left out, as in pmiprof report).", om);
@@ -479,16 +537,8 @@ int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
 			 "misses per 1000 instructions" : "CPU seconds (time-based windows)");
 		metrics_family(f, m->defs[k].name, "histogram", help, om);
 	}
-	for (i = 0; i < m->nr; i++) {
-		const struct series *c = &m->v[m->order[i]];
-
-		if (c->named)
-			put_series(f, m, strtab_str(&m->names, c->comm),
-				   strtab_str(&m->names, c->cgroup), c);
-		else
-			series_add(&other, c);
-	}
-	put_series(f, m, "other", "other", &other);
+	for (i = 0; i < (uint32_t)n; i++)
+		put_series(f, m, m->snap_names[2 * i], m->snap_names[2 * i + 1], &m->snap[i]);
 	metrics_family(f, "pmiprof_lost_windows_total", "counter", "Windows lost, by reason.", om);
 	for (r = 1; r < NR_REASONS; r++) {
 		const char *name = trace_lost_reason_name(r);
@@ -496,11 +546,11 @@ int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
 		if (r == PMIPROF_LOST_THROTTLE || !name)
 			continue;
 		fprintf(f, "pmiprof_lost_windows_total{reason=\"%s\"} %llu\n", name,
-			(unsigned long long)m->lost[r]);
+			(unsigned long long)lost[r]);
 	}
 	metrics_family(f, "pmiprof_throttle_events_total", "counter", "Times the kernel throttled "
 		       "sampling.", om);
-	fprintf(f, "pmiprof_throttle_events_total %llu\n", (unsigned long long)m->throttle_events);
+	fprintf(f, "pmiprof_throttle_events_total %llu\n", (unsigned long long)throttle);
 	metrics_family(f, "pmiprof_window_info", "gauge", "How windows are cut: basis=\"time\" "
 		       "when the trigger is a clock (no PMU), else \"events\".", om);
 	fprintf(f, "pmiprof_window_info{basis=\"%s\",trigger=\"", m->time_based ? "time" : "events");
@@ -511,11 +561,10 @@ int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
 		fprintf(f, "\",period=\"%llu\"} 1\n", (unsigned long long)m->h.period);
 	metrics_family(f, "pmiprof_daemon_series", "gauge", "(command, cgroup) pairs seen, named "
 		       "or summed as \"other\".", om);
-	fprintf(f, "pmiprof_daemon_series %u\n", m->nr);
+	fprintf(f, "pmiprof_daemon_series %llu\n", (unsigned long long)nr_series);
 	metrics_family(f, "pmiprof_daemon_cgroup_reads_total", "counter", "/proc/PID/cgroup reads "
 		       "(a process's first sample).", om);
-	fprintf(f, "pmiprof_daemon_cgroup_reads_total %llu\n", (unsigned long long)m->cgroup_reads);
-out:
-	pthread_mutex_unlock(&m->lock);
-	return ret;
+	fprintf(f, "pmiprof_daemon_cgroup_reads_total %llu\n", (unsigned long long)cg_reads);
+	pthread_mutex_unlock(&m->scrape_lock);
+	return 0;
 }
