@@ -41,7 +41,7 @@ struct daemon_state {
 	/* self-metrics */
 	struct record_stats stats;
 	uint64_t segments_closed, segments_failed, segments_deleted, deleted_bytes;
-	uint64_t open_errors, account_errors;
+	uint64_t open_errors;
 	uint64_t disk_segments, disk_bytes;
 	uint64_t scrapes;
 	double last_scrape_s, scrape_s_total;
@@ -188,13 +188,9 @@ void daemon_state_segment_closed(struct daemon_state *d, const struct segment *s
 	}
 	if (sg->failed && sg->err == -ENOSPC)
 		d->disk_full = true;
-	if (d->nr_queue < MAX_QUEUE) {
+	/* retention's turn (the worker takes every closed segment in one pass) */
+	if (d->nr_queue < MAX_QUEUE)
 		snprintf(d->queue[d->nr_queue++], sizeof(d->queue[0]), "%s", sg->final_name);
-	} else {
-		d->account_errors++;
-		pm_warn("metrics: %s not counted (%d closed segments wait already)",
-			sg->final_name, MAX_QUEUE);
-	}
 	pthread_cond_signal(&d->cond);
 	pthread_mutex_unlock(&d->lock);
 }
@@ -319,8 +315,6 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 			    (double)(d->segments_failed + d->open_errors), om);
 		put_counter(f, "pmiprof_daemon_segments_deleted_total", "Segments deleted by "
 			    "retention.", (double)d->segments_deleted, om);
-		put_counter(f, "pmiprof_daemon_segments_uncounted_total", "Closed segments that "
-			    "could not be added to these metrics.", (double)d->account_errors, om);
 		put_gauge(f, "pmiprof_daemon_disk_segments", "Segments in the directory after "
 			  "the last retention pass.", (double)d->disk_segments, om);
 		put_gauge(f, "pmiprof_daemon_disk_bytes", "Bytes of segments in the directory "
