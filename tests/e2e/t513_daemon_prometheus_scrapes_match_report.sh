@@ -44,6 +44,7 @@ for _ in $(seq 300); do [ "$(q 'max_over_time(up{job="pmiprof"}[1m])' 2>/dev/nul
 # a command name of its own: other shares runs on this machine are not ours
 W=t513work
 cp "$WORKLOADS/shares" "$TMPD/$W"
+ws=$(date +%s)
 "$TMPD/$W" 3 >/dev/null
 # the last samples: on disk within a second, then a scrape, then in the TSDB;
 # on a loaded machine some scrapes time out: wait until the value holds still
@@ -59,8 +60,10 @@ for _ in $(seq 60); do
 done
 pw=$(q "sum(pmiprof_windows_total{comm=\"$W\"})")
 pc=$(q "sum(pmiprof_events_total{comm=\"$W\",event=\"cpu-clock\"})")
-hq=$(q "histogram_quantile(0.99, sum by (le) (rate(pmiprof_window_cpu_seconds_bucket{comm=\"$W\"}[30s])))")
-h50=$(q "histogram_quantile(0.5, sum by (le) (increase(pmiprof_window_cpu_seconds_bucket{comm=\"$W\"}[30s])))")
+# a range that covers the workload however long the wait above took on a loaded machine
+win=$(( $(date +%s) - ws + 5 ))s
+hq=$(q "histogram_quantile(0.99, sum by (le) (rate(pmiprof_window_cpu_seconds_bucket{comm=\"$W\"}[$win])))")
+h50=$(q "histogram_quantile(0.5, sum by (le) (increase(pmiprof_window_cpu_seconds_bucket{comm=\"$W\"}[$win])))")
 kill -TERM $dp; wait $dp; dp=
 "$PMIPROF" report -q -i "$D" --comm $W --format csv >"$TMPD/csv" 2>"$TMPD/rerr"
 "$PMIPROF" report -q -i "$D" --comm $W >"$TMPD/rep" 2>&1
