@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "service/daemon_config.h"
 #include "service/daemon_state.h"
 #include "engine/host_info.h"
 #include "service/http_server.h"
@@ -42,7 +43,8 @@ const char cmd_daemon_help[] =
 "    pmiprof daemon - continuous system-wide windowed profiling, served over HTTP\n"
 "\n"
 "SYNOPSIS\n"
-"    pmiprof daemon [--dir DIR] [--segment SECONDS] [--retain AGE|SIZE[,...]]\n"
+"    pmiprof daemon [--config FILE] [--dir DIR] [--segment SECONDS]\n"
+"                   [--retain AGE|SIZE[,...]]\n"
 "                   [--listen ADDR:PORT | --no-listen] [--top-comms K]\n"
 "                   [-e EVENTS] [-c PERIOD | -F HZ] [-g | --call-graph MODE]\n"
 "                   [--backend auto|perf|module] [-m PAGES] [-z LEVEL] [-q]\n"
@@ -63,6 +65,12 @@ const char cmd_daemon_help[] =
 "    /healthz and an index at /.  See docs/daemon.md for what is served.\n"
 "\n"
 "OPTIONS\n"
+"    --config FILE       options from FILE, one 'key = value' a line, the keys\n"
+"                        being the long options below without '--' (events,\n"
+"                        count, freq for -e, -c, -F; listen = none; quiet =\n"
+"                        yes); '#' starts a comment line.  Options given on\n"
+"                        the command line win over the file.  An unknown key or\n"
+"                        a bad value is refused with FILE:LINE.\n"
 "    --dir DIR           where segments go (default " DAEMON_DEFAULT_DIR ")\n"
 "    --segment SECONDS   length of a segment, 1..86400 (default 60)\n"
 "    --retain AGE|SIZE   delete the oldest closed segments that ended more than\n"
@@ -86,7 +94,13 @@ const char cmd_daemon_help[] =
 "\n"
 "SIGNALS\n"
 "    SIGTERM, SIGINT     close the open segment (FINISH, fsync, rename), exit 0\n"
-"    SIGHUP              ignored with a message (there is no --config yet)\n"
+"    SIGHUP              re-read --config FILE: an invalid file is refused with\n"
+"                        FILE:LINE and the running configuration kept; segment,\n"
+"                        retain, top-comms, listen and quiet apply at once; a\n"
+"                        change of dir, events, count, freq, call-graph,\n"
+"                        max-stack, backend, mmap-pages or compression-level\n"
+"                        closes the open segment and restarts recording (the\n"
+"                        daemon executes itself again, same pid)\n"
 "\n"
 "EXAMPLES\n"
 "    pmiprof daemon --dir /var/lib/pmiprof --retain 7d,5G\n"
@@ -104,7 +118,31 @@ struct daemon_args {
 	struct retention ret;
 	const char *listen;		/* NULL: --no-listen */
 	uint32_t top_comms;
+	const char *config;		/* --config FILE, or NULL */
+	const char *retain;		/* as given */
 };
+
+/* One reading of --config FILE and the command line; strings point into cfg and av. */
+struct daemon_conf {
+	struct daemon_config cfg;
+	char **av;
+	int ac;
+	struct daemon_args a;
+	struct record_opts o;
+};
+
+/* What runs, for the loop and SIGHUP. */
+struct daemon_run {
+	int argc;
+	char **argv;
+	struct daemon_conf *conf;	/* what the recording was started with */
+	uint64_t segment_s;		/* live values (SIGHUP changes them) */
+	char listen[256];		/* "" for none */
+	struct daemon_state *d;
+	struct http_server *http;
+};
+
+enum loop_end { LOOP_RUN = -1, LOOP_STOP, LOOP_RESTART };
 
 static int take_opt(int *argc, char **argv, int i, const char *name, const char **val)
 {
@@ -131,7 +169,7 @@ static int take_opt(int *argc, char **argv, int i, const char *name, const char 
 static int parse_daemon_args(int *argc, char **argv, struct daemon_args *a)
 {
 	static const char *const names[] = { "--dir", "--segment", "--retain", "--listen",
-					     "--top-comms" };
+					     "--top-comms", "--config" };
 	const char *retain = DAEMON_DEFAULT_RETAIN, *val;
 	char err[256];
 	uint64_t v;
@@ -141,6 +179,7 @@ static int parse_daemon_args(int *argc, char **argv, struct daemon_args *a)
 	a->segment_s = DAEMON_DEFAULT_SEGMENT;
 	a->listen = DAEMON_DEFAULT_LISTEN;
 	a->top_comms = DAEMON_DEFAULT_TOP;
+	a->config = NULL;
 	for (i = 1; i < *argc;) {
 		if (!strcmp(argv[i], "--"))
 			break;
@@ -181,8 +220,12 @@ static int parse_daemon_args(int *argc, char **argv, struct daemon_args *a)
 						      "1..1000", val);
 			a->top_comms = (uint32_t)v;
 			break;
+		case 5:
+			a->config = val;
+			break;
 		}
 	}
+	a->retain = retain;
 	if (retention_parse(retain, &a->ret, err, sizeof(err)))
 		return pm_usage_error("daemon", "%s", err);
 	return 0;
@@ -219,55 +262,204 @@ static int block_signals(sigset_t *old)
 	return pm_signalfd(&set, old);
 }
 
-/* true when SIGTERM or SIGINT arrived */
-static bool handle_signals(int sfd)
+/* --config FILE (or --config=FILE) before "--", or NULL; -1 when its value is missing. */
+static int find_config(int argc, char **argv, const char **path)
+{
+	int i;
+
+	*path = NULL;
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strncmp(argv[i], "--config=", 9))
+			*path = argv[i] + 9;
+		else if (!strcmp(argv[i], "--config") && i + 1 >= argc)
+			return -1;
+		else if (!strcmp(argv[i], "--config"))
+			*path = argv[++i];
+	}
+	return 0;
+}
+
+static void conf_free(struct daemon_conf *c)
+{
+	daemon_config_free(&c->cfg);
+	free(c->av);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * --config FILE's options, then the command line's (which win), through
+ * the command line's parsers.  0, or the exit status after the message.
+ */
+static int conf_parse(int argc, char **argv, struct daemon_conf *c)
+{
+	const char *path;
+	char err[768];
+	int i, ret;
+
+	memset(c, 0, sizeof(*c));
+	if (find_config(argc, argv, &path))
+		return pm_usage_error("daemon", "option '--config' needs an argument");
+	if (path) {
+		ret = daemon_config_load(path, argc - 1, argv + 1, &c->cfg, err, sizeof(err));
+		if (ret) {
+			pm_err("%s", err);
+			return 2;
+		}
+	}
+	/* record's parser sees a copy without our options, and -a */
+	c->av = calloc((size_t)argc + c->cfg.n + 2, sizeof(*c->av));
+	if (!c->av) {
+		daemon_config_free(&c->cfg);
+		return 1;
+	}
+	c->av[c->ac++] = argv[0];
+	daemon_config_args(&c->cfg, c->av, &c->ac);
+	memcpy(c->av + c->ac, argv + 1, (size_t)(argc - 1) * sizeof(*c->av));
+	c->ac += argc - 1;
+	ret = parse_daemon_args(&c->ac, c->av, &c->a);
+	if (!ret) {
+		c->av[c->ac++] = "-a";
+		ret = record_parse_common("daemon", c->ac, c->av, &c->o, RECORD_DEFAULT_EVENTS);
+		if (ret < 0)
+			ret = command_help("daemon");
+	}
+	if (!ret) {
+		/* profiles need stacks: fp unless told otherwise (--call-graph no) */
+		for (i = 1; i < c->ac && strcmp(c->av[i], "-g") &&
+		     strncmp(c->av[i], "--call-graph", 12); i++)
+			;
+		if (i == c->ac) {
+			c->o.call_graph = PMIPROF_CALL_GRAPH_FP;
+			c->o.call_graph_dump_size = 0;
+		}
+		if (c->o.nr_pids || c->o.argv)
+			ret = pm_usage_error("daemon", "the daemon records every CPU: it takes no "
+					     "command and no -p");
+		else if (strcmp(c->o.output, RECORD_DEFAULT_OUTPUT))
+			ret = pm_usage_error("daemon", "-o: the daemon writes segments into --dir");
+	}
+	if (ret)
+		conf_free(c);
+	return ret;
+}
+
+/* The HTTP server on r->listen ("" for none).  0 or -errno. */
+static int http_restart(struct daemon_run *r, const char *listen)
+{
+	struct http_server *h = NULL;
+	int ret = 0;
+
+	if (!strcmp(listen, r->listen))
+		return 0;
+	/* the old one first: the new address may be the same port on another host name */
+	http_server_stop(r->http);
+	r->http = NULL;
+	if (*listen)
+		ret = http_server_start(&h, listen, r->d);
+	if (!ret) {
+		r->http = h;
+		snprintf(r->listen, sizeof(r->listen), "%s", listen);
+		return 0;
+	}
+	pm_err("SIGHUP: cannot serve on %s; serving on %s again", listen,
+	       *r->listen ? r->listen : "(none)");
+	if (*r->listen && http_server_start(&r->http, r->listen, r->d))
+		pm_err("cannot serve on %s either: no HTTP until the next SIGHUP", r->listen);
+	return ret;
+}
+
+/*
+ * SIGHUP: re-read --config.  A file that does not parse changes nothing;
+ * live keys are applied here; a change of a key that shapes the recording
+ * returns LOOP_RESTART (the caller closes the segment and executes itself).
+ */
+static int reload(struct daemon_run *r)
+{
+	struct daemon_conf n;
+	const char *key;
+	int ret;
+
+	if (!r->conf->a.config) {
+		pm_info("SIGHUP: no --config FILE to re-read; nothing changed");
+		return LOOP_RUN;
+	}
+	pm_info("SIGHUP: re-reading %s", r->conf->a.config);
+	ret = conf_parse(r->argc, r->argv, &n);
+	/* the parsers set -q's global: the running value stands until applied */
+	pm_quiet = r->conf->o.quiet;
+	if (ret) {
+		pm_err("SIGHUP: %s refused; the running configuration is kept", r->conf->a.config);
+		return LOOP_RUN;
+	}
+	key = daemon_config_restart_key(&r->conf->cfg, &n.cfg);
+	if (key) {
+		pm_info("SIGHUP: '%s' changed: closing the open segment and restarting recording "
+			"with the new configuration", key);
+		conf_free(&n);
+		return LOOP_RESTART;
+	}
+	r->segment_s = n.a.segment_s;
+	daemon_state_set_limits(r->d, &n.a.ret, n.a.top_comms);
+	http_restart(r, n.a.listen ? n.a.listen : "");
+	pm_quiet = n.o.quiet;
+	pm_info("SIGHUP: %s applied: segment %llu s, retain %s, top-comms %u, listen %s",
+		r->conf->a.config, (unsigned long long)r->segment_s, n.a.retain, n.a.top_comms,
+		*r->listen ? r->listen : "none");
+	conf_free(&n);
+	return LOOP_RUN;
+}
+
+/* LOOP_STOP after SIGTERM or SIGINT, LOOP_RESTART for a reload that needs it, else LOOP_RUN. */
+static int handle_signals(struct daemon_run *r, int sfd)
 {
 	struct signalfd_siginfo si;
-	bool stop = false;
+	int end = LOOP_RUN;
 
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			pm_info("SIGHUP: there is no configuration file to re-read yet; ignored");
+			if (end == LOOP_RUN)
+				end = reload(r);
 			continue;
 		}
 		pm_info("%s: closing the open segment", strsignal((int)si.ssi_signo));
-		stop = true;
+		end = LOOP_STOP;
 	}
-	return stop;
+	return end;
 }
 
-static int record_loop(struct daemon_state *d, const struct daemon_args *a,
-		       const struct backend_ops *b, struct record_session *s, int dir_fd, int sfd,
-		       const struct trace_writer_opts *wo)
+/* 0 or -errno; *end says whether to stop or to restart. */
+static int record_loop(struct daemon_run *r, const struct backend_ops *b,
+		       struct record_session *s, int dir_fd, int sfd,
+		       const struct trace_writer_opts *wo, enum loop_end *end)
 {
+	struct daemon_state *d = r->d;
+	const char *dir = r->conf->a.dir;
 	struct pollfd pfd[257];	/* rings, signals, flush requests */
 	struct segment sg;
-	uint64_t seg_ns = a->segment_s * 1000000000ull;
-	bool stop = false;
-	int ret;
+	int ret, sig = LOOP_RUN;
 
-	ret = segment_open(&sg, dir_fd, a->dir, s, b, wo);
+	ret = segment_open(&sg, dir_fd, dir, s, b, wo, daemon_state_tap(d));
 	if (ret)
 		return ret;
 	daemon_state_segment_started(d, &sg);
 	ret = b->enable(s);
 	if (ret) {
-		segment_close(&sg, a->dir, s, PMIPROF_FINISH_F_ERROR);
+		segment_close(&sg, dir, s, PMIPROF_FINISH_F_ERROR);
 		return ret;
 	}
 	/* systemd Type=notify (a no-op without $NOTIFY_SOCKET) */
-	sd_notifyf(0, "READY=1\nSTATUS=recording every CPU into %s", a->dir);
-	while (!stop) {
-		uint64_t now = pm_now_ns(), end = sg.start_ns + seg_ns;
+	sd_notifyf(0, "READY=1\nSTATUS=recording every CPU into %s", dir);
+	while (sig == LOOP_RUN) {
+		uint64_t now = pm_now_ns(), end_ns = sg.start_ns + r->segment_s * 1000000000ull;
 		int nb = 0, timeout = TICK_MS, n;
 
-		if (end <= now) {
+		if (end_ns <= now) {
 			/* everything up to now into this segment, then the next one */
 			if (sg.w && !sg.failed)
-				segment_after_drain(&sg, a->dir, b->drain(s, sg.w));
-			segment_close(&sg, a->dir, s, 0);
+				segment_after_drain(&sg, dir, b->drain(s, sg.w));
+			segment_close(&sg, dir, s, 0);
 			daemon_state_segment_closed(d, &sg, s);	/* counted, then retention */
-			ret = segment_open(&sg, dir_fd, a->dir, s, b, wo);
+			ret = segment_open(&sg, dir_fd, dir, s, b, wo, daemon_state_tap(d));
 			if (ret)	/* retried at the next segment */
 				daemon_state_note_error(d, ret);
 			else
@@ -277,8 +469,8 @@ static int record_loop(struct daemon_state *d, const struct daemon_args *a,
 				sg.start_ns = pm_now_ns();
 			continue;
 		}
-		if ((end - now) / 1000000 < (uint64_t)timeout)
-			timeout = (int)((end - now) / 1000000) + 1;
+		if ((end_ns - now) / 1000000 < (uint64_t)timeout)
+			timeout = (int)((end_ns - now) / 1000000) + 1;
 		/* a failed segment: leave the rings alone, the kernel counts what overflows */
 		if (sg.w && !sg.failed)
 			nb = b->poll_fds(s, pfd, 255);
@@ -291,88 +483,77 @@ static int record_loop(struct daemon_state *d, const struct daemon_args *a,
 			break;
 		}
 		if (n > 0 && pfd[nb].revents)
-			stop = handle_signals(sfd);
+			sig = handle_signals(r, sfd);
 		if (sg.w && !sg.failed)
-			segment_after_drain(&sg, a->dir, b->drain(s, sg.w));
+			segment_after_drain(&sg, dir, b->drain(s, sg.w));
 		if (n > 0 && pfd[nb + 1].revents) {
 			/* a profile's seconds ended: its samples into the file now */
 			uint64_t gen = daemon_state_flush_wanted(d);
 
 			if (gen && sg.w && !sg.failed)
-				segment_after_drain(&sg, a->dir, trace_writer_flush(sg.w));
+				segment_after_drain(&sg, dir, trace_writer_flush(sg.w));
 			if (gen)
 				daemon_state_flushed(d, gen);
 		}
 		daemon_state_update(d, s);
 	}
-	sd_notify(0, "STOPPING=1\nSTATUS=closing the open segment");
+	*end = sig == LOOP_RESTART ? LOOP_RESTART : LOOP_STOP;
+	sd_notify(0, *end == LOOP_RESTART ? "RELOADING=1\nSTATUS=restarting recording" :
+		  "STOPPING=1\nSTATUS=closing the open segment");
 	b->disable(s);
 	if (sg.w && !sg.failed)
-		segment_after_drain(&sg, a->dir, b->drain(s, sg.w));
-	segment_close(&sg, a->dir, s, 0);
+		segment_after_drain(&sg, dir, b->drain(s, sg.w));
+	segment_close(&sg, dir, s, 0);
 	daemon_state_segment_closed(d, &sg, s);
 	return ret;
+}
+
+/* `pmiprof daemon ARGS` again in this process (argv[0] is "daemon"); returns on failure only. */
+static void restart_self(int argc, char **argv)
+{
+	char **av = calloc((size_t)argc + 2, sizeof(*av));
+
+	if (av) {
+		av[0] = "pmiprof";
+		memcpy(av + 1, argv, (size_t)argc * sizeof(*av));
+		execv("/proc/self/exe", av);
+	}
+	pm_err("cannot restart (execute /proc/self/exe): %s", strerror(av ? errno : ENOMEM));
+	free(av);
 }
 
 int cmd_daemon(int argc, char **argv)
 {
 	struct trace_writer_opts wo = { 0 };
-	struct daemon_args a;
-	struct record_opts o;
+	struct daemon_conf conf;
+	struct daemon_run r = { .argc = argc, .argv = argv, .conf = &conf };
 	struct record_session s;
-	struct daemon_state *d = NULL;
-	struct http_server *http = NULL;
 	const struct backend_ops *b;
-	char **av;
+	enum loop_end end = LOOP_STOP;
 	sigset_t oldmask;
-	int ac = argc, i, ret, dir_fd, sfd, status = 1;
+	int i, ret, dir_fd, sfd, status = 1;
 
-	for (i = 1; i < argc; i++)
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return command_help("daemon");
-	/* record's parser sees a copy without our options, and -a */
-	av = calloc((size_t)argc + 2, sizeof(*av));
-	if (!av)
-		return 1;
-	memcpy(av, argv, (size_t)argc * sizeof(*av));
-	ret = parse_daemon_args(&ac, av, &a);
+	ret = conf_parse(argc, argv, &conf);
 	if (ret)
-		goto out_av;
-	av[ac++] = "-a";
-	ret = record_parse_common("daemon", ac, av, &o, RECORD_DEFAULT_EVENTS);
-	if (ret < 0)
-		ret = command_help("daemon");
-	if (ret)
-		goto out_av;
-	/* profiles need stacks: fp unless told otherwise (--call-graph no) */
-	for (i = 1; i < argc && strcmp(argv[i], "-g") && strncmp(argv[i], "--call-graph", 12); i++)
-		;
-	if (i == argc) {
-		o.call_graph = PMIPROF_CALL_GRAPH_FP;
-		o.call_graph_dump_size = 0;
-	}
-	ret = 2;
-	if (o.nr_pids || o.argv)
-		goto usage_target;
-	if (strcmp(o.output, RECORD_DEFAULT_OUTPUT)) {
-		pm_usage_error("daemon", "-o: the daemon writes segments into --dir");
-		goto out_av;
-	}
-	ret = make_dir(a.dir);
+		return ret;
+	r.segment_s = conf.a.segment_s;
+	snprintf(r.listen, sizeof(r.listen), "%s", conf.a.listen ? conf.a.listen : "");
+	ret = make_dir(conf.a.dir);
 	if (ret) {
-		pm_err("cannot create %s: %s", a.dir, strerror(-ret));
-		ret = 1;
-		goto out_av;
+		pm_err("cannot create %s: %s", conf.a.dir, strerror(-ret));
+		goto out_conf;
 	}
-	dir_fd = open(a.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir_fd = open(conf.a.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0) {
-		pm_err("cannot open %s: %s", a.dir, strerror(errno));
-		ret = 1;
-		goto out_av;
+		pm_err("cannot open %s: %s", conf.a.dir, strerror(errno));
+		goto out_conf;
 	}
 	memset(&s, 0, sizeof(s));
-	s.opts = &o;
-	b = backend_select(o.backend, &o);
+	s.opts = &conf.o;
+	b = backend_select(conf.o.backend, &conf.o);
 	if (!b)
 		goto out_dir;
 	host_info_fill(&s.hdr, argc, argv);
@@ -385,32 +566,36 @@ int cmd_daemon(int argc, char **argv)
 	ret = b->open(&s);
 	if (ret)
 		goto out_signals;
-	wo.level = o.compression_level;
-	ret = daemon_state_new(&d, a.dir, &a.ret, &s.hdr, a.top_comms);
-	if (!ret && a.listen)
-		ret = http_server_start(&http, a.listen, d);
+	wo.level = conf.o.compression_level;
+	ret = daemon_state_new(&r.d, conf.a.dir, &conf.a.ret, &s.hdr, conf.a.top_comms);
+	if (!ret && *r.listen)
+		ret = http_server_start(&r.http, r.listen, r.d);
 	if (ret)
 		goto out_backend;
 	pm_info("recording every CPU with the %s backend into %s (segments of %llu s, trigger %s%s)",
-		b->name, a.dir, (unsigned long long)a.segment_s,
+		b->name, conf.a.dir, (unsigned long long)r.segment_s,
 		s.hdr.events[s.hdr.trigger_index].name,
 		s.hdr.flags & PMIPROF_TRACE_F_TIME_BASED ? ", time-based windows" : "");
-	ret = record_loop(d, &a, b, &s, dir_fd, sfd, &wo);
+	ret = record_loop(&r, b, &s, dir_fd, sfd, &wo, &end);
 	status = ret ? 1 : 0;
-	http_server_stop(http);
+	http_server_stop(r.http);
 out_backend:
 	b->close(&s);
-	daemon_state_free(d);
+	daemon_state_free(r.d);
+	if (!ret && end == LOOP_RESTART) {
+		/* signals stay blocked: one arriving meanwhile waits for the new signalfd */
+		close(sfd);
+		close(dir_fd);
+		conf_free(&conf);
+		restart_self(argc, argv);
+		return 1;
+	}
 out_signals:
 	close(sfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 out_dir:
 	close(dir_fd);
-	free(av);
+out_conf:
+	conf_free(&conf);
 	return status;
-usage_target:
-	pm_usage_error("daemon", "the daemon records every CPU: it takes no command and no -p");
-out_av:
-	free(av);
-	return ret;
 }

@@ -101,6 +101,7 @@ struct sum_table {
 };
 
 struct trace_writer {
+	const struct trace_writer_tap *tap;	/* trace_writer_set_tap(), or NULL */
 	int fd;
 	int err;			/* sticky -errno */
 	int first_err;			/* kept across trace_writer_recover() for close() */
@@ -1246,7 +1247,7 @@ static inline __attribute__((always_inline)) int write_samples_nr(struct trace_w
 	return 0;
 }
 
-int trace_write_samples(struct trace_writer *w, const struct trace_sample *s, size_t n)
+static int write_samples(struct trace_writer *w, const struct trace_sample *s, size_t n)
 {
 	size_t i;
 	int err;
@@ -1268,6 +1269,20 @@ int trace_write_samples(struct trace_writer *w, const struct trace_sample *s, si
 		}
 		return 0;
 	}
+}
+
+int trace_write_samples(struct trace_writer *w, const struct trace_sample *s, size_t n)
+{
+	int err = write_samples(w, s, n);
+
+	if (!err && w->tap && w->tap->samples)
+		w->tap->samples(w->tap->arg, s, n);
+	return err;
+}
+
+void trace_writer_set_tap(struct trace_writer *w, const struct trace_writer_tap *tap)
+{
+	w->tap = tap;
 }
 
 int trace_write_sample(struct trace_writer *w, const struct trace_sample *s)
@@ -1390,6 +1405,8 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 	if (sample_close(w, enc_sample(w, s, stack)))
 		w->flush_due = true;
 	w->ustack_ok = true;
+	if (w->tap && w->tap->samples)
+		w->tap->samples(w->tap->arg, s, 1);
 	return 0;
 }
 
@@ -1435,6 +1452,8 @@ int trace_write_comm(struct trace_writer *w, const struct trace_comm *c)
 		return err;
 	if (check_str(c->comm, &len))
 		return -ENAMETOOLONG;
+	if (w->tap && w->tap->comm)
+		w->tap->comm(w->tap->arg, c);
 	return rec_end(w, trace_enc_comm(&w->codec, rec_begin(w, PMIPROF_REC_COMM), c, len));
 }
 
@@ -1444,6 +1463,8 @@ int trace_write_fork(struct trace_writer *w, const struct trace_task *t)
 
 	if (err)
 		return err;
+	if (w->tap && w->tap->task)
+		w->tap->task(w->tap->arg, PMIPROF_REC_FORK, t);
 	return rec_end(w, trace_enc_task(&w->codec, rec_begin(w, PMIPROF_REC_FORK), t));
 }
 
@@ -1453,6 +1474,8 @@ int trace_write_exit(struct trace_writer *w, const struct trace_task *t)
 
 	if (err)
 		return err;
+	if (w->tap && w->tap->task)
+		w->tap->task(w->tap->arg, PMIPROF_REC_EXIT, t);
 	return rec_end(w, trace_enc_task(&w->codec, rec_begin(w, PMIPROF_REC_EXIT), t));
 }
 
@@ -1462,6 +1485,8 @@ int trace_write_lost(struct trace_writer *w, const struct trace_lost *l)
 
 	if (err)
 		return err;
+	if (w->tap && w->tap->lost)
+		w->tap->lost(w->tap->arg, l);
 	return rec_end(w, trace_enc_lost(&w->codec, rec_begin(w, PMIPROF_REC_LOST), l));
 }
 

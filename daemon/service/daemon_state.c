@@ -41,7 +41,7 @@ struct daemon_state {
 	/* self-metrics */
 	struct record_stats stats;
 	uint64_t segments_closed, segments_failed, segments_deleted, deleted_bytes;
-	uint64_t open_errors, account_errors;
+	uint64_t open_errors;
 	uint64_t disk_segments, disk_bytes;
 	uint64_t scrapes;
 	double last_scrape_s, scrape_s_total;
@@ -82,7 +82,6 @@ static int make_room(struct daemon_state *d, struct retention_result *res)
 static void *worker_main(void *arg)
 {
 	struct daemon_state *d = arg;
-	char name[64];
 
 	pthread_mutex_lock(&d->lock);
 	for (;;) {
@@ -94,20 +93,8 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&d->cond, &d->lock);
 		if (!d->nr_queue && !d->disk_full)
 			break;
-		if (d->nr_queue) {
-			memcpy(name, d->queue[0], sizeof(name));
-			memmove(d->queue[0], d->queue[1],
-				(size_t)(--d->nr_queue) * sizeof(d->queue[0]));
-			/* under the lock: a scrape sees a segment open or counted, never both */
-			e = window_metrics_add_closed(d->wm, d->dir, name);
-			if (e) {
-				d->account_errors++;
-				pm_warn("metrics: cannot read segment %s/%s: %s", d->dir, name,
-					strerror(-e));
-			}
-			if (d->nr_queue)
-				continue;
-		}
+		/* closed segments were counted live (the tap): retention once for them all */
+		d->nr_queue = 0;
 		full = d->disk_full;
 		d->disk_full = false;
 		pthread_mutex_unlock(&d->lock);
@@ -146,7 +133,7 @@ int daemon_state_new(struct daemon_state **out, const char *dir, const struct re
 	d->stacks = h->call_graph != PMIPROF_CALL_GRAPH_NONE;
 	d->start_real_ns = pm_realtime_ns();
 	d->dir = strdup(dir);
-	e = !d->dir ? -ENOMEM : d->flush_fd < 0 ? -errno : window_metrics_new(&d->wm, h, top_comms);
+	e = !d->dir ? -ENOMEM : d->flush_fd < 0 ? -errno : window_metrics_new(&d->wm, h, top_comms, true);
 	if (!e) {
 		e = -pthread_create(&d->worker, NULL, worker_main, d);
 		d->worker_running = !e;
@@ -201,13 +188,9 @@ void daemon_state_segment_closed(struct daemon_state *d, const struct segment *s
 	}
 	if (sg->failed && sg->err == -ENOSPC)
 		d->disk_full = true;
-	if (d->nr_queue < MAX_QUEUE) {
+	/* retention's turn (the worker takes every closed segment in one pass) */
+	if (d->nr_queue < MAX_QUEUE)
 		snprintf(d->queue[d->nr_queue++], sizeof(d->queue[0]), "%s", sg->final_name);
-	} else {
-		d->account_errors++;
-		pm_warn("metrics: %s not counted (%d closed segments wait already)",
-			sg->final_name, MAX_QUEUE);
-	}
 	pthread_cond_signal(&d->cond);
 	pthread_mutex_unlock(&d->lock);
 }
@@ -216,6 +199,15 @@ void daemon_state_update(struct daemon_state *d, const struct record_session *s)
 {
 	pthread_mutex_lock(&d->lock);
 	d->stats = s->stats;
+	pthread_mutex_unlock(&d->lock);
+}
+
+void daemon_state_set_limits(struct daemon_state *d, const struct retention *ret,
+			     uint32_t top_comms)
+{
+	pthread_mutex_lock(&d->lock);
+	d->ret = *ret;
+	window_metrics_set_top(d->wm, top_comms);
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -230,6 +222,11 @@ void daemon_state_note_error(struct daemon_state *d, int err)
 		pthread_cond_signal(&d->cond);
 	}
 	pthread_mutex_unlock(&d->lock);
+}
+
+const struct trace_writer_tap *daemon_state_tap(struct daemon_state *d)
+{
+	return window_metrics_tap(d->wm);
 }
 
 const char *daemon_state_dir(const struct daemon_state *d)
@@ -296,7 +293,7 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 
 	/* one scrape at a time: they share the totals, and a second one waits */
 	pthread_mutex_lock(&d->lock);
-	ret = window_metrics_write(d->wm, d->dir, d->open_name[0] ? d->open_name : NULL, f, om);
+	ret = window_metrics_write(d->wm, f, om);
 	if (!ret) {
 		getrusage(RUSAGE_SELF, &ru);
 		put_counter(f, "pmiprof_daemon_cpu_seconds_total", "CPU time of the daemon "
@@ -318,8 +315,6 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 			    (double)(d->segments_failed + d->open_errors), om);
 		put_counter(f, "pmiprof_daemon_segments_deleted_total", "Segments deleted by "
 			    "retention.", (double)d->segments_deleted, om);
-		put_counter(f, "pmiprof_daemon_segments_uncounted_total", "Closed segments that "
-			    "could not be added to these metrics.", (double)d->account_errors, om);
 		put_gauge(f, "pmiprof_daemon_disk_segments", "Segments in the directory after "
 			  "the last retention pass.", (double)d->disk_segments, om);
 		put_gauge(f, "pmiprof_daemon_disk_bytes", "Bytes of segments in the directory "

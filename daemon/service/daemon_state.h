@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the daemon's recording loop shares with its HTTP threads: the
- * directory and open segment, the recorder's counts, the metrics totals
- * (window_metrics.h), and a worker thread that adds each closed segment to
- * those totals and then applies retention -- off the recording thread, and
- * never deleting a segment before it is counted.  One mutex guards it all.
+ * directory and open segment, the recorder's counts, the live metrics
+ * (window_metrics.h, with a lock of its own: the recording thread's tap
+ * takes only that one), and a worker thread that applies retention after
+ * each segment closes, off the recording thread.  One mutex guards the rest.
  */
 #ifndef PMIPROF_DAEMON_DAEMON_STATE_H
 #define PMIPROF_DAEMON_DAEMON_STATE_H
@@ -32,6 +32,9 @@ void daemon_state_segment_started(struct daemon_state *d, const struct segment *
 void daemon_state_segment_closed(struct daemon_state *d, const struct segment *sg,
 				 const struct record_session *s);
 void daemon_state_update(struct daemon_state *d, const struct record_session *s);
+/* SIGHUP: new retention limits and number of commands named in /metrics. */
+void daemon_state_set_limits(struct daemon_state *d, const struct retention *ret,
+			     uint32_t top_comms);
 /* A segment could not be created (err: -errno; -ENOSPC makes room on disk). */
 void daemon_state_note_error(struct daemon_state *d, int err);
 
@@ -51,6 +54,8 @@ void daemon_state_flushed(struct daemon_state *d, uint64_t gen);
 /* /metrics: text format 0.0.4, or OpenMetrics 1.0 when om. */
 int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om);
 const char *daemon_state_dir(const struct daemon_state *d);
+/* The live metrics' tap, for every segment's writer (window_metrics.h). */
+const struct trace_writer_tap *daemon_state_tap(struct daemon_state *d);
 /* Recorded with call stacks (profiles need them). */
 bool daemon_state_has_stacks(const struct daemon_state *d);
 /* Recording is running and the last segment write worked. */

@@ -281,7 +281,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	return reply_text(c, 404, "no such endpoint: see /\n");
 }
 
-static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
 {
 	char host[128];
 	const char *colon = strrchr(s, ':');
@@ -328,7 +328,7 @@ int http_server_start(struct http_server **out, const char *listen, struct daemo
 			     MHD_USE_ERROR_LOG;
 
 	*out = NULL;
-	if (parse_listen(listen, &ss, &sl)) {
+	if (http_parse_listen(listen, &ss, &sl)) {
 		pm_err("--listen '%s': expected ADDR:PORT (127.0.0.1:9468, [::1]:9468)", listen);
 		return -EINVAL;
 	}

@@ -7,8 +7,13 @@
 #ifndef PMIPROF_DAEMON_HTTP_SERVER_H
 #define PMIPROF_DAEMON_HTTP_SERVER_H
 
+#include <sys/socket.h>
+
 struct http_server;
 struct daemon_state;
+
+/* "ADDR:PORT" or "[V6ADDR]:PORT" into a socket address: 0 or -EINVAL. */
+int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len);
 
 /* listen: "ADDR:PORT" or "[V6ADDR]:PORT"; port 0 picks a free one (printed).  0 or -errno. */
 int http_server_start(struct http_server **out, const char *listen, struct daemon_state *d);

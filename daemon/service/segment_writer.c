@@ -30,7 +30,8 @@ static void segment_failed(struct segment *sg, const char *dir, int err)
 }
 
 int segment_open(struct segment *sg, int dir_fd, const char *dir, struct record_session *s,
-		 const struct backend_ops *b, const struct trace_writer_opts *wo)
+		 const struct backend_ops *b, const struct trace_writer_opts *wo,
+		 const struct trace_writer_tap *tap)
 {
 	int ret;
 
@@ -55,6 +56,7 @@ int segment_open(struct segment *sg, int dir_fd, const char *dir, struct record_
 		sg->w = NULL;
 		return ret;
 	}
+	trace_writer_set_tap(sg->w, tap);
 	if (b->synthesize) {
 		ret = b->synthesize(s, sg->w);
 		if (ret)

@@ -17,6 +17,7 @@
 
 struct trace_writer;
 struct trace_writer_opts;
+struct trace_writer_tap;
 
 struct segment {
 	struct trace_writer *w;		/* NULL when no segment is open */
@@ -33,11 +34,12 @@ struct segment {
 
 /*
  * Start a segment in dir_fd: header from s->hdr (its start times set here),
- * then b->synthesize() (COMM and MMAP of every process).  0 or -errno
- * (message printed).
+ * tap set on the writer (NULL: none), then b->synthesize() (COMM and MMAP
+ * of every process).  0 or -errno (message printed).
  */
 int segment_open(struct segment *sg, int dir_fd, const char *dir, struct record_session *s,
-		 const struct backend_ops *b, const struct trace_writer_opts *wo);
+		 const struct backend_ops *b, const struct trace_writer_opts *wo,
+		 const struct trace_writer_tap *tap);
 /*
  * After a drain: the writer's result (n < 0 marks the segment failed), and
  * at least once a second the open chunk written and fdatasync'd.

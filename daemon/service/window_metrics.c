@@ -1,21 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Prometheus metrics from the daemon's segments (window_metrics.h).
+ * Prometheus metrics kept live from what the daemon writes (window_metrics.h).
  */
 #include "service/window_metrics.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashmap.h"
 #include "analysis/metrics.h"
 #include "input/session.h"
+#include "strtab.h"
+#include "service/proc_cgroup.h"
 #include "util.h"
 
 #define MAX_HIST	(PMIPROF_MAX_EVENTS + 1)
 #define MAX_BUCKETS	12
 #define NR_REASONS	8
+/* names: as the report names threads without a COMM (report/input/session.c) */
+#define NAME_UNKNOWN	0		/* "[unknown]" */
+#define NAME_SWAPPER	1		/* "swapper" */
+#define NAME_NO_CGROUP	2		/* "unknown": the process was gone before its first sample */
+#define NAME_ROOT_CG	3		/* "/": the idle task */
+#define CG_LOOKUP	(HM_EMPTY - 1)	/* pid2cg: the pid exited, read again if it comes back */
+#define TAG_PID		0
+#define TAG_SERIES	1
 
 struct hist_def {
 	char name[64];			/* metric name */
@@ -32,29 +44,39 @@ struct hist {
 	double sum;
 };
 
-struct comm_acc {
-	char *comm;
+/* One (comm, cgroup) pair: a series of every comm metric. */
+struct series {
+	uint32_t comm, cgroup;		/* ids in names */
 	uint64_t windows;
 	uint64_t events[PMIPROF_MAX_EVENTS];
 	struct hist h[MAX_HIST];
 	bool named;			/* shown by name (sticky: its series never vanish) */
 };
 
-struct acc {
-	struct comm_acc *v;
-	uint32_t nr, cap;
-	uint64_t lost[NR_REASONS];
-	uint64_t throttle_events;
-};
-
 struct window_metrics {
+	pthread_mutex_t lock;		/* the tap (recording thread) against scrapes */
 	struct trace_header h;
 	uint32_t top;
 	struct hist_def defs[MAX_HIST];
 	unsigned int nr_defs;
 	bool time_based;
-	struct acc total;		/* closed segments of this run */
-	uint64_t segments_read;
+	bool cgroups;			/* read /proc/PID/cgroup */
+	struct strtab names;		/* command names and cgroup paths */
+	struct hashmap tid2comm;	/* tid -> name id, as report's session keeps it */
+	struct hashmap ids;		/* (pid, TAG_PID) -> cgroup name id; (key, TAG_SERIES) -> series */
+	struct series *v;
+	uint32_t nr, cap;
+	/* scrapes, one at a time: a snapshot taken under lock, formatted after it */
+	pthread_mutex_t scrape_lock;
+	uint32_t *order;		/* series by windows */
+	uint32_t order_cap;
+	struct series *snap;		/* the named series, then "other" */
+	const char **snap_names;	/* their comm and cgroup: 2 per series */
+	uint32_t snap_cap, names_cap;
+	uint64_t lost[NR_REASONS];
+	uint64_t throttle_events;
+	uint64_t cgroup_reads;
+	struct trace_writer_tap tap;
 };
 
 static const double ipc_bounds[] = { 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4, 5 };
@@ -109,116 +131,150 @@ static void defs_setup(struct window_metrics *m)
 	}
 }
 
+
+static void on_samples(void *arg, const struct trace_sample *s, size_t n);
+static void on_comm(void *arg, const struct trace_comm *c);
+static void on_task(void *arg, uint8_t type, const struct trace_task *t);
+static void on_lost(void *arg, const struct trace_lost *l);
+
 int window_metrics_new(struct window_metrics **out, const struct trace_header *h,
-		       uint32_t top_comms)
+		       uint32_t top_comms, bool cgroups)
 {
 	struct window_metrics *m = calloc(1, sizeof(*m));
+	int e;
 
 	*out = NULL;
 	if (!m)
 		return -ENOMEM;
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_mutex_init(&m->scrape_lock, NULL);
 	m->h = *h;
 	m->top = top_comms;
+	m->cgroups = cgroups;
 	defs_setup(m);
+	m->tap = (struct trace_writer_tap){ .samples = on_samples, .comm = on_comm,
+					    .task = on_task, .lost = on_lost, .arg = m };
+	e = strtab_init(&m->names);
+	if (!e)
+		e = hm_init(&m->tid2comm, 4096);
+	if (!e)
+		e = hm_init(&m->ids, 4096);
+	if (!e && (strtab_intern(&m->names, "[unknown]") != NAME_UNKNOWN ||
+		   strtab_intern(&m->names, "swapper") != NAME_SWAPPER ||
+		   strtab_intern(&m->names, "unknown") != NAME_NO_CGROUP ||
+		   strtab_intern(&m->names, "/") != NAME_ROOT_CG))
+		e = -ENOMEM;
+	if (e) {
+		window_metrics_free(m);
+		return e;
+	}
 	*out = m;
 	return 0;
-}
-
-static void acc_free(struct acc *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->nr; i++)
-		free(a->v[i].comm);
-	free(a->v);
-	memset(a, 0, sizeof(*a));
 }
 
 void window_metrics_free(struct window_metrics *m)
 {
 	if (!m)
 		return;
-	acc_free(&m->total);
+	strtab_free(&m->names);
+	hm_free(&m->tid2comm);
+	hm_free(&m->ids);
+	free(m->v);
+	free(m->order);
+	free(m->snap);
+	free(m->snap_names);
+	pthread_mutex_destroy(&m->scrape_lock);
+	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
 
-static struct comm_acc *acc_get(struct acc *a, const char *comm)
+void window_metrics_set_top(struct window_metrics *m, uint32_t top_comms)
 {
-	size_t i;
-
-	for (i = 0; i < a->nr; i++)
-		if (!strcmp(a->v[i].comm, comm))
-			return &a->v[i];
-	if (pm_grow(&a->v, &a->cap, (uint64_t)a->nr + 1, 64, sizeof(*a->v)))
-		return NULL;
-	memset(&a->v[a->nr], 0, sizeof(a->v[0]));
-	a->v[a->nr].comm = strdup(comm);
-	if (!a->v[a->nr].comm)
-		return NULL;
-	return &a->v[a->nr++];
+	pthread_mutex_lock(&m->lock);
+	m->top = top_comms;
+	pthread_mutex_unlock(&m->lock);
 }
 
-static void acc_merge(struct acc *to, const struct acc *from)
+const struct trace_writer_tap *window_metrics_tap(struct window_metrics *m)
 {
-	size_t i, k, e;
-
-	for (i = 0; i < from->nr; i++) {
-		const struct comm_acc *f = &from->v[i];
-		struct comm_acc *t = acc_get(to, f->comm);
-
-		if (!t)
-			continue;
-		t->windows += f->windows;
-		for (e = 0; e < PMIPROF_MAX_EVENTS; e++)
-			t->events[e] += f->events[e];
-		for (k = 0; k < MAX_HIST; k++) {
-			for (e = 0; e < MAX_BUCKETS; e++)
-				t->h[k].buckets[e] += f->h[k].buckets[e];
-			t->h[k].count += f->h[k].count;
-			t->h[k].sum += f->h[k].sum;
-		}
-	}
-	for (k = 0; k < NR_REASONS; k++)
-		to->lost[k] += from->lost[k];
-	to->throttle_events += from->throttle_events;
+	return &m->tap;
 }
 
-/* One session pass: comm ids of that pass -> accumulators. */
-struct pass {
-	struct window_metrics *m;
-	struct session *s;
-	struct acc *a;
-	uint32_t *slot_of;	/* comm id -> index in a->v + 1, 0: not looked up yet */
-	uint32_t cap_id;
-};
-
-static int on_sample(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
-		     uint32_t comm)
+/* A sample's command name, as session_comm_of() finds it. */
+static uint32_t comm_of(const struct window_metrics *m, uint32_t pid, uint32_t tid)
 {
-	struct pass *p = arg;
-	struct comm_acc *c;
+	uint32_t c = hm_get(&m->tid2comm, tid, 0);
+
+	if (c == HM_EMPTY)
+		c = hm_get(&m->tid2comm, pid, 0);
+	if (c == HM_EMPTY)
+		return pid == 0 && tid == 0 ? NAME_SWAPPER : NAME_UNKNOWN;
+	return c;
+}
+
+/* /proc/PID/cgroup as a name id, or fallback when the process is gone. */
+static uint32_t cgroup_read(struct window_metrics *m, uint32_t pid, uint32_t fallback)
+{
+	char path[512];
+	int64_t id;
+
+	m->cgroup_reads++;
+	id = proc_cgroup_read((pid_t)pid, path, sizeof(path)) ? fallback :
+	     strtab_intern(&m->names, path);
+	if (id < 0 || hm_put(&m->ids, pid, TAG_PID, (uint32_t)id))
+		return fallback;
+	return (uint32_t)id;
+}
+
+/*
+ * The cgroup of pid: read when the process is first seen (its FORK, its
+ * exec's COMM: on_task(), on_comm()), else at its first sample.
+ */
+static uint32_t cgroup_of(struct window_metrics *m, uint32_t pid)
+{
+	uint32_t c;
+
+	if (!m->cgroups)
+		return NAME_NO_CGROUP;
+	if (pid == 0)
+		return NAME_ROOT_CG;
+	c = hm_get(&m->ids, pid, TAG_PID);
+	if (c != HM_EMPTY && c != CG_LOOKUP)
+		return c;
+	return cgroup_read(m, pid, NAME_NO_CGROUP);
+}
+
+static struct series *series_of(struct window_metrics *m, uint32_t comm, uint32_t cgroup)
+{
+	uint64_t key = (uint64_t)comm << 32 | cgroup;
+	uint32_t i = hm_get(&m->ids, key, TAG_SERIES);
+
+	if (i != HM_EMPTY)
+		return &m->v[i];
+	if (pm_grow(&m->v, &m->cap, (uint64_t)m->nr + 1, 64, sizeof(*m->v)) ||
+	    hm_put(&m->ids, key, TAG_SERIES, m->nr))
+		return NULL;
+	memset(&m->v[m->nr], 0, sizeof(m->v[0]));
+	m->v[m->nr].comm = comm;
+	m->v[m->nr].cgroup = cgroup;
+	return &m->v[m->nr++];
+}
+
+static void add_sample(struct window_metrics *m, const struct trace_sample *smp)
+{
+	struct series *c = series_of(m, comm_of(m, smp->pid, smp->tid), cgroup_of(m, smp->pid));
 	unsigned int k, i;
 
-	(void)index;
-	(void)sym;
-	if (comm >= p->cap_id &&
-	    pm_grow_zero(&p->slot_of, &p->cap_id, (uint64_t)comm + 1, 256, sizeof(*p->slot_of)))
-		return -ENOMEM;
-	if (!p->slot_of[comm]) {
-		c = acc_get(p->a, session_comm(p->s, comm));
-		if (!c)
-			return -ENOMEM;
-		p->slot_of[comm] = (uint32_t)(c - p->a->v) + 1;
-	}
-	c = &p->a->v[p->slot_of[comm] - 1];
+	if (!c)
+		return;
 	c->windows++;
 	if (window_counts_events(smp->flags))
 		for (i = 0; i < smp->nr && i < PMIPROF_MAX_EVENTS; i++)
 			c->events[i] += smp->counts[i];
 	if (!window_in_stats(smp->flags))
-		return 0;
-	for (k = 0; k < p->m->nr_defs; k++) {
-		const struct hist_def *d = &p->m->defs[k];
+		return;
+	for (k = 0; k < m->nr_defs; k++) {
+		const struct hist_def *d = &m->defs[k];
 		struct hist *h = &c->h[k];
 		double v;
 
@@ -231,96 +287,81 @@ static int on_sample(void *arg, const struct trace_sample *smp, uint64_t index, 
 		h->count++;
 		h->sum += v;
 	}
-	return 0;
 }
 
-/*
- * The session pass without symbolizing (a scrape must not load every
- * binary's symbols): thread names from COMM and FORK through the session's
- * own side-band code, a sample's name by session_comm_of(), losses through
- * session_lost().  Every sample counts, as in a
- * report without filters other than --comm.
- */
-static int count_pass(struct pass *p)
+static void on_samples(void *arg, const struct trace_sample *s, size_t n)
 {
-	struct session *s = p->s;
-	struct trace_record rec;
-	int rc;
+	struct window_metrics *m = arg;
+	size_t i;
 
-	while ((rc = trace_reader_next(s->r, &rec)) > 0) {
-		uint32_t c;
+	pthread_mutex_lock(&m->lock);
+	for (i = 0; i < n; i++)
+		add_sample(m, &s[i]);
+	pthread_mutex_unlock(&m->lock);
+}
 
-		switch (rec.type) {
-		case PMIPROF_REC_SAMPLE:
-			c = session_comm_of(s, rec.sample.pid, rec.sample.tid);
-			rc = on_sample(p, &rec.sample, 0, 0, c);
-			break;
-		case PMIPROF_REC_COMM:
-		case PMIPROF_REC_FORK:
-			rc = session_apply_sideband(s, &rec);
-			break;
-		case PMIPROF_REC_LOST:
-			rc = session_lost(s, &rec.lost);
-			break;
-		default:
-			rc = 0;
-			break;
-		}
-		if (rc)
-			return rc;
+static void on_comm(void *arg, const struct trace_comm *c)
+{
+	struct window_metrics *m = arg;
+	int64_t id;
+
+	pthread_mutex_lock(&m->lock);
+	id = strtab_intern(&m->names, c->comm ? c->comm : "");
+	if (id >= 0)
+		hm_put(&m->tid2comm, c->tid, 0, (uint32_t)id);
+	/* a program may move itself before exec (systemd-run --scope): read again */
+	if (m->cgroups && (c->flags & PMIPROF_COMM_F_EXEC) && c->pid == c->tid && c->pid) {
+		uint32_t old = hm_get(&m->ids, c->pid, TAG_PID);
+
+		cgroup_read(m, c->pid, old == HM_EMPTY || old == CG_LOOKUP ? NAME_NO_CGROUP : old);
 	}
-	return rc;
+	pthread_mutex_unlock(&m->lock);
 }
 
-static int read_segment(struct window_metrics *m, const char *path, bool open, struct acc *a)
+static void on_task(void *arg, uint8_t type, const struct trace_task *t)
 {
-	struct session_opts so;
-	struct session s;
-	struct pass p = { .m = m, .s = &s, .a = a };
-	uint32_t r;
-	int ret;
+	struct window_metrics *m = arg;
+	uint32_t c;
 
-	memset(&so, 0, sizeof(so));
-	so.input = path;
-	ret = session_open(&s, &so);
-	if (ret)
-		return ret;
-	ret = count_pass(&p);
-	for (r = 0; r < NR_REASONS; r++) {
-		/* an open segment's cut last chunk is not a loss: it is read next time */
-		if (r == PMIPROF_LOST_THROTTLE || (open && r == PMIPROF_LOST_TRUNCATED))
-			continue;
-		a->lost[r] += s.lost[r];
+	pthread_mutex_lock(&m->lock);
+	if (type == PMIPROF_REC_FORK) {
+		c = hm_get(&m->tid2comm, t->ptid, 0);
+		if (c == HM_EMPTY)
+			c = hm_get(&m->tid2comm, t->ppid, 0);
+		if (c != HM_EMPTY)
+			hm_put(&m->tid2comm, t->tid, 0, c);
+		/* a new process: born in its parent's cgroup, if it is gone already */
+		if (m->cgroups && t->pid == t->tid && t->pid)
+			cgroup_read(m, t->pid, t->ppid ? cgroup_of(m, t->ppid) : NAME_NO_CGROUP);
+	} else if (t->pid == t->tid && hm_get(&m->ids, t->pid, TAG_PID) != HM_EMPTY) {
+		/* the pid may be reused by another process, in another cgroup */
+		hm_put(&m->ids, t->pid, TAG_PID, CG_LOOKUP);
 	}
-	a->throttle_events += s.throttle_events;
-	free(p.slot_of);
-	session_close(&s);
-	return ret;
+	pthread_mutex_unlock(&m->lock);
 }
 
-int window_metrics_add_closed(struct window_metrics *m, const char *dir, const char *name)
+static void on_lost(void *arg, const struct trace_lost *l)
 {
-	char path[4096];
-	struct acc a = { 0 };
-	int ret;
+	struct window_metrics *m = arg;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	ret = read_segment(m, path, false, &a);
-	if (!ret) {
-		acc_merge(&m->total, &a);
-		m->segments_read++;
-	}
-	acc_free(&a);
-	return ret;
+	pthread_mutex_lock(&m->lock);
+	if (l->reason == PMIPROF_LOST_THROTTLE)
+		m->throttle_events += l->count;
+	else
+		m->lost[l->reason < NR_REASONS ? l->reason : 0] += l->count;
+	pthread_mutex_unlock(&m->lock);
 }
 
-static int by_windows(const void *x, const void *y)
+static int by_windows(const void *x, const void *y, void *arg)
 {
-	const struct comm_acc *a = *(struct comm_acc *const *)x, *b = *(struct comm_acc *const *)y;
+	const struct window_metrics *m = arg;
+	const struct series *a = &m->v[*(const uint32_t *)x], *b = &m->v[*(const uint32_t *)y];
+	int c;
 
 	if (a->windows != b->windows)
 		return a->windows > b->windows ? -1 : 1;
-	return strcmp(a->comm, b->comm);
+	c = strcmp(strtab_str(&m->names, a->comm), strtab_str(&m->names, b->comm));
+	return c ? c : strcmp(strtab_str(&m->names, a->cgroup), strtab_str(&m->names, b->cgroup));
 }
 
 void metrics_family(FILE *f, const char *name, const char *type, const char *help, bool om)
@@ -347,20 +388,39 @@ static void put_label(FILE *f, const char *s)
 	}
 }
 
-static void put_comm_series(FILE *f, const struct window_metrics *m, const char *comm,
-			    const struct comm_acc *c)
+/* label value s escaped (backslash, double quote, newline) at out; the end of what was written. */
+static char *escape_label(char *out, const char *s)
 {
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			*out++ = '\\';
+		if (*s == '\n') {
+			*out++ = '\\';
+			*out++ = 'n';
+			continue;
+		}
+		*out++ = *s;
+	}
+	return out;
+}
+
+static void put_series(FILE *f, const struct window_metrics *m, const char *comm,
+		       const char *cgroup, const struct series *c)
+{
+	/* 'comm="C",cgroup="G"', escaped once for the series' every line */
+	char labels[2 * 4096 + 32], *p = labels;
 	unsigned int e, k, i;
 
-	fputs("pmiprof_windows_total{comm=\"", f);
-	put_label(f, comm);
-	fprintf(f, "\"} %llu\n", (unsigned long long)c->windows);
+	if (strlen(comm) + strlen(cgroup) > 4096)
+		cgroup = "";
+	p = escape_label(p + sprintf(p, "comm=\""), comm);
+	p = escape_label(p + sprintf(p, "\",cgroup=\""), cgroup);
+	strcpy(p, "\"");
+	fprintf(f, "pmiprof_windows_total{%s} %llu\n", labels, (unsigned long long)c->windows);
 	for (e = 0; e < m->h.nr_events; e++) {
 		fputs("pmiprof_events_total{event=\"", f);
 		put_label(f, m->h.events[e].name);
-		fputs("\",comm=\"", f);
-		put_label(f, comm);
-		fprintf(f, "\"} %llu\n", (unsigned long long)c->events[e]);
+		fprintf(f, "\",%s} %llu\n", labels, (unsigned long long)c->events[e]);
 	}
 	for (k = 0; k < m->nr_defs; k++) {
 		const struct hist_def *d = &m->defs[k];
@@ -368,68 +428,105 @@ static void put_comm_series(FILE *f, const struct window_metrics *m, const char 
 
 		for (i = 0; i <= d->nr_bounds; i++) {
 			cum += c->h[k].buckets[i];
-			fprintf(f, "%s_bucket{%scomm=\"", d->name, d->label);
-			put_label(f, comm);
 			if (i < d->nr_bounds)
-				fprintf(f, "\",le=\"%g\"} %llu\n", d->bounds[i], (unsigned long long)cum);
+				fprintf(f, "%s_bucket{%s%s,le=\"%g\"} %llu\n", d->name, d->label, labels,
+					d->bounds[i], (unsigned long long)cum);
 			else
-				fprintf(f, "\",le=\"+Inf\"} %llu\n", (unsigned long long)cum);
+				fprintf(f, "%s_bucket{%s%s,le=\"+Inf\"} %llu\n", d->name, d->label,
+					labels, (unsigned long long)cum);
 		}
-		fprintf(f, "%s_sum{%scomm=\"", d->name, d->label);
-		put_label(f, comm);
-		fprintf(f, "\"} %.17g\n", c->h[k].sum);
-		fprintf(f, "%s_count{%scomm=\"", d->name, d->label);
-		put_label(f, comm);
-		fprintf(f, "\"} %llu\n", (unsigned long long)c->h[k].count);
+		fprintf(f, "%s_sum{%s%s} %.17g\n", d->name, d->label, labels, c->h[k].sum);
+		fprintf(f, "%s_count{%s%s} %llu\n", d->name, d->label, labels,
+			(unsigned long long)c->h[k].count);
 	}
 }
 
-int window_metrics_write(struct window_metrics *m, const char *dir, const char *open_name,
-			 FILE *f, bool om)
+static void series_add(struct series *to, const struct series *from)
 {
-	char help[256];
-	struct acc now = { 0 }, open = { 0 };
-	struct comm_acc **order = NULL, other;
-	uint32_t named = 0, r;
-	size_t i, k, e;
-	int ret = 0;
+	unsigned int e, k;
 
-	acc_merge(&now, &m->total);
-	if (open_name) {
-		char path[4096];
-
-		snprintf(path, sizeof(path), "%s/%s", dir, open_name);
-		ret = read_segment(m, path, true, &open);
-		/* renamed meanwhile: its data reaches the totals with the closed segment */
-		if (ret == -ENOENT)
-			ret = 0;
-		acc_merge(&now, &open);
+	to->windows += from->windows;
+	for (e = 0; e < PMIPROF_MAX_EVENTS; e++)
+		to->events[e] += from->events[e];
+	for (k = 0; k < MAX_HIST; k++) {
+		for (e = 0; e < MAX_BUCKETS; e++)
+			to->h[k].buckets[e] += from->h[k].buckets[e];
+		to->h[k].count += from->h[k].count;
+		to->h[k].sum += from->h[k].sum;
 	}
-	if (ret)
-		goto out;
+}
+
+/*
+ * Under m->lock (the recording thread's tap waits meanwhile): choose the
+ * named series and copy them and the sum of the others into the snapshot,
+ * O(series).  Returns how many series the snapshot holds ("other" last), or
+ * -ENOMEM.
+ */
+static int64_t snapshot(struct window_metrics *m, uint64_t lost[NR_REASONS], uint64_t *throttle,
+			uint64_t *nr_series, uint64_t *cg_reads)
+{
+	uint32_t named = 0, i, n = 0;
+
+	if (pm_grow(&m->order, &m->order_cap, (uint64_t)m->nr + 1, 256, sizeof(*m->order)))
+		return -ENOMEM;
 	/* the busiest first; names already shown stay shown (sticky) */
-	order = calloc(now.nr + 1, sizeof(*order));
-	if (!order) {
-		ret = -ENOMEM;
-		goto out;
+	for (i = 0; i < m->nr; i++) {
+		m->order[i] = i;
+		named += m->v[i].named;
 	}
-	for (i = 0; i < now.nr; i++)
-		order[i] = &now.v[i];
-	qsort(order, now.nr, sizeof(*order), by_windows);
-	for (i = 0; i < m->total.nr; i++)
-		if (m->total.v[i].named)
-			named++;
-	for (i = 0; i < now.nr && named < m->top; i++) {
-		struct comm_acc *t = acc_get(&m->total, order[i]->comm);
-
-		if (t && !t->named) {
-			t->named = true;
+	qsort_r(m->order, m->nr, sizeof(*m->order), by_windows, m);
+	for (i = 0; i < m->nr && named < m->top; i++) {
+		if (!m->v[m->order[i]].named) {
+			m->v[m->order[i]].named = true;
 			named++;
 		}
 	}
-	memset(&other, 0, sizeof(other));
-	snprintf(help, sizeof(help), "Windows (samples) recorded, by command name (the %u "
-		 "busiest by name, the rest as \"other\").", m->top);
+	if (pm_grow(&m->snap, &m->snap_cap, (uint64_t)named + 1, 32, sizeof(*m->snap)) ||
+	    pm_grow(&m->snap_names, &m->names_cap, 2 * ((uint64_t)named + 1), 64,
+		    sizeof(*m->snap_names)))
+		return -ENOMEM;
+	memset(&m->snap[named], 0, sizeof(m->snap[0]));
+	for (i = 0; i < m->nr; i++) {
+		const struct series *c = &m->v[m->order[i]];
+
+		if (!c->named) {
+			series_add(&m->snap[named], c);
+			continue;
+		}
+		m->snap[n] = *c;
+		/* strtab's strings stay where they are; its array of them may move */
+		m->snap_names[2 * n] = strtab_str(&m->names, c->comm);
+		m->snap_names[2 * n + 1] = strtab_str(&m->names, c->cgroup);
+		n++;
+	}
+	m->snap_names[2 * n] = "other";
+	m->snap_names[2 * n + 1] = "other";
+	memcpy(lost, m->lost, sizeof(m->lost));
+	*throttle = m->throttle_events;
+	*nr_series = m->nr;
+	*cg_reads = m->cgroup_reads;
+	return n + 1;
+}
+
+int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
+{
+	uint64_t lost[NR_REASONS], throttle, nr_series, cg_reads;
+	char help[256];
+	uint32_t i, r, top;
+	unsigned int k;
+	int64_t n;
+
+	pthread_mutex_lock(&m->scrape_lock);
+	pthread_mutex_lock(&m->lock);
+	n = snapshot(m, lost, &throttle, &nr_series, &cg_reads);
+	top = m->top;
+	pthread_mutex_unlock(&m->lock);
+	if (n < 0) {
+		pthread_mutex_unlock(&m->scrape_lock);
+		return (int)n;
+	}
+	snprintf(help, sizeof(help), "Windows (samples) recorded, by command name and cgroup (the "
+		 "%u busiest pairs by name, the rest as \"other\").", top);
 	metrics_family(f, "pmiprof_windows_total", "counter", help, om);
 	metrics_family(f, "pmiprof_events_total", "counter", "Sum of each event's counts over "
 		       "the windows (windows after a loss left out, as in pmiprof report).", om);
@@ -440,25 +537,8 @@ int window_metrics_write(struct window_metrics *m, const char *dir, const char *
 			 "misses per 1000 instructions" : "CPU seconds (time-based windows)");
 		metrics_family(f, m->defs[k].name, "histogram", help, om);
 	}
-	for (i = 0; i < now.nr; i++) {
-		struct comm_acc *t = acc_get(&m->total, order[i]->comm);
-		struct comm_acc *c = order[i];
-
-		if (t && t->named) {
-			put_comm_series(f, m, c->comm, c);
-			continue;
-		}
-		other.windows += c->windows;
-		for (e = 0; e < PMIPROF_MAX_EVENTS; e++)
-			other.events[e] += c->events[e];
-		for (k = 0; k < MAX_HIST; k++) {
-			for (e = 0; e < MAX_BUCKETS; e++)
-				other.h[k].buckets[e] += c->h[k].buckets[e];
-			other.h[k].count += c->h[k].count;
-			other.h[k].sum += c->h[k].sum;
-		}
-	}
-	put_comm_series(f, m, "other", &other);
+	for (i = 0; i < (uint32_t)n; i++)
+		put_series(f, m, m->snap_names[2 * i], m->snap_names[2 * i + 1], &m->snap[i]);
 	metrics_family(f, "pmiprof_lost_windows_total", "counter", "Windows lost, by reason.", om);
 	for (r = 1; r < NR_REASONS; r++) {
 		const char *name = trace_lost_reason_name(r);
@@ -466,11 +546,11 @@ int window_metrics_write(struct window_metrics *m, const char *dir, const char *
 		if (r == PMIPROF_LOST_THROTTLE || !name)
 			continue;
 		fprintf(f, "pmiprof_lost_windows_total{reason=\"%s\"} %llu\n", name,
-			(unsigned long long)now.lost[r]);
+			(unsigned long long)lost[r]);
 	}
 	metrics_family(f, "pmiprof_throttle_events_total", "counter", "Times the kernel throttled "
 		       "sampling.", om);
-	fprintf(f, "pmiprof_throttle_events_total %llu\n", (unsigned long long)now.throttle_events);
+	fprintf(f, "pmiprof_throttle_events_total %llu\n", (unsigned long long)throttle);
 	metrics_family(f, "pmiprof_window_info", "gauge", "How windows are cut: basis=\"time\" "
 		       "when the trigger is a clock (no PMU), else \"events\".", om);
 	fprintf(f, "pmiprof_window_info{basis=\"%s\",trigger=\"", m->time_based ? "time" : "events");
@@ -479,9 +559,12 @@ int window_metrics_write(struct window_metrics *m, const char *dir, const char *
 		fprintf(f, "\",freq_hz=\"%llu\"} 1\n", (unsigned long long)m->h.freq_hz);
 	else
 		fprintf(f, "\",period=\"%llu\"} 1\n", (unsigned long long)m->h.period);
-out:
-	free(order);
-	acc_free(&open);
-	acc_free(&now);
-	return ret;
+	metrics_family(f, "pmiprof_daemon_series", "gauge", "(command, cgroup) pairs seen, named "
+		       "or summed as \"other\".", om);
+	fprintf(f, "pmiprof_daemon_series %llu\n", (unsigned long long)nr_series);
+	metrics_family(f, "pmiprof_daemon_cgroup_reads_total", "counter", "/proc/PID/cgroup reads "
+		       "(a process's first sample).", om);
+	fprintf(f, "pmiprof_daemon_cgroup_reads_total %llu\n", (unsigned long long)cg_reads);
+	pthread_mutex_unlock(&m->scrape_lock);
+	return 0;
 }

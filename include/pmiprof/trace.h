@@ -582,6 +582,21 @@ int trace_write_region_anomaly(struct trace_writer *w, const struct trace_region
  * compatibility); known types are refused with -EINVAL.
  */
 int trace_write_raw(struct trace_writer *w, uint8_t type, const void *body, size_t len);
+/*
+ * An observer of what is written (the daemon's live metrics): each record
+ * the writer accepts is handed to the callback of its kind (NULL members
+ * are not called), samples after they are written, side-band before.  The
+ * callbacks must not call the writer; tap stays the caller's and must
+ * outlive the writer or be replaced.  NULL removes it.
+ */
+struct trace_writer_tap {
+	void (*samples)(void *arg, const struct trace_sample *s, size_t n);
+	void (*comm)(void *arg, const struct trace_comm *c);
+	void (*task)(void *arg, uint8_t type, const struct trace_task *t);	/* FORK, EXIT */
+	void (*lost)(void *arg, const struct trace_lost *l);
+	void *arg;
+};
+void trace_writer_set_tap(struct trace_writer *w, const struct trace_writer_tap *tap);
 /* End the current chunk and write it out (fsync is the caller's choice). */
 int trace_writer_flush(struct trace_writer *w);
 /* Bytes written to the file so far (prologue, header and flushed chunks). */

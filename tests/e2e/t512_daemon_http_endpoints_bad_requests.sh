@@ -36,9 +36,9 @@ promtool check metrics <"$TMPD/m1" >"$TMPD/lint" 2>&1 && ok "promtool check metr
 grep -q '^pmiprof_windows_total{comm="' "$TMPD/m1" && ok "pmiprof_windows_total{comm}" || not_ok "windows_total" "$(head -5 "$TMPD/m1")"
 grep -q '^pmiprof_events_total{event="[^"]*",comm="' "$TMPD/m1" && ok "pmiprof_events_total{event,comm}" || not_ok "events_total"
 grep -q '^pmiprof_lost_windows_total{reason="ring-full"}' "$TMPD/m1" && ok "pmiprof_lost_windows_total{reason}" || not_ok "lost_windows_total"
-grep -q '^pmiprof_window_info{basis="time",trigger="cpu-clock"' "$TMPD/m1" && grep -q '^pmiprof_window_cpu_seconds_bucket{comm="[^"]*",le="+Inf"}' "$TMPD/m1" \
+grep -q '^pmiprof_window_info{basis="time",trigger="cpu-clock"' "$TMPD/m1" && grep -q '^pmiprof_window_cpu_seconds_bucket{comm="[^"]*",cgroup="[^"]*",le="+Inf"}' "$TMPD/m1" \
 	&& ok "time-based windows said so; their histogram" || not_ok "time-based window metric" "$(grep -m3 'window_' "$TMPD/m1")"
-grep -q '^pmiprof_windows_total{comm="other"}' "$TMPD/m1" && ok "comm=\"other\" for the rest" || not_ok "comm other"
+grep -q '^pmiprof_windows_total{comm="other",cgroup="other"}' "$TMPD/m1" && ok "comm=\"other\" for the rest" || not_ok "comm other"
 miss=
 for m in pmiprof_daemon_cpu_seconds_total pmiprof_daemon_resident_memory_bytes pmiprof_daemon_segments_closed_total pmiprof_daemon_disk_bytes pmiprof_daemon_last_scrape_duration_seconds; do
 	grep -q "^$m " "$TMPD/m1" || miss="$miss $m"

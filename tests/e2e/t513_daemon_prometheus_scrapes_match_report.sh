@@ -44,6 +44,7 @@ for _ in $(seq 300); do [ "$(q 'max_over_time(up{job="pmiprof"}[1m])' 2>/dev/nul
 # a command name of its own: other shares runs on this machine are not ours
 W=t513work
 cp "$WORKLOADS/shares" "$TMPD/$W"
+ws=$(date +%s)
 "$TMPD/$W" 3 >/dev/null
 # the last samples: on disk within a second, then a scrape, then in the TSDB;
 # on a loaded machine some scrapes time out: wait until the value holds still
@@ -51,16 +52,18 @@ cp "$WORKLOADS/shares" "$TMPD/$W"
 sleep 3
 prev=; same=0
 for _ in $(seq 60); do
-	v=$(q "pmiprof_windows_total{comm=\"$W\"}")
+	v=$(q "sum(pmiprof_windows_total{comm=\"$W\"})")
 	[ -n "$v" ] && [ "$v" = "$prev" ] && [ "$(q 'max_over_time(up{job="pmiprof"}[3s])')" = 1 ] && same=$((same + 1)) || same=0
 	[ $same -ge 3 ] && break
 	prev=$v
 	sleep 1
 done
-pw=$(q "pmiprof_windows_total{comm=\"$W\"}")
-pc=$(q "pmiprof_events_total{comm=\"$W\",event=\"cpu-clock\"}")
-hq=$(q "histogram_quantile(0.99, rate(pmiprof_window_cpu_seconds_bucket{comm=\"$W\"}[30s]))")
-h50=$(q "histogram_quantile(0.5, sum by (le) (increase(pmiprof_window_cpu_seconds_bucket{comm=\"$W\"}[30s])))")
+pw=$(q "sum(pmiprof_windows_total{comm=\"$W\"})")
+pc=$(q "sum(pmiprof_events_total{comm=\"$W\",event=\"cpu-clock\"})")
+# a range that covers the workload however long the wait above took on a loaded machine
+win=$(( $(date +%s) - ws + 5 ))s
+hq=$(q "histogram_quantile(0.99, sum by (le) (rate(pmiprof_window_cpu_seconds_bucket{comm=\"$W\"}[$win])))")
+h50=$(q "histogram_quantile(0.5, sum by (le) (increase(pmiprof_window_cpu_seconds_bucket{comm=\"$W\"}[$win])))")
 kill -TERM $dp; wait $dp; dp=
 "$PMIPROF" report -q -i "$D" --comm $W --format csv >"$TMPD/csv" 2>"$TMPD/rerr"
 "$PMIPROF" report -q -i "$D" --comm $W >"$TMPD/rep" 2>&1

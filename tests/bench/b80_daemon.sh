@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# pmiprof daemon (docs/daemon.md), at its default rate and options unless
+# said otherwise, against perf where perf has an equivalent, in one run:
+#  1. /metrics latency with LIVE (1,000) processes that each run now and then
+#     (tests/bench/daemon_procs.c: distinct names, so as many series), with
+#     the default --top-comms and with --top-comms 1000 (every series
+#     named): curl's total time over SCRAPES scrapes, median and max, and the
+#     daemon's own pmiprof_daemon_last_scrape_duration_seconds.  Goal <= 5 ms.
+#  2. /debug/pprof/profile?seconds=2: how long after its 2 s the answer came
+#     (median of PPROF_TRIES).  Goal <= 50 ms.
+#  3. Overhead on a CPU-bound workload (shares -n SHARES_ROUNDS, one thread):
+#     ROUNDS alternating runs with nothing, with the daemon, with `perf
+#     record -a -g -e cpu-clock -F 10000` (the perf equivalent: system-wide,
+#     same rate, fp stacks); the workload's own wall and CPU time, median and
+#     min..max, ratio to no profiler.  Goal: daemon <= 1 % of wall time.
+#  4. Idle: the daemon's and perf record -a's own CPU over IDLE_S seconds
+#     with nothing started here (the machine's load is printed: other
+#     work on it is what the daemon records).  Goal <= 1 % of one core.
+#  5. RSS of the daemon at the end of 1 and of 4.
+#
+#   LIVE=1000 SCRAPES=20 PPROF_TRIES=3 ROUNDS=7 SHARES_ROUNDS=1500 IDLE_S=30 tests/bench/b80_daemon.sh
+#   SECTIONS="1 4" tests/bench/b80_daemon.sh   (a subset)
+set -u
+: "${PMIPROF_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
+P=$PMIPROF_BUILD/pmiprof
+WL=$PMIPROF_BUILD/workloads
+LIVE=${LIVE:-1000}
+SCRAPES=${SCRAPES:-20}
+PPROF_TRIES=${PPROF_TRIES:-3}
+ROUNDS=${ROUNDS:-7}
+SHARES_ROUNDS=${SHARES_ROUNDS:-1500}
+IDLE_S=${IDLE_S:-30}
+tmp=$(mktemp -d /tmp/pmiprof-b80.XXXXXX)
+dp=
+lp=
+cleanup() {
+	[ -n "$lp" ] && kill -TERM "$lp" 2>/dev/null && wait "$lp" 2>/dev/null
+	[ -n "$dp" ] && kill -TERM "$dp" 2>/dev/null && wait "$dp" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+[ "$(id -u)" -eq 0 ] || { echo "system-wide recording needs root: skipped"; exit 0; }
+[ -x "$P" ] && [ -x "$WL/shares" ] || { echo "build first (make): $P missing"; exit 0; }
+command -v curl >/dev/null || { echo "curl not installed: skipped"; exit 0; }
+perf stat -e cpu-clock -x, true >/dev/null 2>&1 || { echo "perf events not usable here: skipped"; exit 0; }
+cc -O2 -o "$tmp/daemon_procs" "$(dirname "$0")/daemon_procs.c" || { echo "cannot compile daemon_procs.c: skipped"; exit 0; }
+
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print 0 }'; }
+range() { sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s\n", lo, hi }'; }
+loadavg() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"; }
+# CPU seconds (user + system) of a process so far
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{ print ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null; }
+rss_mb() { awk '/^VmRSS/ { printf "%.1f\n", $2 / 1024 }' "/proc/$1/status" 2>/dev/null; }
+want() { [ -z "${SECTIONS:-}" ] || [[ " $SECTIONS " == *" $1 "* ]]; }
+self_s() { sed -n 's/.* in \([0-9.]*\) s.*/\1/p' "$1"; }
+selfcpu_s() { sed -n 's/.*(cpu \([0-9.]*\) s).*/\1/p' "$1"; }
+
+start_daemon() {	# options...
+	"$P" daemon --dir "$tmp/segs" --listen 127.0.0.1:0 "$@" 2>"$tmp/dlog" &
+	dp=$!
+	for _ in $(seq 100); do grep -q 'serving http' "$tmp/dlog" && break; sleep 0.1; done
+	port=$(grep -o 'http://127.0.0.1:[0-9]*' "$tmp/dlog" | sed 's/.*://')
+	[ -n "$port" ] || { echo "daemon did not start: $(cat "$tmp/dlog")"; exit 0; }
+	U=http://127.0.0.1:$port
+}
+stop_daemon() { kill -TERM "$dp"; wait "$dp" 2>/dev/null; dp=; rm -rf "$tmp/segs"; }
+
+echo "# $(loadavg)"
+if want 1; then
+echo
+echo "## 1. /metrics with $LIVE live processes (goal <= 5 ms)"
+printf '%-28s %8s %12s %12s %14s %10s\n' "daemon" "series" "curl_med_ms" "curl_max_ms" "own_med_ms" "rss_MiB"
+for top in 20 1000; do
+	start_daemon --top-comms $top
+	"$tmp/daemon_procs" live "$LIVE" 200 2000 >"$tmp/live.out" &
+	lp=$!
+	# every process runs 0.2 ms every 2 s: wait until most have been sampled
+	for _ in $(seq 60); do
+		n=$(curl -s "$U/metrics" | awk '$1 == "pmiprof_daemon_series" { print $2 }')
+		[ "${n:-0}" -ge $((LIVE * 9 / 10)) ] && break
+		sleep 1
+	done
+	: >"$tmp/curl"; : >"$tmp/own"
+	for _ in $(seq "$SCRAPES"); do
+		curl -s -o "$tmp/m" -w '%{time_total}\n' "$U/metrics" | awk '{ print $1 * 1000 }' >>"$tmp/curl"
+		awk '$1 == "pmiprof_daemon_last_scrape_duration_seconds" { print $2 * 1000 }' "$tmp/m" >>"$tmp/own"
+		sleep 0.2
+	done
+	series=$(awk '$1 == "pmiprof_daemon_series" { print $2 }' "$tmp/m")
+	printf '%-28s %8s %12.2f %12.2f %14.3f %10s\n' "--top-comms $top" "$series" \
+		"$(median <"$tmp/curl")" "$(sort -g "$tmp/curl" | tail -1)" "$(median <"$tmp/own")" "$(rss_mb "$dp")"
+	kill -TERM "$lp"; wait "$lp" 2>/dev/null; lp=
+	stop_daemon
+done
+echo "# $(loadavg)"
+
+fi
+if want 2; then
+echo
+echo "## 2. /debug/pprof/profile?seconds=2: answer after the 2 s (goal <= 50 ms)"
+start_daemon
+: >"$tmp/pp"
+for _ in $(seq "$PPROF_TRIES"); do
+	"$WL/shares" 3 >/dev/null &
+	wp=$!
+	t=$(curl -s -o "$tmp/p.pb.gz" -w '%{time_total}' --max-time 60 "$U/debug/pprof/profile?seconds=2")
+	wait "$wp"
+	echo "$t" | awk '{ print ($1 - 2) * 1000 }' >>"$tmp/pp"
+done
+printf '%-28s %12s %14s\n' "" "median_ms" "range_ms"
+printf '%-28s %12.0f %14s\n' "after its 2 s" "$(median <"$tmp/pp")" "$(range <"$tmp/pp")"
+stop_daemon
+echo "# $(loadavg)"
+
+fi
+if want 3; then
+echo
+echo "## 3. Overhead on shares -n $SHARES_ROUNDS, $ROUNDS alternating rounds (goal: daemon <= 1 %)"
+: >"$tmp/none.w"; : >"$tmp/daemon.w"; : >"$tmp/perf.w"
+: >"$tmp/none.c"; : >"$tmp/daemon.c"; : >"$tmp/perf.c"
+for _ in $(seq "$ROUNDS"); do
+	for mode in none daemon perf; do
+		case $mode in
+		daemon) start_daemon ;;
+		perf)	perf record -q -a -g -e cpu-clock -F 10000 -o "$tmp/perf.data" 2>"$tmp/plog" &
+			pp=$!
+			sleep 1 ;;
+		esac
+		"$WL/shares" -n "$SHARES_ROUNDS" >"$tmp/out" 2>&1
+		self_s "$tmp/out" >>"$tmp/$mode.w"
+		selfcpu_s "$tmp/out" >>"$tmp/$mode.c"
+		case $mode in
+		daemon) stop_daemon ;;
+		perf)	kill -INT "$pp"; wait "$pp" 2>/dev/null; rm -f "$tmp/perf.data" ;;
+		esac
+	done
+done
+base_w=$(median <"$tmp/none.w"); base_c=$(median <"$tmp/none.c")
+printf '%-28s %10s %16s %10s %10s %10s\n' "" "wall_s" "range_s" "ratio" "cpu_s" "ratio"
+for mode in none daemon perf; do
+	w=$(median <"$tmp/$mode.w"); c=$(median <"$tmp/$mode.c")
+	label=$mode
+	[ $mode = perf ] && label="perf record -a -g"
+	[ $mode = daemon ] && label="pmiprof daemon"
+	printf '%-28s %10.3f %16s %10.4f %10.3f %10.4f\n' "$label" "$w" "$(range <"$tmp/$mode.w")" \
+		"$(echo "$w $base_w" | awk '{ print $1 / $2 }')" "$c" "$(echo "$c $base_c" | awk '{ print $1 / $2 }')"
+done
+echo "# $(loadavg)"
+
+fi
+if want 4; then
+echo
+echo "## 4. Own CPU with nothing started here, $IDLE_S s (goal: daemon <= 1 % of a core)"
+printf '%-28s %10s %14s %10s\n' "" "cpu_s" "pct_of_core" "rss_MiB"
+start_daemon
+sleep 2
+c0=$(cpu_s "$dp"); t0=$(date +%s.%N)
+sleep "$IDLE_S"
+c1=$(cpu_s "$dp"); t1=$(date +%s.%N)
+dcpu=$(echo "$c0 $c1" | awk '{ print $2 - $1 }')
+dpct=$(echo "$dcpu $t0 $t1" | awk '{ print 100 * $1 / ($3 - $2) }')
+printf '%-28s %10.2f %14.2f %10s\n' "pmiprof daemon" "$dcpu" "$dpct" "$(rss_mb "$dp")"
+stop_daemon
+perf record -q -a -g -e cpu-clock -F 10000 -o "$tmp/perf.data" 2>"$tmp/plog" &
+pp=$!
+sleep 2
+c0=$(cpu_s "$pp"); t0=$(date +%s.%N)
+sleep "$IDLE_S"
+c1=$(cpu_s "$pp"); t1=$(date +%s.%N)
+pcpu=$(echo "$c0 $c1" | awk '{ print $2 - $1 }')
+ppct=$(echo "$pcpu $t0 $t1" | awk '{ print 100 * $1 / ($3 - $2) }')
+printf '%-28s %10.2f %14.2f %10s\n' "perf record -a -g" "$pcpu" "$ppct" "$(rss_mb "$pp")"
+kill -INT "$pp"; wait "$pp" 2>/dev/null
+printf '%-28s %10s %14.2f\n' "ratio daemon / perf" "" "$(echo "$dpct $ppct" | awk '{ print ($2 > 0) ? $1 / $2 : 0 }')"
+echo "# $(loadavg)"
+fi
