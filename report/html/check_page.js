@@ -54,10 +54,16 @@ const puppeteer = require('puppeteer-core');
 			}
 			if (!target) return { clicked: false };
 			target.dispatchEvent(new MouseEvent('click', { bubbles: true }));
-			const w = target.querySelector('rect').getAttribute('width');
-			return { clicked: true, name: target.__data__.data.name, width_after: parseFloat(w),
-				svg_width: parseFloat(document.querySelector('#flamegraph svg').getAttribute('width')), before };
+			return { clicked: true, name: target.__data__.data.name, before,
+				width_before: parseFloat(target.querySelector('rect').getAttribute('width')) };
 		});
+		await new Promise(r => setTimeout(r, 500));
+		if (out.zoom.clicked) Object.assign(out.zoom, await page.evaluate(name => {
+			const g = Array.from(document.querySelectorAll('#flamegraph g.frame'))
+				.find(x => x.__data__ && x.__data__.depth === 1 && x.__data__.data.name === name);
+			return { width_after: g ? parseFloat(g.querySelector('rect').getAttribute('width')) : -1,
+				svg_width: parseFloat(document.querySelector('#flamegraph svg').getAttribute('width')) };
+		}, out.zoom.name));
 		// keyboard: Tab reaches the controls
 		const seen = [];
 		await page.evaluate(() => document.activeElement.blur());
