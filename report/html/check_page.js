@@ -50,20 +50,21 @@ const puppeteer = require('puppeteer-core');
 			let target = null;
 			for (const g of frames) {
 				const d = g.__data__;
-				if (d && d.depth === 1 && (!target || d.value < target.__data__.value)) target = g;
+				const w = g.querySelector('rect') ? parseFloat(g.querySelector('rect').getAttribute('width')) : 0;
+				if (d && d.depth >= 1 && w >= 20 && w < 1000 && (!target || d.value > target.__data__.value)) target = g;
 			}
 			if (!target) return { clicked: false };
 			target.dispatchEvent(new MouseEvent('click', { bubbles: true }));
-			return { clicked: true, name: target.__data__.data.name, before,
+			return { clicked: true, name: target.__data__.data.name, depth: target.__data__.depth, before,
 				width_before: parseFloat(target.querySelector('rect').getAttribute('width')) };
 		});
 		await new Promise(r => setTimeout(r, 500));
-		if (out.zoom.clicked) Object.assign(out.zoom, await page.evaluate(name => {
+		if (out.zoom.clicked) Object.assign(out.zoom, await page.evaluate(z => {
 			const g = Array.from(document.querySelectorAll('#flamegraph g.frame'))
-				.find(x => x.__data__ && x.__data__.depth === 1 && x.__data__.data.name === name);
+				.find(x => x.__data__ && x.__data__.depth === z.depth && x.__data__.data.name === z.name);
 			return { width_after: g ? parseFloat(g.querySelector('rect').getAttribute('width')) : -1,
 				svg_width: parseFloat(document.querySelector('#flamegraph svg').getAttribute('width')) };
-		}, out.zoom.name));
+		}, out.zoom));
 		// keyboard: Tab reaches the controls
 		const seen = [];
 		await page.evaluate(() => document.activeElement.blur());
