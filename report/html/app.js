@@ -80,7 +80,7 @@
 		const opts = {
 			title: s.name + (s.unit ? ' (' + s.unit + ')' : '') + ' per bucket of ' +
 				fmtTime(W) + (D.time_based ? ', time-based windows' : ''),
-			width: width(), height: 130,
+			width: width(), height: 200,
 			cursor: { drag: { x: true, y: false, setScale: false }, sync: { key: sync.key } },
 			scales: { x: { time: false } },
 			axes: [{ label: 'seconds since the start' }, { label: s.unit, size: 70 }],
