@@ -228,3 +228,22 @@ clean:
 	rm -rf $(O)
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
+
+# report --html (report/output/html.c, docs/html.md): the page template, its script
+# and the npm libraries (report/output/html/node_modules, from make deps) embedded
+# as C arrays; a library that is absent is embedded empty and --html says so.
+HTML_NM     := report/output/html/node_modules
+HTML_ASSETS := page_html:report/output/html/page.html app_js:report/output/html/app.js \
+               app_css:report/output/html/app.css \
+               uplot_js:$(HTML_NM)/uplot/dist/uPlot.iife.min.js \
+               uplot_css:$(HTML_NM)/uplot/dist/uPlot.min.css \
+               flamegraph_js:$(HTML_NM)/d3-flame-graph/dist/d3-flamegraph.min.js \
+               flamegraph_css:$(HTML_NM)/d3-flame-graph/dist/d3-flamegraph.css
+$(O)/gen/html_assets.h: $(wildcard $(foreach a,$(HTML_ASSETS),$(lastword $(subst :, ,$(a))))) Makefile
+	@mkdir -p $(dir $@)
+	$(call msg,GEN,$@)for a in $(HTML_ASSETS); do n=html_$${a%%:*}; f=$${a#*:}; \
+		if [ -f "$$f" ]; then xxd -i -n $$n < "$$f"; \
+		else echo "static const unsigned char $$n[1]; static const unsigned int $${n}_len = 0;"; fi; \
+	done > $@.tmp && sed -i 's/^unsigned/static const unsigned/' $@.tmp && mv $@.tmp $@
+$(O)/report/output/html.o: $(O)/gen/html_assets.h
+$(O)/report/output/html.o: CPPFLAGS += -I$(O)/gen

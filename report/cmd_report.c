@@ -22,6 +22,7 @@
 #include "stacks/callstack.h"
 #include "output/stack_export.h"
 #include "output/stackview.h"
+#include "output/html.h"
 #include "util.h"
 #include "output/windows.h"
 
@@ -38,6 +39,7 @@ const char cmd_report_help[] =
 "    pmiprof report --windows [-i FILE] [--format ...] [--limit N] [FILTERS]\n"
 "    pmiprof report --phase K [--phase-interval M] [--phase-max-k N] [...]\n"
 "    pmiprof report --format folded|pprof [--value EVENT] [-o FILE] [FILTERS]\n"
+"    pmiprof report --html [-o FILE] [--html-buckets N] [FILTERS]\n"
 "    pmiprof report --children | --tree [--percent-limit P] | --callers SYM |\n"
 "                   --callees SYM  [-i FILE] [--format ...] [FILTERS]\n"
 "\n"
@@ -134,6 +136,15 @@ const char cmd_report_help[] =
 "                        the cut stays unique among the rows\n"
 "    -q, --quiet         no warnings about symbols\n"
 "\n"
+"HTML PAGE\n"
+"    --html              write one self-contained page (-o FILE, default\n"
+"                        report.html; - = stdout) that opens offline: a\n"
+"                        timeline of every per-window metric, and for a range\n"
+"                        selected on it the flat profile and the flame graph\n"
+"                        (docs/html.md).  A range is whole time buckets and\n"
+"                        its numbers equal --time A,B for the range's bounds\n"
+"    --html-buckets N    at most N time buckets (default 1000)\n"
+"\n"
 "CALL STACKS (traces recorded with 'pmiprof record -g' or --call-graph dwarf)\n"
 "    --children          perf-style inclusive profile: children = share of\n"
 "                        samples whose stack contains the function (once per\n"
@@ -208,7 +219,7 @@ enum {
 	OPT_BY = 0x2000, OPT_HIST, OPT_HIST_METRIC, OPT_SRCLINE, OPT_INLINE, OPT_WIDTH,
 	OPT_NO_DEMANGLE, OPT_CHILDREN, OPT_PERCENT_LIMIT, OPT_CALLERS, OPT_CALLEES,
 	OPT_NO_LEAF_FIXUP, OPT_VALUE, OPT_NO_SUMMARIES, OPT_PHASE, OPT_PHASE_INTERVAL,
-	OPT_PHASE_MAX_K,
+	OPT_PHASE_MAX_K, OPT_HTML, OPT_HTML_BUCKETS,
 };
 
 static const struct option long_opts[] = {
@@ -235,6 +246,8 @@ static const struct option long_opts[] = {
 	{ "phase", required_argument, NULL, OPT_PHASE },
 	{ "phase-interval", required_argument, NULL, OPT_PHASE_INTERVAL },
 	{ "phase-max-k", required_argument, NULL, OPT_PHASE_MAX_K },
+	{ "html", no_argument, NULL, OPT_HTML },
+	{ "html-buckets", required_argument, NULL, OPT_HTML_BUCKETS },
 	{ "help", no_argument, NULL, 'h' },
 	SESSION_FILTER_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -257,6 +270,8 @@ struct report_args {
 	double percent_limit;
 	uint64_t phase;			/* --phase K, 0 = none */
 	struct phases_opts po;
+	bool html;			/* --html (html.c) */
+	uint64_t html_buckets;
 };
 
 static int parse_args(struct report_args *a, int argc, char **argv)
@@ -317,6 +332,14 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			a->po.max_k = (uint32_t)v;
 			break;
 		}
+		case OPT_HTML:
+			a->html = true;
+			break;
+		case OPT_HTML_BUCKETS:
+			if (pm_parse_u64(optarg, 10, 100000, &a->html_buckets))
+				return pm_usage_error("report", "--html-buckets '%s': expected "
+						      "10..100000", optarg);
+			break;
 		case OPT_BY:
 			for (i = 0; i < ARRAY_SIZE(bys) && strcmp(bys[i], optarg); i++)
 				;
@@ -397,6 +420,10 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 		return pm_usage_error("report", "--phase goes with the flat profile (and --hist, "
 				      "--by), not --windows, the stack views or --format "
 				      "folded/pprof");
+	if (a->html && (a->stack_view || a->windows || a->hist || a->stack_format || a->phase ||
+			a->by != BY_SYMBOL))
+		return pm_usage_error("report", "--html goes without --windows, --hist, --by, "
+				      "--phase, --format and the stack views");
 	/* --windows CSV/JSON show each window's stack when the trace has them. */
 	a->so.stacks = (a->stack_view || (a->windows && a->format != FMT_TABLE)) ? &callstack_hooks : NULL;
 	return 0;
@@ -669,7 +696,10 @@ int cmd_report(int argc, char **argv)
 		session_opts_free(&a.so);
 		return command_help("report");
 	}
-	if (!rc && a.stack_format)
+	if (!rc && a.html)
+		rc = report_html(&a.so, a.output ? a.output : "report.html",
+				 a.html_buckets ? (uint32_t)a.html_buckets : HTML_DEFAULT_BUCKETS);
+	else if (!rc && a.stack_format)
 		rc = !strcmp(a.stack_format, "pprof") ? report_pprof(&a.so, a.value, a.output) :
 		     report_folded(&a.so, a.value, a.output);
 	else if (!rc)

@@ -41,7 +41,8 @@ def resolve(rel, inc):
 inc_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 files = []
 for d in ('lib', 'report', 'daemon'):
-    for dp, _, fs in os.walk(os.path.join(top, d)):
+    for dp, dirs, fs in os.walk(os.path.join(top, d)):
+        dirs[:] = [x for x in dirs if x != 'node_modules']
         for f in fs:
             if f.endswith(('.c', '.h')):
                 files.append(os.path.relpath(os.path.join(dp, f), top))

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `pmiprof report --html`: one self-contained page (docs/html.md).  One
+ * session pass pre-aggregates the kept windows by time bucket: per bucket
+ * the windows and event sums, per (bucket, function) and per (bucket, call
+ * stack) the samples and event sums, sparse.  The page (report/output/html/, its
+ * npm libraries embedded at build time) sums the buckets of a selected
+ * range, so a range of whole buckets equals `report --time A,B`.
+ */
+#ifndef PMIPROF_REPORT_HTML_H
+#define PMIPROF_REPORT_HTML_H
+
+#include <stdint.h>
+
+#include "input/session.h"
+
+#define HTML_DEFAULT_BUCKETS	1000
+
+/* Writes the page of the trace so names to path ("-" = stdout): exit status. */
+int report_html(const struct session_opts *so, const char *path, uint32_t buckets);
+
+#endif /* PMIPROF_REPORT_HTML_H */
