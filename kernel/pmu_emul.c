@@ -33,7 +33,7 @@
  *   emul_fault=none|skid|drop_pmi|leave_enabled
  *                           icount only, default none: a deliberately broken
  *                           PMU for `pmiprof doctor --selftest` to catch (its
- *                           VM tests).  skid: each PMI fires EMUL_FAULT_SKID
+ *                           VM tests).  skid: each PMI fires EMUL_FAULT_SKID (50 M)
  *                           instructions after the overflow; drop_pmi: the
  *                           5th PMI of a session is never handled; leave_enabled:
  *                           STOP leaves the counters counting and armed, so
@@ -100,7 +100,7 @@ MODULE_PARM_DESC(emul_fault,
 
 static bool emul_icount;
 
-#define EMUL_FAULT_SKID		200000	/* instructions: far above the ~10 k of a real handler */
+#define EMUL_FAULT_SKID		50000000 /* instructions: 5 x the self-test bound */
 
 static bool emul_fault_is(const char *name)
 {
