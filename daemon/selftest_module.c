@@ -400,8 +400,14 @@ static void check_cycles(struct st_mod *sm)
 	}
 	for (i = 0; i < ST_MOD_CYCLES; i++) {
 		if (ioctl(fd, PMIPROF_IOC_START)) {
+			int err = errno;
+
 			st_add(sm->st, "module.start_stop_cycles", ST_FAIL, NULL, NULL,
-			       "START %u: %s", i + 1, strerror(errno));
+			       "START %u: %s", i + 1, strerror(err));
+			/* EBUSY: the counters an earlier STOP should have freed are in use. */
+			st_add(sm->st, "module.released_at_stop", ST_FAIL, strerror(err),
+			       "START works after STOP", "START refused: the counters are still "
+			       "in use after an earlier session's STOP");
 			close(fd);
 			return;
 		}

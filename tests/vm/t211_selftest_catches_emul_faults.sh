@@ -4,12 +4,13 @@
 # of the broken property fails and doctor --selftest exits 1:
 #   emul_fault=skid           module.skid (PMIs 200 k instructions late)
 #   emul_fault=drop_pmi       module.windows_x_period (the 5th PMI unhandled)
-#   emul_fault=leave_enabled  module.released_at_stop (STOP leaves counting)
+#   emul_fault=leave_enabled  module.released_at_stop (STOP leaves counting:
+#                             the next START is refused, EBUSY)
 . "$(dirname "$0")/lib.sh"
 vm_require module
 command -v python3 >/dev/null || skip_all "python3 not installed (make deps)"
 
-for fc in skid:module.skid drop_pmi:module.windows_x_period leave_enabled:module.released_at_stop; do
+for fc in ${T211_FAULTS:-skid:module.skid drop_pmi:module.windows_x_period leave_enabled:module.released_at_stop}; do
 	fault=${fc%%:*} check=${fc#*:}
 	vm_run --icount --timeout 900 --insmod "pmu=emul emul_clock=icount emul_fault=$fault" -- sh -c '
 		pmiprof doctor --selftest --backend module --format json -o /export/st.json 2>/export/st.err
