@@ -26,6 +26,7 @@
 #include "commands.h"
 #include "engine/host_info.h"
 #include "module/module_dev.h"
+#include "selftest.h"
 #include "util.h"
 
 const char cmd_doctor_summary[] = "Check whether and how record can sample on this machine";
@@ -36,6 +37,8 @@ const char cmd_doctor_help[] =
 	"\n"
 	"SYNOPSIS\n"
 	"    pmiprof doctor [-q] [--device PATH]\n"
+	"    pmiprof doctor --selftest [--backend perf|module|all] [--format text|json]\n"
+	"                   [-o FILE] [--device PATH]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Checks everything that decides whether pmiprof record can run on this\n"
@@ -58,9 +61,23 @@ const char cmd_doctor_help[] =
 	"    Each line starts with OK, WARN (works, with a limitation) or FAIL (blocks\n"
 	"    recording), followed by 'fix:' lines saying what to run.\n"
 	"\n"
+	"    --selftest runs calibrated workloads (a spin loop of known instruction\n"
+	"    and branch counts, a pointer chase over 4 x the LLC) through each backend\n"
+	"    and prints one PASS/FAIL/SKIP line per check with the measured and the\n"
+	"    expected figure, and the reason of each skip (docs/doctor.md):\n"
+	"      perf.no_pmu_fallback, perf.instructions, perf.branches, perf.llc_misses,\n"
+	"      module.device, module.windows_x_period, module.skid,\n"
+	"      module.pmi_interrupts, module.per_task_competitor, module.throttle,\n"
+	"      module.start_stop_cycles, module.released_at_stop\n"
+	"    The module checks need root (the kernel log) and a loaded pmiprof.ko.\n"
+	"\n"
 	"OPTIONS\n"
 	"    -q, --quiet        print only WARN and FAIL lines and the verdict\n"
 	"    --device PATH      check this device node instead of /dev/pmiprof\n"
+	"    --selftest         run the self-test instead of the pre-flight check\n"
+	"    --backend B        selftest: perf, module or all (default all)\n"
+	"    --format F         selftest: text (default) or json (machine + every check)\n"
+	"    -o, --output FILE  selftest: write the result to FILE\n"
 	"    -h, --help         show this help\n"
 	"\n"
 	"EXAMPLES\n"
@@ -68,7 +85,8 @@ const char cmd_doctor_help[] =
 	"    sudo pmiprof doctor          # what root would get (the module needs it)\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0  record can work (some backend is usable), 1  it cannot, 2  usage error.\n";
+	"    0  record can work (some backend is usable), 1  it cannot, 2  usage error.\n"
+	"    --selftest: 0  no check failed (skips allowed), 1  a check failed, 2  usage.\n";
 
 #define CAP_SYS_ADMIN_BIT	21
 #define CAP_PERFMON_BIT		38
@@ -155,7 +173,7 @@ static int try_perf(uint32_t type, uint64_t config, bool exclude_kernel)
 	return 0;
 }
 
-static bool hypervisor(char *vendor, size_t len)
+bool doctor_hypervisor(char *vendor, size_t len)
 {
 	unsigned int a, b, c, dx;
 	char sig[13];
@@ -285,6 +303,9 @@ int cmd_doctor(int argc, char **argv)
 	char hv_vendor[32], why[512];
 	struct pmiprof_info info;
 
+	for (opt = 1; opt < argc && strcmp(argv[opt], "--"); opt++)
+		if (!strcmp(argv[opt], "--selftest"))
+			return doctor_selftest(argc, argv);
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:qh", longopts, NULL)) != -1) {
@@ -356,7 +377,7 @@ int cmd_doctor(int argc, char **argv)
 	/* Hardware PMU */
 	hw_err = try_perf(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, !priv);
 	hw_ok = hw_err == 0;
-	hv = hypervisor(hv_vendor, sizeof(hv_vendor));
+	hv = doctor_hypervisor(hv_vendor, sizeof(hv_vendor));
 	if (hw_ok)
 		line(&d, V_OK, "hw PMU", NULL, "perf_event_open(instructions) works: event-based "
 		     "windows available");

@@ -30,6 +30,15 @@
  *                           instructions (IPC 1), other events stay fixed
  *                           fractions: synthetic.  Refused, with the reason,
  *                           when the TSC does not count instructions.
+ *   emul_fault=none|skid|drop_pmi|leave_enabled
+ *                           icount only, default none: a deliberately broken
+ *                           PMU for `pmiprof doctor --selftest` to catch (its
+ *                           VM tests).  skid: each PMI fires EMUL_FAULT_SKID (50 M)
+ *                           instructions after the overflow; drop_pmi: the
+ *                           5th PMI of a session is never handled; leave_enabled:
+ *                           STOP leaves the counters counting and armed, so
+ *                           an overflow after it reaches no handler (on
+ *                           hardware: "NMI received for unknown reason").
  *
  * Why the TSC and not local_clock()/ktime_get(): under icount the TSC *is*
  * QEMU's virtual clock (icount_get(), 1 ns per instruction at shift=0) and
@@ -84,6 +93,20 @@ module_param(emul_clock, charp, 0444);
 MODULE_PARM_DESC(emul_clock,
 		 "pmu=emul: tick (synthetic, default) or icount (QEMU -icount shift=0: instructions exact)");
 
+static char *emul_fault = "none";
+module_param(emul_fault, charp, 0444);
+MODULE_PARM_DESC(emul_fault,
+		 "pmu=emul icount: none (default), skid, drop_pmi or leave_enabled: a broken PMU for tests");
+
+static bool emul_icount;
+
+#define EMUL_FAULT_SKID		50000000 /* instructions: 5 x the self-test bound */
+
+static bool emul_fault_is(const char *name)
+{
+	return emul_icount && !strcmp(emul_fault, name);
+}
+
 struct emul_cpu {
 	struct hrtimer timer;
 	struct pmu_cpu *pc;
@@ -95,10 +118,9 @@ struct emul_cpu {
 	struct emul_icount_clock clk;
 	u64 deadline_tsc;		/* TSC at which the trigger overflows */
 	u64 skid_sum, skid_min, skid_max, fires, early;
+	u64 delivered;			/* PMIs of this session, for emul_fault=drop_pmi */
 	bool task_out;			/* per-task mode: no followed task runs here */
 };
-
-static bool emul_icount;
 
 static struct pmu_model __percpu *emul_models;
 static struct emul_cpu __percpu *emul_cpus;
@@ -127,8 +149,13 @@ static void emul_deliver(void *arg)
 		struct pmi_ctx ctx;
 
 		m->pmi_pending--;
+		if (++d->ec->delivered == 5 && emul_fault_is("drop_pmi"))
+			continue;
 		pmiprof_fill_ctx(d->ec->pc, d->regs, &ctx);
-		emul_inner->handle_pmi(d->ec->pc, &ctx);
+		/* What the kernel's NMI handler says when no handler claims one. */
+		if (!emul_inner->handle_pmi(d->ec->pc, &ctx))
+			pr_warn_ratelimited("pmiprof: emulated PMI on cpu%u claimed by no handler (hardware: NMI received for unknown reason)\n",
+					    d->ec->pc->cpu);
 	}
 }
 
@@ -203,6 +230,8 @@ static ktime_t emul_icount_deadline(struct emul_cpu *ec)
 	if (!m->pmi_pending)
 		left = emul_icount_events_left(pmiprof_pmu_model_rdmsr(m, ec->trig_msr), m->mask);
 	ec->deadline_tsc = ec->clk.last + left;
+	if (emul_fault_is("skid"))
+		left += EMUL_FAULT_SKID;
 	tsc = rdtsc();
 	now = ktime_get();
 	ran = tsc - ec->clk.last;	/* retired since the counter was brought up to date */
@@ -366,6 +395,7 @@ static int emul_start_cpu(struct pmu_cpu *pc)
 		ec->skid_min = U64_MAX;
 		ec->fires = 0;
 		ec->early = 0;
+		ec->delivered = 0;
 		emul_icount_thaw(&ec->clk, rdtsc());
 		ec->running = true;
 		emul_icount_arm(ec);
@@ -388,12 +418,21 @@ static void emul_stop_cpu(struct pmu_cpu *pc)
 
 	emul_bind(pc);
 	ec = pc->emul;
-	ec->running = false;
-	hrtimer_try_to_cancel(&ec->timer);
 	if (emul_icount && ec->fires)
 		pr_info("pmiprof: cpu%u icount: %llu PMIs, overflow to handler %llu..%llu instructions (mean %llu), %llu early timer fires\n",
 			pc->cpu, ec->fires, ec->skid_min, ec->skid_max,
 			div64_u64(ec->skid_sum, ec->fires), ec->early);
+	if (emul_fault_is("leave_enabled") && pc->hw->vendor == PMIPROF_VENDOR_INTEL) {
+		u64 g = pmiprof_pmu_model_rdmsr(pc->model, PMU_MSR_IA32_GLOBAL_CTRL);
+		u64 f = pmiprof_pmu_model_rdmsr(pc->model, PMU_MSR_IA32_FIXED_CTR_CTRL);
+
+		emul_inner->stop_cpu(pc);	/* then undo it: the timer stays armed */
+		pmiprof_pmu_model_wrmsr(pc->model, PMU_MSR_IA32_FIXED_CTR_CTRL, f);
+		pmiprof_pmu_model_wrmsr(pc->model, PMU_MSR_IA32_GLOBAL_CTRL, g);
+		return;
+	}
+	ec->running = false;
+	hrtimer_try_to_cancel(&ec->timer);
 	emul_inner->stop_cpu(pc);
 }
 
@@ -487,6 +526,16 @@ int pmiprof_pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 		if (ret)
 			return ret;
 		emul_icount = true;
+		if (strcmp(emul_fault, "none") && strcmp(emul_fault, "skid") &&
+		    strcmp(emul_fault, "drop_pmi") && strcmp(emul_fault, "leave_enabled")) {
+			pr_err("pmiprof: emul_fault=%s: expected none, skid, drop_pmi or leave_enabled\n",
+			       emul_fault);
+			emul_icount = false;
+			return -EINVAL;
+		}
+		if (strcmp(emul_fault, "none"))
+			pr_warn("pmiprof: emul_fault=%s: the emulated PMU is broken on purpose\n",
+				emul_fault);
 	} else if (strcmp(emul_clock, "tick")) {
 		pr_err("pmiprof: emul_clock=%s: expected tick or icount\n", emul_clock);
 		return -EINVAL;
