@@ -52,10 +52,8 @@
 #include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
-#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
-#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -107,16 +105,6 @@ static struct pid *task_targets[PMIPROF_ABI_MAX_TASKS];	/* referenced */
 static struct file *task_opener;
 
 static struct tracepoint *tp_switch, *tp_fork, *tp_exit, *tp_exec;
-/* START's thread walk is running: forks by the targets' threads are followed. */
-static bool task_walking;
-
-/*
- * Test only (tests/vm/t199): START waits this long between registering the
- * fork probe and walking the targets' threads, so forks land in between.
- */
-static unsigned int start_walk_delay_ms;
-module_param(start_walk_delay_ms, uint, 0600);
-MODULE_PARM_DESC(start_walk_delay_ms, "test only: ms START waits before its thread walk");
 
 /* Module lifetime and per session */
 static atomic64_t task_allocs = ATOMIC64_INIT(0), task_frees = ATOMIC64_INIT(0);
@@ -417,35 +405,9 @@ static void task_switch_probe(void *data, bool preempt, struct task_struct *prev
 		task_in(tc, st);
 }
 
-/*
- * @t (current, forking) belongs to a target's thread group, and a
- * restricted opener may still read it (a setuid exec since START's
- * check left it non-dumpable).
- */
-static bool task_of_target(struct task_struct *t)
-{
-	struct pid *tgid = task_tgid(t);
-	u32 i;
-
-	for (i = 0; i < task_nr_targets; i++)
-		if (task_targets[i] == tgid)
-			return !READ_ONCE(task_opener) ||
-			       (t->mm && get_dumpable(t->mm) == SUID_DUMP_USER);
-	return false;
-}
-
-/*
- * A child of a followed task is followed.  During START's thread walk a
- * target's thread not yet walked is not in the hash: its children (and
- * new threads) would be missed, so the walk's targets count as followed
- * parents until the walk is over (then each walked thread is in the hash;
- * one made non-dumpable by an exec since is not, and stays unfollowed).
- */
 static void task_fork_probe(void *data, struct task_struct *parent, struct task_struct *child)
 {
-	if (!READ_ONCE(task_active))
-		return;
-	if (task_lookup(parent) || (READ_ONCE(task_walking) && task_of_target(parent)))
+	if (READ_ONCE(task_active) && task_lookup(parent))
 		task_add(child);
 }
 
@@ -629,14 +591,11 @@ int pmiprof_task_start(void)
 	if (ret)
 		return ret;
 	WRITE_ONCE(task_active, true);
-	WRITE_ONCE(task_walking, true);
 	ret = tracepoint_probe_register(tp_fork, task_fork_probe, NULL);
 	if (!ret)
 		ret = tracepoint_probe_register(tp_exit, task_exit_probe_typed, NULL);
 	if (!ret)
 		ret = tracepoint_probe_register(tp_exec, task_exec_probe, NULL);
-	if (!ret && start_walk_delay_ms)
-		msleep(start_walk_delay_ms);
 	for (i = 0; !ret && i < task_nr_targets; i++) {
 		struct task_struct *leader, *t;
 
@@ -644,15 +603,12 @@ int pmiprof_task_start(void)
 		leader = pid_task(task_targets[i], PIDTYPE_PID);
 		if (leader) {
 			for_each_thread(leader, t)
-				if (!task_opener || task_may_follow(task_opener, t))
-					task_add(t);
+				task_add(t);
 		} else {
 			ret = -ESRCH;
 		}
 		rcu_read_unlock();
 	}
-	/* Every thread of the targets is walked: the hash alone decides from here. */
-	WRITE_ONCE(task_walking, false);
 	if (!ret)
 		ret = tracepoint_probe_register(tp_switch, task_switch_probe, NULL);
 	if (ret) {
