@@ -21,7 +21,8 @@ static size_t find(const struct pid_set *s, uint32_t pid)
 
 bool pid_set_contains(const struct pid_set *s, uint32_t pid)
 {
-	return s->cap && s->slots[find(s, pid)] == pid + 1;
+	/* pid + 1 of -1 is 0, an empty slot's value: -1 would be "found" anywhere */
+	return pid != UINT32_MAX && s->cap && s->slots[find(s, pid)] == pid + 1;
 }
 
 static int grow(struct pid_set *s)

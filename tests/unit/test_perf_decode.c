@@ -282,6 +282,8 @@ static void pid_set_grows_and_removes(void **state)
 	for (p = 1; p <= 100000; p++)
 		assert_int_equal(pid_set_contains(&s, p * 7), p % 2 == 0);
 	assert_false(pid_set_contains(&s, 3));
+	/* pid -1 (perf's "no task") is never in a set: slots hold pid + 1, 0 is empty */
+	assert_false(pid_set_contains(&s, UINT32_MAX));
 	pid_set_free(&s);
 }
 
