@@ -12,8 +12,12 @@ have_perf_sw || skip_all "perf_event_open not usable here"
 "$PMIPROF" report -i "$TMPD/t.data" --dso shares --format csv >"$TMPD/p.csv" 2>"$TMPD/err" \
 	&& ok "report exits 0" || not_ok "report exits 0" "$(cat "$TMPD/err")"
 "$PMIPROF" report -i "$TMPD/t.data" --format csv >"$TMPD/all.csv" 2>/dev/null
-awk -F, '$3 ~ /^work_[abc]$/ { s += $2 } END { exit !(s > 90) }' "$TMPD/all.csv" \
-	&& ok "work_a/b/c hold over 90% of all samples" || not_ok "work_a/b/c hold over 90% of all samples" "$(head -6 "$TMPD/all.csv")"
+# Of the user-space samples: on a loaded VM the host's interrupt re-enable
+# (pvm_irq_enable, [kernel.kallsyms]) took 13 % of the samples in one run.
+awk -F, 'NR > 1 && $4 != "[kernel.kallsyms]" { u += $2 } $3 ~ /^work_[abc]$/ { s += $2 }
+	END { exit !(u > 0 && s / u > 0.9) }' "$TMPD/all.csv" \
+	&& ok "work_a/b/c hold over 90% of the user-space samples" ||
+	not_ok "work_a/b/c hold over 90% of the user-space samples" "$(head -6 "$TMPD/all.csv")"
 share() { awk -F, -v f="$1" '$3 == f && $4 == "shares" { print $2 }' "$TMPD/p.csv"; }
 within() { awk -v v="$1" -v w="$2" 'BEGIN { exit !(v != "" && v - w <= 2 && w - v <= 2) }'; }
 for fw in work_a:50 work_b:30 work_c:20; do
