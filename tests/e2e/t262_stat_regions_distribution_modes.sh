@@ -14,6 +14,11 @@ constant_ok() {
 	[ "${calls:-}" = 10000 ] || return 2
 	awk -v a="${mn:-0}" -v m="${med:-0}" -v o="${mode:-0}" 'BEGIN { exit !(a > 0 && m <= a * 1.05 && o <= a * 1.05 && o >= a) }'
 }
+# Per-call timing needs a CPU to itself: after 3 misses on a machine whose
+# load is at or above its CPU count (another suite, a build), the check is
+# skipped with the load printed; on a quieter machine a miss fails.
+loaded() { awk -v n="$(nproc)" '{ exit !($1 >= n) }' /proc/loadavg; }
+load_now() { echo "load $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs"; }
 tries=0 rc=0
 until constant_ok; rc=$?; [ $rc = 0 ]; do
 	tries=$((tries + 1))
@@ -21,7 +26,13 @@ until constant_ok; rc=$?; [ $rc = 0 ]; do
 	[ $tries -lt 3 ] || break
 done
 [ "${calls:-}" = 10000 ] && ok "constant: 10000 calls" || not_ok "constant calls" "$(cat "$TMPD/c")"
-[ $rc = 0 ] && ok "constant: median $med and mode $mode within 5% of min $mn" || not_ok "constant: median/mode near min" "$(cat "$TMPD/c")"
+if [ $rc = 0 ]; then
+	ok "constant: median $med and mode $mode within 5% of min $mn"
+elif loaded; then
+	skip "constant: median/mode near min" "machine loaded ($(load_now)): per-call times smeared"
+else
+	not_ok "constant: median/mode near min" "$(cat "$TMPD/c")"
+fi
 # A timing measurement on a shared machine: a busy moment smears the modes, so
 # up to 3 tries (each printed when it misses).
 # The 4-unit calls may themselves split in two clusters ~15% apart (seen on
@@ -45,6 +56,8 @@ until bimodal_ok; do
 done
 if [ $tries -lt 3 ]; then
 	ok "bimodal: a 1-unit mode and 4-unit modes ~4x above it, each a quarter or more of the calls ($line)"
+elif loaded; then
+	skip "bimodal: two modes" "machine loaded ($(load_now)): per-call times smeared"
 else
 	not_ok "bimodal: two modes" "$(cat "$TMPD/b")"
 fi
