@@ -402,10 +402,9 @@ static int print_hist_csv(FILE *f, const struct profile *p, const uint32_t *orde
 static int print_json(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,
 		      const struct flat_opts *o)
 {
-	const struct trace_header *h = p->s->h;
 	const struct metric_set *ms = o->metrics;
 	char lb[1024];
-	uint32_t k, e, i;
+	uint32_t k, i;
 
 	fputs("{", f);
 	print_meta_json(f, p->s);
@@ -432,13 +431,9 @@ static int print_json(FILE *f, const struct profile *p, const uint32_t *order, u
 			fputs(", \"srcline\": ", f);
 			json_str(f, symbolizer_sym(p->s->sy, r->key)->srcline);
 		}
-		fputs(", \"events\": {", f);
-		for (e = 0; e < p->nr_events; e++) {
-			fputs(e ? ", " : "", f);
-			json_str(f, h->events[e].name);
-			fprintf(f, ": %" PRIu64, r->counts[e]);
-		}
-		fputs("}, \"metrics\": {", f);
+		fputs(", \"events\": ", f);
+		json_event_counts(f, p->s, r->counts, p->nr_events);
+		fputs(", \"metrics\": {", f);
 		for (i = 0; i < ms->n; i++) {
 			fputs(i ? ", " : "", f);
 			json_str(f, ms->m[i].name);

@@ -395,6 +395,19 @@ void json_str(FILE *f, const char *str)
 	fputc('"', f);
 }
 
+void json_event_counts(FILE *f, const struct session *s, const uint64_t *counts, uint32_t n)
+{
+	uint32_t e;
+
+	fputc('{', f);
+	for (e = 0; e < n; e++) {
+		fputs(e ? ", " : "", f);
+		json_str(f, s->h->events[e].name);
+		fprintf(f, ": %" PRIu64, counts[e]);
+	}
+	fputc('}', f);
+}
+
 void csv_str(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\n\r")) {

@@ -36,6 +36,8 @@ const char *window_kind(const struct session *s, char *buf, size_t size);
 int parse_format(const char *arg, enum out_format *f);
 /* A JSON string: bytes that are not valid UTF-8 become U+FFFD, controls \u00XX. */
 void json_str(FILE *f, const char *s);
+/* {"event": count, ...} over the trace's @n events, in trace order. */
+void json_event_counts(FILE *f, const struct session *s, const uint64_t *counts, uint32_t n);
 void csv_str(FILE *f, const char *s);
 /* A duration in ns as "1.5 ms", "250 us", "2 s" (4 significant digits). */
 const char *fmt_ns(char *buf, size_t size, double ns);

@@ -275,21 +275,13 @@ static void print_children(FILE *f, const struct stackview *v, const uint32_t *o
 			fputs(", \"dso\": ", f);
 			json_str(f, sym_dso(v, r->sym)->name);
 			fprintf(f, ", \"children\": %.4f, \"self\": %.4f, \"children_samples\": %"
-				PRIu64 ", \"self_samples\": %" PRIu64 ", \"events\": {",
+				PRIu64 ", \"self_samples\": %" PRIu64 ", \"events\": ",
 				pct(r->children, v->samples), pct(r->self, v->samples), r->children,
 				r->self);
-			for (e = 0; e < v->nr_events; e++) {
-				fputs(e ? ", " : "", f);
-				json_str(f, h->events[e].name);
-				fprintf(f, ": %" PRIu64, r->incl[e]);
-			}
-			fputs("}, \"self_events\": {", f);
-			for (e = 0; e < v->nr_events; e++) {
-				fputs(e ? ", " : "", f);
-				json_str(f, h->events[e].name);
-				fprintf(f, ": %" PRIu64, r->excl[e]);
-			}
-			fputs("}}", f);
+			json_event_counts(f, v->s, r->incl, v->nr_events);
+			fputs(", \"self_events\": ", f);
+			json_event_counts(f, v->s, r->excl, v->nr_events);
+			fputc('}', f);
 		}
 		fputs("\n]}\n", f);
 		return;

@@ -150,7 +150,7 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-void set_debuginfo_path(const struct symbolizer_opts *o)
+void sy_set_debuginfo_path(const struct symbolizer_opts *o)
 {
 	size_t i, n;
 
@@ -168,7 +168,7 @@ void set_debuginfo_path(const struct symbolizer_opts *o)
 	debuginfo_path = debuginfo_buf;
 }
 
-void dso_missing(struct dso *d, const char *fmt, const char *arg)
+void sy_dso_missing(struct dso *d, const char *fmt, const char *arg)
 {
 	d->state = DSO_MISSING;
 	/* A long path is cut: the note stays a one-line hint. */
@@ -200,7 +200,7 @@ static bool report_file(struct dso *d, const char *file)
  * process, ours included, so a copy of ours symbolizes the trace's (when
  * the trace was recorded on this kernel).
  */
-bool report_own_vdso(struct dso *d)
+bool sy_report_own_vdso(struct dso *d)
 {
 	const void *img = (const void *)getauxval(AT_SYSINFO_EHDR);
 	char tmp[] = "/tmp/pmiprof-vdso.XXXXXX";
@@ -270,7 +270,7 @@ static bool by_build_id(const struct symbolizer *sy, const struct dso *d, bool d
  * Whether the module's build-id is not the recorded one: another, or none
  * when one was recorded (the recorder read it from the mapped file).
  */
-bool build_id_differs(const struct dso *d)
+bool sy_build_id_differs(const struct dso *d)
 {
 	const unsigned char *bits;
 	GElf_Addr vaddr;
@@ -281,11 +281,11 @@ bool build_id_differs(const struct dso *d)
 }
 
 /* Report file when it is the recorded build (any file without a recorded build-id). */
-bool report_checked(struct dso *d, const char *file)
+bool sy_report_checked(struct dso *d, const char *file)
 {
 	if (!report_file(d, file))
 		return false;
-	if (!build_id_differs(d))
+	if (!sy_build_id_differs(d))
 		return true;
 	dwfl_end(d->dwfl);
 	d->dwfl = NULL;
@@ -295,13 +295,13 @@ bool report_checked(struct dso *d, const char *file)
 }
 
 /* Report the first file of the recorded build-id: true when there was one. */
-bool report_by_build_id(const struct symbolizer *sy, struct dso *d, bool debug)
+bool sy_report_by_build_id(const struct symbolizer *sy, struct dso *d, bool debug)
 {
 	char file[4096 + 128];
 	unsigned i;
 
 	for (i = 0; by_build_id(sy, d, debug, i, file, sizeof(file)); i++)
-		if (report_checked(d, file))
+		if (sy_report_checked(d, file))
 			return true;
 	return false;
 }

@@ -29,7 +29,7 @@ static Dwarf_Die *cu_of(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias)
 }
 
 /* "file.c:42" for addr, or NULL. */
-const char *srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t size)
+const char *sy_srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t size)
 {
 	const char *file = NULL, *base;
 	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
@@ -55,7 +55,7 @@ const char *srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t size)
 }
 
 /*
- * The DWARF scopes at the last address function_at() looked up (vaddr in
+ * The DWARF scopes at the last address sy_function_at() looked up (vaddr in
  * mod), innermost first: their number (0 without DWARF); *cu its CU.
  */
 static int last_scopes(struct symbolizer *sy, Dwfl_Module *mod, uint64_t vaddr,
@@ -79,7 +79,7 @@ static int last_scopes(struct symbolizer *sy, Dwfl_Module *mod, uint64_t vaddr,
 }
 
 /* Name of the innermost inlined function containing the last address looked up, or NULL. */
-const char *inline_name_of(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr)
+const char *sy_inline_name_of(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr)
 {
 	Dwarf_Die *scopes, *cu;
 	const char *name = NULL;
@@ -212,14 +212,14 @@ static int inline_chain_syms(struct symbolizer *sy, uint32_t dso, uint64_t off, 
 	int k, j;
 
 	*n = 0;
-	if (!function_at(sy, dso, off, &fn, &vaddr, &symoff, &id)) {
+	if (!sy_function_at(sy, dso, off, &fn, &vaddr, &symoff, &id)) {
 		if (id < 0)
 			return (int)id;
 		syms[(*n)++] = (uint32_t)id;
 		return 0;
 	}
 	if (sy->opts.srcline)
-		src = srcline_of(d->mod, vaddr, line, sizeof(line));
+		src = sy_srcline_of(d->mod, vaddr, line, sizeof(line));
 	k = inline_levels(sy, d->mod, vaddr, lv, MAX_INLINE_DEPTH);
 	/*
 	 * Each inlined function is one sym per DSO (per source line with
@@ -232,14 +232,14 @@ static int inline_chain_syms(struct symbolizer *sy, uint32_t dso, uint64_t off, 
 		if (!sy->opts.srcline)
 			at = NULL;
 		snprintf(key, sizeof(key), "d%u:i:%s:%s", dso, lv[j].name, at ? at : "");
-		id = get_sym(sy, key, lv[j].name, at, dso, SYM_F_INLINE);
+		id = sy_get_sym(sy, key, lv[j].name, at, dso, SYM_F_INLINE);
 		if (id < 0)
 			return (int)id;
 		syms[(*n)++] = (uint32_t)id;
 	}
 	if (k && sy->opts.srcline)
 		src = lv[k - 1].call[0] ? lv[k - 1].call : NULL;
-	id = function_sym(sy, dso, vaddr - symoff, fn, fn, src);
+	id = sy_function_sym(sy, dso, vaddr - symoff, fn, fn, src);
 	if (id < 0)
 		return (int)id;
 	syms[(*n)++] = (uint32_t)id;

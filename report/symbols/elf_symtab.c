@@ -30,7 +30,7 @@ static unsigned int leading_underscores(const char *s)
  * one kept so far.  a comes first in the symbol table (or won earlier
  * rounds), so on a full tie a stays, as perf keeps the first.
  */
-bool alias_prefers(const struct alias_cand *a, const struct alias_cand *b)
+bool sy_alias_prefers(const struct alias_cand *a, const struct alias_cand *b)
 {
 	unsigned int ua, ub;
 	size_t la, lb;
@@ -70,7 +70,7 @@ static const struct alias_cand *alias_choose(const struct symbolizer *sy,
 	for (i = 1; i < n; i++) {
 		cands[i].name = sy->opts.no_demangle ? cands[i].raw :
 				symbol_demangle(cands[i].raw, buf[!b], sizeof(buf[!b]));
-		if (alias_prefers(&cands[best], &cands[i])) {
+		if (sy_alias_prefers(&cands[best], &cands[i])) {
 			best = i;
 			b = !b;
 		}
@@ -84,7 +84,7 @@ static const struct alias_cand *alias_choose(const struct symbolizer *sy,
  * their low 3-4 bytes only.  qsort's callback per comparison made the
  * sorts below most of a DSO's load time.  Returns 0 or -ENOMEM.
  */
-int radix_sort(struct kv *a, uint32_t n)
+int sy_radix_sort(struct kv *a, uint32_t n)
 {
 	struct kv *tmp, *src = a, *dst;
 	uint32_t count[256], i, pass;
@@ -132,7 +132,7 @@ static int sort_bounds(struct dso *d, struct kv *b, uint32_t nb)
 {
 	uint32_t i, n = 0;
 
-	if (radix_sort(b, nb))
+	if (sy_radix_sort(b, nb))
 		return -ENOMEM;
 	d->bounds = malloc((nb ? nb : 1) * sizeof(*d->bounds));
 	if (!d->bounds)
@@ -146,7 +146,7 @@ static int sort_bounds(struct dso *d, struct kv *b, uint32_t nb)
 }
 
 /* The interval of bounds holding vaddr, or UINT32_MAX outside them all. */
-uint32_t interval_of(const struct dso *d, uint64_t vaddr)
+uint32_t sy_interval_of(const struct dso *d, uint64_t vaddr)
 {
 	uint32_t lo = 0, hi = d->nr_bounds;
 
@@ -198,7 +198,7 @@ static bool own_lookup_possible(const struct dso *d)
  * (or labels) share.  libdwfl names such an address after its own pick (it
  * prefers a weak "random" to the global "__random").
  */
-int load_aliases(const struct symbolizer *sy, struct dso *d)
+int sy_load_aliases(const struct symbolizer *sy, struct dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod), i;
 	int first_global = n > 1 ? dwfl_module_getsymtab_first_global(d->mod) : -1;
@@ -278,7 +278,7 @@ int load_aliases(const struct symbolizer *sy, struct dso *d)
 		goto out;
 	for (j = 0; j < nc; j++)
 		order[j] = (struct kv){ c[j].addr, j };
-	if (radix_sort(order, nc))
+	if (sy_radix_sort(order, nc))
 		goto out;
 	for (j = 0; j < nc; j++)
 		sorted[j] = c[order[j].val];
@@ -347,7 +347,7 @@ static bool addrsym_search(struct addrsym_state *st, const struct fsym *f, uint3
  * sizeless symbol (an assembly label) it would weigh by section sends the
  * lookup to libdwfl itself, as does a DSO without the copy.
  */
-const char *addrsym(struct dso *d, uint64_t addr, GElf_Off *symoff)
+const char *sy_addrsym(struct dso *d, uint64_t addr, GElf_Off *symoff)
 {
 	struct addrsym_state st = { .addr = addr };
 	GElf_Sym sym;
@@ -364,7 +364,7 @@ const char *addrsym(struct dso *d, uint64_t addr, GElf_Off *symoff)
 }
 
 /* perf's name for the symbol starting at addr, or NULL when it has no alias. */
-const char *alias_of(const struct dso *d, uint64_t addr)
+const char *sy_alias_of(const struct dso *d, uint64_t addr)
 {
 	uint32_t lo = 0, hi = d->nr_aliases;
 

@@ -50,7 +50,7 @@ static int load_plts(struct dso *d)
 }
 
 /* 1 when vaddr lies in a PLT section (no symbol covers it), 0 if not, -ENOMEM. */
-int in_plt(struct dso *d, uint64_t vaddr)
+int sy_in_plt(struct dso *d, uint64_t vaddr)
 {
 	uint32_t i;
 
@@ -70,7 +70,7 @@ int in_plt(struct dso *d, uint64_t vaddr)
  * d's function symbols by address (the .dynsym of a stripped file), built
  * on the first address no symbol covers: they name its neighbourhood.
  */
-int load_funcs(struct dso *d)
+int sy_load_funcs(struct dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod), i;
 	struct kv *kv;
@@ -95,7 +95,7 @@ int load_funcs(struct dso *d)
 			kv[k++] = (struct kv){ addr, (uint64_t)i };
 	}
 	d->funcs = malloc((k ? k : 1) * sizeof(*d->funcs));
-	if (!d->funcs || radix_sort(kv, k)) {
+	if (!d->funcs || sy_radix_sort(kv, k)) {
 		free(kv);
 		return -ENOMEM;
 	}
@@ -113,7 +113,7 @@ int load_funcs(struct dso *d)
 }
 
 /* The last function symbol starting at or below addr, or NULL. */
-const struct func_start *func_before(const struct dso *d, uint64_t addr)
+const struct func_start *sy_func_before(const struct dso *d, uint64_t addr)
 {
 	uint32_t lo = 0, hi = d->nr_funcs;
 
@@ -190,7 +190,7 @@ static int load_fdes(struct dso *d)
  * function compiled with the default -fasynchronous-unwind-tables has one,
  * stripped or not: it delimits a function that has no symbol.
  */
-int fde_at(struct dso *d, uint64_t vaddr, uint64_t *start, bool *signal)
+int sy_fde_at(struct dso *d, uint64_t vaddr, uint64_t *start, bool *signal)
 {
 	Dwarf_Addr bias, s, e;
 	Dwarf_CFI *cfi = dwfl_module_eh_cfi(d->mod, &bias);

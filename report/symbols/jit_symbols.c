@@ -103,7 +103,7 @@ static void jit_load(struct dso *d)
 
 	d->state = DSO_MISSING;
 	if (!m) {
-		dso_missing(d, "out of memory reading %s", d->path);
+		sy_dso_missing(d, "out of memory reading %s", d->path);
 		return;
 	}
 	d->jit = m;
@@ -135,7 +135,7 @@ static void jit_load(struct dso *d)
 			cap = cap ? cap * 2 : 64;
 			ns = realloc(m->syms, cap * sizeof(*ns));
 			if (!ns) {
-				dso_missing(d, "out of memory reading %s", d->path);
+				sy_dso_missing(d, "out of memory reading %s", d->path);
 				return;
 			}
 			m->syms = ns;
@@ -181,7 +181,7 @@ int64_t symbolizer_jit_lookup(struct symbolizer *sy, uint32_t dso, uint64_t ip)
 	if (ip < m->syms[lo].start || ip >= m->syms[lo].end)
 		return -ENOENT;
 	snprintf(key, sizeof(key), "j%u:%" PRIx64, dso, m->syms[lo].start);
-	return get_sym(sy, key, m->syms[lo].name, NULL, dso, 0);
+	return sy_get_sym(sy, key, m->syms[lo].name, NULL, dso, 0);
 }
 
 int64_t symbolizer_resolve_jit(struct symbolizer *sy, uint32_t pid, uint64_t ip)

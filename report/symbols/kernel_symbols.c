@@ -92,7 +92,7 @@ static void dedup_kallsyms(struct symbolizer *sy)
 										      STB_LOCAL,
 			};
 
-			if (alias_prefers(&a, &b))
+			if (sy_alias_prefers(&a, &b))
 				sy->ksyms[o - 1] = *k;
 			continue;
 		}
@@ -263,7 +263,7 @@ static void load_kallsyms(struct symbolizer *sy)
 		return;
 	sy->kmod_dso = malloc(mod_cap * sizeof(*sy->kmod_dso));
 	if (!sy->kmod_dso) {
-		dso_missing(sy->dsos[sy->kernel_dso], "out of memory reading %s", path);
+		sy_dso_missing(sy->dsos[sy->kernel_dso], "out of memory reading %s", path);
 		return;
 	}
 	sy->kmod_dso[0] = (uint32_t)sy->kernel_dso;
@@ -279,14 +279,14 @@ static void load_kallsyms(struct symbolizer *sy)
 		if (sy->opts.kallsyms_boot)
 			sy->ktext = kallsyms_read_boot(sy->opts.kallsyms_boot, &len);
 		if (!sy->ktext) {
-			dso_missing(sy->dsos[sy->kernel_dso], "%s", sy->opts.kernel_note);
+			sy_dso_missing(sy->dsos[sy->kernel_dso], "%s", sy->opts.kernel_note);
 			return;
 		}
 	} else {
 		sy->ktext = kallsyms_read_cached(&len);
 	}
 	if (!sy->ktext) {
-		dso_missing(sy->dsos[sy->kernel_dso], "cannot read %s", path);
+		sy_dso_missing(sy->dsos[sy->kernel_dso], "cannot read %s", path);
 		return;
 	}
 	for (p = sy->ktext, end = p + len; p < end; p++) {
@@ -341,13 +341,13 @@ static void load_kallsyms(struct symbolizer *sy)
 							   (uint32_t)mi };
 	}
 	if (!sy->nr_ksyms) {
-		dso_missing(sy->dsos[sy->kernel_dso], "%s shows no addresses (kptr_restrict)",
+		sy_dso_missing(sy->dsos[sy->kernel_dso], "%s shows no addresses (kptr_restrict)",
 			    path);
 		return;
 	}
 	sy->dsos[sy->kernel_dso]->info.note = NULL;
 	if (sort_ksyms(sy->ksyms, sy->nr_ksyms)) {
-		dso_missing(sy->dsos[sy->kernel_dso], "out of memory sorting %s", path);
+		sy_dso_missing(sy->dsos[sy->kernel_dso], "out of memory sorting %s", path);
 		sy->nr_ksyms = 0;
 		return;
 	}
@@ -405,7 +405,7 @@ int64_t symbolizer_resolve_kernel(struct symbolizer *sy, uint64_t ip)
 		return symbolizer_resolve_kernel(sy, ip);
 	}
 	snprintf(key, sizeof(key), "k:%" PRIx64, k->addr);
-	return get_sym(sy, key, sy->ktext + k->name, NULL, sy->kmod_dso[k->mod], 0);
+	return sy_get_sym(sy, key, sy->ktext + k->name, NULL, sy->kmod_dso[k->mod], 0);
 }
 
 int64_t symbolizer_marker(struct symbolizer *sy, const char *name)
@@ -416,7 +416,7 @@ int64_t symbolizer_marker(struct symbolizer *sy, const char *name)
 	if (d < 0)
 		return d;
 	snprintf(key, sizeof(key), "m:%s", name);
-	return get_sym(sy, key, name, NULL, (uint32_t)d, SYM_F_UNKNOWN);
+	return sy_get_sym(sy, key, name, NULL, (uint32_t)d, SYM_F_UNKNOWN);
 }
 
 int64_t symbolizer_hidden_kernel(struct symbolizer *sy)

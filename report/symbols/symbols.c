@@ -46,7 +46,7 @@ int symbolizer_new(struct symbolizer **out, const struct symbolizer_opts *opts)
 	if (opts)
 		sy->opts = *opts;
 	sy->kernel_dso = -1;
-	set_debuginfo_path(&sy->opts);
+	sy_set_debuginfo_path(&sy->opts);
 	if (strtab_init(&sy->ids) || strtab_init(&sy->dso_keys) || strtab_init(&sy->names) ||
 	    strtab_init(&sy->chain_keys) || hm_init(&sy->chain_at, 1024) ||
 	    hm_init(&sy->resolved, 4096)) {
@@ -147,7 +147,7 @@ static const char *intern_name(struct symbolizer *sy, const char *s)
 }
 
 /* The sym for identity key, created with name/srcline/dso when new. */
-int64_t get_sym(struct symbolizer *sy, const char *key, const char *name,
+int64_t sy_get_sym(struct symbolizer *sy, const char *key, const char *name,
 		       const char *srcline, uint32_t dso, uint32_t flags)
 {
 	uint32_t before = sy->ids.n;
@@ -332,30 +332,30 @@ static void dso_load(struct symbolizer *sy, struct dso *d)
 	snprintf(where, sizeof(where), "%s%s", sy->opts.symfs ? sy->opts.symfs : "", d->path);
 	if (!strcmp(d->path, "[vdso]")) {
 		d->kind = UNK_OTHER;
-		if (!report_own_vdso(d)) {
-			dso_missing(d, "cannot copy this process's vDSO (%s)", "no AT_SYSINFO_EHDR");
+		if (!sy_report_own_vdso(d)) {
+			sy_dso_missing(d, "cannot copy this process's vDSO (%s)", "no AT_SYSINFO_EHDR");
 			return;
 		}
-		if (build_id_differs(d)) {
-			dso_missing(d, "%s", "this process's vDSO is not the recorded one (another "
+		if (sy_build_id_differs(d)) {
+			sy_dso_missing(d, "%s", "this process's vDSO is not the recorded one (another "
 				    "kernel?)");
 			return;
 		}
-	} else if (report_by_build_id(sy, d, false) || report_checked(d, where)) {
+	} else if (sy_report_by_build_id(sy, d, false) || sy_report_checked(d, where)) {
 		/* The very file that was mapped. */
-	} else if (d->build_id_len < 2 || !report_by_build_id(sy, d, true)) {
+	} else if (d->build_id_len < 2 || !sy_report_by_build_id(sy, d, true)) {
 		if (d->mismatches) {
 			d->kind = UNK_MISMATCH;
-			dso_missing(d, "%s has another build-id than the recorded one (changed "
+			sy_dso_missing(d, "%s has another build-id than the recorded one (changed "
 				    "since recording?), and no file of the recorded build was found",
 				    where);
 		} else if (d->build_id_len < 2) {
-			dso_missing(d, "cannot read %s (and no build-id to find debug info)", where);
+			sy_dso_missing(d, "cannot read %s (and no build-id to find debug info)", where);
 		} else if (sy->opts.buildid_dirs[0] || sy->opts.buildid_dirs[1]) {
-			dso_missing(d, "cannot read %s, nor a file of its build-id in the "
+			sy_dso_missing(d, "cannot read %s, nor a file of its build-id in the "
 				    "build-id cache or debug info", where);
 		} else {
-			dso_missing(d, "cannot read %s, nor its debug info by build-id "
+			sy_dso_missing(d, "cannot read %s, nor its debug info by build-id "
 				    "(recorded on another machine? see --symfs, --archive)", where);
 		}
 		return;
@@ -365,12 +365,12 @@ static void dso_load(struct symbolizer *sy, struct dso *d)
 	if (!elf || load_segments(d, elf)) {
 		if (d->debug_only) {
 			d->kind = UNK_UNPLACED;
-			dso_missing(d, "cannot read %s; its separate debug file has the symbols but "
+			sy_dso_missing(d, "cannot read %s; its separate debug file has the symbols but "
 				    "not the file layout, and no recorded mapping places its code",
 				    where);
 		} else {
 			d->kind = UNK_OTHER;
-			dso_missing(d, "%s is not an ELF file with loadable segments", where);
+			sy_dso_missing(d, "%s is not an ELF file with loadable segments", where);
 		}
 		return;
 	}
@@ -407,7 +407,7 @@ int64_t symbolizer_unknown(struct symbolizer *sy, int64_t dso)
 	if (sy->dsos[dso]->unknown_sym >= 0)
 		return sy->dsos[dso]->unknown_sym;
 	snprintf(key, sizeof(key), "u%" PRId64, dso);
-	sy->dsos[dso]->unknown_sym = get_sym(sy, key, "[unknown]", NULL, (uint32_t)dso,
+	sy->dsos[dso]->unknown_sym = sy_get_sym(sy, key, "[unknown]", NULL, (uint32_t)dso,
 					    SYM_F_UNKNOWN);
 	return sy->dsos[dso]->unknown_sym;
 }
@@ -432,17 +432,17 @@ static int64_t unknown_at(struct symbolizer *sy, uint32_t dso, uint64_t addr, bo
 	id = strtab_find(&sy->ids, key);
 	if (id >= 0)
 		return id;
-	if (file && !d->funcs_known && load_funcs(d))
+	if (file && !d->funcs_known && sy_load_funcs(d))
 		return -ENOMEM;
 	if (file)
-		near = func_before(d, addr);
+		near = sy_func_before(d, addr);
 	if (near)
 		snprintf(name, sizeof(name), "[unknown] 0x%" PRIx64 " <%s+0x%" PRIx64 ">", addr,
 			 sy->opts.no_demangle ? near->name :
 			 symbol_demangle(near->name, dm, sizeof(dm)), addr - near->addr);
 	else
 		snprintf(name, sizeof(name), "[unknown] 0x%" PRIx64, addr);
-	id = get_sym(sy, key, name, NULL, dso, SYM_F_UNKNOWN);
+	id = sy_get_sym(sy, key, name, NULL, dso, SYM_F_UNKNOWN);
 	if (id >= 0 && sy->ids.n != before)
 		d->nr_unknown++;
 	if (!d->info.note) {
@@ -550,7 +550,7 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 
 	if (d->state == DSO_NEW) {
 		dso_load(sy, d);
-		if (d->state == DSO_LOADED && load_aliases(sy, d))
+		if (d->state == DSO_LOADED && sy_load_aliases(sy, d))
 			return -ENOMEM;
 	}
 	if (d->state != DSO_LOADED && d->kind == UNK_OTHER)
@@ -561,7 +561,7 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 	 * The function only: srcline and inline frames depend on the address
 	 * itself and are looked up from vaddr by the callers.
 	 */
-	iv = interval_of(d, vaddr);
+	iv = sy_interval_of(d, vaddr);
 	if (iv != UINT32_MAX)
 		b = &d->bound_fn[iv];
 	if (b && b->fn) {
@@ -569,9 +569,9 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 		symoff = vaddr - b->start;
 	} else {
 		sy->lookups++;
-		fn = addrsym(d, vaddr, &symoff);
+		fn = sy_addrsym(d, vaddr, &symoff);
 		if (fn) {
-			const char *alias = alias_of(d, vaddr - symoff);
+			const char *alias = sy_alias_of(d, vaddr - symoff);
 
 			if (alias)
 				fn = alias;
@@ -581,18 +581,18 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 			*b = (struct bound_fn){ .start = fn ? vaddr - symoff : 0,
 						.fn = fn ? fn : no_function };
 	}
-	plt = fn ? 0 : in_plt(d, vaddr);
+	plt = fn ? 0 : sy_in_plt(d, vaddr);
 	if (plt < 0)
 		return plt;
 	if (plt) {
 		/* perf names each stub func@plt; one row per DSO is enough here. */
 		snprintf(key, sizeof(key), "d%u:plt", dso);
-		return get_sym(sy, key, "[plt]", NULL, dso, 0);
+		return sy_get_sym(sy, key, "[plt]", NULL, dso, 0);
 	}
 	if (!fn) {
 		uint64_t start;
 		bool signal;
-		int fde = fde_at(d, vaddr, &start, &signal);
+		int fde = sy_fde_at(d, vaddr, &start, &signal);
 
 		if (fde < 0)
 			return fde;
@@ -604,8 +604,8 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 		 * address - 1 finds it: it is no call site, the address + 1
 		 * is the symbol's (perf names __restore_rt).
 		 */
-		if (signal && (fn = addrsym(d, vaddr + 1, &symoff))) {
-			const char *alias = alias_of(d, vaddr + 1 - symoff);
+		if (signal && (fn = sy_addrsym(d, vaddr + 1, &symoff))) {
+			const char *alias = sy_alias_of(d, vaddr + 1 - symoff);
 
 			vaddr++;
 			if (alias)
@@ -626,7 +626,7 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
  * none, with *other the sym standing for the address ([plt], [unknown]) or
  * -ENOMEM.  The last address is remembered (sy->last).
  */
-bool function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const char **fn_out,
+bool sy_function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const char **fn_out,
 			uint64_t *vaddr_out, GElf_Off *symoff_out, int64_t *other)
 {
 	const char *fn = NULL;
@@ -660,7 +660,7 @@ bool function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const char *
  * The sym of function fn (starting at start) of dso, named name (fn, or
  * "inner (inlined in fn)"), with source line src (NULL without --srcline).
  */
-int64_t function_sym(struct symbolizer *sy, uint32_t dso, uint64_t start, const char *fn,
+int64_t sy_function_sym(struct symbolizer *sy, uint32_t dso, uint64_t start, const char *fn,
 			    const char *name, const char *src)
 {
 	char key[96];
@@ -669,13 +669,13 @@ int64_t function_sym(struct symbolizer *sy, uint32_t dso, uint64_t start, const 
 
 	snprintf(key, sizeof(key), "d%u:%" PRIx64, dso, start);
 	if (!src && name == fn)
-		return get_sym(sy, key, fn, NULL, dso, 0);
+		return sy_get_sym(sy, key, fn, NULL, dso, 0);
 	/* Rows per line / inline frame: the identity carries them. */
 	full = malloc(strlen(key) + strlen(name) + (src ? strlen(src) : 0) + 4);
 	if (!full)
 		return -ENOMEM;
 	sprintf(full, "%s:%s:%s", key, name, src ? src : "");
-	id = get_sym(sy, full, name, src, dso, 0);
+	id = sy_get_sym(sy, full, name, src, dso, 0);
 	free(full);
 	return id;
 }
@@ -690,21 +690,21 @@ static int64_t resolve_uncached(struct symbolizer *sy, uint32_t dso, uint64_t of
 	GElf_Off symoff = 0;
 	int64_t other;
 
-	if (!function_at(sy, dso, off, &fn, &vaddr, &symoff, &other))
+	if (!sy_function_at(sy, dso, off, &fn, &vaddr, &symoff, &other))
 		return other;
 	if (sy->opts.srcline)
-		src = srcline_of(d->mod, vaddr, line, sizeof(line));
+		src = sy_srcline_of(d->mod, vaddr, line, sizeof(line));
 	if (sy->opts.inline_frames)
-		inl = inline_name_of(sy, d->mod, vaddr);
+		inl = sy_inline_name_of(sy, d->mod, vaddr);
 	if (inl) {
 		char dm[512];
 
 		/* The whole name does not demangle: its mangled part must be demangled first. */
 		snprintf(name, sizeof(name), "%s (inlined in %s)", inl,
 			 sy->opts.no_demangle ? fn : symbol_demangle(fn, dm, sizeof(dm)));
-		return function_sym(sy, dso, vaddr - symoff, fn, name, src);
+		return sy_function_sym(sy, dso, vaddr - symoff, fn, name, src);
 	}
-	return function_sym(sy, dso, vaddr - symoff, fn, fn, src);
+	return sy_function_sym(sy, dso, vaddr - symoff, fn, fn, src);
 }
 
 int64_t symbolizer_resolve(struct symbolizer *sy, uint32_t dso, uint64_t off)
@@ -732,7 +732,7 @@ const char *symbolizer_dso_file(struct symbolizer *sy, uint32_t dso, Elf **elf)
 	d = sy->dsos[dso];
 	if (d->state == DSO_NEW) {
 		dso_load(sy, d);
-		if (d->state == DSO_LOADED && load_aliases(sy, d))
+		if (d->state == DSO_LOADED && sy_load_aliases(sy, d))
 			return NULL;
 	}
 	if (d->state != DSO_LOADED || d->is_jit)

@@ -77,7 +77,7 @@ struct dso {
 	uint32_t nr_bounds;
 	/*
 	 * The symbols dwfl_module_addrinfo weighs, in its search order (the
-	 * globals, then the locals): addrsym() runs its rules over this
+	 * globals, then the locals): sy_addrsym() runs its rules over this
 	 * compact copy instead of libdwfl decoding every ELF symbol again per
 	 * lookup (~1 ms per lookup in libc).  NULL: libdwfl looks up.
 	 */
@@ -222,44 +222,44 @@ struct symbolizer {
 
 /* ---- shared between the files of report/symbols/ ---- */
 
-/* A sort key and its payload (radix_sort()). */
+/* A sort key and its payload (sy_radix_sort()). */
 struct kv {
 	uint64_t key;
 	uint64_t val;
 };
 
 /* symbols.c */
-int64_t get_sym(struct symbolizer *sy, const char *key, const char *name,
+int64_t sy_get_sym(struct symbolizer *sy, const char *key, const char *name,
 		const char *srcline, uint32_t dso, uint32_t flags);
-bool function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const char **fn_out,
+bool sy_function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const char **fn_out,
 		 uint64_t *vaddr_out, GElf_Off *symoff_out, int64_t *other);
-int64_t function_sym(struct symbolizer *sy, uint32_t dso, uint64_t start, const char *fn,
+int64_t sy_function_sym(struct symbolizer *sy, uint32_t dso, uint64_t start, const char *fn,
 		     const char *name, const char *src);
 
 /* debug_lookup.c */
-void set_debuginfo_path(const struct symbolizer_opts *o);
-void dso_missing(struct dso *d, const char *fmt, const char *arg);
-bool report_own_vdso(struct dso *d);
-bool build_id_differs(const struct dso *d);
-bool report_checked(struct dso *d, const char *file);
-bool report_by_build_id(const struct symbolizer *sy, struct dso *d, bool debug);
+void sy_set_debuginfo_path(const struct symbolizer_opts *o);
+void sy_dso_missing(struct dso *d, const char *fmt, const char *arg);
+bool sy_report_own_vdso(struct dso *d);
+bool sy_build_id_differs(const struct dso *d);
+bool sy_report_checked(struct dso *d, const char *file);
+bool sy_report_by_build_id(const struct symbolizer *sy, struct dso *d, bool debug);
 
 /* elf_symtab.c */
-bool alias_prefers(const struct alias_cand *a, const struct alias_cand *b);
-int radix_sort(struct kv *a, uint32_t n);
-uint32_t interval_of(const struct dso *d, uint64_t vaddr);
-int load_aliases(const struct symbolizer *sy, struct dso *d);
-const char *addrsym(struct dso *d, uint64_t addr, GElf_Off *symoff);
-const char *alias_of(const struct dso *d, uint64_t addr);
+bool sy_alias_prefers(const struct alias_cand *a, const struct alias_cand *b);
+int sy_radix_sort(struct kv *a, uint32_t n);
+uint32_t sy_interval_of(const struct dso *d, uint64_t vaddr);
+int sy_load_aliases(const struct symbolizer *sy, struct dso *d);
+const char *sy_addrsym(struct dso *d, uint64_t addr, GElf_Off *symoff);
+const char *sy_alias_of(const struct dso *d, uint64_t addr);
 
 /* elf_tables.c */
-int in_plt(struct dso *d, uint64_t vaddr);
-int load_funcs(struct dso *d);
-const struct func_start *func_before(const struct dso *d, uint64_t addr);
-int fde_at(struct dso *d, uint64_t vaddr, uint64_t *start, bool *signal);
+int sy_in_plt(struct dso *d, uint64_t vaddr);
+int sy_load_funcs(struct dso *d);
+const struct func_start *sy_func_before(const struct dso *d, uint64_t addr);
+int sy_fde_at(struct dso *d, uint64_t vaddr, uint64_t *start, bool *signal);
 
 /* dwarf_inline.c */
-const char *srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t size);
-const char *inline_name_of(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr);
+const char *sy_srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t size);
+const char *sy_inline_name_of(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr);
 
 #endif /* PMIPROF_REPORT_SYMBOLS_INTERNAL_H */
