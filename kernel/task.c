@@ -6,10 +6,10 @@
  *
  * Followed: the thread groups named in the config (every thread at START)
  * and every task a followed task creates afterwards (sched_process_fork,
- * which runs before the child can be scheduled).  A child forked during
- * START's walk by a thread not yet walked is not followed (issue 22 item
- * 11, open: the fix tried made per-task STOPs find exits unseen).  The
- * targets are resolved
+ * which runs before the child can be scheduled).  The fork probe is
+ * registered before START's thread walk, and until the walk ends a
+ * target's thread counts as followed though not yet in the hash, so a
+ * child forked meanwhile by a thread not yet walked is followed too.  The targets are resolved
  * to struct pid references at CONFIGURE, so a pid reused before START
  * names nobody (-ESRCH) instead of another process.  State lives in a hash
  * keyed by task_struct pointer, and each entry holds a reference on its
@@ -21,8 +21,8 @@
  *
  * Who may be followed without CAP_PERFMON: ptrace_may_access()'s
  * PTRACE_MODE_READ_REALCREDS rule, decided on the opener's credentials
- * (file->f_cred), at CONFIGURE and again at START; the decision itself
- * is access.h's (tested in user space),
+ * (file->f_cred), at CONFIGURE, again at START and for each thread of
+ * START's walk; the decision itself is access.h's (tested in user space),
  * docs/kernel-module.md gives the perf_event_paranoid level each rule
  * matches.
  *
@@ -52,8 +52,10 @@
 #include <linux/atomic.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -105,6 +107,16 @@ static struct pid *task_targets[PMIPROF_ABI_MAX_TASKS];	/* referenced */
 static struct file *task_opener;
 
 static struct tracepoint *tp_switch, *tp_fork, *tp_exit, *tp_exec;
+/* START's thread walk is running: forks by the targets' threads are followed. */
+static bool task_walking;
+
+/*
+ * Test only (tests/vm/t199): START waits this long between registering the
+ * fork probe and walking the targets' threads, so forks land in between.
+ */
+static unsigned int start_walk_delay_ms;
+module_param(start_walk_delay_ms, uint, 0600);
+MODULE_PARM_DESC(start_walk_delay_ms, "test only: ms START waits before its thread walk");
 
 /* Module lifetime and per session */
 static atomic64_t task_allocs = ATOMIC64_INIT(0), task_frees = ATOMIC64_INIT(0);
@@ -405,9 +417,42 @@ static void task_switch_probe(void *data, bool preempt, struct task_struct *prev
 		task_in(tc, st);
 }
 
+/*
+ * @t (current, forking) belongs to a target's thread group, and a
+ * restricted opener may still read it (a setuid exec since START's
+ * check left it non-dumpable).
+ */
+static bool task_of_target(struct task_struct *t)
+{
+	struct pid *tgid = task_tgid(t);
+	u32 i;
+
+	for (i = 0; i < task_nr_targets; i++)
+		if (task_targets[i] == tgid)
+			return !READ_ONCE(task_opener) ||
+			       (t->mm && get_dumpable(t->mm) == SUID_DUMP_USER);
+	return false;
+}
+
+/*
+ * A child of a followed task is followed.  During START's thread walk a
+ * target's thread not yet walked is not in the hash: its children (and
+ * new threads) would be missed, so the walk's targets count as followed
+ * parents until the walk is over (then each walked thread is in the hash;
+ * one made non-dumpable by an exec since is not, and stays unfollowed).
+ */
 static void task_fork_probe(void *data, struct task_struct *parent, struct task_struct *child)
 {
-	if (READ_ONCE(task_active) && task_lookup(parent))
+	bool walking;
+
+	if (!READ_ONCE(task_active))
+		return;
+	/*
+	 * The flag before the hash: once the walk is seen over, the entries
+	 * it made are seen too (pairs with the release at the walk's end).
+	 */
+	walking = smp_load_acquire(&task_walking);
+	if (task_lookup(parent) || (walking && task_of_target(parent)))
 		task_add(child);
 }
 
@@ -505,14 +550,15 @@ static void task_find_tp(struct tracepoint *tp, void *priv)
 
 static void task_unregister(void)
 {
+	/* Fork first: START's order reversed (no new entry once exit is gone). */
+	if (tp_fork)
+		tracepoint_probe_unregister(tp_fork, task_fork_probe, NULL);
 	if (tp_switch)
 		tracepoint_probe_unregister(tp_switch, task_switch_probe, NULL);
 	if (tp_exec)
 		tracepoint_probe_unregister(tp_exec, task_exec_probe, NULL);
 	if (tp_exit)
 		tracepoint_probe_unregister(tp_exit, task_exit_probe_typed, NULL);
-	if (tp_fork)
-		tracepoint_probe_unregister(tp_fork, task_fork_probe, NULL);
 	tracepoint_synchronize_unregister();
 }
 
@@ -555,8 +601,10 @@ static void task_free_all(bool emit)
 
 /*
  * START, process context, before any CPU starts: register the probes and
- * follow every thread of the targets.  The fork probe goes first, so a
- * thread created meanwhile is added by it, by the walk, or by both (once).
+ * follow every thread of the targets.  The exit and exec probes go first:
+ * every entry made from then on (by the fork probe or the walk) is removed
+ * at its task's exit.  Then the fork probe, before the walk, so a thread
+ * or child created meanwhile is added by it, by the walk, or by both (once).
  */
 int pmiprof_task_start(void)
 {
@@ -591,11 +639,14 @@ int pmiprof_task_start(void)
 	if (ret)
 		return ret;
 	WRITE_ONCE(task_active, true);
-	ret = tracepoint_probe_register(tp_fork, task_fork_probe, NULL);
-	if (!ret)
-		ret = tracepoint_probe_register(tp_exit, task_exit_probe_typed, NULL);
+	ret = tracepoint_probe_register(tp_exit, task_exit_probe_typed, NULL);
 	if (!ret)
 		ret = tracepoint_probe_register(tp_exec, task_exec_probe, NULL);
+	WRITE_ONCE(task_walking, true);
+	if (!ret)
+		ret = tracepoint_probe_register(tp_fork, task_fork_probe, NULL);
+	if (!ret && start_walk_delay_ms)
+		msleep(start_walk_delay_ms);
 	for (i = 0; !ret && i < task_nr_targets; i++) {
 		struct task_struct *leader, *t;
 
@@ -603,12 +654,15 @@ int pmiprof_task_start(void)
 		leader = pid_task(task_targets[i], PIDTYPE_PID);
 		if (leader) {
 			for_each_thread(leader, t)
-				task_add(t);
+				if (!task_opener || task_may_follow(task_opener, t))
+					task_add(t);
 		} else {
 			ret = -ESRCH;
 		}
 		rcu_read_unlock();
 	}
+	/* Every thread of the targets is walked: the hash alone decides from here. */
+	smp_store_release(&task_walking, false);
 	if (!ret)
 		ret = tracepoint_probe_register(tp_switch, task_switch_probe, NULL);
 	if (ret) {

@@ -22,6 +22,12 @@
  *   task_secure deputy UID            open as UID, become root again, CONFIGURE
  *                                     a root process: the opener decides (EPERM)
  *   task_secure churn SECONDS         the same churn and bystander, no device
+ *   task_secure forkwalk THREADS S    root: follow a process whose THREADS
+ *                                     threads fork short children all along,
+ *                                     from just before START on (START's walk
+ *                                     slowed by start_walk_delay_ms): children
+ *                                     forked during START and after it, and
+ *                                     how many of each have records
  *
  * One "key=value ..." line each; the shell scripts decide.
  */
@@ -149,6 +155,9 @@ static void ring_read(const struct pmiprof_ring_header *h, uint64_t pos, void *d
 	memcpy((unsigned char *)dst + first, data, n - first);
 }
 
+/* Called for every record drained (NULL: none). */
+static void (*record_hook)(const struct pmiprof_sample_rec *rec);
+
 /* Every record; @pid: the one pid expected (0: none), the rest is "other". */
 static void drain(struct session *s, pid_t pid, struct tally *t)
 {
@@ -178,6 +187,8 @@ static void drain(struct session *s, pid_t pid, struct tally *t)
 			ring_read(h, s->tail[cpu], buf, size);
 			s->tail[cpu] += size;
 			t->records++;
+			if (record_hook)
+				record_hook(&rec);
 			t->partial += !!(rec.flags & PMIPROF_REC_F_PARTIAL);
 			t->user += !!(rec.flags & PMIPROF_REC_F_USER);
 			if (rec.flags & PMIPROF_REC_F_STACK) {
@@ -532,6 +543,160 @@ static int cmd_cycles(int n)
 	return 0;
 }
 
+/* forkwalk: who forked when (shared with the forking process), who has records. */
+#define FORK_LOG_MAX	4096
+#define PID_BITS	(1u << 22)	/* PID_MAX_LIMIT on 64-bit */
+#define FORKS_PER_THREAD 12
+
+struct fork_log {
+	int go, done, n;
+	struct {
+		pid_t pid;
+		double t;
+	} e[FORK_LOG_MAX];
+};
+
+static unsigned char pid_seen[PID_BITS / 8];
+
+static void note_pid(const struct pmiprof_sample_rec *rec)
+{
+	if (rec->pid < PID_BITS)
+		pid_seen[rec->pid / 8] |= 1u << (rec->pid % 8);
+}
+
+static int seen(pid_t pid)
+{
+	return (unsigned int)pid < PID_BITS && (pid_seen[pid / 8] & (1u << (pid % 8)));
+}
+
+static void *forker_thread(void *arg)
+{
+	struct fork_log *log = arg;
+	struct timespec d = { 0, 250 * 1000 * 1000 };
+
+	while (!__atomic_load_n(&log->go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	/* bounded: every child spins until the end */
+	for (int f = 0; f < FORKS_PER_THREAD; f++) {
+		double t = now_s();
+		pid_t p = fork();
+		int i;
+
+		if (p == 0) {
+			/*
+			 * Run until told (past START's return: the counters start
+			 * after the walk); async-signal-safe calls only.
+			 */
+			while (!__atomic_load_n(&log->done, __ATOMIC_ACQUIRE))
+				for (unsigned int k = 0; k < 10000; k++)
+					sink += k;
+			_exit(0);
+		}
+		i = __atomic_fetch_add(&log->n, 1, __ATOMIC_RELAXED);
+		if (p > 0 && i < FORK_LOG_MAX) {
+			log->e[i].t = t;
+			__atomic_store_n(&log->e[i].pid, p, __ATOMIC_RELEASE);
+		}
+		nanosleep(&d, NULL);
+	}
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int cmd_forkwalk(int threads, double secs)
+{
+	struct fork_log *log = mmap(NULL, sizeof(*log), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int during = 0, during_followed = 0, after = 0, after_followed = 0, ret, n;
+	struct tally t = { 0 };
+	unsigned long long lost = 0;
+	struct session s;
+	double t0, t1, end;
+	pid_t target;
+
+	if (log == MAP_FAILED)
+		return 2;
+	target = fork();
+	if (target == 0) {
+		pthread_t th;
+
+		signal(SIGCHLD, SIG_IGN);	/* children reaped by the kernel */
+		for (int i = 0; i < threads; i++)
+			pthread_create(&th, NULL, forker_thread, log);
+		for (;;)
+			pause();
+	}
+	ret = session_open(&s);
+	if (!ret)
+		ret = session_configure(&s, target, 50000000);
+	if (ret) {
+		printf("forkwalk configure=%s\n", strerror(-ret));
+		kill(target, SIGKILL);
+		return 1;
+	}
+	record_hook = note_pid;
+	t0 = now_s();
+	__atomic_store_n(&log->go, 1, __ATOMIC_RELEASE);
+	if (ioctl(s.fd, PMIPROF_IOC_START)) {
+		printf("forkwalk start=%s\n", strerror(errno));
+		kill(target, SIGKILL);
+		return 1;
+	}
+	t1 = now_s();
+	end = t1 + secs;
+	while (now_s() < end) {
+		struct pollfd p = { .fd = s.fd, .events = POLLIN };
+
+		poll(&p, 1, 50);
+		drain(&s, 0, &t);
+	}
+	kill(target, SIGSTOP);
+	/* the children exit while followed: their PARTIAL records */
+	__atomic_store_n(&log->done, 1, __ATOMIC_RELEASE);
+	n = __atomic_load_n(&log->n, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < n && i < FORK_LOG_MAX; i++) {
+		pid_t pid = __atomic_load_n(&log->e[i].pid, __ATOMIC_ACQUIRE);
+
+		for (int w = 0; pid && w < 300 && kill(pid, 0) == 0; w++) {
+			usleep(100 * 1000);
+			drain(&s, 0, &t);
+		}
+	}
+	ioctl(s.fd, PMIPROF_IOC_STOP);
+	drain(&s, 0, &t);
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	n = __atomic_load_n(&log->n, __ATOMIC_ACQUIRE);
+	for (int i = 0; i < n && i < FORK_LOG_MAX; i++) {
+		pid_t pid = __atomic_load_n(&log->e[i].pid, __ATOMIC_ACQUIRE);
+		double ft = log->e[i].t;
+
+		if (!pid)
+			continue;
+		/* fork probe registered well after t0; the walk over well before t1 */
+		if (ft > t0 + 0.2 && ft < t1 - 0.05) {
+			during++;
+			if (seen(pid))
+				during_followed++;
+			else if (during - during_followed <= 5)
+				fprintf(stderr, "task_secure: child %d forked %.3f s into START: no record\n",
+					(int)pid, ft - t0);
+		} else if (ft > t1 + 0.05 && ft < end) {
+			after++;
+			after_followed += seen(pid);
+		}
+	}
+	for (unsigned int cpu = 0; cpu < s.info.nr_cpus; cpu++)
+		if (s.maps[cpu])
+			lost += ((const struct pmiprof_ring_header *)s.maps[cpu])->lost;
+	printf("forkwalk start_s=%.2f forks=%d during=%d during_followed=%d after=%d after_followed=%d lost=%llu ",
+	       t1 - t0, n, during, during_followed, after, after_followed,
+	       (unsigned long long)lost);
+	print_tally("forkwalk", &t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "victim"))
@@ -546,6 +711,8 @@ int main(int argc, char **argv)
 		return cmd_deputy((uid_t)atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "churn"))
 		return cmd_churn(atof(argv[2]));
-	fprintf(stderr, "usage: task_secure victim S | exec UID BIN | reuse UID | deputy UID | cycles N | churn S\n");
+	if (argc >= 4 && !strcmp(argv[1], "forkwalk"))
+		return cmd_forkwalk(atoi(argv[2]), atof(argv[3]));
+	fprintf(stderr, "usage: task_secure victim S | exec UID BIN | reuse UID | deputy UID | cycles N | churn S | forkwalk THREADS S\n");
 	return 2;
 }
