@@ -12,7 +12,9 @@ vm_run --timeout 400 --kernel "$k61" -- sh -c '
 	pmiprof record -o /export/t.data -- threads2 0.5 2>/export/record.err; echo "record=$?"
 	pmiprof record -q -o /export/s.data -- shares 2 2>/export/record2.err; echo "record2=$?"
 	pmiprof dump -i /export/t.data >/export/dump.txt 2>&1
-	pmiprof report -i /export/s.data --format csv >/export/s.csv 2>/export/report.err'
+	pmiprof report -i /export/s.data --format csv >/export/s.csv 2>/export/report.err
+	pmiprof record -q -o /export/s2.data -- shares 2 2>>/export/record2.err &&
+		pmiprof report -i /export/s2.data --format csv >/export/s2.csv 2>>/export/report.err'
 [ $VM_RC -eq 0 ] && ok "guest run completed" || not_ok "guest run completed" "status $VM_RC" "$(tail -n 20 "$VM_STDERR")"
 kv=$(awk -F. '{ print $1 * 1000 + $2 }' "$VM_OUT/uname.txt" 2>/dev/null)
 [ "${kv:-0}" -ge 6012 ] && skip_all "guest kernel $(cat "$VM_OUT/uname.txt") has inherit + PERF_SAMPLE_READ"
@@ -29,14 +31,31 @@ o=$(grep ' sample ' "$d" | grep -vc " $pid ")
 ntid=$(grep ' sample ' "$d" | grep -o 'tid=[0-9]*' | sort -u | wc -l)
 [ "$n" -gt 50 ] && [ "$o" -eq 0 ] && ok "only the workload sampled ($n samples)" || not_ok "only the workload sampled" "$n ours, $o others"
 [ "$ntid" -ge 2 ] && ok "its threads followed ($ntid)" || not_ok "its threads followed" "$ntid"
-if [ "$(sed -n 's/^record2=//p' "$VM_STDOUT")" = 0 ]; then
+# The shares of one recording: "work_a:got:tot ..." and 0 when all are within 5 points.
+shares_of() {
+	local f fn want got tot bad=0
 	for f in work_a:50 work_b:30 work_c:20; do
 		fn=${f%:*} want=${f#*:}
-		got=$(awk -F, -v f="$fn" '$3 == f { s += $2 } END { print s + 0 }' "$VM_OUT/s.csv")
-		tot=$(awk -F, '$3 ~ /^work_[abc]$/ { s += $2 } END { print s + 0 }' "$VM_OUT/s.csv")
-		perl -e 'exit($ARGV[1] > 0 && abs(100 * $ARGV[0] / $ARGV[1] - $ARGV[2]) <= 5 ? 0 : 1)' "$got" "$tot" "$want" &&
-			ok "$fn share of work_* ~ $want% (+-5, TCG)" || not_ok "$fn share ~ $want%" "$got of $tot"
+		got=$(awk -F, -v f="$fn" '$3 == f { s += $2 } END { print s + 0 }' "$1")
+		tot=$(awk -F, '$3 ~ /^work_[abc]$/ { s += $2 } END { print s + 0 }' "$1")
+		printf '%s:%s:%s ' "$fn" "$got" "$tot"
+		perl -e 'exit($ARGV[1] > 0 && abs(100 * $ARGV[0] / $ARGV[1] - $ARGV[2]) <= 5 ? 0 : 1)' \
+			"$got" "$tot" "$want" || bad=1
 	done
+	return $bad
+}
+# Time-based windows in a TCG guest: a host that preempts the vCPU thread
+# lengthens whichever window is open, so on a loaded host one recording
+# can be off; a second recording of the same guest run is the retry (printed).
+if [ "$(sed -n 's/^record2=//p' "$VM_STDOUT")" = 0 ]; then
+	if first=$(shares_of "$VM_OUT/s.csv"); then
+		ok "work_a/b/c shares of work_* ~ 50/30/20% (+-5, TCG): $first"
+	else
+		echo "# retry: first recording's shares $first (host load $(cut -d' ' -f1-3 /proc/loadavg))"
+		second=$(shares_of "$VM_OUT/s2.csv") &&
+			ok "work_a/b/c shares of work_* ~ 50/30/20% (+-5, TCG), second recording: $second" ||
+			not_ok "work_a/b/c shares ~ 50/30/20%" "first $first, second $second"
+	fi
 else
 	not_ok "record shares" "$(cat "$VM_OUT/record2.err")"
 fi
