@@ -142,7 +142,8 @@ static void jit_load(struct dso *d)
 		}
 		m->syms[m->n++] = js;
 	}
-	qsort(m->syms, m->n, sizeof(*m->syms), jit_cmp);
+	if (m->n)	/* qsort(NULL, 0, ...) is undefined: a map of malformed lines only */
+		qsort(m->syms, m->n, sizeof(*m->syms), jit_cmp);
 	/* A start written again (code replaced at the same place): the later line wins. */
 	for (i = 0, o = 0; i < m->n; i++) {
 		if (o && m->syms[o - 1].start == m->syms[i].start)
