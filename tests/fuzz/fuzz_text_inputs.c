@@ -1,25 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the text that reaches pmiprof from outside a trace:
+ * libFuzzer target for the inputs that reach pmiprof from outside a trace:
  * a JIT's /tmp/perf-PID.map (written by the profiled process, so
- * untrusted), the -e event list, and --since/--until wall-clock times.
+ * untrusted), a build-id archive (`report --archive`, from another
+ * machine), the -e event list, and --since/--until wall-clock times.
  * The first input byte picks the parser, the rest is its text.  Built and
  * run by tests/fuzz/run with -fsanitize=fuzzer,address,undefined.
  *
  * Besides surviving, each parser is held to what its callers rely on:
  * a perf map's symbols are looked up at every address the text names and
  * each answer lies inside its own symbol; a parsed event list has 1 to
- * PMIPROF_MAX_EVENTS events; an error always comes with a message.
+ * PMIPROF_MAX_EVENTS events; an error always comes with a message; an
+ * archive leaves nothing but directories and regular files under the
+ * directory it is extracted into.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "event_list.h"
+#include "symbols/archive.h"
 #include "symbols/symbols.h"
 #include "trace_dir.h"
 
@@ -93,6 +99,32 @@ static void fuzz_perf_map(const uint8_t *data, size_t size)
 	symbolizer_free(sy);
 }
 
+static int only_files_and_dirs(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)path;
+	(void)st;
+	(void)f;
+	if (flag != FTW_F && flag != FTW_D && flag != FTW_DP)
+		abort();
+	return 0;
+}
+
+static void fuzz_archive(const uint8_t *data, size_t size)
+{
+	char tar[128], dir[128];
+	int fd;
+
+	snprintf(tar, sizeof(tar), "%s/in.tar", jit_dir);
+	snprintf(dir, sizeof(dir), "%s/x", jit_dir);
+	fd = open(tar, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size || close(fd) || mkdir(dir, 0700))
+		abort();
+	tar_extract(tar, dir);
+	nftw(dir, only_files_and_dirs, 16, FTW_PHYS);
+	rm_tree(dir);
+	unlink(tar);
+}
+
 static void fuzz_events(const uint8_t *data, size_t size)
 {
 	struct pm_event_list l;
@@ -127,9 +159,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!size)
 		return 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		fuzz_perf_map(data + 1, size - 1);
+		break;
+	case 3:
+		fuzz_archive(data + 1, size - 1);
 		break;
 	case 1:
 		fuzz_events(data + 1, size - 1);
