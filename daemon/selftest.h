@@ -67,10 +67,15 @@ size_t st_llc_bytes(void);		/* from sysfs, 0 when unknown */
 /* The checks of each backend. */
 void st_module_checks(struct selftest *st);
 void st_perf_checks(struct selftest *st);
+void st_perf_window_checks(struct selftest *st);	/* selftest_perf_windows.c */
+
+/* The PMI line of /proc/interrupts, summed over CPUs; -1 if absent. */
+long long st_proc_pmis(void);
 
 /* The CPUID hypervisor vendor, from cmd_doctor.c; false on bare metal. */
 bool doctor_hypervisor(char *vendor, size_t len);
 
 int doctor_selftest(int argc, char **argv);
+int doctor_workload(int argc, char **argv);	/* selftest_run.c */
 
 #endif /* PMIPROF_DAEMON_SELFTEST_H */
