@@ -63,6 +63,12 @@ int st_walk_init(struct st_walk *w, size_t bytes);
 uint64_t st_walk_run(const struct st_walk *w, uint64_t steps);
 void st_walk_free(struct st_walk *w);
 size_t st_llc_bytes(void);		/* from sysfs, 0 when unknown */
+/*
+ * Whether high-resolution timers are on, waiting up to 3 s for them (a
+ * guest's first second runs on tsc-early, ticks only): hrtimer-driven
+ * sampling (task-clock, the emulated PMU's PMIs) is otherwise tick-grained.
+ */
+bool st_hres_active(void);
 
 /* The checks of each backend. */
 void st_module_checks(struct selftest *st);
