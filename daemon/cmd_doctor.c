@@ -39,6 +39,7 @@ const char cmd_doctor_help[] =
 	"    pmiprof doctor [-q] [--device PATH]\n"
 	"    pmiprof doctor --selftest [--backend perf|module|all] [--format text|json]\n"
 	"                   [-o FILE] [--device PATH]\n"
+	"    pmiprof doctor --workload spin ITERS | walk BYTES STEPS\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Checks everything that decides whether pmiprof record can run on this\n"
@@ -66,6 +67,7 @@ const char cmd_doctor_help[] =
 	"    and prints one PASS/FAIL/SKIP line per check with the measured and the\n"
 	"    expected figure, and the reason of each skip (docs/doctor.md):\n"
 	"      perf.no_pmu_fallback, perf.instructions, perf.branches, perf.llc_misses,\n"
+	"      perf.windows_x_period, perf.pmi_interrupts,\n"
 	"      module.device, module.windows_x_period, module.skid,\n"
 	"      module.pmi_interrupts, module.per_task_competitor, module.throttle,\n"
 	"      module.start_stop_cycles, module.released_at_stop\n"
@@ -78,6 +80,11 @@ const char cmd_doctor_help[] =
 	"    --backend B        selftest: perf, module or all (default all)\n"
 	"    --format F         selftest: text (default) or json (machine + every check)\n"
 	"    -o, --output FILE  selftest: write the result to FILE\n"
+	"    --workload W ...   run one self-test workload alone, to count it with\n"
+	"                       perf stat or valgrind: spin ITERS (ITERS x 4\n"
+	"                       instructions, ITERS branches) or walk BYTES STEPS (one\n"
+	"                       warm-up cycle, then STEPS loads, each an LLC miss when\n"
+	"                       BYTES is over the LLC)\n"
 	"    -h, --help         show this help\n"
 	"\n"
 	"EXAMPLES\n"
@@ -306,6 +313,8 @@ int cmd_doctor(int argc, char **argv)
 	for (opt = 1; opt < argc && strcmp(argv[opt], "--"); opt++)
 		if (!strcmp(argv[opt], "--selftest"))
 			return doctor_selftest(argc, argv);
+		else if (!strcmp(argv[opt], "--workload"))
+			return doctor_workload(argc, argv);
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:qh", longopts, NULL)) != -1) {

@@ -63,14 +63,25 @@ int st_walk_init(struct st_walk *w, size_t bytes);
 uint64_t st_walk_run(const struct st_walk *w, uint64_t steps);
 void st_walk_free(struct st_walk *w);
 size_t st_llc_bytes(void);		/* from sysfs, 0 when unknown */
+/*
+ * Whether high-resolution timers are on, waiting up to 3 s for them (a
+ * guest's first second runs on tsc-early, ticks only): hrtimer-driven
+ * sampling (task-clock, the emulated PMU's PMIs) is otherwise tick-grained.
+ */
+bool st_hres_active(void);
 
 /* The checks of each backend. */
 void st_module_checks(struct selftest *st);
 void st_perf_checks(struct selftest *st);
+void st_perf_window_checks(struct selftest *st);	/* selftest_perf_windows.c */
+
+/* The PMI line of /proc/interrupts, summed over CPUs; -1 if absent. */
+long long st_proc_pmis(void);
 
 /* The CPUID hypervisor vendor, from cmd_doctor.c; false on bare metal. */
 bool doctor_hypervisor(char *vendor, size_t len);
 
 int doctor_selftest(int argc, char **argv);
+int doctor_workload(int argc, char **argv);	/* selftest_run.c */
 
 #endif /* PMIPROF_DAEMON_SELFTEST_H */

@@ -154,4 +154,5 @@ void st_perf_checks(struct selftest *st)
 	check_spin(st, "perf.branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
 		   ST_PERF_ITERS * ST_SPIN_BRANCHES_PER_ITER, "branch-instructions");
 	check_misses(st);
+	st_perf_window_checks(st);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "selftest.h"
 
@@ -101,4 +102,33 @@ void st_walk_free(struct st_walk *w)
 {
 	free(w->buf);
 	w->buf = NULL;
+}
+
+/*
+ * Are high-resolution timers on (CPU 0's hres_active in /proc/timer_list)?
+ * Right after boot a guest runs on tsc-early, not valid for high
+ * resolution, until the TSC's refined calibration switches to "tsc" (about
+ * a second); the kernel then switches at its next tick.  Polls up to 3 s;
+ * true when unknowable (no /proc/timer_list): the bound then decides.
+ */
+bool st_hres_active(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < 30; i++) {
+		char *text = NULL, *p;
+		size_t len;
+		int on;
+
+		if (pm_read_file("/proc/timer_list", &text, &len) < 0)
+			return true;
+		p = strstr(text, ".hres_active");	/* ".hres_active    : 1" */
+		p = p ? strchr(p, ':') : NULL;
+		on = !p || atoi(p + 1) == 1;
+		free(text);
+		if (on)
+			return true;
+		usleep(100000);
+	}
+	return false;
 }

@@ -30,15 +30,20 @@
  *                           instructions (IPC 1), other events stay fixed
  *                           fractions: synthetic.  Refused, with the reason,
  *                           when the TSC does not count instructions.
- *   emul_fault=none|skid|drop_pmi|leave_enabled
+ *   emul_fault=none|skid|drop_pmi|leave_enabled|task_leak|no_throttle
  *                           icount only, default none: a deliberately broken
  *                           PMU for `pmiprof doctor --selftest` to catch (its
- *                           VM tests).  skid: each PMI fires EMUL_FAULT_SKID (50 M)
+ *                           VM tests).  skid: each PMI fires EMUL_FAULT_SKID (5000)
  *                           instructions after the overflow; drop_pmi: the
  *                           5th PMI of a session is never handled; leave_enabled:
  *                           STOP leaves the counters counting and armed, so
  *                           an overflow after it reaches no handler (on
- *                           hardware: "NMI received for unknown reason").
+ *                           hardware: "NMI received for unknown reason");
+ *                           task_leak: per task, the instructions retired
+ *                           while a followed task was out (other tasks')
+ *                           count for it when it comes back; no_throttle:
+ *                           each PMI re-arms the trigger at one period,
+ *                           undoing the throttle's stretched period.
  *
  * Why the TSC and not local_clock()/ktime_get(): under icount the TSC *is*
  * QEMU's virtual clock (icount_get(), 1 ns per instruction at shift=0) and
@@ -96,11 +101,11 @@ MODULE_PARM_DESC(emul_clock,
 static char *emul_fault = "none";
 module_param(emul_fault, charp, 0444);
 MODULE_PARM_DESC(emul_fault,
-		 "pmu=emul icount: none (default), skid, drop_pmi or leave_enabled: a broken PMU for tests");
+		 "pmu=emul icount: none (default), skid, drop_pmi, leave_enabled, task_leak or no_throttle: a broken PMU for tests");
 
 static bool emul_icount;
 
-#define EMUL_FAULT_SKID		50000000 /* instructions: 5 x the self-test bound */
+#define EMUL_FAULT_SKID		5000	/* instructions: 2.5 x the self-test bound */
 
 static bool emul_fault_is(const char *name)
 {
@@ -156,6 +161,9 @@ static void emul_deliver(void *arg)
 		if (!emul_inner->handle_pmi(d->ec->pc, &ctx))
 			pr_warn_ratelimited("pmiprof: emulated PMI on cpu%u claimed by no handler (hardware: NMI received for unknown reason)\n",
 					    d->ec->pc->cpu);
+		else if (emul_fault_is("no_throttle"))
+			pmiprof_pmu_model_wrmsr(m, d->ec->trig_msr,
+						(0 - d->ec->pc->hw->period) & m->mask);
 	}
 }
 
@@ -478,7 +486,8 @@ static u64 emul_task_resume(struct pmu_cpu *pc)
 		return 0;
 	}
 	tsc = rdtsc();
-	emul_icount_thaw(&ec->clk, tsc);
+	/* task_leak: from the switch-out on, what other tasks ran counts too */
+	emul_icount_thaw(&ec->clk, emul_fault_is("task_leak") ? ec->clk.last : tsc);
 	emul_icount_arm(ec);
 	return tsc;
 }
@@ -527,8 +536,9 @@ int pmiprof_pmu_emul_setup(struct pmu_hw *hw, u32 vendor)
 			return ret;
 		emul_icount = true;
 		if (strcmp(emul_fault, "none") && strcmp(emul_fault, "skid") &&
-		    strcmp(emul_fault, "drop_pmi") && strcmp(emul_fault, "leave_enabled")) {
-			pr_err("pmiprof: emul_fault=%s: expected none, skid, drop_pmi or leave_enabled\n",
+		    strcmp(emul_fault, "drop_pmi") && strcmp(emul_fault, "leave_enabled") &&
+		    strcmp(emul_fault, "task_leak") && strcmp(emul_fault, "no_throttle")) {
+			pr_err("pmiprof: emul_fault=%s: expected none, skid, drop_pmi, leave_enabled, task_leak or no_throttle\n",
 			       emul_fault);
 			emul_icount = false;
 			return -EINVAL;

@@ -28,7 +28,7 @@ q 'sys.exit(0 if all(c["verdict"] in ("pass", "fail", "skip") and c["name"] for 
 	and all(c.get("reason") for c in d["checks"] if c["verdict"] == "skip") else 1)' &&
 	ok "every check has a verdict, every skip a reason" || not_ok "every check has a verdict, every skip a reason"
 n=$(q 'print(len(d["checks"]))')
-[ "${n:-0}" -ge 12 ] && ok "all checks listed ($n)" || not_ok "all checks listed" "$n"
+[ "${n:-0}" -ge 14 ] && ok "all checks listed ($n)" || not_ok "all checks listed" "$n"
 q 's = d["summary"]; sys.exit(0 if s["pass"] + s["fail"] + s["skip"] == len(d["checks"]) else 1)' &&
 	ok "summary adds up" || not_ok "summary adds up"
 
@@ -40,6 +40,12 @@ if ! have_perf_hw; then
 	if have_perf_sw; then
 		[ "$(verdict perf.no_pmu_fallback)" = pass ] && ok "perf.no_pmu_fallback passes: cpu-clock counts" ||
 			not_ok "perf.no_pmu_fallback passes" "$(grep -A5 no_pmu "$TMPD/st.json")"
+		[ "$(verdict perf.windows_x_period)" = pass ] &&
+			ok "perf.windows_x_period passes: task-clock windows x period = its counted total" ||
+			not_ok "perf.windows_x_period passes" "$(grep -A5 windows_x_period "$TMPD/st.json")"
+		[ "$(verdict perf.pmi_interrupts)" = skip ] && grep -q 'not the PMU.s interrupt' "$TMPD/st.json" &&
+			ok "perf.pmi_interrupts skips without a PMU, with the reason" ||
+			not_ok "perf.pmi_interrupts skips without a PMU" "$(grep -A5 perf.pmi_interrupts "$TMPD/st.json")"
 	else
 		skip "perf.no_pmu_fallback" "perf_event_open refused here"
 	fi
