@@ -438,6 +438,7 @@ static int record_loop(struct daemon_run *r, const struct backend_ops *b,
 	struct segment sg;
 	int ret, sig = LOOP_RUN;
 
+	daemon_state_segment_starting(d);
 	ret = segment_open(&sg, dir_fd, dir, s, b, wo, daemon_state_tap(d));
 	if (ret)
 		return ret;
@@ -459,6 +460,7 @@ static int record_loop(struct daemon_run *r, const struct backend_ops *b,
 				segment_after_drain(&sg, dir, b->drain(s, sg.w));
 			segment_close(&sg, dir, s, 0);
 			daemon_state_segment_closed(d, &sg, s);	/* counted, then retention */
+			daemon_state_segment_starting(d);
 			ret = segment_open(&sg, dir_fd, dir, s, b, wo, daemon_state_tap(d));
 			if (ret)	/* retried at the next segment */
 				daemon_state_note_error(d, ret);
