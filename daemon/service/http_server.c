@@ -103,6 +103,28 @@ static enum MHD_Result serve_metrics(struct http_server *h, struct MHD_Connectio
 		     "text/plain; version=0.0.4; charset=utf-8", buf, len, MHD_RESPMEM_MUST_FREE);
 }
 
+/*
+ * The profile, with the range it covers in headers: `pmiprof report -i DIR
+ * --since SINCE --until UNTIL --format pprof` gives the same profile.
+ */
+static enum MHD_Result reply_profile(struct MHD_Connection *c, char *buf, size_t len,
+				     const char *since, const char *until)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	enum MHD_Result ret;
+
+	if (!r) {
+		free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+	MHD_add_response_header(r, "X-Pmiprof-Since", since);
+	MHD_add_response_header(r, "X-Pmiprof-Until", until);
+	ret = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /* Query arguments this endpoint knows; anything else is a 400. */
 struct args_check {
 	const char *const *known;
@@ -197,7 +219,7 @@ static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connectio
 		return reply_text(c, 500, "no profile for %s .. %s: %s\n", since, until,
 				  strerror(-ret));
 	}
-	return reply(c, 200, "application/octet-stream", buf, len, MHD_RESPMEM_MUST_FREE);
+	return reply_profile(c, buf, len, since, until);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,

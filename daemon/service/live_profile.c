@@ -92,6 +92,8 @@ struct live_profile {
 	uint64_t seq_in, seq_done;	/* records queued; records the worker has applied */
 	atomic_int active;		/* profiles registered: queue samples */
 	bool last_queued;		/* the recording thread's: the last sample went in */
+	size_t tail_sample;		/* offset of the last entry when it is a sample, or SIZE_MAX */
+	bool wait_ustack;		/* samples may have a USTACK (dwarf, fp leaf words) */
 	struct live_scrape *scrapes;
 	uint64_t seg_start_ns, seg_start_real_ns;
 	struct live_profile_stats st;
@@ -128,6 +130,7 @@ static void *q_put(struct live_profile *lp, uint32_t type, size_t len)
 		lp->q_cap = cap;
 	}
 	hd = (struct q_hdr *)(lp->q + lp->q_len);
+	lp->tail_sample = type == Q_SAMPLE ? lp->q_len : SIZE_MAX;
 	hd->type = type;
 	hd->len = (uint32_t)len;
 	lp->q_len += need;
@@ -477,6 +480,12 @@ static bool reached(const struct live_scrape *sc, uint64_t seq)
 	return sc->end_seq && sc->end_seq - 1 <= seq;
 }
 
+/* The queue ends with a sample whose USTACK may still come (lock held). */
+static bool holds_tail(const struct live_profile *lp)
+{
+	return lp->tail_sample != SIZE_MAX && lp->wait_ustack;
+}
+
 /* The worker's batch: the queue and the profiles (lock held).  Returns the queue's seq. */
 static uint64_t take_batch(struct live_profile *lp, uint8_t **buf, size_t *len, size_t *cap)
 {
@@ -493,6 +502,21 @@ static uint64_t take_batch(struct live_profile *lp, uint8_t **buf, size_t *len, 
 	lp->q_len = 0;
 	lp->spare = NULL;
 	lp->spare_cap = 0;
+	/* a sample whose USTACK is not queued yet stays for the next batch */
+	if (holds_tail(lp)) {
+		size_t off = lp->tail_sample;
+		const struct q_hdr *hd = (const struct q_hdr *)(*buf + off);
+		void *e;
+
+		lp->seq_in--;
+		e = q_put(lp, Q_SAMPLE, hd->len);
+		if (e) {
+			memcpy(e, hd + 1, hd->len);
+			*len = off;
+			return lp->seq_in - 1;
+		}
+		lp->seq_in++;
+	}
 	return lp->seq_in;
 }
 
@@ -520,7 +544,7 @@ static bool has_work(const struct live_profile *lp)
 {
 	const struct live_scrape *sc;
 
-	if (lp->q_len || lp->stopping)
+	if (lp->stopping || (lp->q_len && !(holds_tail(lp) && lp->tail_sample == 0)))
 		return true;
 	for (sc = lp->scrapes; sc; sc = sc->next)
 		if (sc->state == SC_NEW || (sc->state == SC_OPEN && reached(sc, lp->seq_in)))
@@ -617,9 +641,12 @@ int live_profile_new(struct live_profile **out, const struct trace_header *h)
 	if (!lp)
 		return -ENOMEM;
 	pthread_mutex_init(&lp->lock, NULL);
+	lp->tail_sample = SIZE_MAX;
 	pthread_cond_init(&lp->work, NULL);
 	pthread_cond_init(&lp->done, NULL);
 	lp->h = *h;
+	lp->wait_ustack = h->call_graph == PMIPROF_CALL_GRAPH_DWARF ||
+			  (h->call_graph_flags & PMIPROF_CALL_GRAPH_F_LEAF_WORDS);
 	lp->tap = (struct trace_writer_tap){ .stack = tap_stack, .ustack = tap_ustack,
 					     .mmap = tap_mmap, .comm = tap_comm,
 					     .task = tap_task, .arg = lp };
