@@ -35,6 +35,8 @@
 #define DAEMON_DEFAULT_RETAIN	"1d,1G"
 #define DAEMON_DEFAULT_TOP	20
 #define TICK_MS			250
+/* While a profile is taken: what is left to apply when its seconds end is this much. */
+#define PROFILE_TICK_MS		20
 
 const char cmd_daemon_summary[] = "Record system-wide without end; serve metrics and profiles";
 
@@ -452,7 +454,7 @@ static int record_loop(struct daemon_run *r, const struct backend_ops *b,
 	sd_notifyf(0, "READY=1\nSTATUS=recording every CPU into %s", dir);
 	while (sig == LOOP_RUN) {
 		uint64_t now = pm_now_ns(), end_ns = sg.start_ns + r->segment_s * 1000000000ull;
-		int nb = 0, timeout = TICK_MS, n;
+		int nb = 0, timeout = daemon_state_profiling(d) ? PROFILE_TICK_MS : TICK_MS, n;
 
 		if (end_ns <= now) {
 			/* everything up to now into this segment, then the next one */

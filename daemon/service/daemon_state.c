@@ -316,6 +316,11 @@ const struct trace_writer_tap *daemon_state_tap(struct daemon_state *d)
 	return &d->tap;
 }
 
+bool daemon_state_profiling(struct daemon_state *d)
+{
+	return d->lp && live_profile_active(d->lp);
+}
+
 struct live_profile *daemon_state_live(struct daemon_state *d)
 {
 	return d->lp;

@@ -60,6 +60,8 @@ const char *daemon_state_dir(const struct daemon_state *d);
 const struct trace_writer_tap *daemon_state_tap(struct daemon_state *d);
 /* The profiles built as samples come (live_profile.h); NULL without stacks. */
 struct live_profile *daemon_state_live(struct daemon_state *d);
+/* A profile is being taken: the loop drains often, so little is left when it ends. */
+bool daemon_state_profiling(struct daemon_state *d);
 /* Recorded with call stacks (profiles need them). */
 bool daemon_state_has_stacks(const struct daemon_state *d);
 /* Recording is running and the last segment write worked. */

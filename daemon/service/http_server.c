@@ -175,7 +175,7 @@ static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connectio
 	const char *pid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
 	struct live_scrape *sc;
 	char since[48], until[48];
-	uint64_t seconds = 30, t0, t1, v = 0;
+	uint64_t seconds = 30, t0, t1, t2, v = 0;
 	char *buf = NULL;
 	size_t len = 0;
 	int ret;
@@ -213,7 +213,11 @@ static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connectio
 		return reply_text(c, 503, "the recorder did not hand over its samples in time: "
 				  "%s\n", strerror(-ret));
 	}
+	t2 = pm_realtime_ns();
 	ret = live_profile_end(daemon_state_live(h->d), sc, PROFILE_BUILD_WAIT_MS, &buf, &len);
+	if (getenv("PMIPROF_DEBUG_PROFILE"))
+		pm_info("profile: flush %.1f ms, build %.1f ms after the end", (t2 - t1) / 1e6,
+			(pm_realtime_ns() - t1) / 1e6);
 	if (ret) {
 		free(buf);
 		return reply_text(c, 500, "no profile for %s .. %s: %s\n", since, until,

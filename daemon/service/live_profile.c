@@ -26,7 +26,7 @@
 /* The worker's backlog beyond which samples are not queued (counted as dropped). */
 #define QUEUE_MAX		(64u << 20)
 /* A spare queue buffer bigger than this is given back after use. */
-#define QUEUE_KEEP		(4u << 20)
+#define QUEUE_KEEP		(16u << 20)
 /* The symbolizer is started afresh past these sizes (a bound on its memory). */
 #define MAX_DSOS		4096u
 #define MAX_SYMS		(1u << 20)
@@ -420,12 +420,12 @@ static void apply(struct live_profile *lp, const uint8_t *buf, size_t len)
 			}
 			err = apply_sample(lp, smp, NULL);
 		}
-		memset(&rec, 0, sizeof(rec));
 		switch (hd->type) {
 		case Q_SAMPLE:
 			pending = p;
 			break;
 		case Q_MMAP:
+			memset(&rec, 0, sizeof(rec));
 			rec.type = PMIPROF_REC_MMAP;
 			rec.mmap = *(const struct trace_mmap *)p;
 			rec.mmap.path = hd->len > sizeof(rec.mmap) ?
@@ -433,6 +433,7 @@ static void apply(struct live_profile *lp, const uint8_t *buf, size_t len)
 			err = session_apply_sideband(&lp->s, &rec);
 			break;
 		case Q_COMM:
+			memset(&rec, 0, sizeof(rec));
 			rec.type = PMIPROF_REC_COMM;
 			rec.comm = *(const struct trace_comm *)p;
 			rec.comm.comm = hd->len > sizeof(rec.comm) ?
@@ -440,6 +441,7 @@ static void apply(struct live_profile *lp, const uint8_t *buf, size_t len)
 			err = session_apply_sideband(&lp->s, &rec);
 			break;
 		case Q_FORK:
+			memset(&rec, 0, sizeof(rec));
 			rec.type = PMIPROF_REC_FORK;
 			rec.task = *(const struct trace_task *)p;
 			err = session_apply_sideband(&lp->s, &rec);
@@ -790,6 +792,11 @@ int live_profile_end(struct live_profile *lp, struct live_scrape *sc, unsigned i
 	}
 	scrape_free(sc);
 	return err;
+}
+
+bool live_profile_active(struct live_profile *lp)
+{
+	return atomic_load_explicit(&lp->active, memory_order_relaxed) > 0;
 }
 
 void live_profile_stats(struct live_profile *lp, struct live_profile_stats *st)

@@ -57,6 +57,9 @@ int live_profile_begin(struct live_profile *lp, uint64_t from_real_ns, uint64_t 
 int live_profile_end(struct live_profile *lp, struct live_scrape *sc, unsigned int timeout_ms,
 		     char **buf, size_t *len);
 
+/* A profile is being taken (the recording loop then drains more often). */
+bool live_profile_active(struct live_profile *lp);
+
 struct live_profile_stats {
 	uint64_t profiles;		/* served */
 	uint64_t samples_dropped;	/* not queued: the worker was too far behind */
