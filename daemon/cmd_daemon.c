@@ -79,7 +79,7 @@ const char cmd_daemon_help[] =
 "                        AGE ago (seconds, or with s/m/h/d) or while all take\n"
 "                        more than SIZE (with B/K/M/G/T); both with a comma\n"
 "                        (default " DAEMON_DEFAULT_RETAIN ")\n"
-"    --listen ADDR:PORT  HTTP address (default 127.0.0.1:9468; port 0 picks a\n"
+"    --listen ADDR:PORT  HTTP address (default 127.0.0.1:10150; port 0 picks a\n"
 "                        free one, printed).  A non-loopback address exposes\n"
 "                        the command names and profiles of every process.\n"
 "    --no-listen         no HTTP server\n"

@@ -16,8 +16,8 @@
 #include "engine/backend.h"
 #include "service/retention.h"
 
-/* Prometheus exporter port allocations wiki: 9468 was free (docs/daemon.md). */
-#define DAEMON_DEFAULT_LISTEN	"127.0.0.1:9468"
+/* Past the Prometheus exporter port allocations in use (docs/daemon.md, "About the port"). */
+#define DAEMON_DEFAULT_LISTEN	"127.0.0.1:10150"
 
 struct daemon_state;
 struct live_profile;

@@ -312,7 +312,7 @@ int http_server_start(struct http_server **out, const char *listen, struct daemo
 
 	*out = NULL;
 	if (http_parse_listen(listen, &ss, &sl)) {
-		pm_err("--listen '%s': expected ADDR:PORT (127.0.0.1:9468, [::1]:9468)", listen);
+		pm_err("--listen '%s': expected ADDR:PORT (127.0.0.1:10150, [::1]:10150)", listen);
 		return -EINVAL;
 	}
 	h = calloc(1, sizeof(*h));
