@@ -35,6 +35,8 @@
 #define DAEMON_DEFAULT_RETAIN	"1d,1G"
 #define DAEMON_DEFAULT_TOP	20
 #define TICK_MS			250
+/* While a profile is taken: what is left to apply when its seconds end is this much. */
+#define PROFILE_TICK_MS		20
 
 const char cmd_daemon_summary[] = "Record system-wide without end; serve metrics and profiles";
 
@@ -77,7 +79,7 @@ const char cmd_daemon_help[] =
 "                        AGE ago (seconds, or with s/m/h/d) or while all take\n"
 "                        more than SIZE (with B/K/M/G/T); both with a comma\n"
 "                        (default " DAEMON_DEFAULT_RETAIN ")\n"
-"    --listen ADDR:PORT  HTTP address (default 127.0.0.1:9468; port 0 picks a\n"
+"    --listen ADDR:PORT  HTTP address (default 127.0.0.1:10150; port 0 picks a\n"
 "                        free one, printed).  A non-loopback address exposes\n"
 "                        the command names and profiles of every process.\n"
 "    --no-listen         no HTTP server\n"
@@ -438,6 +440,7 @@ static int record_loop(struct daemon_run *r, const struct backend_ops *b,
 	struct segment sg;
 	int ret, sig = LOOP_RUN;
 
+	daemon_state_segment_starting(d);
 	ret = segment_open(&sg, dir_fd, dir, s, b, wo, daemon_state_tap(d));
 	if (ret)
 		return ret;
@@ -451,7 +454,7 @@ static int record_loop(struct daemon_run *r, const struct backend_ops *b,
 	sd_notifyf(0, "READY=1\nSTATUS=recording every CPU into %s", dir);
 	while (sig == LOOP_RUN) {
 		uint64_t now = pm_now_ns(), end_ns = sg.start_ns + r->segment_s * 1000000000ull;
-		int nb = 0, timeout = TICK_MS, n;
+		int nb = 0, timeout = daemon_state_profiling(d) ? PROFILE_TICK_MS : TICK_MS, n;
 
 		if (end_ns <= now) {
 			/* everything up to now into this segment, then the next one */
@@ -459,6 +462,7 @@ static int record_loop(struct daemon_run *r, const struct backend_ops *b,
 				segment_after_drain(&sg, dir, b->drain(s, sg.w));
 			segment_close(&sg, dir, s, 0);
 			daemon_state_segment_closed(d, &sg, s);	/* counted, then retention */
+			daemon_state_segment_starting(d);
 			ret = segment_open(&sg, dir_fd, dir, s, b, wo, daemon_state_tap(d));
 			if (ret)	/* retried at the next segment */
 				daemon_state_note_error(d, ret);

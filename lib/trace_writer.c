@@ -1405,6 +1405,8 @@ int trace_write_sample_stack(struct trace_writer *w, const struct trace_sample *
 	if (sample_close(w, enc_sample(w, s, stack)))
 		w->flush_due = true;
 	w->ustack_ok = true;
+	if (w->tap && w->tap->stack)
+		w->tap->stack(w->tap->arg, s, ips, nr, nr_kernel);
 	if (w->tap && w->tap->samples)
 		w->tap->samples(w->tap->arg, s, 1);
 	return 0;
@@ -1418,6 +1420,8 @@ int trace_write_ustack(struct trace_writer *w, const struct trace_ustack *u)
 	    u->nr_regs != (uint32_t)__builtin_popcountll(u->regs_mask) ||
 	    u->size > PMIPROF_MAX_USTACK || (u->nr_regs && !u->regs) || (u->size && !u->data))
 		return -EINVAL;
+	if (w->tap && w->tap->ustack)
+		w->tap->ustack(w->tap->arg, u);
 	if (rec_close(w, trace_enc_ustack(&w->codec, rec_begin(w, PMIPROF_REC_USTACK), u)))
 		w->flush_due = true;
 	return 0;
@@ -1440,6 +1444,8 @@ int trace_write_mmap(struct trace_writer *w, const struct trace_mmap *m)
 		return -ENAMETOOLONG;
 	if (m->build_id_len > sizeof(m->build_id))
 		return -EINVAL;
+	if (w->tap && w->tap->mmap)
+		w->tap->mmap(w->tap->arg, m);
 	return rec_end(w, trace_enc_mmap(&w->codec, rec_begin(w, PMIPROF_REC_MMAP), m, len));
 }
 

@@ -67,7 +67,7 @@ static int check_listen(const char *v, char *err, size_t len)
 
 	if (!strcmp(v, "none") || !http_parse_listen(v, &ss, &sl))
 		return 0;
-	return pm_set_err(err, len, -EINVAL, "expected ADDR:PORT (127.0.0.1:9468, [::1]:9468) "
+	return pm_set_err(err, len, -EINVAL, "expected ADDR:PORT (127.0.0.1:10150, [::1]:10150) "
 			  "or none");
 }
 

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "service/live_profile.h"
 #include "service/segment_writer.h"
 #include "trace_dir.h"
 #include "util.h"
@@ -31,6 +32,8 @@ struct daemon_state {
 	char *dir;
 	struct retention ret;
 	struct window_metrics *wm;
+	struct live_profile *lp;	/* NULL without stacks */
+	struct trace_writer_tap tap;	/* to both */
 	char open_name[64];		/* "" when no segment is open */
 	bool last_write_failed;
 	uint64_t last_fail_ns;		/* pm_now_ns() of the last failed write, 0: none */
@@ -117,6 +120,72 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* The writer's tap: every record to the metrics and to the live profiles. */
+static void tap_samples(void *arg, const struct trace_sample *smp, size_t n)
+{
+	struct daemon_state *d = arg;
+	const struct trace_writer_tap *t = window_metrics_tap(d->wm);
+
+	t->samples(t->arg, smp, n);
+}
+
+static void tap_stack(void *arg, const struct trace_sample *smp, const uint64_t *ips,
+		      uint32_t nr, uint32_t nr_kernel)
+{
+	struct daemon_state *d = arg;
+	const struct trace_writer_tap *t = live_profile_tap(d->lp);
+
+	t->stack(t->arg, smp, ips, nr, nr_kernel);
+}
+
+static void tap_ustack(void *arg, const struct trace_ustack *u)
+{
+	struct daemon_state *d = arg;
+	const struct trace_writer_tap *t = live_profile_tap(d->lp);
+
+	t->ustack(t->arg, u);
+}
+
+static void tap_mmap(void *arg, const struct trace_mmap *m)
+{
+	struct daemon_state *d = arg;
+	const struct trace_writer_tap *t = live_profile_tap(d->lp);
+
+	t->mmap(t->arg, m);
+}
+
+static void tap_comm(void *arg, const struct trace_comm *c)
+{
+	struct daemon_state *d = arg;
+	const struct trace_writer_tap *t = window_metrics_tap(d->wm);
+
+	t->comm(t->arg, c);
+	if (d->lp) {
+		t = live_profile_tap(d->lp);
+		t->comm(t->arg, c);
+	}
+}
+
+static void tap_task(void *arg, uint8_t type, const struct trace_task *tk)
+{
+	struct daemon_state *d = arg;
+	const struct trace_writer_tap *t = window_metrics_tap(d->wm);
+
+	t->task(t->arg, type, tk);
+	if (d->lp) {
+		t = live_profile_tap(d->lp);
+		t->task(t->arg, type, tk);
+	}
+}
+
+static void tap_lost(void *arg, const struct trace_lost *l)
+{
+	struct daemon_state *d = arg;
+	const struct trace_writer_tap *t = window_metrics_tap(d->wm);
+
+	t->lost(t->arg, l);
+}
+
 int daemon_state_new(struct daemon_state **out, const char *dir, const struct retention *ret,
 		     const struct trace_header *h, uint32_t top_comms)
 {
@@ -134,6 +203,15 @@ int daemon_state_new(struct daemon_state **out, const char *dir, const struct re
 	d->start_real_ns = pm_realtime_ns();
 	d->dir = strdup(dir);
 	e = !d->dir ? -ENOMEM : d->flush_fd < 0 ? -errno : window_metrics_new(&d->wm, h, top_comms, true);
+	if (!e && d->stacks)
+		e = live_profile_new(&d->lp, h);
+	d->tap = (struct trace_writer_tap){ .samples = tap_samples, .comm = tap_comm,
+					    .task = tap_task, .lost = tap_lost, .arg = d };
+	if (d->stacks) {
+		d->tap.stack = tap_stack;
+		d->tap.ustack = tap_ustack;
+		d->tap.mmap = tap_mmap;
+	}
 	if (!e) {
 		e = -pthread_create(&d->worker, NULL, worker_main, d);
 		d->worker_running = !e;
@@ -157,6 +235,7 @@ void daemon_state_free(struct daemon_state *d)
 		pthread_mutex_unlock(&d->lock);
 		pthread_join(d->worker, NULL);
 	}
+	live_profile_free(d->lp);
 	window_metrics_free(d->wm);
 	if (d->flush_fd >= 0)
 		close(d->flush_fd);
@@ -166,8 +245,16 @@ void daemon_state_free(struct daemon_state *d)
 	free(d);
 }
 
+void daemon_state_segment_starting(struct daemon_state *d)
+{
+	if (d->lp)
+		live_profile_segment_starting(d->lp);
+}
+
 void daemon_state_segment_started(struct daemon_state *d, const struct segment *sg)
 {
+	if (d->lp)
+		live_profile_segment_started(d->lp, sg->start_ns, sg->start_real_ns);
 	pthread_mutex_lock(&d->lock);
 	snprintf(d->open_name, sizeof(d->open_name), "%s", sg->open_name);
 	d->last_write_failed = sg->failed;
@@ -226,7 +313,17 @@ void daemon_state_note_error(struct daemon_state *d, int err)
 
 const struct trace_writer_tap *daemon_state_tap(struct daemon_state *d)
 {
-	return window_metrics_tap(d->wm);
+	return &d->tap;
+}
+
+bool daemon_state_profiling(struct daemon_state *d)
+{
+	return d->lp && live_profile_active(d->lp);
+}
+
+struct live_profile *daemon_state_live(struct daemon_state *d)
+{
+	return d->lp;
 }
 
 const char *daemon_state_dir(const struct daemon_state *d)
@@ -323,6 +420,19 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 			    "this one.", (double)d->scrapes, om);
 		put_gauge(f, "pmiprof_daemon_last_scrape_duration_seconds", "How long the "
 			  "previous /metrics took to compute.", d->last_scrape_s, om);
+		if (d->lp) {
+			struct live_profile_stats ls;
+
+			live_profile_stats(d->lp, &ls);
+			put_counter(f, "pmiprof_daemon_profiles_total", "/debug/pprof/profile "
+				    "answers built.", (double)ls.profiles, om);
+			put_counter(f, "pmiprof_daemon_profile_samples_dropped_total", "Samples "
+				    "left out of profiles: the profile builder was too far behind.",
+				    (double)ls.samples_dropped, om);
+			put_counter(f, "pmiprof_daemon_symbol_reloads_total", "Times the profile "
+				    "builder's symbol cache was dropped (a binary changed, or it "
+				    "grew too big).", (double)ls.symbol_reloads, om);
+		}
 		if (om)
 			fputs("# EOF\n", f);
 		d->scrapes++;

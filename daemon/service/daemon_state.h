@@ -16,10 +16,11 @@
 #include "engine/backend.h"
 #include "service/retention.h"
 
-/* Prometheus exporter port allocations wiki: 9468 was free (docs/daemon.md). */
-#define DAEMON_DEFAULT_LISTEN	"127.0.0.1:9468"
+/* Past the Prometheus exporter port allocations in use (docs/daemon.md, "About the port"). */
+#define DAEMON_DEFAULT_LISTEN	"127.0.0.1:10150"
 
 struct daemon_state;
+struct live_profile;
 struct segment;
 
 int daemon_state_new(struct daemon_state **out, const char *dir, const struct retention *ret,
@@ -27,7 +28,8 @@ int daemon_state_new(struct daemon_state **out, const char *dir, const struct re
 /* Stops the worker (it finishes the segment in hand), frees. */
 void daemon_state_free(struct daemon_state *d);
 
-/* From the recording loop. */
+/* From the recording loop (starting: before a segment is opened). */
+void daemon_state_segment_starting(struct daemon_state *d);
 void daemon_state_segment_started(struct daemon_state *d, const struct segment *sg);
 void daemon_state_segment_closed(struct daemon_state *d, const struct segment *sg,
 				 const struct record_session *s);
@@ -56,6 +58,10 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om);
 const char *daemon_state_dir(const struct daemon_state *d);
 /* The live metrics' tap, for every segment's writer (window_metrics.h). */
 const struct trace_writer_tap *daemon_state_tap(struct daemon_state *d);
+/* The profiles built as samples come (live_profile.h); NULL without stacks. */
+struct live_profile *daemon_state_live(struct daemon_state *d);
+/* A profile is being taken: the loop drains often, so little is left when it ends. */
+bool daemon_state_profiling(struct daemon_state *d);
 /* Recorded with call stacks (profiles need them). */
 bool daemon_state_has_stacks(const struct daemon_state *d);
 /* Recording is running and the last segment write worked. */

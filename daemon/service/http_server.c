@@ -1,28 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * HTTP for the daemon on libmicrohttpd (http_server.h).  /metrics is
- * computed from the segments (daemon_state.c); a profile is `pmiprof
- * report --format pprof` run on the segments of its N seconds, in a child
- * process (its memory and any crash are its own, and it starts from a clean
- * slate in this multi-threaded process: posix_spawn, no fork).
+ * HTTP for the daemon on libmicrohttpd (http_server.h).  /metrics is kept
+ * live by the writer's tap (window_metrics.c); a profile is built as its
+ * N seconds' samples come (live_profile.c), so only its tables are left to
+ * write when they end.
  */
 #include "service/http_server.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <microhttpd.h>
-#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "service/daemon_state.h"
+#include "service/live_profile.h"
 #include "util.h"
 
 #define MAX_CONNECTIONS		64
@@ -31,8 +27,9 @@
 /* The perf backend holds samples back 5 ms (PERF_RING_PUBLISH_SLACK_NS): wait that much more. */
 #define PROFILE_SETTLE_MS	10
 #define PROFILE_FLUSH_WAIT_MS	5000
-
-extern char **environ;
+/* The profile builder's backlog: it symbolizes as samples come, but a first
+ * look at a big binary's DWARF can take seconds. */
+#define PROFILE_BUILD_WAIT_MS	30000
 
 struct http_server {
 	struct MHD_Daemon *mhd;
@@ -106,6 +103,28 @@ static enum MHD_Result serve_metrics(struct http_server *h, struct MHD_Connectio
 		     "text/plain; version=0.0.4; charset=utf-8", buf, len, MHD_RESPMEM_MUST_FREE);
 }
 
+/*
+ * The profile, with the range it covers in headers: `pmiprof report -i DIR
+ * --since SINCE --until UNTIL --format pprof` gives the same profile.
+ */
+static enum MHD_Result reply_profile(struct MHD_Connection *c, char *buf, size_t len,
+				     const char *since, const char *until)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	enum MHD_Result ret;
+
+	if (!r) {
+		free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+	MHD_add_response_header(r, "X-Pmiprof-Since", since);
+	MHD_add_response_header(r, "X-Pmiprof-Until", until);
+	ret = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /* Query arguments this endpoint knows; anything else is a 400. */
 struct args_check {
 	const char *const *known;
@@ -147,45 +166,6 @@ static void sleep_until_real(uint64_t ns)
 		;
 }
 
-/* `pmiprof report -i DIR --since A --until B --format pprof -o out`: 0 or -errno. */
-static int run_report(struct http_server *h, const char *since, const char *until,
-		      const char *comm, const char *pid, const char *out)
-{
-	const char *argv[20];
-	int n = 0, status, ret;
-	pid_t child;
-
-	argv[n++] = "pmiprof";
-	argv[n++] = "report";
-	argv[n++] = "-q";
-	argv[n++] = "-i";
-	argv[n++] = daemon_state_dir(h->d);
-	argv[n++] = "--since";
-	argv[n++] = since;
-	argv[n++] = "--until";
-	argv[n++] = until;
-	argv[n++] = "--format";
-	argv[n++] = "pprof";
-	argv[n++] = "-o";
-	argv[n++] = out;
-	if (comm) {
-		argv[n++] = "--comm";
-		argv[n++] = comm;
-	}
-	if (pid) {
-		argv[n++] = "--pid";
-		argv[n++] = pid;
-	}
-	argv[n] = NULL;
-	ret = posix_spawn(&child, "/proc/self/exe", NULL, NULL, (char *const *)argv, environ);
-	if (ret)
-		return -ret;
-	while (waitpid(child, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
-}
-
 static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connection *c)
 {
 	static const char *const known[] = { "seconds", "comm", "pid", NULL };
@@ -193,11 +173,12 @@ static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connectio
 	const char *sec = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
 	const char *comm = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "comm");
 	const char *pid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
-	char since[48], until[48], tmp[] = "/tmp/pmiprof-profile-XXXXXX";
-	uint64_t seconds = 30, t0, v;
+	struct live_scrape *sc;
+	char since[48], until[48];
+	uint64_t seconds = 30, t0, t1, t2, v = 0;
 	char *buf = NULL;
 	size_t len = 0;
-	int fd, ret;
+	int ret;
 
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, check_arg, &ac);
 	if (ac.bad)
@@ -211,36 +192,38 @@ static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connectio
 		return reply_text(c, 400, "pid='%.64s': expected a process id\n", pid);
 	if (comm && (!*comm || strlen(comm) > 255))
 		return reply_text(c, 400, "comm: expected a command name of 1..255 bytes\n");
-	if (!daemon_state_has_stacks(h->d))
+	if (!daemon_state_has_stacks(h->d) || !daemon_state_live(h->d))
 		return reply_text(c, 501, "the daemon records without call stacks (--call-graph "
 				  "no): no profiles\n");
+	/* report --since/--until's range, both ends included: [t0, t0 + N s] */
 	t0 = pm_realtime_ns();
+	t1 = t0 + seconds * 1000000000ull;
 	rfc3339(since, sizeof(since), t0);
-	rfc3339(until, sizeof(until), t0 + seconds * 1000000000ull);
-	/* the recorder holds back its last few ms to merge CPUs in time order */
-	sleep_until_real(t0 + seconds * 1000000000ull + PROFILE_SETTLE_MS * 1000000ull);
-	ret = daemon_state_flush(h->d, PROFILE_FLUSH_WAIT_MS);
+	rfc3339(until, sizeof(until), t1);
+	ret = live_profile_begin(daemon_state_live(h->d), t0, t1, comm, (uint32_t)v, &sc);
 	if (ret)
-		return reply_text(c, 503, "the recorder did not write its samples in time: %s\n",
-				  strerror(-ret));
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return reply_text(c, 500, "cannot create a temporary file: %s\n", strerror(errno));
-	close(fd);
-	ret = run_report(h, since, until, comm, pid, tmp);
-	if (!ret) {
-		fd = open(tmp, O_RDONLY | O_CLOEXEC);
-		ret = fd < 0 ? -errno : pm_read_fd(fd, &buf, &len);
-		if (fd >= 0)
-			close(fd);
+		return reply_text(c, 500, "cannot start a profile: %s\n", strerror(-ret));
+	/* the recorder holds back its last few ms to merge CPUs in time order */
+	sleep_until_real(t1 + PROFILE_SETTLE_MS * 1000000ull);
+	/* the recording loop drains the rings: every sample up to t1 goes through the tap */
+	ret = daemon_state_flush(h->d, PROFILE_FLUSH_WAIT_MS);
+	if (ret) {
+		live_profile_end(daemon_state_live(h->d), sc, 0, &buf, &len);
+		free(buf);
+		return reply_text(c, 503, "the recorder did not hand over its samples in time: "
+				  "%s\n", strerror(-ret));
 	}
-	unlink(tmp);
+	t2 = pm_realtime_ns();
+	ret = live_profile_end(daemon_state_live(h->d), sc, PROFILE_BUILD_WAIT_MS, &buf, &len);
+	if (getenv("PMIPROF_DEBUG_PROFILE"))
+		pm_info("profile: flush %.1f ms, build %.1f ms after the end", (t2 - t1) / 1e6,
+			(pm_realtime_ns() - t1) / 1e6);
 	if (ret) {
 		free(buf);
-		return reply_text(c, 500, "no profile for %s .. %s: %s (the daemon's log says "
-				  "why)\n", since, until, strerror(-ret));
+		return reply_text(c, 500, "no profile for %s .. %s: %s\n", since, until,
+				  strerror(-ret));
 	}
-	return reply(c, 200, "application/octet-stream", buf, len, MHD_RESPMEM_MUST_FREE);
+	return reply_profile(c, buf, len, since, until);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -329,7 +312,7 @@ int http_server_start(struct http_server **out, const char *listen, struct daemo
 
 	*out = NULL;
 	if (http_parse_listen(listen, &ss, &sl)) {
-		pm_err("--listen '%s': expected ADDR:PORT (127.0.0.1:9468, [::1]:9468)", listen);
+		pm_err("--listen '%s': expected ADDR:PORT (127.0.0.1:10150, [::1]:10150)", listen);
 		return -EINVAL;
 	}
 	h = calloc(1, sizeof(*h));

@@ -594,6 +594,11 @@ struct trace_writer_tap {
 	void (*comm)(void *arg, const struct trace_comm *c);
 	void (*task)(void *arg, uint8_t type, const struct trace_task *t);	/* FORK, EXIT */
 	void (*lost)(void *arg, const struct trace_lost *l);
+	/* a sample with its call stack (trace_write_sample_stack), before samples() */
+	void (*stack)(void *arg, const struct trace_sample *s, const uint64_t *ips, uint32_t nr,
+		      uint32_t nr_kernel);
+	void (*ustack)(void *arg, const struct trace_ustack *u);
+	void (*mmap)(void *arg, const struct trace_mmap *m);
 	void *arg;
 };
 void trace_writer_set_tap(struct trace_writer *w, const struct trace_writer_tap *tap);

@@ -212,6 +212,8 @@ static void session_walltime_filter(struct session *s)
 	f->have_time = true;
 }
 
+static int session_tables_init(struct session *s);
+
 int session_open(struct session *s, const struct session_opts *o)
 {
 	const char *input = o->input ? o->input : "pmiprof.data";
@@ -248,7 +250,18 @@ int session_open(struct session *s, const struct session_opts *o)
 		session_walltime_filter(s);
 	err = symbolizer_new(&s->sy, &s->opts.sym);
 	if (!err)
-		err = maps_init(&s->maps);
+		err = session_tables_init(s);
+	if (err)
+		session_close(s);
+	return err;
+}
+
+/* What a pass builds from the records (not the symbolizer): 0 or -errno. */
+static int session_tables_init(struct session *s)
+{
+	int err = maps_init(&s->maps);
+
+	s->memo_valid = false;
 	if (!err)
 		err = hm_init(&s->ipcache, 4096);
 	if (!err)
@@ -262,22 +275,18 @@ int session_open(struct session *s, const struct session_opts *o)
 		     strtab_intern(&s->comms, "swapper") != COMM_SWAPPER))
 		err = -ENOMEM;
 	s->stack = SESSION_NO_STACK;
-	if (!err && o->stacks && s->h->call_graph != PMIPROF_CALL_GRAPH_NONE)
-		err = o->stacks->open(&s->cs, s, !o->no_leaf_fixup);
-	if (err)
-		session_close(s);
+	if (!err && s->opts.stacks && s->h->call_graph != PMIPROF_CALL_GRAPH_NONE)
+		err = s->opts.stacks->open(&s->cs, s, !s->opts.no_leaf_fixup);
 	return err;
 }
 
-void session_close(struct session *s)
+/* session_tables_init()'s undoing; the symbolizer stays. */
+static void session_tables_free(struct session *s)
 {
-	if (s->r)
-		trace_reader_close(s->r);
 	/* The unwinder borrows the symbolizer and maps: it goes first. */
 	if (s->cs)
 		s->opts.stacks->close(s->cs);
 	s->cs = NULL;
-	symbolizer_free(s->sy);
 	if (s->maps.pid2as.slots)
 		maps_free(&s->maps);
 	hm_free(&s->ipcache);
@@ -286,7 +295,62 @@ void session_close(struct session *s)
 	hm_free(&s->tid2comm);
 	if (s->reg.names.map.slots)
 		regions_free(&s->reg);
+	memset(&s->maps, 0, sizeof(s->maps));
+	memset(&s->comms, 0, sizeof(s->comms));
+	memset(&s->reg, 0, sizeof(s->reg));
 	free(s->sym_pass);
+	s->sym_pass = NULL;
+	s->cap_sym_pass = 0;
+}
+
+int session_open_live(struct session *s, const struct session_opts *o,
+		      const struct trace_header *h)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->opts = *o;
+	s->opts.input = "(live)";
+	s->hidden_sym = -1;
+	s->h = h;
+	s->opts.sym.kernel = (h->flags & PMIPROF_TRACE_F_KERNEL_IPS) != 0;
+	err = lookup_setup(s);
+	s->time_scale = 1.0;
+	if (h->clock_freq_hz && h->clock_freq_hz != 1000000000ULL)
+		s->time_scale = 1e9 / (double)h->clock_freq_hz;
+	s->base_time = h->start_time;
+	s->have_base = true;
+	if (!err)
+		err = symbolizer_new(&s->sy, &s->opts.sym);
+	if (!err)
+		err = session_tables_init(s);
+	if (err)
+		session_close(s);
+	return err;
+}
+
+int session_live_restart(struct session *s, bool new_symbolizer)
+{
+	int err = 0;
+
+	session_tables_free(s);
+	if (new_symbolizer) {
+		symbolizer_free(s->sy);
+		s->sy = NULL;
+		s->hidden_sym = -1;
+		err = symbolizer_new(&s->sy, &s->opts.sym);
+	}
+	if (!err)
+		err = session_tables_init(s);
+	return err;
+}
+
+void session_close(struct session *s)
+{
+	if (s->r)
+		trace_reader_close(s->r);
+	session_tables_free(s);
+	symbolizer_free(s->sy);
 	free(s->lost_marks);
 	if (s->archive_dir) {
 		rm_tree(s->archive_dir);
@@ -573,6 +637,12 @@ static int on_sample(struct session *s, const struct trace_sample *smp, uint32_t
 			s->kept_totals[i] += smp->counts[i];
 	}
 	return fn ? fn(arg, smp, idx, sym, comm) : 0;
+}
+
+int session_sample(struct session *s, const struct trace_sample *smp, uint32_t chunk_seq,
+		   const struct trace_ustack *us, session_sample_fn fn, void *arg)
+{
+	return on_sample(s, smp, chunk_seq, us, fn, arg);
 }
 
 int session_lost(struct session *s, const struct trace_lost *l)

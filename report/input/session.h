@@ -141,6 +141,20 @@ typedef int (*session_sample_fn)(void *arg, const struct trace_sample *s, uint64
 
 /* Opens the trace (reader diagnostics go to stderr).  Returns 0 or -errno. */
 int session_open(struct session *s, const struct session_opts *o);
+/*
+ * A session fed by its caller instead of a reader (the daemon's live
+ * profiles): header h (the caller's, outliving s), side-band through
+ * session_apply_sideband(), STACKs through opts.stacks->define(), samples
+ * through session_sample().  session_live_restart() forgets the address
+ * spaces, thread names and stacks (their ids start again), keeping the
+ * symbolizer's loaded files unless new_symbolizer.  0 or -errno.
+ */
+int session_open_live(struct session *s, const struct session_opts *o,
+		      const struct trace_header *h);
+int session_live_restart(struct session *s, bool new_symbolizer);
+/* One sample as session_run() takes it (us: its USTACK or NULL); fn's result, 0 or -errno. */
+int session_sample(struct session *s, const struct trace_sample *smp, uint32_t chunk_seq,
+		   const struct trace_ustack *us, session_sample_fn fn, void *arg);
 /* One pass; returns 0, -errno, or the callback's non-zero value. */
 int session_run(struct session *s, session_sample_fn fn, void *arg);
 void session_close(struct session *s);

@@ -274,6 +274,7 @@ struct pp_pass {
 	struct hashmap loc_ids;		/* (addr, innermost sym) -> location id */
 	struct pprof_line *lines;
 	uint32_t cap_lines;
+	const char *label_key;		/* the samples' numeric label ("window"), or NULL */
 };
 
 /* "file.c:42" -> file and line; no srcline -> "" and 0. */
@@ -540,7 +541,13 @@ static int pp_sample(void *arg, const struct trace_sample *smp, uint64_t index, 
 	for (e = 0; e + 1 < pp->nr_values; e++)
 		values[e + 1] = window_counts_events(smp->flags) && e < smp->nr ?
 				(int64_t)smp->counts[e] : 0;
-	return pprof_sample(pp->pp, locs, n, values, "window", (int64_t)index);
+	return pprof_sample(pp->pp, locs, n, values, pp->label_key, (int64_t)index);
+}
+
+int pprof_pass_sample(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
+		      uint32_t comm)
+{
+	return pp_sample(arg, smp, index, sym, comm);
 }
 
 /* perf's software clocks count nanoseconds; everything else counts events. */
@@ -582,6 +589,80 @@ static int pp_header(struct pp_pass *pp, int value_event)
 	return rc;
 }
 
+static void pp_free(struct pp_pass *pp)
+{
+	hm_free(&pp->loc_ids);
+	free(pp->stacks);
+	free(pp->locs);
+	free(pp->lines);
+	free(pp->sample_locs);
+	free(pp->cand_samples);
+}
+
+int pprof_pass_open(struct pp_pass **out, struct session *s, const char *path,
+		    int value_event, const char *label_key)
+{
+	struct pp_pass *pp = calloc(1, sizeof(*pp));
+	int rc;
+
+	*out = NULL;
+	if (!pp)
+		return -ENOMEM;
+	pp->s = s;
+	pp->trunc_sym = -1;
+	pp->label_key = label_key;
+	rc = hm_init(&pp->loc_ids, 4096);
+	if (!rc)
+		rc = pprof_open(&pp->pp, path);
+	if (!rc)
+		rc = pp_header(pp, value_event);
+	if (rc) {
+		if (pp->pp)
+			pprof_close(pp->pp, false);
+		pp_free(pp);
+		free(pp);
+		return rc;
+	}
+	*out = pp;
+	return 0;
+}
+
+int pprof_pass_forget(struct pp_pass *pp)
+{
+	free(pp->stacks);
+	pp->stacks = NULL;
+	pp->nr_stacks = 0;
+	pp->nr_locs = 0;
+	pp->trunc_sym = -1;
+	hm_free(&pp->loc_ids);
+	return hm_init(&pp->loc_ids, 4096);
+}
+
+/* The mapping of the most samples' main candidate is the profile's binary. */
+static void pp_main_mapping(struct pp_pass *pp)
+{
+	uint32_t m, best = 0;
+
+	for (m = 1; m < pp->nr_cand; m++)
+		if (pp->cand_samples[m] > pp->cand_samples[best])
+			best = m;
+	pprof_main_mapping(pp->pp, best);
+}
+
+int pprof_pass_close(struct pp_pass *pp, bool commit, int64_t time_ns, int64_t duration_ns)
+{
+	int rc;
+
+	if (commit) {
+		pprof_times(pp->pp, time_ns, duration_ns);
+		pp_main_mapping(pp);
+	}
+	rc = pprof_close(pp->pp, commit);
+	pp_free(pp);
+	free(pp);
+	return rc;
+}
+
 int report_pprof(const struct session_opts *so, const char *value, const char *path)
 {
 	struct session s;
@@ -600,6 +681,7 @@ int report_pprof(const struct session_opts *so, const char *value, const char *p
 	memset(&pp, 0, sizeof(pp));
 	pp.s = &s;
 	pp.trunc_sym = -1;
+	pp.label_key = "window";
 	rc = hm_init(&pp.loc_ids, 4096);
 	if (!rc) {
 		rc = pprof_open(&pp.pp, path);
@@ -612,14 +694,9 @@ int report_pprof(const struct session_opts *so, const char *value, const char *p
 		int crc;
 
 		if (!rc) {
-			uint32_t m, best = 0;
-
 			pprof_times(pp.pp, (int64_t)s.h->start_realtime_ns,
 				    (int64_t)(session_duration_s(&s) * 1e9));
-			for (m = 1; m < pp.nr_cand; m++)
-				if (pp.cand_samples[m] > pp.cand_samples[best])
-					best = m;
-			pprof_main_mapping(pp.pp, best);
+			pp_main_mapping(&pp);
 		}
 		crc = pprof_close(pp.pp, rc == 0);
 		if (!rc && crc) {
@@ -631,12 +708,7 @@ int report_pprof(const struct session_opts *so, const char *value, const char *p
 	}
 	if (!rc)
 		session_print_warnings(&s, pm_quiet);
-	hm_free(&pp.loc_ids);
-	free(pp.stacks);
-	free(pp.locs);
-	free(pp.lines);
-	free(pp.sample_locs);
-	free(pp.cand_samples);
+	pp_free(&pp);
 	session_close(&s);
 	return rc ? 1 : 0;
 }

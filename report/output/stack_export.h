@@ -58,6 +58,23 @@ int stack_value_event(const struct session *s, const char *name, const char *cmd
 /* -ENOENT with a message when the trace has no call stacks. */
 int stack_require(const struct session *s, const char *cmd);
 
+/*
+ * The pprof pass of `report --format pprof`, for callers that feed their
+ * own session (the daemon's live profiles, session_open_live()): open
+ * writes the sample types (value_event as report's --value, -1 samples);
+ * pprof_pass_sample() is a session_sample_fn (arg = the pass), each
+ * window one Sample with numeric label label_key = its index (NULL: none);
+ * pprof_pass_forget() after session_live_restart() (stack ids start
+ * again); close writes the tables (commit) and frees the pass.  0 or -errno.
+ */
+struct pp_pass;
+int pprof_pass_open(struct pp_pass **out, struct session *s, const char *path,
+		    int value_event, const char *label_key);
+int pprof_pass_sample(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
+		      uint32_t comm);
+int pprof_pass_forget(struct pp_pass *pp);
+int pprof_pass_close(struct pp_pass *pp, bool commit, int64_t time_ns, int64_t duration_ns);
+
 /* `report --format folded` to out: exit status. */
 int report_folded(const struct session_opts *so, const char *value, const char *output);
 /* `report --format pprof -o path`: exit status. */
