@@ -16,6 +16,8 @@
 #include "output/format.h"
 #include "hashmap.h"
 #include "output/html.h"
+#include "output/html_cells.h"
+#include "output/html_marks.h"
 #include "analysis/metrics.h"
 #include "output/stack_export.h"
 #include "symbols/symbols.h"
@@ -23,26 +25,67 @@
 
 #include "html_assets.h"
 
-/* One kept window, as the pass saw it. */
-struct hwin {
-	uint64_t ns;
-	uint32_t sym, stack, flags;
-};
+/*
+ * Histogram cells: id = metric * HIST_IDS + bin; bin 0 holds the windows
+ * whose value is 0, bin 1 + HIST_OFF + floor(HIST_PER_DECADE * log10(v))
+ * the others (clamped): 10 log-spaced bins per decade, from 1e-20 to 1e20.
+ */
+#define HIST_PER_DECADE	10
+#define HIST_OFF	200
+#define HIST_IDS	512
 
+/* The pass: every kept window goes straight into its cells (html_cells.h). */
 struct hpass {
 	struct session *s;
-	uint32_t nev;
-	struct hwin *w;
-	uint64_t *counts;		/* nev per window */
-	uint64_t n, cap;
+	uint32_t nev, max;		/* events; buckets wanted (--html-buckets) */
+	uint64_t width;			/* bucket width so far: a power of 10 ns */
+	uint64_t tmax;			/* latest window, ns since the start */
+	uint64_t kept;
+	struct hcells tot, fn, stk, hist;
+	struct metric_set ms;		/* the page's metrics (histograms) */
 	int64_t trunc_sym;
 };
+
+static int hist_bin(double v)
+{
+	double l;
+
+	if (v <= 0)
+		return 0;
+	l = floor(HIST_PER_DECADE * log10(v));
+	if (l < -HIST_OFF)
+		l = -HIST_OFF;
+	if (l > HIST_IDS - HIST_OFF - 2)
+		l = HIST_IDS - HIST_OFF - 2;
+	return 1 + HIST_OFF + (int)l;
+}
+
+/*
+ * Buckets of at most 10 x max per width: past that the width grows tenfold
+ * and the cells merge, so the cells stay bounded by buckets x ids in use.
+ * A power of 10 divides every final width (1, 2 or 5 x 10^k, bucket_width()).
+ */
+static int coarsen(struct hpass *p, uint64_t t)
+{
+	int rc = 0;
+
+	while (!rc && t / p->width >= 10ULL * p->max) {
+		rc = cells_rebucket(&p->tot, 10);
+		rc = rc ? rc : cells_rebucket(&p->fn, 10);
+		rc = rc ? rc : cells_rebucket(&p->stk, 10);
+		rc = rc ? rc : cells_rebucket(&p->hist, 10);
+		p->width *= 10;
+	}
+	return rc;
+}
 
 static int hpass_add(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
 		     uint32_t comm)
 {
 	struct hpass *p = arg;
+	uint64_t c[PMIPROF_MAX_EVENTS] = { 0 }, t = session_time_ns(p->s, smp->time), b;
 	uint32_t i, stack = CS_NONE;
+	bool sums = window_counts_events(smp->flags);
 	int rc;
 
 	(void)index;
@@ -52,96 +95,29 @@ static int hpass_add(void *arg, const struct trace_sample *smp, uint64_t index, 
 		if (rc)
 			return rc;
 	}
-	if (p->n == p->cap) {
-		uint64_t cap = p->cap ? p->cap * 2 : 65536;
-		struct hwin *w = realloc(p->w, cap * sizeof(*w));
-		uint64_t *c;
+	rc = coarsen(p, t);
+	if (rc)
+		return rc;
+	for (i = 0; i < p->nev && i < smp->nr; i++)
+		c[i] = smp->counts[i];
+	b = t / p->width;
+	p->tmax = t > p->tmax ? t : p->tmax;
+	p->kept++;
+	/* id 0: every kept window (report's sums), 1: those per-window statistics admit */
+	rc = cells_add(&p->tot, b, 0, c, sums);
+	rc = rc ? rc : cells_add(&p->fn, b, sym, c, sums);
+	if (!rc && stack != CS_NONE)
+		rc = cells_add(&p->stk, b, stack, c, sums);
+	if (rc || !window_in_stats(smp->flags))
+		return rc;
+	rc = cells_add(&p->tot, b, 1, c, true);
+	for (i = 0; !rc && i < p->ms.n; i++) {
+		double v;
 
-		if (!w)
-			return -ENOMEM;
-		p->w = w;
-		c = realloc(p->counts, cap * (p->nev ? p->nev : 1) * sizeof(*c));
-		if (!c)
-			return -ENOMEM;
-		p->counts = c;
-		p->cap = cap;
+		if (metric_value(&p->ms.m[i], c, &v))
+			rc = cells_add(&p->hist, b, i * HIST_IDS + (uint32_t)hist_bin(v), c, false);
 	}
-	p->w[p->n] = (struct hwin){ session_time_ns(p->s, smp->time), sym, stack, smp->flags };
-	for (i = 0; i < p->nev; i++)
-		p->counts[p->n * p->nev + i] = i < smp->nr ? smp->counts[i] : 0;
-	p->n++;
-	return 0;
-}
-
-/* Sparse (bucket, id) -> samples and event sums. */
-struct hcells {
-	struct hashmap idx;
-	uint32_t nev, n, cap;
-	uint64_t *v;			/* per cell: bucket, id, samples, nev sums */
-};
-
-static int cells_add(struct hcells *c, uint64_t bucket, uint32_t id, const uint64_t *counts,
-		     bool sums)
-{
-	uint32_t k = hm_get(&c->idx, bucket, id), stride = 3 + c->nev, i;
-	uint64_t *e;
-
-	if (k == HM_EMPTY) {
-		if (pm_grow(&c->v, &c->cap, (uint64_t)(c->n + 1) * stride, 4096, sizeof(*c->v)))
-			return -ENOMEM;
-		k = c->n++;
-		e = &c->v[(uint64_t)k * stride];
-		memset(e, 0, stride * sizeof(*e));
-		e[0] = bucket;
-		e[1] = id;
-		if (hm_put(&c->idx, bucket, id, k))
-			return -ENOMEM;
-	}
-	e = &c->v[(uint64_t)k * stride];
-	e[2]++;
-	for (i = 0; sums && i < c->nev; i++)
-		e[3 + i] += counts[i];
-	return 0;
-}
-
-static int cell_cmp(const void *a, const void *b, void *arg)
-{
-	const uint64_t *x = a, *y = b;
-
-	(void)arg;
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return x[1] < y[1] ? -1 : x[1] > y[1];
-}
-
-/* Cells as columns: "name":{"b":[bucket deltas],"i":[ids],"n":[samples],"c":[[sums]]}. */
-static void cells_json(FILE *f, const char *name, struct hcells *c, const uint32_t *remap)
-{
-	uint32_t stride = 3 + c->nev, k, e;
-	uint64_t prev = 0;
-
-	if (c->n)
-		qsort_r(c->v, c->n, stride * sizeof(*c->v), cell_cmp, NULL);
-	fprintf(f, "\"%s\":{\"b\":[", name);
-	for (k = 0; k < c->n; k++) {
-		fprintf(f, "%s%" PRIu64, k ? "," : "", c->v[k * stride] - prev);
-		prev = c->v[k * stride];
-	}
-	fputs("],\"i\":[", f);
-	for (k = 0; k < c->n; k++)
-		fprintf(f, "%s%u", k ? "," : "",
-			remap ? remap[c->v[k * stride + 1]] : (uint32_t)c->v[k * stride + 1]);
-	fputs("],\"n\":[", f);
-	for (k = 0; k < c->n; k++)
-		fprintf(f, "%s%" PRIu64, k ? "," : "", c->v[k * stride + 2]);
-	fputs("],\"c\":[", f);
-	for (e = 0; e < c->nev; e++) {
-		fprintf(f, "%s[", e ? "," : "");
-		for (k = 0; k < c->n; k++)
-			fprintf(f, "%s%" PRIu64, k ? "," : "", c->v[k * stride + 3 + e]);
-		fputc(']', f);
-	}
-	fputs("]}", f);
+	return rc;
 }
 
 /* The bucket width: 1, 2 or 5 x 10^k ns, the smallest giving at most max buckets. */
@@ -228,9 +204,9 @@ static void write_meta(FILE *f, struct session *s, uint64_t width, uint64_t nb,
 }
 
 /* "syms":[[name,dso],...] of the used symbols, in remap order; remap[sym] = index. */
-static int write_syms(FILE *f, struct session *s, const struct hpass *p, uint32_t **remap_out)
+static int write_syms(FILE *f, struct session *s, const struct hcells *fn, uint32_t **remap_out)
 {
-	uint32_t nsym = symbolizer_nr_syms(s->sy), *remap, next = 0;
+	uint32_t nsym = symbolizer_nr_syms(s->sy), *remap, next = 0, stride = 3 + fn->nev;
 	uint64_t k;
 
 	remap = malloc((nsym + 1) * sizeof(*remap));
@@ -239,8 +215,8 @@ static int write_syms(FILE *f, struct session *s, const struct hpass *p, uint32_
 	for (k = 0; k <= nsym; k++)
 		remap[k] = UINT32_MAX;
 	fputs(",\"syms\":[", f);
-	for (k = 0; k < p->n; k++) {
-		uint32_t sym = p->w[k].sym;
+	for (k = 0; k < fn->n; k++) {
+		uint32_t sym = (uint32_t)fn->v[k * stride + 1];
 		const struct sym *sy;
 
 		if (sym >= nsym || remap[sym] != UINT32_MAX)
@@ -306,59 +282,45 @@ static int write_stacks(FILE *f, struct session *s)
 	return rc;
 }
 
-static int write_data(FILE *f, struct session *s, const struct hpass *p, uint32_t max_buckets)
+static int write_data(FILE *f, struct session *s, struct hpass *p, const char *phases,
+		      const char *regions)
 {
-	struct hcells tot = { .nev = p->nev }, fn = { .nev = p->nev }, stk = { .nev = p->nev };
-	struct metric_set ms;
-	uint64_t width, span, nb, k;
+	uint64_t width, span = p->kept ? p->tmax + 1 : 1, nb;
 	uint32_t *remap = NULL;
-	int rc;
+	int rc = 0;
 
-	span = p->n ? s->last_ns + 1 : 1;
-	width = bucket_width(span, max_buckets);
-	nb = (span + width - 1) / width;
-	rc = hm_init(&tot.idx, 1024);
-	rc = rc ? rc : hm_init(&fn.idx, 4096);
-	rc = rc ? rc : hm_init(&stk.idx, 4096);
-	for (k = 0; k < p->n && !rc; k++) {
-		const struct hwin *w = &p->w[k];
-		const uint64_t *c = &p->counts[k * p->nev];
-		uint64_t b = w->ns / width;
-		bool sums = window_counts_events(w->flags);
-
-		/* id 0: every kept window (report's sums), 1: those per-window statistics admit */
-		rc = cells_add(&tot, b, 0, c, sums);
-		if (!rc && window_in_stats(w->flags))
-			rc = cells_add(&tot, b, 1, c, true);
-		if (!rc)
-			rc = cells_add(&fn, b, w->sym, c, sums);
-		if (!rc && w->stack != CS_NONE)
-			rc = cells_add(&stk, b, w->stack, c, sums);
+	/* the final width: a multiple of the pass's (see coarsen()) */
+	width = bucket_width(span, p->max);
+	if (width < p->width || width % p->width)
+		width = p->width;
+	if (width != p->width) {
+		rc = cells_rebucket(&p->tot, width / p->width);
+		rc = rc ? rc : cells_rebucket(&p->fn, width / p->width);
+		rc = rc ? rc : cells_rebucket(&p->stk, width / p->width);
+		rc = rc ? rc : cells_rebucket(&p->hist, width / p->width);
 	}
+	nb = (span + width - 1) / width;
 	if (!rc) {
-		page_metrics(s, &ms);
 		fputc('{', f);
-		write_meta(f, s, width, nb, &ms);
-		rc = write_syms(f, s, p, &remap);
+		write_meta(f, s, width, nb, &p->ms);
+		fprintf(f, ",\"hist_per_decade\":%d,\"hist_off\":%d,\"hist_ids\":%d",
+			HIST_PER_DECADE, HIST_OFF, HIST_IDS);
+		rc = write_syms(f, s, &p->fn, &remap);
 	}
 	if (!rc)
 		rc = write_stacks(f, s);
 	if (!rc) {
+		fprintf(f, ",%s,%s,", phases, regions);
+		cells_json(f, "totals", &p->tot, NULL);
 		fputc(',', f);
-		cells_json(f, "totals", &tot, NULL);
+		cells_json(f, "fn", &p->fn, remap);
 		fputc(',', f);
-		cells_json(f, "fn", &fn, remap);
+		cells_json(f, "st", &p->stk, NULL);
 		fputc(',', f);
-		cells_json(f, "st", &stk, NULL);
+		cells_json(f, "hist", &p->hist, NULL);
 		fputs("}", f);
 	}
 	free(remap);
-	hm_free(&tot.idx);
-	hm_free(&fn.idx);
-	hm_free(&stk.idx);
-	free(tot.v);
-	free(fn.v);
-	free(stk.v);
 	return rc;
 }
 
@@ -419,24 +381,44 @@ static int write_page(FILE *out, const char *data, size_t len)
 int report_html(const struct session_opts *so, const char *path, uint32_t buckets)
 {
 	struct session s;
-	struct hpass p = { .trunc_sym = -1 };
+	struct hpass p = { .trunc_sym = -1, .max = buckets, .width = 1 };
 	struct session_opts o = *so;
-	char *data = NULL;
+	char *data = NULL, *phases = NULL, *regions = NULL;
 	size_t len = 0;
 	FILE *mem, *out = stdout;
 	int rc;
 
-	o.stacks = &callstack_hooks;
-	if (session_open(&s, &o))
+	/* the phases: a pass of their own (as plot --phases) */
+	rc = html_phases_json(so, &phases);
+	if (rc) {
+		pm_err("%s: phases: %s", so->input ? so->input : "pmiprof.data", strerror(-rc));
 		return 1;
+	}
+	o.stacks = &callstack_hooks;
+	if (session_open(&s, &o)) {
+		free(phases);
+		return 1;
+	}
 	p.s = &s;
 	p.nev = s.h->nr_events < PMIPROF_MAX_EVENTS ? s.h->nr_events : PMIPROF_MAX_EVENTS;
-	rc = session_run(&s, hpass_add, &p);
+	page_metrics(&s, &p.ms);
+	rc = cells_init(&p.tot, p.nev, 1024);
+	rc = rc ? rc : cells_init(&p.fn, p.nev, 4096);
+	rc = rc ? rc : cells_init(&p.stk, p.nev, 4096);
+	rc = rc ? rc : cells_init(&p.hist, 0, 4096);
+	s.reg.want_spans = (s.h->flags & PMIPROF_TRACE_F_REGIONS) != 0;
+	rc = rc ? rc : session_run(&s, hpass_add, &p);
+	/* regions still open at the end: up to the last window */
+	if (!rc)
+		rc = regions_close_all(&s.reg, s.base_time + (uint64_t)((double)s.last_ns /
+								    s.time_scale));
+	if (!rc)
+		rc = html_regions_json(&s, p.tmax + 1, &regions);
 	mem = rc ? NULL : open_memstream(&data, &len);
 	if (!rc && !mem)
 		rc = -errno;
 	if (!rc) {
-		rc = write_data(mem, &s, &p, buckets);
+		rc = write_data(mem, &s, &p, phases, regions);
 		if (fclose(mem) && !rc)
 			rc = -EIO;
 	}
@@ -455,8 +437,12 @@ int report_html(const struct session_opts *so, const char *path, uint32_t bucket
 	else
 		session_print_warnings(&s, pm_quiet);
 	free(data);
-	free(p.w);
-	free(p.counts);
+	free(phases);
+	free(regions);
+	cells_free(&p.tot);
+	cells_free(&p.fn);
+	cells_free(&p.stk);
+	cells_free(&p.hist);
 	session_close(&s);
 	return rc ? 1 : 0;
 }

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Phases and code regions for the timeline of `report --html`
+ * (html_marks.h): phases_detect() (cmd_phases.c) and the region spans the
+ * session records, written as JSON for the page's bands and its list.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/phases.h"
+#include "output/format.h"
+#include "output/html_marks.h"
+#include "input/regions.h"
+#include "util.h"
+
+static int phases_write(FILE *f, const struct session *s, const struct phases_result *r)
+{
+	static char names[PHASES_MAX_K][96];
+	const struct phases_builder *b = &r->b;
+	uint32_t i, j, p;
+	int rc = phases_names(s, r, &names[0][0], sizeof(names[0]));
+
+	if (rc)
+		return rc;
+	fprintf(f, "\"phases\":{\"k\":%u,\"intervals\":%u,\"names\":[", r->c.k, b->n);
+	for (p = 0; p < r->c.k; p++) {
+		fputs(p ? "," : "", f);
+		json_str(f, names[p]);
+	}
+	fputs("],\"runs\":[", f);
+	/* one run per stretch of consecutive intervals in the same phase (as plot's bands) */
+	for (i = 0; i < b->n; i = j + 1) {
+		for (j = i; j + 1 < b->n && b->iv[j + 1].phase == b->iv[i].phase; j++)
+			;
+		fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",%u]", i ? "," : "", b->iv[i].start_ns,
+			b->iv[j].end_ns, b->iv[i].phase);
+	}
+	fputs("]}", f);
+	return 0;
+}
+
+int html_phases_json(const struct session_opts *so, char **out)
+{
+	static const struct phases_opts po;
+	struct phases_result r;
+	struct session s;
+	size_t len;
+	FILE *f = open_memstream(out, &len);
+	int rc;
+
+	if (!f)
+		return -errno;
+	rc = session_open(&s, so);
+	if (rc) {
+		fclose(f);
+		return rc;
+	}
+	rc = phases_detect(&s, &po, &r);
+	if (rc == -ENODATA) {
+		fputs("\"phases\":{\"k\":0,\"note\":\"no windows to find phases in\"}", f);
+		rc = 0;
+	} else if (!rc) {
+		rc = phases_write(f, &s, &r);
+	}
+	phases_result_free(&r);
+	session_close(&s);
+	if (fclose(f) && !rc)
+		rc = -EIO;
+	return rc;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct region_span *x = a, *y = b;
+
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+int html_regions_json(struct session *s, uint64_t span_ns, char **out)
+{
+	struct regions *r = &s->reg;
+	uint64_t gap = span_ns / 1000, b = 0, e = 0, left = 0;
+	uint32_t i, k, cur = UINT32_MAX, nb = 0;
+	size_t len;
+	FILE *f = open_memstream(out, &len);
+
+	if (!f)
+		return -errno;
+	fputs("\"regions\":{\"names\":[", f);
+	for (k = 0; k < regions_count(r); k++) {
+		fputs(k ? "," : "", f);
+		json_str(f, regions_name(r, k));
+	}
+	fputs("],\"bands\":[", f);
+	if (r->nr_spans)
+		qsort(r->spans, r->nr_spans, sizeof(*r->spans), span_cmp);
+	/* i == nr_spans flushes the last band */
+	for (i = 0; i <= r->nr_spans; i++) {
+		const struct region_span *sp = i < r->nr_spans ? &r->spans[i] : NULL;
+		uint64_t sb = sp ? session_time_ns(s, sp->begin) : 0;
+		uint64_t se = sp ? session_time_ns(s, sp->end) : 0;
+
+		if (sp && sp->region == cur && sb <= e + gap) {
+			e = se > e ? se : e;
+			continue;
+		}
+		if (cur != UINT32_MAX) {
+			if (nb < HTML_MAX_REGION_BANDS)
+				fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",%u]", nb ? "," : "", b, e, cur);
+			else
+				left++;
+			nb++;
+		}
+		if (sp) {
+			cur = sp->region;
+			b = sb;
+			e = se > sb ? se : sb;
+		}
+	}
+	fprintf(f, "],\"gap_ns\":%" PRIu64 ",\"left\":%" PRIu64 ",\"spans_dropped\":%" PRIu64 "}",
+		gap, left, r->spans_dropped);
+	return fclose(f) ? -EIO : 0;
+}
