@@ -64,10 +64,48 @@
 		name: 'windows per second', unit: 'windows/s',
 		values: perBucket.map(n => n * 1e9 / W),
 	}];
-	for (const m of D.metrics) {
-		const unit = m.kind === 'ratio' ? m.name : m.kind === 'perkilo' ? 'per 1000 instructions'
-			: m.kind === 'percent' ? '%' : m.kind === 'persecond' ? 'per s' : '';
-		series.push({ name: m.name, unit, values: statSums.map(c => metricValue(m, c)) });
+	function unitOf(m) {
+		return m.kind === 'ratio' ? (m.name === 'ipc' ? 'instructions per cycle' : 'ratio')
+			: m.kind === 'perkilo' ? 'per 1000 instructions' : m.kind === 'percent' ? '%'
+			: m.kind === 'persecond' ? 'per s' : 'count';
+	}
+	for (const m of D.metrics)
+		series.push({ name: m.name, unit: unitOf(m), values: statSums.map(c => metricValue(m, c)) });
+
+	// ---- phases and code regions (html_marks.c): bands behind every time chart
+	const PH = D.phases && D.phases.runs ? D.phases : { k: 0, runs: [], names: [] };
+	const RG = D.regions || { names: [], bands: [] };
+	const PHASE_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
+		'#7f7f7f', '#bcbd22', '#17becf'];
+	const REGION_COLORS = ['#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#ff7f0e'];
+	const phaseColor = p => PHASE_COLORS[p % PHASE_COLORS.length];
+	const regionColor = r => REGION_COLORS[r % REGION_COLORS.length];
+	const showMarks = { phases: true, regions: true };
+	function rgba(hex, a) {
+		const n = parseInt(hex.slice(1), 16);
+		return 'rgba(' + (n >> 16) + ',' + ((n >> 8) & 255) + ',' + (n & 255) + ',' + a + ')';
+	}
+	function drawMarks(u) {
+		const ctx = u.ctx, bb = u.bbox, px = devicePixelRatio || 1;
+		function band(t0, t1, color, alpha, y, h) {
+			const l = Math.max(u.valToPos(t0 / 1e9, 'x', true), bb.left);
+			const r = Math.min(u.valToPos(t1 / 1e9, 'x', true), bb.left + bb.width);
+			if (r < l) return;
+			ctx.fillStyle = rgba(color, alpha);
+			ctx.fillRect(l, y, Math.max(r - l, px), h);
+		}
+		ctx.save();
+		if (showMarks.regions)
+			for (const [b, e, r] of RG.bands) {
+				band(b, e, regionColor(r), 0.15, bb.top, bb.height);
+				band(b, e, regionColor(r), 0.9, bb.top, 4 * px);
+			}
+		if (showMarks.phases)
+			for (const [b, e, p] of PH.runs) {
+				band(b, e, phaseColor(p), 0.08, bb.top, bb.height);
+				band(b, e, phaseColor(p), 0.9, bb.top + bb.height - 6 * px, 6 * px);
+			}
+		ctx.restore();
 	}
 
 	const sel = { b0: 0, b1: NB - 1 };
@@ -76,27 +114,69 @@
 	const sync = uPlot.sync('pmiprof');
 	let fromSelect = false;
 	function width() { return Math.max(600, Math.min(tl.clientWidth || 1200, 1800)); }
-	for (const s of series) {
-		const opts = {
-			title: s.name + (s.unit ? ' (' + s.unit + ')' : '') + ' per bucket of ' +
-				fmtTime(W) + (D.time_based ? ', time-based windows' : ''),
-			width: width(), height: 200,
+	function timePlot(title, ylabel, ser, data, el, extra) {
+		const opts = Object.assign({
+			title, width: width(), height: 200,
 			cursor: { drag: { x: true, y: false, setScale: false }, sync: { key: sync.key } },
 			scales: { x: { time: false } },
-			axes: [{ label: 'seconds since the start' }, { label: s.unit, size: 70 }],
+			axes: [{ label: 'seconds since the start' }, { label: ylabel, size: 70 }],
 			legend: { show: true },
-			series: [{ label: 's' }, { label: s.name, stroke: '#1565c0', width: 1,
-				fill: 'rgba(21,101,192,0.12)', spanGaps: false }],
-			hooks: { setSelect: [u => {
+			series: [{ label: 's' }].concat(ser),
+			hooks: { drawClear: [drawMarks], setSelect: [u => {
 				if (fromSelect || u.select.width < 2) return;
 				const t0 = u.posToVal(u.select.left, 'x'), t1 = u.posToVal(u.select.left + u.select.width, 'x');
 				selectSeconds(t0, t1);
 			}] },
-		};
-		const y = Array.from(s.values, v => (isFinite(v) ? v : null));
-		const u = new uPlot(opts, [Array.from(xs), y], tl);
+		}, extra || {});
+		const u = new uPlot(opts, [Array.from(xs)].concat(data), el);
 		sync.sub(u);
 		plots.push(u);
+		return u;
+	}
+	for (const s of series) {
+		const y = Array.from(s.values, v => (isFinite(v) ? v : null));
+		timePlot(s.name + (s.unit ? ' (' + s.unit + ')' : '') + ' per bucket of ' + fmtTime(W) +
+			(D.time_based ? ', time-based windows' : ''), s.unit,
+			[{ label: s.name, stroke: '#1565c0', width: 1, fill: 'rgba(21,101,192,0.12)', spanGaps: false }],
+			[y], tl);
+	}
+
+	// ---- top functions over time: each bucket's windows by function, stacked
+	const TOPN = 8, fnAll = new Map();
+	for (let k = 0; k < FN.id.length; k++) fnAll.set(FN.id[k], (fnAll.get(FN.id[k]) || 0) + FN.n[k]);
+	const topIds = Array.from(fnAll.keys()).sort((a, b) => fnAll.get(b) - fnAll.get(a)).slice(0, TOPN);
+	const TOP_COLORS = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7'];
+	{
+		const share = topIds.map(() => new Float64Array(NB)), col = new Map(topIds.map((id, j) => [id, j]));
+		for (let k = 0; k < FN.id.length; k++) {
+			const j = col.get(FN.id[k]);
+			if (j !== undefined) share[j][FN.bk[k]] += FN.n[k];
+		}
+		const cum = [], acc = new Float64Array(NB);
+		for (let j = 0; j < topIds.length; j++) {
+			for (let b = 0; b < NB; b++) acc[b] += perBucket[b] ? share[j][b] * 100 / perBucket[b] : 0;
+			cum.push(Array.from(acc, (v, b) => (perBucket[b] ? v : null)));
+		}
+		const ser = [{ label: 'other functions', stroke: '#999', fill: '#ddd', width: 1 }], data = [perBucket.map(n => (n ? 100 : null))];
+		for (let j = topIds.length - 1; j >= 0; j--) {
+			ser.push({ label: D.syms[topIds[j]][0], stroke: TOP_COLORS[j], fill: TOP_COLORS[j], width: 1 });
+			data.push(cum[j]);
+		}
+		timePlot('top ' + topIds.length + ' functions: share of each bucket\'s windows (%), stacked', '% of windows',
+			ser, data, document.getElementById('topfn'), { legend: { show: false }, scales: { x: { time: false }, y: { range: [0, 100] } } });
+		const lg = document.getElementById('topfn-legend');
+		topIds.forEach((id, j) => {
+			const sp = document.createElement('span');
+			sp.className = 'key';
+			sp.innerHTML = '<span class="swatch"></span>';
+			sp.firstChild.style.background = TOP_COLORS[j];
+			sp.appendChild(document.createTextNode(D.syms[id][0] + ' ' + (100 * fnAll.get(id) / (D.windows || 1)).toFixed(1) + '%'));
+			lg.appendChild(sp);
+		});
+		const o = document.createElement('span');
+		o.className = 'key';
+		o.innerHTML = '<span class="swatch" style="background:#ddd"></span>other functions';
+		lg.appendChild(o);
 	}
 	function fmtTime(ns) {
 		if (ns >= 1e9) return +(ns / 1e9).toPrecision(4) + ' s';
@@ -129,7 +209,12 @@
 		if (isFinite(a) && isFinite(b) && b >= a) selectSeconds(a, b);
 	};
 
+	for (const [id, key] of [['show-phases', 'phases'], ['show-regions', 'regions']])
+		document.getElementById(id).onchange = ev => { showMarks[key] = ev.target.checked; plots.forEach(u => u.redraw(false)); };
+
 	// ---- the selection
+	// The buckets holding the windows from a to b ns (both inclusive).
+	function selectNs(a, b) { select(Math.floor(a / W), Math.floor(b / W)); }
 	function selectSeconds(t0, t1) {
 		const b0 = Math.max(0, Math.floor(t0 * 1e9 / W));
 		const b1 = Math.min(NB - 1, Math.max(b0, Math.ceil(t1 * 1e9 / W) - 1));
@@ -150,6 +235,7 @@
 		state.time = [from, to];
 		renderTable();
 		renderFlame();
+		renderHist();
 		showSelectionBands();
 	}
 
@@ -244,30 +330,120 @@
 	}
 	function flameTree() {
 		const map = aggregate(ST, sel.b0, sel.b1);
-		const root = { name: 'all', value: 0, children: [], kids: new Map() };
+		// sums: the event sums of the windows through the frame, for its colour ("c" would be read as children by d3-flame-graph)
+		const root = { name: 'all', value: 0, sums: new Array(NEV).fill(0), children: [], kids: new Map() };
+		const add = (n, r) => { n.value += r.samples; for (let e = 0; e < NEV; e++) n.sums[e] += r.c[e]; };
 		for (const r of map.values()) {
 			let node = root;
-			root.value += r.samples;
+			add(root, r);
 			for (const f of D.stacks[r.id]) {
 				let ch = node.kids.get(f);
 				if (!ch) {
-					ch = { name: D.frames[f][0], dso: D.frames[f][1], value: 0, children: [], kids: new Map() };
+					ch = { name: D.frames[f][0], dso: D.frames[f][1], value: 0, sums: new Array(NEV).fill(0), children: [], kids: new Map() };
 					node.kids.set(f, ch);
 					node.children.push(ch);
 				}
-				ch.value += r.samples;
+				add(ch, r);
 				node = ch;
 			}
 		}
 		(function strip(n) { delete n.kids; n.children.forEach(strip); })(root);
 		return root;
 	}
-	const dsoHue = new Map();
-	function dsoColor(d) {
-		const dso = d.data.dso || '';
-		if (!dsoHue.has(dso)) dsoHue.set(dso, (dsoHue.size * 137) % 360);
-		return d.highlight ? '#e040fb' : 'hsl(' + dsoHue.get(dso) + ',60%,' + (62 + (d.data.name.length % 8)) + '%)';
+	// Colour as `pmiprof flamegraph --color-by`: a hue per DSO (the DSOs with the most
+	// leaf samples of the run first, the kernel's blue-grey), or a metric of the
+	// windows through the frame on a red-yellow-blue ramp (ipc: high is good).
+	const FG_PALETTE = [30, 130, 280, 50, 180, 330, 90, 10], dsoHue = new Map(), dsoLeaf = new Map();
+	for (let k = 0; k < ST.id.length; k++) {
+		const st = D.stacks[ST.id[k]];
+		if (st.length) { const dso = D.frames[st[st.length - 1]][1]; dsoLeaf.set(dso, (dsoLeaf.get(dso) || 0) + ST.n[k]); }
 	}
+	const isKernel = d => /^\[kernel|\.ko$|^\[vdso\]$/.test(d);
+	Array.from(dsoLeaf.keys()).sort((a, b) => dsoLeaf.get(b) - dsoLeaf.get(a)).forEach(d => {
+		let rank = 0;
+		for (const v of dsoHue.values()) rank += v.ranked ? 1 : 0;
+		dsoHue.set(d, isKernel(d) ? { h: 210, s: 0.2 } : rank < FG_PALETTE.length ? { h: FG_PALETTE[rank], s: 0.55, ranked: true } : null);
+	});
+	function hueOf(dso) {
+		let v = dsoHue.get(dso);
+		if (!v) { let h = 0; for (const ch of dso) h = (h * 31 + ch.charCodeAt(0)) >>> 0; v = { h: (h % 36) * 10, s: 0.55 }; dsoHue.set(dso, v); }
+		return v;
+	}
+	function dsoColor(d) {
+		const v = hueOf(d.data.dso || '');
+		return 'hsl(' + v.h + ',' + v.s * 100 + '%,' + (62 + (d.data.name.length % 8)) + '%)';
+	}
+	function ramp(t) {
+		const st = [[214, 47, 39], [245, 200, 70], [60, 140, 215]];
+		t = Math.max(0, Math.min(1, t));
+		const a = st[t < 0.5 ? 0 : 1], b = st[t < 0.5 ? 1 : 2], u = t < 0.5 ? t * 2 : (t - 0.5) * 2;
+		return 'rgb(' + a.map((x, i) => Math.round(x + (b[i] - x) * u)).join(',') + ')';
+	}
+	const fgSel = document.getElementById('fg-color'), colorable = D.metrics.filter(m => m.kind !== 'event' && m.b >= 0);
+	for (const v of ['dso'].concat(colorable.map(m => m.name))) {
+		const o = document.createElement('option'); o.value = v; o.textContent = v === 'dso' ? 'DSO' : v; fgSel.appendChild(o);
+	}
+	const color = { by: colorable.some(m => m.name === 'ipc') ? 'ipc' : 'dso', m: null, hi: 1, good: false };
+	color.m = colorable.find(m => m.name === color.by) || null;
+	color.good = color.by === 'ipc';
+	fgSel.value = color.by;
+	// The scale's top: the highest value of frames with > 0.5% of the samples, up to a half step.
+	function colorTop(root) {
+		const min = root.value / 200;
+		let hi = 0;
+		(function walk(n) {
+			const v = metricValue(color.m, n.sums);
+			if (n.value > min && isFinite(v) && v > hi) hi = v;
+			n.children.forEach(walk);
+		})(root);
+		if (hi <= 0) return 1;
+		const p = Math.pow(10, Math.floor(Math.log10(hi)));
+		return Math.ceil(hi / p * 2 - 1e-9) / 2 * p;
+	}
+	function frameColor(d) {
+		if (d.highlight) return '#e040fb';
+		if (!d.depth) return 'rgb(200,200,190)';
+		if (!color.m) return dsoColor(d);
+		const v = metricValue(color.m, d.data.sums);
+		if (!isFinite(v)) return 'rgb(190,190,190)';
+		return ramp(color.good ? v / color.hi : 1 - v / color.hi);
+	}
+	function colorLegend() {
+		const lg = document.getElementById('fg-legend');
+		lg.replaceChildren();
+		const key = (bg, text) => {
+			const sp = document.createElement('span');
+			sp.className = 'key';
+			sp.innerHTML = '<span class="swatch"></span>';
+			sp.firstChild.style.background = bg;
+			sp.appendChild(document.createTextNode(text));
+			lg.appendChild(sp);
+		};
+		if (!color.m) {
+			lg.appendChild(document.createTextNode('colour: the DSO of the frame (hue): '));
+			Array.from(dsoLeaf.keys()).sort((a, b) => dsoLeaf.get(b) - dsoLeaf.get(a)).slice(0, 8)
+				.forEach(d => { const v = hueOf(d); key('hsl(' + v.h + ',' + v.s * 100 + '%,64%)', d); });
+			return;
+		}
+		const unit = unitOf(color.m), den = D.events[color.m.b];
+		lg.appendChild(document.createTextNode('colour: ' + color.m.name + ' (' + unit + ') of the windows through the frame, ' +
+			(color.good ? 'red low, blue high' : 'red high, blue low') + ': '));
+		const bar = document.createElement('span');
+		bar.className = 'ramp';
+		bar.style.background = 'linear-gradient(to right,' + [0, 0.25, 0.5, 0.75, 1].map(t => ramp(color.good ? t : 1 - t)).join(',') + ')';
+		lg.appendChild(document.createTextNode('0 '));
+		lg.appendChild(bar);
+		lg.appendChild(document.createTextNode(' ' + eng(color.hi) + '+ ' + unit + ' '));
+		key('rgb(190,190,190)', 'no ' + den + ' (no value)');
+	}
+	function setColor(by) {
+		color.by = by;
+		color.m = by === 'dso' ? null : colorable.find(m => m.name === by) || null;
+		color.good = by === 'ipc';
+		fgSel.value = by;
+		renderFlame();
+	}
+	fgSel.onchange = () => setColor(fgSel.value);
 	function renderFlame() {
 		if (!D.stacks.length) {
 			document.getElementById('fg-note').textContent = 'This trace has no call stacks (record with -g for a flame graph).';
@@ -276,10 +452,12 @@
 		}
 		const root = flameTree();
 		state.flameTotal = root.value;
+		if (color.m) color.hi = colorTop(root);
+		colorLegend();
 		if (!chart) {
 			chart = flamegraph().width(Math.max(600, fgEl.clientWidth || 1200)).cellHeight(18)
 				.transitionDuration(0).minFrameSize(1).selfValue(false)
-				.setColorMapper(dsoColor).label(d => d.data.name + (d.data.dso ? ' [' + d.data.dso + ']' : '') +
+				.setColorMapper(frameColor).label(d => d.data.name + (d.data.dso ? ' [' + d.data.dso + ']' : '') +
 					': ' + d.value.toLocaleString('en-US') + ' samples, ' +
 					(100 * d.value / (state.flameTotal || 1)).toFixed(2) + '%');
 			fgEl.__data__ = root;
@@ -289,7 +467,7 @@
 			chart.update(root);
 		}
 		document.getElementById('fg-note').textContent = root.value.toLocaleString('en-US') +
-			' samples; width = samples; colour = DSO (hue); click a frame to zoom, Reset zoom to go back.';
+			' samples; width = samples; click a frame to zoom, Reset zoom to go back; Search highlights matching frames.';
 		const q = document.getElementById('fg-search').value;
 		if (q) doSearch(q);
 	}
@@ -309,6 +487,110 @@
 	document.getElementById('fg-search').oninput = ev => doSearch(ev.target.value);
 	document.getElementById('fg-reset').onclick = () => chart && chart.resetZoom();
 
+	// ---- the list of phases and regions: each entry selects its time range
+	const marks = [];
+	function markEntry(parent, kind, label, b, e, color) {
+		const bt = document.createElement('button');
+		bt.type = 'button';
+		bt.className = 'mark';
+		bt.textContent = label;
+		bt.title = 'select ' + fmtTime(b) + ' to ' + fmtTime(e) + ' (whole buckets of ' + fmtTime(W) + ')';
+		bt.style.borderLeftColor = color;
+		const m = { kind, label, begin_ns: b, end_ns: e, el: bt };
+		bt.onclick = () => { selectNs(b, e); state.mark = { kind, label, begin_ns: b, end_ns: e }; };
+		marks.push(m);
+		parent.appendChild(bt);
+	}
+	function markGroup(title, color, note) {
+		const g = document.createElement('div');
+		g.className = 'mark-group';
+		const h = document.createElement('div');
+		h.innerHTML = '<span class="swatch"></span>';
+		h.firstChild.style.background = color;
+		h.appendChild(document.createTextNode(title + (note ? ' ' + note : '')));
+		g.appendChild(h);
+		document.getElementById('marks').appendChild(g);
+		return g;
+	}
+	const span = (b, e) => (b / 1e9).toFixed(3) + '\u2013' + (e / 1e9).toFixed(3) + ' s';
+	if (PH.k) {
+		for (let p = 0; p < PH.k; p++) {
+			const runs = PH.runs.filter(r => r[2] === p);
+			const g = markGroup(PH.names[p], phaseColor(p), '(' + runs.length + ' stretch' + (runs.length > 1 ? 'es' : '') + ')');
+			for (const [b, e] of runs) markEntry(g, 'phase', PH.names[p].replace(/:.*/, '') + ': ' + span(b, e), b, e, phaseColor(p));
+		}
+	} else {
+		markGroup('No phases: ' + ((D.phases && D.phases.note) || 'none found'), '#ccc');
+	}
+	const MAX_LISTED = 40;
+	RG.names.forEach((name, r) => {
+		const bands = RG.bands.filter(x => x[2] === r);
+		const g = markGroup('region ' + name, regionColor(r), '(' + bands.length + ' band' + (bands.length === 1 ? '' : 's') +
+			(bands.length > MAX_LISTED ? ', the first ' + MAX_LISTED + ' listed' : '') + ')');
+		for (const [b, e] of bands.slice(0, MAX_LISTED)) markEntry(g, 'region', name + ': ' + span(b, e), b, e, regionColor(r));
+	});
+	if (RG.left || RG.spans_dropped)
+		markGroup((RG.left + RG.spans_dropped) + ' region band(s) not in the page', '#ccc');
+	if (!RG.names.length) markGroup('No code regions in this trace (libpmiprof-region markers)', '#ccc');
+
+	// ---- histograms of a per-window metric (html.c: 10 log bins per decade, bin 0 = zeros)
+	const HC = cells(D.hist), HPD = D.hist_per_decade, HOFF = D.hist_off, HIDS = D.hist_ids;
+	const hsel = document.getElementById('hist-metric');
+	D.metrics.forEach((m, i) => { const o = document.createElement('option'); o.value = i; o.textContent = m.name; hsel.appendChild(o); });
+	let histPlot = null;
+	function histOf(mi, b0, b1) {
+		const h = new Map();
+		for (let k = HC.start[b0]; k < HC.start[b1 + 1]; k++) {
+			if (Math.floor(HC.id[k] / HIDS) !== mi) continue;
+			const bin = HC.id[k] % HIDS;
+			h.set(bin, (h.get(bin) || 0) + HC.n[k]);
+		}
+		return h;
+	}
+	const binLo = j => Math.pow(10, (j - 1 - HOFF) / HPD);
+	function eng(v) {
+		if (v === 0) return '0';
+		const a = Math.abs(v), pre = [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k'], [1, ''], [1e-3, 'm'], [1e-6, 'u'], [1e-9, 'n']];
+		for (const [f, p] of pre) if (a >= f) return +(v / f).toPrecision(3) + p;
+		return v.toExponential(1);
+	}
+	function renderHist() {
+		const note = document.getElementById('hist-note'), el = document.getElementById('hist');
+		if (!D.metrics.length) { note.textContent = 'This trace has no per-window metric (only the trigger event).'; return; }
+		const mi = +hsel.value || 0, m = D.metrics[mi], unit = unitOf(m);
+		const whole = histOf(mi, 0, NB - 1), part = histOf(mi, sel.b0, sel.b1);
+		const sum = h => { let n = 0; for (const v of h.values()) n += v; return n; };
+		const nw = sum(whole), np = sum(part);
+		const logBins = Array.from(whole.keys()).filter(j => j > 0).sort((a, b) => a - b);
+		const bins = [];
+		if (whole.has(0)) bins.push(0);
+		if (logBins.length) for (let j = logBins[0]; j <= logBins[logBins.length - 1]; j++) bins.push(j);
+		const xsH = bins.map((j, i) => i);
+		const pw = bins.map(j => (nw ? 100 * (whole.get(j) || 0) / nw : 0));
+		const pp = bins.map(j => (np ? 100 * (part.get(j) || 0) / np : 0));
+		state.hist = { metric: m.name, unit, bins, whole: bins.map(j => whole.get(j) || 0), sel: bins.map(j => part.get(j) || 0), n_whole: nw, n_sel: np };
+		const label = i => (bins[i] === 0 ? '0' : eng(binLo(bins[i])));
+		const opts = {
+			title: m.name + ' per window (' + unit + '): % of the windows in each bin, selection vs whole run',
+			width: Math.min(width(), 1000), height: 220,
+			scales: { x: { time: false, range: [-0.6, Math.max(bins.length - 0.4, 0.6)] }, y: { range: (u, a, b) => [0, Math.max(b, 1) * 1.05] } },
+			axes: [{ label: m.name + ' (' + unit + '), bins from this value up' + (bins[0] === 0 ? '; 0: windows of exactly 0' : '') + '; ' + HPD + ' bins per decade',
+				splits: () => xsH.filter(i => bins.length <= 24 || i % Math.ceil(bins.length / 24) === 0),
+				values: (u, sp) => sp.map(label) },
+			{ label: '% of windows', size: 60 }],
+			series: [{ label: 'bin', value: (u, v) => (v == null ? '' : label(v)) },
+				{ label: 'whole run (' + nw.toLocaleString('en-US') + ' windows)', stroke: '#555', fill: 'rgba(90,90,90,0.35)',
+					paths: uPlot.paths.bars({ size: [0.42, Infinity], align: -1 }), value: (u, v) => (v == null ? '' : v.toFixed(2) + '%') },
+				{ label: 'selection (' + np.toLocaleString('en-US') + ' windows)', stroke: '#c62828', fill: 'rgba(198,40,40,0.55)',
+					paths: uPlot.paths.bars({ size: [0.42, Infinity], align: 1 }), value: (u, v) => (v == null ? '' : v.toFixed(2) + '%') }],
+		};
+		if (histPlot) histPlot.destroy();
+		histPlot = new uPlot(opts, [xsH, pw, pp], el);
+		note.textContent = 'Per-window values of the windows per-window statistics admit, with a value (a zero denominator gives none): ' +
+			nw.toLocaleString('en-US') + ' in the run, ' + np.toLocaleString('en-US') + ' in the selection; bars are % of each set.';
+	}
+	hsel.onchange = renderHist;
+
 	// ---- header
 	document.getElementById('meta').textContent = D.input + ': ' + D.windows_kind + '; ' +
 		D.windows.toLocaleString('en-US') + ' windows' + (D.lost ? ', ' + D.lost + ' lost' : '') +
@@ -316,9 +598,12 @@
 	document.title = 'pmiprof report: ' + D.input;
 	const mselect = document.getElementById('metric');
 	series.forEach((s, i) => { const o = document.createElement('option'); o.value = i; o.textContent = s.name; mselect.appendChild(o); });
-	mselect.onchange = () => plots[mselect.value].root.scrollIntoView();
+	mselect.onchange = () => {
+		plots[mselect.value].root.scrollIntoView();
+		if (mselect.value > 0) { hsel.value = mselect.value - 1; renderHist(); }
+	};
 
-	window.pmiprof = { data: D, state, select, selectSeconds, search: doSearch, chart: () => chart, plots };
+	window.pmiprof = { data: D, state, select, selectSeconds, selectNs, marks, setColor, search: doSearch, chart: () => chart, plots };
 	select(0, NB - 1);
 	requestAnimationFrame(() => { window.pmiprofReady = performance.now(); });
 })();

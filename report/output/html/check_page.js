@@ -19,7 +19,13 @@ const puppeteer = require('puppeteer-core');
 		page.on('requestfailed', r => out.errors.push('request ' + r.url()));
 		const start = Date.now();
 		await page.goto('file://' + require('path').resolve(page_path), { waitUntil: 'load' });
-		await page.waitForFunction('window.pmiprofReady', { timeout: 60000 });
+		try {
+			await page.waitForFunction('window.pmiprofReady', { timeout: 60000 });
+		} catch (e) {
+			out.errors.push('page never ready: ' + e.message);
+			console.log(JSON.stringify(out));
+			return;
+		}
 		out.wall_ms = Date.now() - start;
 		out.paint = await page.evaluate(() => {
 			const p = performance.getEntriesByType('paint').map(e => [e.name, e.startTime]);
