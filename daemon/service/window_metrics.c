@@ -28,6 +28,18 @@
 #define CG_LOOKUP	(HM_EMPTY - 1)	/* pid2cg: the pid exited, read again if it comes back */
 #define TAG_PID		0
 #define TAG_SERIES	1
+/*
+ * Eviction (compact()): a thread is forgotten EXIT_LINGER_NS after its
+ * EXIT (a late sample of it still finds its name), an unnamed series
+ * SERIES_IDLE_NS after its last window (its counts stay in "other");
+ * at most every COMPACT_EVERY_NS of trace time, or at once past the bounds.
+ */
+#define EXIT_LINGER_NS		(10 * 1000000000ull)
+#define SERIES_IDLE_NS		(60 * 1000000000ull)
+#define COMPACT_EVERY_NS	(10 * 1000000000ull)
+#define MAX_SERIES		20000u
+#define MAX_EXITED		(1u << 20)
+#define REBORN			(HM_EMPTY - 1)
 
 struct hist_def {
 	char name[64];			/* metric name */
@@ -51,6 +63,13 @@ struct series {
 	uint64_t events[PMIPROF_MAX_EVENTS];
 	struct hist h[MAX_HIST];
 	bool named;			/* shown by name (sticky: its series never vanish) */
+	uint64_t last_time;		/* its last window's time (trace clock) */
+};
+
+struct exited {
+	uint64_t time;
+	uint32_t tid;
+	uint32_t seq;			/* its number in exit_at, for a tid reused meanwhile */
 };
 
 struct window_metrics {
@@ -77,6 +96,13 @@ struct window_metrics {
 	uint64_t throttle_events;
 	uint64_t cgroup_reads;
 	struct trace_writer_tap tap;
+	/* eviction */
+	struct series folded;		/* evicted unnamed series: part of "other" for ever */
+	struct exited *exited;		/* EXITs in time order, not yet forgotten */
+	uint32_t nr_exited, cap_exited, exit_seq;
+	struct hashmap exit_at;		/* tid -> its last EXIT's seq; REBORN after a FORK/COMM */
+	uint64_t now, next_compact;	/* latest record time; when compact() runs next */
+	uint64_t evicted_series, evicted_threads, compactions;
 };
 
 static const double ipc_bounds[] = { 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4, 5 };
@@ -159,6 +185,8 @@ int window_metrics_new(struct window_metrics **out, const struct trace_header *h
 		e = hm_init(&m->tid2comm, 4096);
 	if (!e)
 		e = hm_init(&m->ids, 4096);
+	if (!e)
+		e = hm_init(&m->exit_at, 1024);
 	if (!e && (strtab_intern(&m->names, "[unknown]") != NAME_UNKNOWN ||
 		   strtab_intern(&m->names, "swapper") != NAME_SWAPPER ||
 		   strtab_intern(&m->names, "unknown") != NAME_NO_CGROUP ||
@@ -183,6 +211,8 @@ void window_metrics_free(struct window_metrics *m)
 	free(m->order);
 	free(m->snap);
 	free(m->snap_names);
+	free(m->exited);
+	hm_free(&m->exit_at);
 	pthread_mutex_destroy(&m->scrape_lock);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
@@ -268,6 +298,7 @@ static void add_sample(struct window_metrics *m, const struct trace_sample *smp)
 	if (!c)
 		return;
 	c->windows++;
+	c->last_time = smp->time;
 	if (window_counts_events(smp->flags))
 		for (i = 0; i < smp->nr && i < PMIPROF_MAX_EVENTS; i++)
 			c->events[i] += smp->counts[i];
@@ -289,6 +320,8 @@ static void add_sample(struct window_metrics *m, const struct trace_sample *smp)
 	}
 }
 
+static void maybe_compact(struct window_metrics *m);
+
 static void on_samples(void *arg, const struct trace_sample *s, size_t n)
 {
 	struct window_metrics *m = arg;
@@ -297,7 +330,17 @@ static void on_samples(void *arg, const struct trace_sample *s, size_t n)
 	pthread_mutex_lock(&m->lock);
 	for (i = 0; i < n; i++)
 		add_sample(m, &s[i]);
+	if (n && s[n - 1].time > m->now)
+		m->now = s[n - 1].time;
+	maybe_compact(m);
 	pthread_mutex_unlock(&m->lock);
+}
+
+/* A tid in use again (pids wrap): its earlier EXIT must not make compact() forget it. */
+static void reborn(struct window_metrics *m, uint32_t tid)
+{
+	if (hm_get(&m->exit_at, tid, 0) != HM_EMPTY)
+		hm_put(&m->exit_at, tid, 0, REBORN);
 }
 
 static void on_comm(void *arg, const struct trace_comm *c)
@@ -306,6 +349,7 @@ static void on_comm(void *arg, const struct trace_comm *c)
 	int64_t id;
 
 	pthread_mutex_lock(&m->lock);
+	reborn(m, c->tid);
 	id = strtab_intern(&m->names, c->comm ? c->comm : "");
 	if (id >= 0)
 		hm_put(&m->tid2comm, c->tid, 0, (uint32_t)id);
@@ -325,6 +369,7 @@ static void on_task(void *arg, uint8_t type, const struct trace_task *t)
 
 	pthread_mutex_lock(&m->lock);
 	if (type == PMIPROF_REC_FORK) {
+		reborn(m, t->tid);
 		c = hm_get(&m->tid2comm, t->ptid, 0);
 		if (c == HM_EMPTY)
 			c = hm_get(&m->tid2comm, t->ppid, 0);
@@ -333,9 +378,18 @@ static void on_task(void *arg, uint8_t type, const struct trace_task *t)
 		/* a new process: born in its parent's cgroup, if it is gone already */
 		if (m->cgroups && t->pid == t->tid && t->pid)
 			cgroup_read(m, t->pid, t->ppid ? cgroup_of(m, t->ppid) : NAME_NO_CGROUP);
-	} else if (t->pid == t->tid && hm_get(&m->ids, t->pid, TAG_PID) != HM_EMPTY) {
-		/* the pid may be reused by another process, in another cgroup */
-		hm_put(&m->ids, t->pid, TAG_PID, CG_LOOKUP);
+	} else {
+		if (t->pid == t->tid && hm_get(&m->ids, t->pid, TAG_PID) != HM_EMPTY)
+			/* the pid may be reused by another process, in another cgroup */
+			hm_put(&m->ids, t->pid, TAG_PID, CG_LOOKUP);
+		/* forgotten a while after (compact()) */
+		if (!pm_grow(&m->exited, &m->cap_exited, (uint64_t)m->nr_exited + 1, 1024,
+			     sizeof(*m->exited)) && !hm_put(&m->exit_at, t->tid, 0, m->exit_seq))
+			m->exited[m->nr_exited++] = (struct exited){ t->time, t->tid, m->exit_seq++ };
+		if (m->exit_seq >= REBORN)
+			m->exit_seq = 0;
+		if (t->time > m->now)
+			m->now = t->time;
 	}
 	pthread_mutex_unlock(&m->lock);
 }
@@ -456,6 +510,137 @@ static void series_add(struct series *to, const struct series *from)
 	}
 }
 
+/* The id in the new table nt of old name id old (map: old -> new, HM_EMPTY: not yet). */
+static uint32_t remap(const struct window_metrics *m, struct strtab *nt, uint32_t *map,
+		      uint32_t old)
+{
+	if (map[old] == HM_EMPTY) {
+		int64_t id = strtab_intern(nt, strtab_str(&m->names, old));
+
+		map[old] = id < 0 ? NAME_UNKNOWN : (uint32_t)id;
+	}
+	return map[old];
+}
+
+/*
+ * Forget what is gone, so the tables hold the live processes and the
+ * busiest series, not every process ever seen: threads EXIT_LINGER_NS
+ * after their EXIT (and their pid's cgroup), unnamed series idle for
+ * SERIES_IDLE_NS (or every unnamed one past MAX_SERIES), whose counts are
+ * folded into "other" (so its counters stay cumulative); the names no
+ * one uses any more.  The tables are built again, smaller.  Under m->lock,
+ * and under scrape_lock (a scrape's snapshot points at the names).
+ */
+static int compact(struct window_metrics *m)
+{
+	uint64_t exit_cut = m->now > EXIT_LINGER_NS ? m->now - EXIT_LINGER_NS : 0;
+	uint64_t idle_cut = m->now > SERIES_IDLE_NS ? m->now - SERIES_IDLE_NS : 0;
+	struct hashmap ntid = { 0 }, nids = { 0 }, nexit = { 0 };
+	bool over = m->nr > MAX_SERIES;
+	struct strtab nt;
+	uint32_t *map, i, n = 0, drop;
+	int e;
+
+	map = malloc(((size_t)m->names.n + 1) * sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	memset(map, 0xff, ((size_t)m->names.n + 1) * sizeof(*map));
+	e = strtab_init(&nt);
+	if (!e)
+		e = hm_init(&ntid, m->tid2comm.used + 16);
+	if (!e)
+		e = hm_init(&nids, m->ids.used + 16);
+	if (!e)
+		e = hm_init(&nexit, m->nr_exited + 16);
+	for (i = 0; !e && i <= NAME_ROOT_CG; i++)
+		e = remap(m, &nt, map, i) == i ? 0 : -ENOMEM;
+	/* the EXITs old enough, unless their tid was born again since */
+	for (drop = 0; drop < m->nr_exited && (m->exited[drop].time <= exit_cut ||
+					      m->nr_exited - drop > MAX_EXITED); drop++)
+		;
+	for (i = 0; !e && i <= m->tid2comm.mask; i++) {
+		const struct hm_slot *sl = &m->tid2comm.slots[i];
+		uint32_t x;
+
+		if (sl->val == HM_EMPTY)
+			continue;
+		x = hm_get(&m->exit_at, sl->key, 0);
+		if (x != HM_EMPTY && x != REBORN && drop &&
+		    x - m->exited[0].seq < drop) {
+			m->evicted_threads++;
+			continue;
+		}
+		e = hm_put(&ntid, sl->key, 0, remap(m, &nt, map, sl->val));
+	}
+	for (i = 0; !e && i <= m->ids.mask; i++) {
+		const struct hm_slot *sl = &m->ids.slots[i];
+		uint32_t x;
+
+		if (sl->val == HM_EMPTY || sl->tag != TAG_PID)
+			continue;
+		x = hm_get(&m->exit_at, sl->key, 0);
+		if (x != HM_EMPTY && x != REBORN && drop &&
+		    x - m->exited[0].seq < drop)
+			continue;
+		e = hm_put(&nids, sl->key, TAG_PID, sl->val == CG_LOOKUP ? CG_LOOKUP :
+			   remap(m, &nt, map, sl->val));
+	}
+	for (i = 0; !e && i < m->nr; i++) {
+		struct series *c = &m->v[i];
+
+		if (!c->named && (c->last_time <= idle_cut || over)) {
+			series_add(&m->folded, c);
+			m->evicted_series++;
+			continue;
+		}
+		c->comm = remap(m, &nt, map, c->comm);
+		c->cgroup = remap(m, &nt, map, c->cgroup);
+		if (n != i)
+			m->v[n] = *c;
+		e = hm_put(&nids, (uint64_t)c->comm << 32 | c->cgroup, TAG_SERIES, n);
+		n++;
+	}
+	for (i = drop; !e && i < m->nr_exited; i++) {
+		uint32_t x = hm_get(&m->exit_at, m->exited[i].tid, 0);
+
+		e = hm_put(&nexit, m->exited[i].tid, 0, x);
+	}
+	free(map);
+	if (e) {
+		/* nothing changed but the folded series: the next pass tries again */
+		strtab_free(&nt);
+		hm_free(&ntid);
+		hm_free(&nids);
+		hm_free(&nexit);
+		return e;
+	}
+	m->nr = n;
+	strtab_free(&m->names);
+	m->names = nt;
+	hm_free(&m->tid2comm);
+	m->tid2comm = ntid;
+	hm_free(&m->ids);
+	m->ids = nids;
+	hm_free(&m->exit_at);
+	m->exit_at = nexit;
+	memmove(m->exited, m->exited + drop, (m->nr_exited - drop) * sizeof(*m->exited));
+	m->nr_exited -= drop;
+	m->compactions++;
+	return 0;
+}
+
+static void maybe_compact(struct window_metrics *m)
+{
+	if (m->now < m->next_compact && m->nr <= MAX_SERIES && m->nr_exited <= MAX_EXITED)
+		return;
+	/* a scrape formatting its snapshot holds scrape_lock: the next batch tries again */
+	if (pthread_mutex_trylock(&m->scrape_lock))
+		return;
+	m->next_compact = m->now + COMPACT_EVERY_NS;
+	compact(m);
+	pthread_mutex_unlock(&m->scrape_lock);
+}
+
 /*
  * Under m->lock (the recording thread's tap waits meanwhile): choose the
  * named series and copy them and the sum of the others into the snapshot,
@@ -485,7 +670,8 @@ static int64_t snapshot(struct window_metrics *m, uint64_t lost[NR_REASONS], uin
 	    pm_grow(&m->snap_names, &m->names_cap, 2 * ((uint64_t)named + 1), 64,
 		    sizeof(*m->snap_names)))
 		return -ENOMEM;
-	memset(&m->snap[named], 0, sizeof(m->snap[0]));
+	/* "other" holds the evicted series too: its counters never go back */
+	m->snap[named] = m->folded;
 	for (i = 0; i < m->nr; i++) {
 		const struct series *c = &m->v[m->order[i]];
 
@@ -510,7 +696,7 @@ static int64_t snapshot(struct window_metrics *m, uint64_t lost[NR_REASONS], uin
 
 int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
 {
-	uint64_t lost[NR_REASONS], throttle, nr_series, cg_reads;
+	uint64_t lost[NR_REASONS], throttle, nr_series, cg_reads, ev_series, ev_threads;
 	char help[256];
 	uint32_t i, r, top;
 	unsigned int k;
@@ -520,6 +706,8 @@ int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
 	pthread_mutex_lock(&m->lock);
 	n = snapshot(m, lost, &throttle, &nr_series, &cg_reads);
 	top = m->top;
+	ev_series = m->evicted_series;
+	ev_threads = m->evicted_threads;
 	pthread_mutex_unlock(&m->lock);
 	if (n < 0) {
 		pthread_mutex_unlock(&m->scrape_lock);
@@ -559,9 +747,16 @@ int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
 		fprintf(f, "\",freq_hz=\"%llu\"} 1\n", (unsigned long long)m->h.freq_hz);
 	else
 		fprintf(f, "\",period=\"%llu\"} 1\n", (unsigned long long)m->h.period);
-	metrics_family(f, "pmiprof_daemon_series", "gauge", "(command, cgroup) pairs seen, named "
-		       "or summed as \"other\".", om);
+	metrics_family(f, "pmiprof_daemon_series", "gauge", "(command, cgroup) pairs held, named "
+		       "or summed as \"other\" (idle unnamed ones are folded into \"other\").", om);
 	fprintf(f, "pmiprof_daemon_series %llu\n", (unsigned long long)nr_series);
+	metrics_family(f, "pmiprof_daemon_evictions_total", "counter", "Entries forgotten: "
+		       "table=\"series\" idle unnamed (command, cgroup) pairs folded into "
+		       "\"other\", table=\"threads\" threads gone for 10 s.", om);
+	fprintf(f, "pmiprof_daemon_evictions_total{table=\"series\"} %llu\n",
+		(unsigned long long)ev_series);
+	fprintf(f, "pmiprof_daemon_evictions_total{table=\"threads\"} %llu\n",
+		(unsigned long long)ev_threads);
 	metrics_family(f, "pmiprof_daemon_cgroup_reads_total", "counter", "/proc/PID/cgroup reads "
 		       "(a process's first sample).", om);
 	fprintf(f, "pmiprof_daemon_cgroup_reads_total %llu\n", (unsigned long long)cg_reads);
