@@ -89,8 +89,15 @@ const char cmd_daemon_help[] =
 "                        call stacks, as for 'pmiprof record'; the default is\n"
 "                        fp (profiles are stacks), 'no' records none (then\n"
 "                        /debug/pprof/profile answers 501)\n"
-"    -e, -c, -F, --max-stack, --backend, -m, -z, -q\n"
-"                        as for 'pmiprof record' (same defaults and no-PMU\n"
+"    -F HZ               windows per second per CPU for cpu-clock/task-clock\n"
+"                        triggers (the no-PMU fallback); default 99, about\n"
+"                        0.5 % of a core on a VM without a PMU (record's\n"
+"                        default 10000 costs as much as the workload there)\n"
+"    -c PERIOD           trigger events per window; default 51200000 for\n"
+"                        hardware triggers (100 x record's), 1000 for\n"
+"                        counting software triggers\n"
+"    -e, --max-stack, --backend, -m, -z, -q\n"
+"                        as for 'pmiprof record' (same events and no-PMU\n"
 "                        fallback)\n"
 "    -h, --help          this text\n"
 "\n"
@@ -321,7 +328,8 @@ static int conf_parse(int argc, char **argv, struct daemon_conf *c)
 	ret = parse_daemon_args(&c->ac, c->av, &c->a);
 	if (!ret) {
 		c->av[c->ac++] = "-a";
-		ret = record_parse_common("daemon", c->ac, c->av, &c->o, RECORD_DEFAULT_EVENTS);
+		ret = record_parse_common("daemon", c->ac, c->av, &c->o,
+					  &record_defaults_daemon);
 		if (ret < 0)
 			ret = command_help("daemon");
 	}
@@ -576,9 +584,11 @@ int cmd_daemon(int argc, char **argv)
 		ret = http_server_start(&r.http, r.listen, r.d);
 	if (ret)
 		goto out_backend;
-	pm_info("recording every CPU with the %s backend into %s (segments of %llu s, trigger %s%s)",
-		b->name, conf.a.dir, (unsigned long long)r.segment_s,
-		s.hdr.events[s.hdr.trigger_index].name,
+	pm_info("recording every CPU with the %s backend into %s (segments of %llu s, trigger %s "
+		"%s %llu%s%s)", b->name, conf.a.dir, (unsigned long long)r.segment_s,
+		s.hdr.events[s.hdr.trigger_index].name, s.hdr.freq_hz ? "at" : "every",
+		(unsigned long long)(s.hdr.freq_hz ? s.hdr.freq_hz : s.hdr.period),
+		s.hdr.freq_hz ? " Hz" : "",
 		s.hdr.flags & PMIPROF_TRACE_F_TIME_BASED ? ", time-based windows" : "");
 	ret = record_loop(&r, b, &s, dir_fd, sfd, &wo, &end);
 	status = ret ? 1 : 0;

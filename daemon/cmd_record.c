@@ -169,19 +169,33 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct record_defaults record_defaults_record = {
+	.events = RECORD_DEFAULT_EVENTS,
+	.time_hz = 10000,
+	.hw_period = RECORD_DEFAULT_PERIOD,
+	.sw_period = 100,
+};
+
+const struct record_defaults record_defaults_daemon = {
+	.events = RECORD_DEFAULT_EVENTS,
+	.time_hz = 99,
+	.hw_period = 100 * RECORD_DEFAULT_PERIOD,
+	.sw_period = 1000,
+};
+
 /* Defaults that depend on the trigger when -c/-F were not given. */
-static void default_rate(struct record_opts *o)
+static void default_rate(struct record_opts *o, const struct record_defaults *d)
 {
 	const struct pm_event *t = &o->events.ev[o->events.trigger];
 
 	if (o->period || o->freq_hz)
 		return;
 	if (t->time_based)
-		o->freq_hz = 10000;
+		o->freq_hz = d->time_hz;
 	else if (t->software)
-		o->period = 100;
+		o->period = d->sw_period;
 	else
-		o->period = RECORD_DEFAULT_PERIOD;
+		o->period = d->hw_period;
 }
 
 /*
@@ -218,9 +232,9 @@ static int topdown_setup(const char *cmd, struct pm_event_list *l)
 }
 
 int record_parse_common(const char *cmd, int argc, char **argv, struct record_opts *o,
-			const char *default_events)
+			const struct record_defaults *d)
 {
-	const char *events = default_events, *env;
+	const char *events = d->events, *env;
 	char err[512];
 	int c, ret;
 
@@ -228,6 +242,7 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 	o->output = RECORD_DEFAULT_OUTPUT;
 	o->backend = "auto";
 	o->compression_level = -1;
+	o->fallback_freq_hz = d->time_hz;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:e:c:F:o:p:am:z:gqh", long_opts, NULL)) != -1) {
@@ -341,7 +356,7 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 		return pm_usage_error(cmd, "%s", err);
 	if (topdown_setup(cmd, &o->events))
 		return 1;
-	default_rate(o);
+	default_rate(o, d);
 	if (record_check_rate(o, err, sizeof(err)))
 		return pm_usage_error(cmd, "%s", err);
 	env = getenv("PMIPROF_FORCE_NO_INHERIT_READ");
@@ -353,7 +368,7 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
-	int ret = record_parse_common("record", argc, argv, &o, RECORD_DEFAULT_EVENTS);
+	int ret = record_parse_common("record", argc, argv, &o, &record_defaults_record);
 
 	if (ret < 0)
 		return command_help("record");

@@ -67,6 +67,7 @@ struct record_opts {
 	uint64_t period;		/* -c: trigger events per window, or 0 */
 	uint64_t freq_hz;		/* -F: samples per second, or 0 */
 	bool period_given;		/* -c or -F was given explicitly */
+	uint64_t fallback_freq_hz;	/* cpu-clock rate of the no-PMU fallback, 0: 10 kHz */
 	bool system_wide;		/* -a */
 	pid_t pids[RECORD_MAX_PIDS];	/* -p */
 	unsigned int nr_pids;

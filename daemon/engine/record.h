@@ -13,6 +13,21 @@
 #define RECORD_DEFAULT_OUTPUT	"pmiprof.data"
 
 /*
+ * What -e, -c and -F default to.  record samples densely (a run is short and
+ * watched); the daemon runs forever on production machines, so its rates
+ * are about a hundred times lower (docs/daemon.md, "Default rate").
+ */
+struct record_defaults {
+	const char *events;
+	uint64_t time_hz;	/* -F for cpu-clock/task-clock triggers */
+	uint64_t hw_period;	/* -c for hardware triggers */
+	uint64_t sw_period;	/* -c for counting software triggers */
+};
+
+extern const struct record_defaults record_defaults_record;
+extern const struct record_defaults record_defaults_daemon;
+
+/*
  * Check -c/-F against the trigger event: period in [1, limit] where limit is
  * 2^47-1 for hardware counters, 2^63-1 otherwise (time-based triggers: at
  * least 10000 ns, the kernel's hrtimer floor); frequency in
@@ -62,7 +77,7 @@ int record_parse_call_graph(struct record_opts *o, const char *arg, char *err, s
  * or the usage exit status after printing the error.
  */
 int record_parse_common(const char *cmd, int argc, char **argv, struct record_opts *o,
-			const char *default_events);
+			const struct record_defaults *d);
 
 /* Run a recording session; returns the exit status for pmiprof record. */
 int record_run(const struct record_opts *o, int argc, char **argv);

@@ -628,7 +628,8 @@ static const char *const fallback_names[] = {
 /*
  * The fallback's cpu-clock rate: -F as given; -c as a cpu-clock period in
  * ns where it can be one (perf's hrtimer floor), else refused with the
- * reason; neither: 10 kHz, unless the kernel lowered its rate limit.
+ * reason; neither: the command's default (record 10 kHz, daemon 99 Hz),
+ * unless the kernel lowered its rate limit.
  */
 static int fallback_rate(const struct record_opts *o, struct perf_state *ps)
 {
@@ -649,7 +650,7 @@ static int fallback_rate(const struct record_opts *o, struct perf_state *ps)
 		ps->period = o->period;
 		return 0;
 	}
-	ps->freq = FALLBACK_FREQ_HZ;
+	ps->freq = o->fallback_freq_hz ? o->fallback_freq_hz : FALLBACK_FREQ_HZ;
 	if (record_max_sample_rate() < ps->freq)
 		ps->freq = record_max_sample_rate();
 	ps->period = 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# pmiprof daemon soak in compressed time: 1 s segments at the default rate
-# (10 kHz, fp stacks) with --retain RETAIN, CHURN (10,000) short-lived
+# pmiprof daemon soak in compressed time: 1 s segments at RATE (-F 10000,
+# a hundred times the daemon's default; fp stacks) with --retain RETAIN, CHURN (10,000) short-lived
 # processes coming and going over DURATION seconds (default 600; DURATION=60
 # for a short run) under NAMES command names, a scrape of /metrics every
 # second.  Every SAMPLE_S seconds: RSS, open fds, segments and bytes in the
@@ -16,7 +16,7 @@
 #     a loaded machine)
 #   - after SIGTERM every segment in the directory reads (pmiprof dump)
 #
-#   DURATION=600 CHURN=10000 NAMES=500 RETAIN=32M SAMPLE_S=10 tests/bench/b85_daemon_soak.sh
+#   DURATION=600 CHURN=10000 NAMES=500 RETAIN=32M RATE=10000 SAMPLE_S=10 tests/bench/b85_daemon_soak.sh
 set -u
 : "${PMIPROF_BUILD:=$(cd "$(dirname "$0")/../.." && pwd)/build}"
 P=$PMIPROF_BUILD/pmiprof
@@ -24,6 +24,7 @@ DURATION=${DURATION:-600}
 CHURN=${CHURN:-10000}
 NAMES=${NAMES:-500}
 RETAIN=${RETAIN:-32M}
+RATE=${RATE:-10000}
 SAMPLE_S=${SAMPLE_S:-10}
 tmp=$(mktemp -d /tmp/pmiprof-b85.XXXXXX)
 dp=
@@ -51,7 +52,7 @@ fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 retain_bytes=$(echo "$RETAIN" | awk '{ n = $1 + 0; u = substr($1, length($1)); m = (u == "K") ? 1024 : (u == "M") ? 1048576 : (u == "G") ? 1073741824 : 1; print n * m }')
 
 start_daemon() {
-	"$P" daemon --dir "$D" --segment 1 --retain "$RETAIN" --listen 127.0.0.1:0 2>>"$tmp/dlog" &
+	"$P" daemon --dir "$D" --segment 1 --retain "$RETAIN" -F "$RATE" --listen 127.0.0.1:0 2>>"$tmp/dlog" &
 	dp=$!
 	for _ in $(seq 100); do [ "$(grep -c 'serving http' "$tmp/dlog")" -ge "$1" ] && break; sleep 0.1; done
 	port=$(grep -o 'http://127.0.0.1:[0-9]*' "$tmp/dlog" | tail -1 | sed 's/.*://')
@@ -86,7 +87,7 @@ bad_requests() {
 }
 
 echo "# $(loadavg)"
-echo "# $DURATION s, $CHURN short-lived processes under $NAMES names, 1 s segments, --retain $RETAIN"
+echo "# $DURATION s, $CHURN short-lived processes under $NAMES names, 1 s segments, -F $RATE, --retain $RETAIN"
 start_daemon 1
 rate=$(( (CHURN + DURATION - 1) / DURATION ))
 "$tmp/daemon_procs" churn "$CHURN" "$rate" "$NAMES" >"$tmp/churn.out" &

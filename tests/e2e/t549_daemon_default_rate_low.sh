@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# pmiprof daemon's default rate is a service's, not a recording's: with no
+# -c/-F the no-PMU fallback samples cpu-clock at 99 Hz per CPU (record's
+# 10 kHz doubles a CPU-bound program's run time on this VM), said at start;
+# over about 3 s of a busy CPU the windows counted are about 99 per second
+# per CPU, never record's hundred times more.  -F and the config's freq still
+# win, and record keeps its own 10 kHz.
+. "$(dirname "$0")/../lib.sh"
+have_perf_sw || skip_all "perf_event_open not usable here"
+[ "$(id -u)" -eq 0 ] || skip_all "system-wide recording needs root or CAP_PERFMON"
+command -v curl >/dev/null || skip_all "curl not installed"
+have_perf_hw && skip_all "a hardware PMU: the default trigger is instructions every 51200000 (not checked here)"
+dp=
+trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; rm -rf "$TMPD"' EXIT
+
+start_daemon() {	# extra options...
+	"$PMIPROF" daemon --dir "$TMPD/segs" --segment 60 --listen 127.0.0.1:0 "$@" 2>"$TMPD/log" &
+	dp=$!
+	for _ in $(seq 50); do grep -q 'serving http' "$TMPD/log" && break; sleep 0.1; done
+	port=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMPD/log" | sed 's/.*://')
+	[ -n "$port" ] || { not_ok "daemon started" "$(cat "$TMPD/log")"; done_testing; }
+}
+stop_daemon() { kill -TERM "$dp"; wait "$dp" 2>/dev/null; dp=; rm -rf "$TMPD/segs"; }
+# windows counted for the shares workload over its run, per second of its CPU time
+rate_of_shares() {
+	local t0 t1 w
+	"$WORKLOADS/shares" 3 >"$TMPD/out" 2>&1
+	sleep 0.3
+	curl -s "http://127.0.0.1:$port/metrics" >"$TMPD/m"
+	w=$(awk '/^pmiprof_windows_total\{comm="shares"/ { s += $2 } END { print s + 0 }' "$TMPD/m")
+	t1=$(sed -n 's/.*(cpu \([0-9.]*\) s).*/\1/p' "$TMPD/out")
+	echo "$w $t1" | awk '{ printf "%.0f\n", ($2 > 0) ? $1 / $2 : 0 }'
+}
+
+start_daemon
+grep -q 'trigger cpu-clock at 99 Hz' "$TMPD/log" && ok "default: cpu-clock at 99 Hz, said at start" \
+	|| not_ok "default rate said" "$(head -3 "$TMPD/log")"
+r=$(rate_of_shares)
+echo "# default: $r windows per CPU second of shares ($(cut -d' ' -f1-3 /proc/loadavg))"
+[ "$r" -ge 50 ] && [ "$r" -le 200 ] && ok "default: about 99 windows per CPU second ($r)" \
+	|| not_ok "default rate" "$r windows per CPU second, expected 50..200"
+stop_daemon
+
+start_daemon -F 1000
+grep -q 'trigger cpu-clock at 1000 Hz' "$TMPD/log" && ok "-F 1000 wins over the default" \
+	|| not_ok "-F 1000 said" "$(head -3 "$TMPD/log")"
+r=$(rate_of_shares)
+echo "# -F 1000: $r windows per CPU second of shares"
+[ "$r" -ge 500 ] && [ "$r" -le 2000 ] && ok "-F 1000: about 1000 windows per CPU second ($r)" \
+	|| not_ok "-F 1000 rate" "$r windows per CPU second, expected 500..2000"
+stop_daemon
+
+printf 'freq = 300\n' >"$TMPD/conf"
+start_daemon --config "$TMPD/conf"
+grep -q 'trigger cpu-clock at 300 Hz' "$TMPD/log" && ok "the config's freq wins over the default" \
+	|| not_ok "config freq said" "$(head -3 "$TMPD/log")"
+stop_daemon
+
+"$PMIPROF" record -o "$TMPD/r.data" -- true 2>"$TMPD/rlog"
+grep -q 'cpu-clock at 10000 Hz' "$TMPD/rlog" && ok "record keeps its 10 kHz" || not_ok "record's rate" "$(cat "$TMPD/rlog")"
+done_testing
