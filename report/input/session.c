@@ -214,6 +214,39 @@ static void session_walltime_filter(struct session *s)
 
 static int session_tables_init(struct session *s);
 
+/*
+ * What session_open() and session_open_live() share once s->h is set: symbol
+ * lookup, time scale, the wall-clock range (a file's --since/--until; a live
+ * session has its own range), the symbolizer and the tables.  Closes the
+ * session on error.  0 or -errno.
+ */
+static int session_setup(struct session *s, bool live)
+{
+	const struct trace_header *h = s->h;
+	int err;
+
+	s->hidden_sym = -1;
+	/* Kernel symbols only when the trace has kernel IPs. */
+	s->opts.sym.kernel = (h->flags & PMIPROF_TRACE_F_KERNEL_IPS) != 0;
+	err = lookup_setup(s);
+	s->time_scale = 1.0;
+	if (h->clock_freq_hz && h->clock_freq_hz != 1000000000ULL)
+		s->time_scale = 1e9 / (double)h->clock_freq_hz;
+	if (h->start_time || live) {
+		s->base_time = h->start_time;
+		s->have_base = true;
+	}
+	if (!err && !live && (s->opts.filt.since_ns || s->opts.filt.until_ns))
+		session_walltime_filter(s);
+	if (!err)
+		err = symbolizer_new(&s->sy, &s->opts.sym);
+	if (!err)
+		err = session_tables_init(s);
+	if (err)
+		session_close(s);
+	return err;
+}
+
 int session_open(struct session *s, const struct session_opts *o)
 {
 	const char *input = o->input ? o->input : "pmiprof.data";
@@ -224,7 +257,6 @@ int session_open(struct session *s, const struct session_opts *o)
 		input = "/dev/stdin";	/* as dump -i - */
 	s->opts = *o;
 	s->opts.input = input;
-	s->hidden_sym = -1;
 	err = streamed_once(input);
 	if (err)
 		return err;
@@ -232,28 +264,7 @@ int session_open(struct session *s, const struct session_opts *o)
 	if (err)
 		return err;
 	s->h = trace_reader_header(s->r);
-	/* Kernel symbols only when the trace has kernel IPs. */
-	s->opts.sym.kernel = (s->h->flags & PMIPROF_TRACE_F_KERNEL_IPS) != 0;
-	err = lookup_setup(s);
-	if (err) {
-		session_close(s);
-		return err;
-	}
-	s->time_scale = 1.0;
-	if (s->h->clock_freq_hz && s->h->clock_freq_hz != 1000000000ULL)
-		s->time_scale = 1e9 / (double)s->h->clock_freq_hz;
-	if (s->h->start_time) {
-		s->base_time = s->h->start_time;
-		s->have_base = true;
-	}
-	if (o->filt.since_ns || o->filt.until_ns)
-		session_walltime_filter(s);
-	err = symbolizer_new(&s->sy, &s->opts.sym);
-	if (!err)
-		err = session_tables_init(s);
-	if (err)
-		session_close(s);
-	return err;
+	return session_setup(s, false);
 }
 
 /* What a pass builds from the records (not the symbolizer): 0 or -errno. */
@@ -306,27 +317,11 @@ static void session_tables_free(struct session *s)
 int session_open_live(struct session *s, const struct session_opts *o,
 		      const struct trace_header *h)
 {
-	int err;
-
 	memset(s, 0, sizeof(*s));
 	s->opts = *o;
 	s->opts.input = "(live)";
-	s->hidden_sym = -1;
 	s->h = h;
-	s->opts.sym.kernel = (h->flags & PMIPROF_TRACE_F_KERNEL_IPS) != 0;
-	err = lookup_setup(s);
-	s->time_scale = 1.0;
-	if (h->clock_freq_hz && h->clock_freq_hz != 1000000000ULL)
-		s->time_scale = 1e9 / (double)h->clock_freq_hz;
-	s->base_time = h->start_time;
-	s->have_base = true;
-	if (!err)
-		err = symbolizer_new(&s->sy, &s->opts.sym);
-	if (!err)
-		err = session_tables_init(s);
-	if (err)
-		session_close(s);
-	return err;
+	return session_setup(s, true);
 }
 
 int session_live_restart(struct session *s, bool new_symbolizer)
