@@ -400,12 +400,14 @@ int sideband_synthesize_pid(struct sideband *sb, pid_t pid, struct trace_writer 
 	if (!f)
 		return 0;
 	while (!ret && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, pgoff;
+		unsigned long long start, end, pgoff, ino;
+		unsigned int maj, min;
 		char perms[8], name[4096] = "";
 		struct trace_mmap m;
+		int n;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms,
-			   &pgoff, name) < 4)
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms,
+			   &pgoff, &maj, &min, &ino, name) < 7)
 			continue;
 		if (perms[2] != 'x' || !name[0] || sb_seen(sb, pid, start, pgoff))
 			continue;
@@ -418,6 +420,12 @@ int sideband_synthesize_pid(struct sideband *sb, pid_t pid, struct trace_writer 
 		m.prot = 0x4 | (perms[0] == 'r' ? 0x1 : 0) | (perms[1] == 'w' ? 0x2 : 0);
 		m.flags = perms[3] == 's' ? 0x01 : 0x02;	/* MAP_SHARED / MAP_PRIVATE */
 		m.path = name + strspn(name, " ");
+		n = mapped_build_id(&sb->build_ids, pid, m.path, maj, min, ino, m.build_id);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		m.build_id_len = (uint32_t)n;
 		ret = trace_write_mmap(w, &m);
 		st->side_band++;
 	}
@@ -475,5 +483,6 @@ void sideband_close(struct sideband *sb)
 	sb_close_rings(sb);
 	free(sb->scratch);
 	free(sb->seen);
+	mapped_build_id_free(&sb->build_ids);
 	memset(sb, 0, sizeof(*sb));
 }

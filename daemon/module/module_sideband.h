@@ -28,6 +28,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "engine/mapped_build_id.h"
+
 struct trace_writer;
 struct record_stats;
 
@@ -59,6 +61,7 @@ struct sideband {
 	struct sideband_seen *seen;	/* fallback: mappings already written */
 	size_t nr_seen, cap_seen;
 	uint64_t lost;			/* side-band records the kernel dropped */
+	struct mapped_build_ids build_ids;	/* fallback: of files in MMAPs */
 };
 
 /*

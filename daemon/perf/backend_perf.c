@@ -42,6 +42,7 @@
 
 #include "engine/cpu_set.h"
 #include "engine/host_info.h"
+#include "engine/mapped_build_id.h"
 #include "perf/perf_decode.h"
 #include "perf/perf_group.h"
 #include "engine/perf_ring.h"
@@ -90,6 +91,7 @@ struct perf_state {
 	uint32_t call_graph;		/* PMIPROF_CALL_GRAPH_* */
 	uint32_t dump_size;		/* user stack bytes per sample (dwarf; fp: leaf words) */
 	uint32_t max_stack;
+	struct mapped_build_ids build_ids;	/* of files in synthesized MMAPs */
 };
 
 _Static_assert(RECORD_LEAF_WORDS_SIZE <= PERF_DECODE_LEAF_WORDS_MAX,
@@ -1084,13 +1086,15 @@ static int synth_task(struct record_session *s, struct trace_writer *w, pid_t pi
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, off;
+		unsigned long long start, end, off, ino;
+		unsigned int maj, min;
 		char perms[8], file[4096];
 		struct trace_mmap m;
+		int n;
 
 		file[0] = '\0';
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms,
-			   &off, file) < 4)
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms,
+			   &off, &maj, &min, &ino, file) < 7)
 			continue;
 		if (perms[2] != 'x')
 			continue;
@@ -1111,6 +1115,12 @@ static int synth_task(struct record_session *s, struct trace_writer *w, pid_t pi
 		m.prot = PROT_READ | PROT_EXEC;
 		m.flags = perms[3] == 'p' ? MAP_PRIVATE : MAP_SHARED;
 		m.path = file;
+		n = mapped_build_id(&ps->build_ids, pid, file, maj, min, ino, m.build_id);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		m.build_id_len = (uint32_t)n;
 		ret = trace_write_mmap(w, &m);
 		if (ret)
 			break;
@@ -1229,6 +1239,7 @@ static void perf_close(struct record_session *s)
 	free(ps->rings);
 	free(ps->fds);
 	free(ps->copybuf);
+	mapped_build_id_free(&ps->build_ids);
 	free(ps);
 	s->priv = NULL;
 }
