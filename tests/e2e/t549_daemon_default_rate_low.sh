@@ -32,23 +32,21 @@ rate_of_shares() {
 	echo "$w $t1" | awk '{ printf "%.0f\n", ($2 > 0) ? $1 / $2 : 0 }'
 }
 
-start_daemon
-grep -q 'trigger cpu-clock at 99 Hz' "$TMPD/log" && ok "default: cpu-clock at 99 Hz, said at start" \
-	|| not_ok "default rate said" "$(head -3 "$TMPD/log")"
-r=$(rate_of_shares)
-echo "# default: $r windows per CPU second of shares ($(cut -d' ' -f1-3 /proc/loadavg))"
-[ "$r" -ge 50 ] && [ "$r" -le 200 ] && ok "default: about 99 windows per CPU second ($r)" \
-	|| not_ok "default rate" "$r windows per CPU second, expected 50..200"
-stop_daemon
-
-start_daemon -F 1000
-grep -q 'trigger cpu-clock at 1000 Hz' "$TMPD/log" && ok "-F 1000 wins over the default" \
-	|| not_ok "-F 1000 said" "$(head -3 "$TMPD/log")"
-r=$(rate_of_shares)
-echo "# -F 1000: $r windows per CPU second of shares"
-[ "$r" -ge 500 ] && [ "$r" -le 2000 ] && ok "-F 1000: about 1000 windows per CPU second ($r)" \
-	|| not_ok "-F 1000 rate" "$r windows per CPU second, expected 500..2000"
-stop_daemon
+# label, the rate the start line names, the windows per CPU second allowed, daemon options
+rate_case() {
+	local label=$1 hz=$2 lo=$3 hi=$4 r
+	shift 4
+	start_daemon "$@"
+	grep -q "trigger cpu-clock at $hz Hz" "$TMPD/log" && ok "$label: cpu-clock at $hz Hz, said at start" \
+		|| not_ok "$label: rate said" "$(head -3 "$TMPD/log")"
+	r=$(rate_of_shares)
+	echo "# $label: $r windows per CPU second of shares ($(cut -d' ' -f1-3 /proc/loadavg))"
+	[ "$r" -ge "$lo" ] && [ "$r" -le "$hi" ] && ok "$label: about $hz windows per CPU second ($r)" \
+		|| not_ok "$label: windows per CPU second" "$r, expected $lo..$hi"
+	stop_daemon
+}
+rate_case default 99 50 200
+rate_case "-F 1000 wins over the default" 1000 500 2000 -F 1000
 
 printf 'freq = 300\n' >"$TMPD/conf"
 start_daemon --config "$TMPD/conf"
