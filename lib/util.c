@@ -152,6 +152,24 @@ uint64_t pm_realtime_ns(void)
 	return clock_ns(CLOCK_REALTIME);
 }
 
+void pm_clock_pair(uint64_t *mono_ns, uint64_t *real_ns)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		uint64_t m0 = pm_now_ns(), r = pm_realtime_ns(), m1 = pm_now_ns();
+
+		if (m1 - m0 < best) {
+			best = m1 - m0;
+			*mono_ns = m0 + (m1 - m0) / 2;
+			*real_ns = r;
+		}
+		if (best < 1000)
+			break;
+	}
+}
+
 static int grow(void *pp, uint32_t *cap, uint64_t need, uint32_t first, size_t elem,
 		bool zero)
 {

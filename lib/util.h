@@ -48,6 +48,12 @@ uint64_t pm_now_ns(void);		/* CLOCK_MONOTONIC */
  */
 int pm_signalfd(const sigset_t *set, sigset_t *old);
 uint64_t pm_realtime_ns(void);		/* CLOCK_REALTIME */
+/*
+ * CLOCK_MONOTONIC and CLOCK_REALTIME read as one instant: the tightest of a
+ * few monotonic-realtime-monotonic reads (a thread preempted between two
+ * reads would otherwise shift every wall-clock time derived from the pair).
+ */
+void pm_clock_pair(uint64_t *mono_ns, uint64_t *real_ns);
 
 /*
  * Read fd (or path) until EOF into a malloc'd buffer with a NUL after the

@@ -96,8 +96,7 @@ void host_info_fill(struct trace_header *h, int argc, char **argv)
 	h->clock_id = CLOCK_MONOTONIC;
 	h->clock_freq_hz = 1000000000ull;
 	pm_strlcpy(h->clock_name, "monotonic", sizeof(h->clock_name));
-	h->start_time = pm_now_ns();
-	h->start_realtime_ns = pm_realtime_ns();
+	pm_clock_pair(&h->start_time, &h->start_realtime_ns);
 	snprintf(h->recorder, sizeof(h->recorder), "pmiprof %s", PMIPROF_VERSION);
 	h->cmdline_argc = (uint32_t)argc;
 	for (i = 0; i < argc && off + 1 < sizeof(h->cmdline); i++) {

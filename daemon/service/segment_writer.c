@@ -29,6 +29,9 @@ static void segment_failed(struct segment *sg, const char *dir, int err)
 	       "dropped (and counted) until the next segment", dir, sg->open_name, strerror(-err));
 }
 
+/* A change of the wall clock's offset larger than this is a step (settimeofday), not jitter. */
+#define SEGMENT_CLOCK_STEP_NS	1000000
+
 int segment_open(struct segment *sg, int dir_fd, const char *dir, struct record_session *s,
 		 const struct backend_ops *b, const struct trace_writer_opts *wo,
 		 const struct trace_writer_tap *tap)
@@ -37,8 +40,20 @@ int segment_open(struct segment *sg, int dir_fd, const char *dir, struct record_
 
 	memset(sg, 0, sizeof(*sg));
 	sg->dir_fd = dir_fd;
-	sg->start_ns = pm_now_ns();
-	sg->start_real_ns = pm_realtime_ns();
+	pm_clock_pair(&sg->start_ns, &sg->start_real_ns);
+	/*
+	 * Every segment of a run maps monotonic to wall-clock time by the same
+	 * offset unless the wall clock was stepped: --since/--until over a
+	 * directory (the first segment's pair) and the live profile (the open
+	 * segment's) then select the same samples.
+	 */
+	if (s->hdr.start_time && s->hdr.start_realtime_ns) {
+		int64_t prev = (int64_t)(s->hdr.start_realtime_ns - s->hdr.start_time);
+		int64_t now = (int64_t)(sg->start_real_ns - sg->start_ns);
+
+		if (now - prev < SEGMENT_CLOCK_STEP_NS && prev - now < SEGMENT_CLOCK_STEP_NS)
+			sg->start_real_ns = sg->start_ns + (uint64_t)prev;
+	}
 	s->hdr.start_time = sg->start_ns;
 	s->hdr.start_realtime_ns = sg->start_real_ns;
 	trace_seg_name(sg->open_name, sizeof(sg->open_name), sg->start_real_ns, true);

@@ -86,6 +86,24 @@ static void grow_refuses_overflow_and_keeps_the_array(void **state)
 	free(v);
 }
 
+static void clock_pair_is_one_instant(void **state)
+{
+	uint64_t m0, m1, mono, real, r0;
+	int64_t off, ref;
+
+	(void)state;
+	m0 = pm_now_ns();
+	r0 = pm_realtime_ns();
+	pm_clock_pair(&mono, &real);
+	m1 = pm_now_ns();
+	assert_true(mono >= m0 && mono <= m1);
+	assert_true(real >= r0);
+	off = (int64_t)(real - mono);
+	ref = (int64_t)(r0 - m0);
+	/* the same offset as a plain read, to within the time the reads took */
+	assert_true(off - ref < (int64_t)(m1 - m0) + 1000000 && ref - off < (int64_t)(m1 - m0) + 1000000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -93,6 +111,7 @@ int main(void)
 		cmocka_unit_test(grow_jumps_to_a_large_need_at_once),
 		cmocka_unit_test(grow_zero_clears_only_new_elements),
 		cmocka_unit_test(grow_refuses_overflow_and_keeps_the_array),
+		cmocka_unit_test(clock_pair_is_one_instant),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
