@@ -25,7 +25,7 @@ enum {
 	PROFILE_COMMENT = 13, PROFILE_DEFAULT_SAMPLE_TYPE = 14,
 	VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2,
 	SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3,
-	LABEL_KEY = 1, LABEL_NUM = 3, LABEL_NUM_UNIT = 4,
+	LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3, LABEL_NUM_UNIT = 4,
 	MAPPING_ID = 1, MAPPING_MEMORY_START = 2, MAPPING_MEMORY_LIMIT = 3,
 	MAPPING_FILE_OFFSET = 4, MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6,
 	MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9,
@@ -206,8 +206,8 @@ int pprof_open(struct pprof **out, const char *path)
 	    hm_init(&p->func_ids, 1024) ||
 	    strtab_intern(&p->strings, "") != 0)
 		goto err;
-	p->label_unit = strtab_intern(&p->strings, "index");
-	if (p->label_unit < 0)
+	/* the window label's unit, interned early as it always was (string ids) */
+	if (strtab_intern(&p->strings, "index") < 0)
 		goto err;
 	/* zlib opens with fopen semantics: errno tells why it could not. */
 	errno = 0;
@@ -408,7 +408,7 @@ static int flush_out(struct pprof *p)
 }
 
 int pprof_sample(struct pprof *p, const uint64_t *locs, uint32_t nr_locs,
-		 const int64_t *values, const char *label_key, int64_t label)
+		 const int64_t *values, const struct pprof_label *labels, uint32_t nr_labels)
 {
 	struct pbuf *m = &p->msg, *s = &p->sub;
 	uint32_t k;
@@ -426,16 +426,22 @@ int pprof_sample(struct pprof *p, const uint64_t *locs, uint32_t nr_locs,
 		pb_varint(s, (uint64_t)values[k]);
 	if (p->nr_types)
 		pb_msg(m, SAMPLE_VALUE, s);		/* packed repeated int64 */
-	if (label_key) {
-		int64_t key = pprof_string(p, label_key);
+	for (k = 0; k < nr_labels; k++) {
+		const struct pprof_label *l = &labels[k];
+		int64_t key = pprof_string(p, l->key);
+		int64_t str = l->str ? pprof_string(p, l->str) : 0;
+		int64_t unit = !l->str && l->unit ? pprof_string(p, l->unit) : 0;
 
-		if (key < 0)
-			return (int)key;
+		if (key < 0 || str < 0 || unit < 0)
+			return fail(p, -ENOMEM);
 		pb_uint(s, LABEL_KEY, (uint64_t)key);
-		pb_key(s, LABEL_NUM, WT_VARINT);	/* 0 is a value here: always written */
-		pb_varint(s, (uint64_t)label);
-		/* pprof drops a numeric label whose num and unit are both 0. */
-		pb_uint(s, LABEL_NUM_UNIT, (uint64_t)p->label_unit);
+		if (l->str) {
+			pb_uint(s, LABEL_STR, (uint64_t)str);
+		} else {
+			pb_key(s, LABEL_NUM, WT_VARINT);	/* 0 is a value here: always written */
+			pb_varint(s, (uint64_t)l->num);
+			pb_uint(s, LABEL_NUM_UNIT, (uint64_t)unit);
+		}
 		pb_msg(m, SAMPLE_LABEL, s);
 	}
 	pb_msg(&p->out, PROFILE_SAMPLE, m);

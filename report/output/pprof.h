@@ -70,12 +70,17 @@ int64_t pprof_function(struct pprof *p, const char *name, const char *system_nam
  */
 int64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t addr,
 		       const struct pprof_line *lines, uint32_t nr_lines);
-/*
- * One sample: locations leaf first, one value per sample type, and a
- * numeric label (key label_key, e.g. "window") unless label_key is NULL.
- */
+/* A sample's label: a string when str is set, else the number num in unit. */
+struct pprof_label {
+	const char *key;
+	const char *str;
+	int64_t num;
+	const char *unit;	/* may be NULL; pprof drops a 0 without a unit */
+};
+
+/* One sample: locations leaf first, one value per sample type, its labels. */
 int pprof_sample(struct pprof *p, const uint64_t *locs, uint32_t nr_locs,
-		 const int64_t *values, const char *label_key, int64_t label);
+		 const int64_t *values, const struct pprof_label *labels, uint32_t nr_labels);
 
 /* Sizes so far, for tests and statistics. */
 uint64_t pprof_nr_samples(const struct pprof *p);

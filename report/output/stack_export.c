@@ -493,16 +493,40 @@ static int pp_stack(struct pp_pass *pp, uint32_t id, uint32_t pid, const uint64_
 	return 0;
 }
 
+/*
+ * A sample's labels: its window index (report's pprof), and the command,
+ * process and thread it ran in as string labels (what Parca and Pyroscope
+ * index; `go tool pprof -tags`, `-tagfocus pid=1234`).  Ids as perf prints
+ * them: -1 for a task the kernel no longer names.
+ */
+static uint32_t sample_labels(const struct pp_pass *pp, const struct trace_sample *smp,
+			      uint64_t index, uint32_t comm, struct pprof_label lb[4],
+			      char ids[2][16])
+{
+	uint32_t n = 0;
+
+	if (pp->label_key)
+		lb[n++] = (struct pprof_label){ .key = pp->label_key, .num = (int64_t)index,
+						.unit = "index" };
+	snprintf(ids[0], sizeof(ids[0]), "%d", (int32_t)smp->pid);
+	snprintf(ids[1], sizeof(ids[1]), "%d", (int32_t)smp->tid);
+	lb[n++] = (struct pprof_label){ .key = "comm", .str = strtab_str(&pp->s->comms, comm) };
+	lb[n++] = (struct pprof_label){ .key = "pid", .str = ids[0] };
+	lb[n++] = (struct pprof_label){ .key = "tid", .str = ids[1] };
+	return n;
+}
+
 static int pp_sample(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
 		     uint32_t comm)
 {
 	struct pp_pass *pp = arg;
 	int64_t values[1 + PMIPROF_MAX_EVENTS];
+	struct pprof_label lb[4];
+	char ids[2][16];
 	const uint64_t *locs = NULL;
 	uint32_t id, n = 0, e;
 	int rc;
 
-	(void)comm;
 	rc = stack_of_sample(pp->s, sym, &pp->trunc_sym, &id);
 	if (!rc)
 		rc = pp_stack(pp, id, smp->pid, &locs, &n);
@@ -541,7 +565,7 @@ static int pp_sample(void *arg, const struct trace_sample *smp, uint64_t index, 
 	for (e = 0; e + 1 < pp->nr_values; e++)
 		values[e + 1] = window_counts_events(smp->flags) && e < smp->nr ?
 				(int64_t)smp->counts[e] : 0;
-	return pprof_sample(pp->pp, locs, n, values, pp->label_key, (int64_t)index);
+	return pprof_sample(pp->pp, locs, n, values, lb, sample_labels(pp, smp, index, comm, lb, ids));
 }
 
 int pprof_pass_sample(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,

@@ -3,7 +3,8 @@
 # from pmiprof daemon itself (its own HTTP client) while the shares workload
 # runs: -top shows work_a, work_b and work_c at their shares by
 # construction (50/30/20 % of the three) within 3 points; &comm= keeps one
-# command; without call stacks the endpoint answers 501.
+# command; every sample carries comm, pid and tid labels (-tags); without
+# call stacks the endpoint answers 501.
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
 [ "$(id -u)" -eq 0 ] || skip_all "system-wide recording needs root or CAP_PERFMON"
@@ -48,6 +49,16 @@ fi
 total=$(grep -o 'Total samples = [0-9]*' "$TMPD/top" | grep -o '[0-9]*$')
 [ "${total:-0}" -gt 1000 ] && [ "${total:-0}" -le 4400 ] && ok "the next 2 s of one thread: $total samples at 2000 Hz" || not_ok "2 s of samples" "$total"
 grep -v "$W" "$TMPD/top" | grep -q 'dash\|bash' && not_ok "&comm= keeps only $W" || ok "&comm= keeps only $W"
+# every sample labelled with its command, process and thread (the profile pprof saved)
+saved=$(ls "$TMPD"/pprof/*.pb.gz 2>/dev/null | head -1)
+go tool pprof -tags "$saved" >"$TMPD/tags" 2>&1
+tag_all() {	# key value: value holds every sample of the key's section
+	awk -v k="$1:" -v v="$2" '$1 == k { in_k = 1; next } /^ *[a-z]+: Total/ { in_k = 0 }
+		in_k && $NF == v && $2 == "(" && $3 == "100%):" { found = 1 } END { exit !found }' "$TMPD/tags"
+}
+tag_all comm "$W" && tag_all pid "$wp" && tag_all tid "$wp" &&
+	ok "labels: every sample has comm=$W, pid=$wp, tid=$wp (go tool pprof -tags)" ||
+	not_ok "pid/tid/comm labels" "$(head -20 "$TMPD/tags")"
 kill $wp; wait $wp 2>/dev/null; wp=
 kill -TERM $dp; wait $dp; dp=
 

@@ -128,6 +128,14 @@ static int drop_file(void **state)
  * Two windows through main -> work (work with an inlined helper) and one
  * through main -> other; two sample types; label window = index.
  */
+/* A window's labels as report writes them: its index (a number) and its command (a string). */
+static const struct pprof_label *labels_of(struct pprof_label lb[2], int64_t window)
+{
+	lb[0] = (struct pprof_label){ .key = "window", .num = window, .unit = "index" };
+	lb[1] = (struct pprof_label){ .key = "comm", .str = "app" };
+	return lb;
+}
+
 static void write_example(const char *path)
 {
 	struct pprof *p;
@@ -135,6 +143,7 @@ static void write_example(const char *path)
 	struct pprof_line lines[2];
 	uint64_t locs[2];
 	int64_t v[2];
+	struct pprof_label lb[2];
 
 	assert_int_equal(pprof_open(&p, path), 0);
 	assert_int_equal(pprof_sample_type(p, "samples", "count"), 0);
@@ -168,12 +177,12 @@ static void write_example(const char *path)
 	locs[1] = (uint64_t)l_main;
 	v[0] = 1;
 	v[1] = 1000;
-	assert_int_equal(pprof_sample(p, locs, 2, v, "window", 0), 0);
+	assert_int_equal(pprof_sample(p, locs, 2, v, labels_of(lb, 0), 2), 0);
 	v[1] = 3000;
-	assert_int_equal(pprof_sample(p, locs, 2, v, "window", 1), 0);
+	assert_int_equal(pprof_sample(p, locs, 2, v, labels_of(lb, 1), 2), 0);
 	locs[0] = (uint64_t)l_other;
 	v[1] = 500;
-	assert_int_equal(pprof_sample(p, locs, 2, v, "window", 2), 0);
+	assert_int_equal(pprof_sample(p, locs, 2, v, labels_of(lb, 2), 2), 0);
 	assert_int_equal(pprof_nr_samples(p), 3);
 	/* Bad references are refused, not written. */
 	locs[0] = 99;
@@ -195,6 +204,7 @@ static void write_good_example(const char *path)
 	struct pprof_line ln[2];
 	uint64_t locs[2];
 	int64_t v[2], fm, fw, fh, fo, lm, lw, lo;
+	struct pprof_label lb[2];
 	/* the recorded mmap: the text at file offset 0x1000 */
 	const struct pprof_range exe_mmap = { 0x400000, 0x403000, 0x1000 };
 
@@ -222,12 +232,12 @@ static void write_good_example(const char *path)
 	locs[1] = (uint64_t)lm;
 	v[0] = 1;
 	v[1] = 1000;
-	assert_int_equal(pprof_sample(p, locs, 2, v, "window", 0), 0);
+	assert_int_equal(pprof_sample(p, locs, 2, v, labels_of(lb, 0), 2), 0);
 	v[1] = 3000;
-	assert_int_equal(pprof_sample(p, locs, 2, v, "window", 1), 0);
+	assert_int_equal(pprof_sample(p, locs, 2, v, labels_of(lb, 1), 2), 0);
 	locs[0] = (uint64_t)lo;
 	v[1] = 500;
-	assert_int_equal(pprof_sample(p, locs, 2, v, "window", 2), 0);
+	assert_int_equal(pprof_sample(p, locs, 2, v, labels_of(lb, 2), 2), 0);
 	assert_int_equal(pprof_close(p, true), 0);
 }
 
@@ -239,7 +249,7 @@ static void profile_fields_have_profile_proto_numbers(void **state)
 	size_t len, lens[64];
 	unsigned int nstr = 0, nsamples = 0, ntypes = 0, nmaps = 0, nlocs = 0, nfuncs = 0;
 	uint64_t period = 0, time_nanos = 0, duration = 0, dflt = 0, inline_lines = 0;
-	uint64_t windows = 0, cycles = 0, build_id = 0, comment = 0;
+	uint64_t windows = 0, cycles = 0, build_id = 0, comment = 0, comms = 0;
 	uint8_t *buf;
 
 	(void)state;
@@ -273,11 +283,19 @@ static void profile_fields_have_profile_proto_numbers(void **state)
 					const uint8_t *r = g.p, *re = g.p + g.len;
 					struct field h;
 
+					uint64_t key = 0;
+
 					while (next_field(&r, re, &h))
 						if (h.num == 1)
-							assert_memory_equal(strs[h.v], "window", 6);
-						else if (h.num == 3)
+							key = h.v;
+						else if (h.num == 2) {	/* str: comm = app */
+							assert_memory_equal(strs[key], "comm", 4);
+							assert_memory_equal(strs[h.v], "app", 3);
+							comms++;
+						} else if (h.num == 3) {
+							assert_memory_equal(strs[key], "window", 6);
 							windows += h.v;
+						}
 				}
 			}
 			break;
@@ -347,6 +365,7 @@ static void profile_fields_have_profile_proto_numbers(void **state)
 	assert_int_equal(inline_lines, 1);
 	assert_int_equal(build_id, 1);
 	assert_int_equal(windows, 0 + 1 + 2);
+	assert_int_equal(comms, 3);	/* every sample: its string label */
 	assert_int_equal(cycles, 1000 + 3000 + 500);
 	assert_int_equal(period, 100000);
 	assert_int_equal(time_nanos, 1700000000000000000ULL);
