@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /metrics' tables stay bounded without changing a total
+ * (daemon/service/window_metrics.c, driven through its writer tap with
+ * record times chosen here): an unnamed (comm, cgroup) pair idle for 60 s is
+ * folded into comm="other" and counted in
+ * pmiprof_daemon_evictions_total{table="series"}; named pairs never are;
+ * the totals of every counter and histogram, summed over all series, are
+ * the same before and after; a thread is forgotten 10 s after its EXIT, but
+ * not when its id was born again (FORK) meanwhile; past 20,000 unnamed
+ * pairs every unnamed one is folded at once.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "service/window_metrics.h"
+#include "trace_gen.h"
+
+#define S 1000000000ull
+
+struct totals {
+	double windows, events, ipc_count, mpki_count, ipc_sum;
+	double other_windows, evicted_series, evicted_threads, series_held;
+	char comm_of_tid_300[64];
+};
+
+/* Sum every series' samples of a metric: lines "NAME{...} VALUE". */
+static void scrape(struct window_metrics *m, struct totals *t)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(window_metrics_write(m, f, false), 0);
+	fclose(f);
+	memset(t, 0, sizeof(*t));
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *sp = strrchr(line, ' ');
+		double v = sp ? strtod(sp + 1, NULL) : 0;
+
+		if (line[0] == '#')
+			continue;
+		if (!strncmp(line, "pmiprof_windows_total{", 22)) {
+			t->windows += v;
+			if (strstr(line, "comm=\"other\""))
+				t->other_windows += v;
+			if (strstr(line, "comm=\"reborn-parent\""))
+				snprintf(t->comm_of_tid_300, sizeof(t->comm_of_tid_300), "%.0f", v);
+		} else if (!strncmp(line, "pmiprof_events_total{", 21)) {
+			t->events += v;
+		} else if (!strncmp(line, "pmiprof_window_ipc_count{", 25)) {
+			t->ipc_count += v;
+		} else if (!strncmp(line, "pmiprof_window_ipc_sum{", 23)) {
+			t->ipc_sum += v;
+		} else if (!strncmp(line, "pmiprof_window_mpki_count{", 26)) {
+			t->mpki_count += v;
+		} else if (!strncmp(line, "pmiprof_daemon_evictions_total{table=\"series\"}", 46)) {
+			t->evicted_series = v;
+		} else if (!strncmp(line, "pmiprof_daemon_evictions_total{table=\"threads\"}", 47)) {
+			t->evicted_threads = v;
+		} else if (!strncmp(line, "pmiprof_daemon_series ", 22)) {
+			t->series_held = v;
+		}
+	}
+	free(buf);
+}
+
+static void comm(struct window_metrics *m, uint64_t time, uint32_t tid, const char *name)
+{
+	const struct trace_writer_tap *tap = window_metrics_tap(m);
+	struct trace_comm c = { .time = time, .pid = tid, .tid = tid, .comm = name };
+
+	tap->comm(tap->arg, &c);
+}
+
+static void task(struct window_metrics *m, uint8_t type, uint64_t time, uint32_t tid,
+		 uint32_t parent)
+{
+	const struct trace_writer_tap *tap = window_metrics_tap(m);
+	struct trace_task t = { .time = time, .pid = tid, .tid = tid, .ppid = parent,
+				.ptid = parent };
+
+	tap->task(tap->arg, type, &t);
+}
+
+/* n windows of tid at time: 1000 instructions, 500 cycles (IPC 2), misses 3 and 7. */
+static void windows(struct window_metrics *m, uint64_t time, uint32_t tid, unsigned int n)
+{
+	const struct trace_writer_tap *tap = window_metrics_tap(m);
+	struct trace_sample s[64];
+	unsigned int i;
+
+	assert_true(n <= 64);
+	for (i = 0; i < n; i++) {
+		memset(&s[i], 0, sizeof(s[i]));
+		s[i].time = time + i;
+		s[i].pid = s[i].tid = tid;
+		s[i].nr = 4;
+		s[i].counts[0] = 1000;
+		s[i].counts[1] = 500;
+		s[i].counts[2] = 3;
+		s[i].counts[3] = 7;
+	}
+	tap->samples(tap->arg, s, n);
+}
+
+static struct window_metrics *new_metrics(uint32_t top)
+{
+	struct trace_header h;
+	struct window_metrics *m;
+
+	tgen_header(&h);
+	assert_int_equal(window_metrics_new(&m, &h, top, false), 0);
+	return m;
+}
+
+static void idle_unnamed_pairs_fold_into_other_totals_unchanged(void **state)
+{
+	struct window_metrics *m = new_metrics(2);
+	struct totals before, after;
+	uint32_t i;
+	char name[32];
+
+	(void)state;
+	comm(m, 1 * S, 100, "busy");
+	comm(m, 1 * S, 101, "alsobusy");
+	windows(m, 1 * S, 100, 40);
+	windows(m, 1 * S, 101, 20);
+	for (i = 0; i < 30; i++) {
+		snprintf(name, sizeof(name), "short-%u", i);
+		comm(m, 1 * S, 200 + i, name);
+		windows(m, 1 * S, 200 + i, 1 + i % 3);
+	}
+	scrape(m, &before);	/* names busy and alsobusy (top 2) */
+	assert_int_equal((int)before.series_held, 32);
+	assert_int_equal((int)before.evicted_series, 0);
+	/* busy goes on alone for 75 s; the others stay idle (alsobusy is named) */
+	for (i = 2; i <= 76; i++)
+		windows(m, i * S, 100, 1);
+	scrape(m, &after);
+	assert_int_equal((int)after.evicted_series, 30);
+	assert_int_equal((int)after.series_held, 2);
+	assert_true(after.windows == before.windows + 75);
+	assert_true(after.ipc_count == before.ipc_count + 75);
+	assert_true(after.mpki_count == before.mpki_count + 2 * 75);
+	assert_true(after.ipc_sum == before.ipc_sum + 2.0 * 75);
+	assert_true(after.events == before.events + 75 * (1000 + 500 + 3 + 7));
+	/* the 30 short pairs' windows are now "other" */
+	assert_true(after.other_windows == before.other_windows);
+	assert_true(after.other_windows == 30 + 10 * (0 + 1 + 2));
+	window_metrics_free(m);
+}
+
+static void exited_thread_forgotten_unless_born_again(void **state)
+{
+	struct window_metrics *m = new_metrics(5);
+	struct totals t;
+
+	(void)state;
+	comm(m, 1 * S, 50, "reborn-parent");
+	comm(m, 1 * S, 300, "gone");
+	comm(m, 1 * S, 301, "gone");
+	windows(m, 1 * S, 300, 1);
+	windows(m, 1 * S, 301, 1);
+	task(m, PMIPROF_REC_EXIT, 2 * S, 300, 1);
+	task(m, PMIPROF_REC_EXIT, 2 * S, 301, 1);
+	/* tid 300 comes back as a child of 50, without a COMM of its own */
+	task(m, PMIPROF_REC_FORK, 3 * S, 300, 50);
+	for (uint32_t i = 4; i <= 25; i++)
+		windows(m, i * S, 50, 1);
+	scrape(m, &t);
+	assert_true(t.evicted_threads >= 1);	/* 301: 10 s after its EXIT */
+	/* 300 kept its parent's name: its windows count there, not as [unknown] */
+	windows(m, 26 * S, 300, 5);
+	windows(m, 26 * S, 301, 2);		/* forgotten: [unknown] */
+	scrape(m, &t);
+	assert_string_equal(t.comm_of_tid_300, "27");	/* 22 of 50 + 5 of 300 */
+	window_metrics_free(m);
+}
+
+static void past_the_cap_every_unnamed_pair_folds(void **state)
+{
+	struct window_metrics *m = new_metrics(1);
+	struct totals before, after;
+	char name[32];
+	uint32_t i;
+
+	(void)state;
+	comm(m, 1 * S, 1, "named-one");
+	windows(m, 1 * S, 1, 10);
+	scrape(m, &before);
+	for (i = 0; i < 20100; i++) {
+		snprintf(name, sizeof(name), "c%u", i);
+		comm(m, 1 * S + i, 1000 + i, name);
+		windows(m, 1 * S + i, 1000 + i, 1);
+	}
+	scrape(m, &after);
+	assert_true(after.evicted_series >= 20000);
+	assert_true(after.series_held <= 20000);
+	assert_true(after.windows == before.windows + 20100);
+	assert_true(after.ipc_count == before.ipc_count + 20100);
+	window_metrics_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(idle_unnamed_pairs_fold_into_other_totals_unchanged),
+		cmocka_unit_test(exited_thread_forgotten_unless_born_again),
+		cmocka_unit_test(past_the_cap_every_unnamed_pair_folds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
