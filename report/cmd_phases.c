@@ -18,6 +18,7 @@
 #include "output/format.h"
 #include "analysis/phases.h"
 #include "analysis/profile.h"
+#include "output/html.h"
 #include "input/session.h"
 #include "util.h"
 
@@ -30,6 +31,7 @@ const char cmd_phases_help[] =
 "SYNOPSIS\n"
 "    pmiprof phases [-i FILE] [--interval M] [--max-k K] [--format table|csv|json]\n"
 "                   [--bbv FILE] [--top N] [FILTERS]\n"
+"    pmiprof phases --html [-o FILE] [-i FILE] [--interval M] [--max-k K] [FILTERS]\n"
 "\n"
 "DESCRIPTION\n"
 "    Groups the trace's windows, in trace order, into intervals of M windows\n"
@@ -72,6 +74,11 @@ const char cmd_phases_help[] =
 "                        1-based function id, count its windows in the\n"
 "                        interval (for simpoint -loadFVFile, simulators)\n"
 "    --top N             functions shown per phase (default 5)\n"
+"    --html              write report --html's page (-o FILE, default\n"
+"                        phases.html) with the phases found with these\n"
+"                        options: bands on the timeline, each stretch in\n"
+"                        the list selects its time range (docs/html.md)\n"
+"    -o, --output FILE   with --html: the page's file ('-': stdout)\n"
 "    -q, --quiet         no notes about symbols\n"
 "    FILTERS             as for pmiprof report (--pid, --tid, --comm, --dso,\n"
 "                        --symbol, --time, --window, --region): the phases of\n"
@@ -84,6 +91,7 @@ SESSION_LOOKUP_HELP
 "    pmiprof phases\n"
 "    pmiprof phases -i run.data --format csv > intervals.csv\n"
 "    pmiprof phases --bbv run.bb && simpoint -loadFVFile run.bb -maxK 10 ...\n"
+"    pmiprof phases --html --max-k 4 -o phases.html\n"
 "    pmiprof report --phase 2          the flat profile of phase 2\n"
 "    pmiprof plot -o run.png --phases  the time axis coloured by phase\n"
 "\n"
@@ -93,7 +101,7 @@ SESSION_LOOKUP_HELP
 "SEE ALSO\n"
 "    pmiprof report, pmiprof plot, docs/phases.md\n";
 
-enum { OPT_INTERVAL = 0x2000, OPT_MAX_K, OPT_BBV, OPT_TOP };
+enum { OPT_INTERVAL = 0x2000, OPT_MAX_K, OPT_BBV, OPT_TOP, OPT_HTML };
 
 static const struct option long_opts[] = {
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
@@ -101,6 +109,8 @@ static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "bbv", required_argument, NULL, OPT_BBV },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "html", no_argument, NULL, OPT_HTML },
+	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	SESSION_FILTER_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -382,6 +392,9 @@ struct phases_args {
 	enum out_format format;
 	const char *bbv;
 	uint64_t top;
+	bool html;			/* --html: the report page (output/html.c) */
+	bool format_given;
+	const char *output;		/* -o, with --html */
 };
 
 static const struct phases_result *sort_r;
@@ -651,7 +664,7 @@ static int parse_args(struct phases_args *a, int argc, char **argv)
 	a->top = 5;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:f:qh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:f:o:qh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_INTERVAL:
 			if (pm_parse_u64(optarg, 1, UINT32_MAX, &a->po.interval))
@@ -668,6 +681,13 @@ static int parse_args(struct phases_args *a, int argc, char **argv)
 			if (parse_format(optarg, &a->format))
 				return pm_usage_error("phases", "--format '%s': expected table, csv "
 						      "or json", optarg);
+			a->format_given = true;
+			break;
+		case OPT_HTML:
+			a->html = true;
+			break;
+		case 'o':
+			a->output = optarg;
 			break;
 		case OPT_BBV:
 			a->bbv = optarg;
@@ -694,6 +714,12 @@ static int parse_args(struct phases_args *a, int argc, char **argv)
 	if (optind < argc)
 		return pm_usage_error("phases", "unexpected argument '%s' (the trace is given "
 				      "with -i FILE)", argv[optind]);
+	if (a->html && (a->format_given || a->bbv))
+		return pm_usage_error("phases", "--html writes a page: it takes no --format "
+				      "or --bbv");
+	if (a->output && !a->html)
+		return pm_usage_error("phases", "-o is for the --html page (the table, csv and "
+				      "json go to stdout)");
 	return 0;
 }
 
@@ -767,7 +793,10 @@ int cmd_phases(int argc, char **argv)
 		session_opts_free(&a.so);
 		return command_help("phases");
 	}
-	if (!rc)
+	if (!rc && a.html)
+		rc = report_html(&a.so, a.output ? a.output : "phases.html", HTML_DEFAULT_BUCKETS,
+				 &a.po);
+	else if (!rc)
 		rc = run_phases(&a);
 	session_opts_free(&a.so);
 	return rc;

@@ -698,7 +698,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!rc && a.html)
 		rc = report_html(&a.so, a.output ? a.output : "report.html",
-				 a.html_buckets ? (uint32_t)a.html_buckets : HTML_DEFAULT_BUCKETS);
+				 a.html_buckets ? (uint32_t)a.html_buckets : HTML_DEFAULT_BUCKETS,
+				 &a.po);
 	else if (!rc && a.stack_format)
 		rc = !strcmp(a.stack_format, "pprof") ? report_pprof(&a.so, a.value, a.output) :
 		     report_folded(&a.so, a.value, a.output);

@@ -378,7 +378,8 @@ static int write_page(FILE *out, const char *data, size_t len)
 	return ferror(out) ? -EIO : 0;
 }
 
-int report_html(const struct session_opts *so, const char *path, uint32_t buckets)
+int report_html(const struct session_opts *so, const char *path, uint32_t buckets,
+		const struct phases_opts *po)
 {
 	struct session s;
 	struct hpass p = { .trunc_sym = -1, .max = buckets, .width = 1 };
@@ -389,7 +390,7 @@ int report_html(const struct session_opts *so, const char *path, uint32_t bucket
 	int rc;
 
 	/* the phases: a pass of their own (as plot --phases) */
-	rc = html_phases_json(so, &phases);
+	rc = html_phases_json(so, po, &phases);
 	if (rc) {
 		pm_err("%s: phases: %s", so->input ? so->input : "pmiprof.data", strerror(-rc));
 		return 1;

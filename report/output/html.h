@@ -16,7 +16,13 @@
 
 #define HTML_DEFAULT_BUCKETS	1000
 
-/* Writes the page of the trace so names to path ("-" = stdout): exit status. */
-int report_html(const struct session_opts *so, const char *path, uint32_t buckets);
+struct phases_opts;
+
+/*
+ * Writes the page of the trace so names to path ("-" = stdout), its phases
+ * found with po (`pmiprof phases --html`; NULL: phases' defaults): exit status.
+ */
+int report_html(const struct session_opts *so, const char *path, uint32_t buckets,
+		const struct phases_opts *po);
 
 #endif /* PMIPROF_REPORT_HTML_H */

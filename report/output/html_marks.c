@@ -42,9 +42,9 @@ static int phases_write(FILE *f, const struct session *s, const struct phases_re
 	return 0;
 }
 
-int html_phases_json(const struct session_opts *so, char **out)
+int html_phases_json(const struct session_opts *so, const struct phases_opts *po, char **out)
 {
-	static const struct phases_opts po;
+	static const struct phases_opts defaults;
 	struct phases_result r;
 	struct session s;
 	size_t len;
@@ -58,7 +58,7 @@ int html_phases_json(const struct session_opts *so, char **out)
 		fclose(f);
 		return rc;
 	}
-	rc = phases_detect(&s, &po, &r);
+	rc = phases_detect(&s, po ? po : &defaults, &r);
 	if (rc == -ENODATA) {
 		fputs("\"phases\":{\"k\":0,\"note\":\"no windows to find phases in\"}", f);
 		rc = 0;

@@ -16,10 +16,12 @@
 /*
  * "phases":{"k":K,"names":[...],"intervals":N,"runs":[[start_ns,end_ns,phase],...]}
  * (a run: consecutive intervals of one phase) from a pass of their own over
- * the trace so opens, or "phases":{"k":0,"note":why} when there are none.
+ * the trace so opens, with po's interval and max k (NULL: the defaults), or
+ * "phases":{"k":0,"note":why} when there are none.
  * *out is malloc'd.
  */
-int html_phases_json(const struct session_opts *so, char **out);
+struct phases_opts;
+int html_phases_json(const struct session_opts *so, const struct phases_opts *po, char **out);
 /*
  * "regions":{"names":[...],"bands":[[begin_ns,end_ns,region],...],"gap_ns":G,"left":N}
  * from the spans of the pass just run on s (reg.want_spans): a region's
