@@ -24,6 +24,7 @@
 #include "analysis/histogram.h"
 #include "analysis/metrics.h"
 #include "analysis/phases.h"
+#include "analysis/region_bands.h"
 #include "analysis/profile.h"
 #include "input/session.h"
 #include "util.h"
@@ -497,17 +498,7 @@ static const char *const region_colors[] = {
 	"#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e",
 };
 
-static int span_cmp(const void *a, const void *b)
-{
-	const struct region_span *x = a, *y = b;
-
-	if (x->region != y->region)
-		return x->region < y->region ? -1 : 1;
-	return x->begin < y->begin ? -1 : x->begin > y->begin;
-}
-
-/* One band of a region along the time axis: its spans of every thread, merged. */
-struct region_band {
+struct plot_band {
 	uint32_t region;
 	double b, e;		/* seconds */
 };
@@ -518,39 +509,29 @@ struct region_band {
 
 /*
  * Code regions (1.4 traces): each region's spans, of every thread, as
- * bands along the time axis.  Spans of a region closer than 0.1% of the
- * axis merge, so a region entered 10^5 times is a few bands, not 10^5
- * objects.  *n bands (sorted by region, then time) into *out.
+ * bands along the time axis (analysis/region_bands.c), in seconds.  Spans
+ * of a region closer than 0.1% of the axis merge, so a region entered 10^5
+ * times is a few bands, not 10^5 objects.  *n bands (sorted by region,
+ * then time) into *out.
  */
-static int region_bands(struct session *s, double tmax, struct region_band **out, uint32_t *n)
+static int plot_bands(struct session *s, double tmax, struct plot_band **out, uint32_t *n)
 {
-	struct regions *r = &s->reg;
-	double gap = tmax / 1000;
-	struct region_band *bd;
-	uint32_t i, nb = 0;
+	struct region_band *rb;
+	struct plot_band *bd = NULL;
+	uint32_t i;
+	int err = region_bands(s, (uint64_t)(tmax * 1e9 / 1000), &rb, n);
 
 	*out = NULL;
-	*n = 0;
-	if (!r->nr_spans)
-		return 0;
-	bd = malloc(r->nr_spans * sizeof(*bd));
-	if (!bd)
-		return -ENOMEM;
-	qsort(r->spans, r->nr_spans, sizeof(*r->spans), span_cmp);
-	for (i = 0; i < r->nr_spans; i++) {
-		const struct region_span *sp = &r->spans[i];
-		double sb = (double)session_time_ns(s, sp->begin) / 1e9;
-		double se = (double)session_time_ns(s, sp->end) / 1e9;
-
-		if (nb && bd[nb - 1].region == sp->region && sb <= bd[nb - 1].e + gap) {
-			bd[nb - 1].e = se > bd[nb - 1].e ? se : bd[nb - 1].e;
-			continue;
-		}
-		bd[nb++] = (struct region_band){ sp->region, sb, se > sb ? se : sb };
-	}
+	if (err || !*n)
+		return err;
+	bd = malloc(*n * sizeof(*bd));
+	if (bd)
+		for (i = 0; i < *n; i++)
+			bd[i] = (struct plot_band){ rb[i].region, (double)rb[i].b / 1e9,
+						    (double)rb[i].e / 1e9 };
+	free(rb);
 	*out = bd;
-	*n = nb;
-	return 0;
+	return bd ? 0 : -ENOMEM;
 }
 
 /*
@@ -559,7 +540,7 @@ static int region_bands(struct session *s, double tmax, struct region_band **out
  * first panel's key: wide[region] set).  The narrow ones are left to the
  * region strip.
  */
-static void write_region_shading(FILE *f, struct session *s, const struct region_band *bd,
+static void write_region_shading(FILE *f, struct session *s, const struct plot_band *bd,
 				 uint32_t nb, double tmax, bool *wide)
 {
 	uint32_t i, nobj = 0;
@@ -588,7 +569,7 @@ static void write_region_shading(FILE *f, struct session *s, const struct region
  * a strip panel on the same time axis, a row per region (the first
  * PLOT_STRIP_REGIONS), every band a mark at least 0.2% of the axis wide.
  */
-static void write_region_strip(FILE *f, struct session *s, const struct region_band *bd,
+static void write_region_strip(FILE *f, struct session *s, const struct plot_band *bd,
 			       uint32_t nb, double tmax, double ph, double origin)
 {
 	uint32_t i, nobj = 0, nreg = regions_count(&s->reg), rows, left = 0;
@@ -664,7 +645,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	const struct profile *p = &d->p;
 	uint32_t nm = p->nr_hist, i, k, ntd = 0, row = 0, panels, nshown = 0, col;
 	uint32_t nbands = 0, narrow = 0;
-	struct region_band *bands = NULL;
+	struct plot_band *bands = NULL;
 	bool wide[PLOT_KEY_REGIONS] = { false };
 	double tmax = 0;
 	uint64_t w;
@@ -697,7 +678,7 @@ static int write_script(const char *path, const struct plot_args *a, const struc
 	for (w = 0; w < d->n; w++)
 		tmax = d->t[w] > tmax ? d->t[w] : tmax;
 	tmax = tmax > 0 ? tmax : 1e-3;
-	if (region_bands(s, tmax, &bands, &nbands))
+	if (plot_bands(s, tmax, &bands, &nbands))
 		return -ENOMEM;
 	for (i = 0; i < nbands; i++)
 		narrow += bands[i].e - bands[i].b < PLOT_MIN_SHADE * tmax;

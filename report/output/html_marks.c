@@ -12,6 +12,7 @@
 
 #include "analysis/phases.h"
 #include "output/format.h"
+#include "analysis/region_bands.h"
 #include "output/html_marks.h"
 #include "input/regions.h"
 #include "util.h"
@@ -72,56 +73,37 @@ int html_phases_json(const struct session_opts *so, const struct phases_opts *po
 	return rc;
 }
 
-static int span_cmp(const void *a, const void *b)
-{
-	const struct region_span *x = a, *y = b;
-
-	if (x->region != y->region)
-		return x->region < y->region ? -1 : 1;
-	return x->begin < y->begin ? -1 : x->begin > y->begin;
-}
-
 int html_regions_json(struct session *s, uint64_t span_ns, char **out)
 {
 	struct regions *r = &s->reg;
-	uint64_t gap = span_ns / 1000, b = 0, e = 0, left = 0;
-	uint32_t i, k, cur = UINT32_MAX, nb = 0;
+	uint64_t gap = span_ns / 1000, left = 0;
+	struct region_band *bd;
+	uint32_t i, k, nb;
 	size_t len;
-	FILE *f = open_memstream(out, &len);
+	FILE *f;
+	int err = region_bands(s, gap, &bd, &nb);
 
-	if (!f)
+	if (err)
+		return err;
+	f = open_memstream(out, &len);
+	if (!f) {
+		free(bd);
 		return -errno;
+	}
 	fputs("\"regions\":{\"names\":[", f);
 	for (k = 0; k < regions_count(r); k++) {
 		fputs(k ? "," : "", f);
 		json_str(f, regions_name(r, k));
 	}
 	fputs("],\"bands\":[", f);
-	if (r->nr_spans)
-		qsort(r->spans, r->nr_spans, sizeof(*r->spans), span_cmp);
-	/* i == nr_spans flushes the last band */
-	for (i = 0; i <= r->nr_spans; i++) {
-		const struct region_span *sp = i < r->nr_spans ? &r->spans[i] : NULL;
-		uint64_t sb = sp ? session_time_ns(s, sp->begin) : 0;
-		uint64_t se = sp ? session_time_ns(s, sp->end) : 0;
-
-		if (sp && sp->region == cur && sb <= e + gap) {
-			e = se > e ? se : e;
-			continue;
-		}
-		if (cur != UINT32_MAX) {
-			if (nb < HTML_MAX_REGION_BANDS)
-				fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",%u]", nb ? "," : "", b, e, cur);
-			else
-				left++;
-			nb++;
-		}
-		if (sp) {
-			cur = sp->region;
-			b = sb;
-			e = se > sb ? se : sb;
-		}
+	for (i = 0; i < nb; i++) {
+		if (i < HTML_MAX_REGION_BANDS)
+			fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",%u]", i ? "," : "", bd[i].b, bd[i].e,
+				bd[i].region);
+		else
+			left++;
 	}
+	free(bd);
 	fprintf(f, "],\"gap_ns\":%" PRIu64 ",\"left\":%" PRIu64 ",\"spans_dropped\":%" PRIu64 "}",
 		gap, left, r->spans_dropped);
 	return fclose(f) ? -EIO : 0;
