@@ -8,7 +8,12 @@
 # --windows lists there (per-window statistics' rule: not throttled, not
 # after a loss, with a value); the flame graph's "Colour by" a metric
 # changes the frames' fills and shows a legend with the metric and its
-# unit, and DSO gives the DSO colours back.  No console error.
+# unit, and DSO gives the DSO colours back; "Zoom to selection" sets every
+# chart's time axis to the selection, the pan button moves it by a quarter
+# of its width, "Whole run" shows the run again.  No console error.  A
+# full-page screenshot of the phases page (a phase stretch selected, the
+# flame graph coloured by a metric, the timeline zoomed and panned) is kept
+# at build/t522_phases_page.png.
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
 chromium=${CHROMIUM:-/usr/bin/chromium}
@@ -19,11 +24,12 @@ command -v node >/dev/null || skip_all "no node: make deps installs it"
 trap 'rm -rf "$TMPD"' EXIT
 here=$(dirname "$0")
 cmp_py=$here/html_compare.py
+shot=$(dirname "$PMIPROF")/t522_phases_page.png
 drive() {	# trace -> $TMPD/NAME.json
 	"$PMIPROF" report --html -i "$TMPD/$1.data" -o "$TMPD/$1.html" 2>"$TMPD/err" ||
 		{ not_ok "report --html of $1" "$(cat "$TMPD/err")"; return 1; }
 	NODE_PATH=$nm CHROMIUM=$chromium timeout 180 node "$here/../../report/output/html/check_marks.js" \
-		"$TMPD/$1.html" 2 >"$TMPD/$1.json" 2>"$TMPD/err" ||
+		"$TMPD/$1.html" 2 "$([ "$1" = ph ] && echo "$shot")" >"$TMPD/$1.json" 2>"$TMPD/err" ||
 		{ not_ok "chromium drives the $1 page" "$(tail -5 "$TMPD/err")"; return 1; }
 	"$PMIPROF" report -q -i "$TMPD/$1.data" --windows --format csv >"$TMPD/$1.windows.csv" 2>/dev/null
 }
@@ -84,6 +90,21 @@ PY
 	[ "$changed" = 1 ] && ok "Colour by $by: other fills ($nm_ colours, $nd by DSO) and a legend naming it with its unit" ||
 		not_ok "Colour by a metric" "$(python3 -c "import json; print(json.load(open('$TMPD/ph.json'))['colour'])" | head -c 800)"
 	[ "$back" = 1 ] && ok "Colour by DSO again: the DSO colours and legend" || not_ok "Colour by DSO again" "$(cat "$TMPD/colour")"
+	python3 - "$TMPD/ph.json" >"$TMPD/tl" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))['timeline']
+a, b = t['sel'][0] / 1e9, (t['sel'][1] + 1) / 1e9
+near = lambda x, y: abs(x - y) < 1e-6 * max(1, abs(y))
+zoom = all(near(lo, a) and near(hi, b) for lo, hi in t['zoomed'])
+pan = all(near(lo, a + (b - a) / 4) and near(hi, b + (b - a) / 4) for lo, hi in t['panned'])
+reset = all(near(lo, 0) and hi > b for lo, hi in t['reset'])
+print(int(zoom), int(pan), int(reset), len(t['zoomed']), '%.3f-%.3f s' % (a, b))
+PY
+	read -r zoom pan reset ncharts range <"$TMPD/tl"
+	[ "$zoom" = 1 ] && ok "Zoom to selection: the $ncharts charts' time axes show $range" || not_ok "Zoom to selection" "$(cat "$TMPD/tl")"
+	[ "$pan" = 1 ] && ok "Pan right: every axis moved by a quarter of its width" || not_ok "Pan right" "$(cat "$TMPD/tl")"
+	[ "$reset" = 1 ] && ok "Whole run: the axes from 0 past the selection again" || not_ok "Whole run" "$(cat "$TMPD/tl")"
+	check "screenshot kept at $shot" [ -s "$shot" ]
 fi
 if drive rg; then
 	check "no console error on the regions page" [ "$(python3 -c "import json; print(len(json.load(open('$TMPD/rg.json'))['errors']))")" = 0 ]

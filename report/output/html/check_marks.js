@@ -1,14 +1,16 @@
 // Drives a `pmiprof report --html` page in headless chromium (puppeteer-core)
-// for test t522: node check_marks.js PAGE [MAX_PER_KIND]
+// for test t522: node check_marks.js PAGE [MAX_PER_KIND [SHOT.png]]
 // Clicks entries of the phases-and-regions list as a person would and
 // prints, per entry, the selection it made (time, windows, the flat table's
 // rows, the flame graph's total and the histogram's counts); then switches
 // the flame graph's "Colour by" to a metric and back to DSO, printing the
-// frames' fills and the legend each time.  One JSON object on stdout.
+// frames' fills and the legend each time; zooms the timeline to the last
+// selection and pans it with the buttons, printing each chart's x range;
+// takes a screenshot (full page) of the result.  One JSON object on stdout.
 'use strict';
 const puppeteer = require('puppeteer-core');
 (async () => {
-	const [page_path, max_s] = process.argv.slice(2);
+	const [page_path, max_s, shot] = process.argv.slice(2);
 	const max = parseInt(max_s || '2', 10);
 	const browser = await puppeteer.launch({
 		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -55,7 +57,18 @@ const puppeteer = require('puppeteer-core');
 			out.colour.metric = await colour();
 			await page.select('#fg-color', 'dso');
 			out.colour.back = await colour();
+			await page.select('#fg-color', metric);
 		}
+		// the timeline: zoom to the selection, pan right, back to the whole run
+		const xr = async () => page.evaluate(() => window.pmiprof.plots.map(u => [u.scales.x.min, u.scales.x.max]));
+		out.timeline = { sel: await page.evaluate(() => window.pmiprof.state.time) };
+		await page.click('#zoom-sel');
+		out.timeline.zoomed = await xr();
+		await page.click('#pan-right');
+		out.timeline.panned = await xr();
+		if (shot) await page.screenshot({ path: shot, fullPage: true });
+		await page.click('#zoom-reset');
+		out.timeline.reset = await xr();
 	} finally {
 		await browser.close();
 	}
