@@ -19,6 +19,7 @@
 #include "service/segment_writer.h"
 #include "trace_dir.h"
 #include "util.h"
+#include "service/worker_thread.h"
 #include "service/window_metrics.h"
 
 #define MAX_QUEUE	64
@@ -27,8 +28,7 @@
 struct daemon_state {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	pthread_t worker;
-	bool worker_running, stopping;
+	struct worker_thread worker;	/* worker_main(); waits on cond */
 	char *dir;
 	struct retention ret;
 	struct window_metrics *wm;
@@ -92,7 +92,7 @@ static void *worker_main(void *arg)
 		bool full;
 		int e;
 
-		while (!d->nr_queue && !d->disk_full && !d->stopping)
+		while (!d->nr_queue && !d->disk_full && !d->worker.stopping)
 			pthread_cond_wait(&d->cond, &d->lock);
 		if (!d->nr_queue && !d->disk_full)
 			break;
@@ -212,10 +212,8 @@ int daemon_state_new(struct daemon_state **out, const char *dir, const struct re
 		d->tap.ustack = tap_ustack;
 		d->tap.mmap = tap_mmap;
 	}
-	if (!e) {
-		e = -pthread_create(&d->worker, NULL, worker_main, d);
-		d->worker_running = !e;
-	}
+	if (!e)
+		e = worker_thread_start(&d->worker, &d->lock, &d->cond, worker_main, d);
 	if (e) {
 		daemon_state_free(d);
 		return e;
@@ -228,13 +226,7 @@ void daemon_state_free(struct daemon_state *d)
 {
 	if (!d)
 		return;
-	if (d->worker_running) {
-		pthread_mutex_lock(&d->lock);
-		d->stopping = true;
-		pthread_cond_signal(&d->cond);
-		pthread_mutex_unlock(&d->lock);
-		pthread_join(d->worker, NULL);
-	}
+	worker_thread_stop(&d->worker);
 	live_profile_free(d->lp);
 	window_metrics_free(d->wm);
 	if (d->flush_fd >= 0)

@@ -108,9 +108,10 @@ static enum MHD_Result serve_metrics(struct http_server *h, struct MHD_Connectio
  * --since SINCE --until UNTIL --format pprof` gives the same profile.
  */
 static enum MHD_Result reply_profile(struct MHD_Connection *c, char *buf, size_t len,
-				     const char *since, const char *until)
+				     const char *since, const char *until, uint64_t dropped)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	char nd[24];
 	enum MHD_Result ret;
 
 	if (!r) {
@@ -120,6 +121,9 @@ static enum MHD_Result reply_profile(struct MHD_Connection *c, char *buf, size_t
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
 	MHD_add_response_header(r, "X-Pmiprof-Since", since);
 	MHD_add_response_header(r, "X-Pmiprof-Until", until);
+	/* samples of the range the profile lacks: the builder fell too far behind */
+	snprintf(nd, sizeof(nd), "%llu", (unsigned long long)dropped);
+	MHD_add_response_header(r, "X-Pmiprof-Samples-Dropped", nd);
 	ret = MHD_queue_response(c, 200, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -175,7 +179,7 @@ static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connectio
 	const char *pid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
 	struct live_scrape *sc;
 	char since[48], until[48];
-	uint64_t seconds = 30, t0, t1, t2, v = 0;
+	uint64_t seconds = 30, t0, t1, t2, v = 0, dropped;
 	char *buf = NULL;
 	size_t len = 0;
 	int ret;
@@ -208,13 +212,14 @@ static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connectio
 	/* the recording loop drains the rings: every sample up to t1 goes through the tap */
 	ret = daemon_state_flush(h->d, PROFILE_FLUSH_WAIT_MS);
 	if (ret) {
-		live_profile_end(daemon_state_live(h->d), sc, 0, &buf, &len);
+		live_profile_end(daemon_state_live(h->d), sc, 0, &buf, &len, &dropped);
 		free(buf);
 		return reply_text(c, 503, "the recorder did not hand over its samples in time: "
 				  "%s\n", strerror(-ret));
 	}
 	t2 = pm_realtime_ns();
-	ret = live_profile_end(daemon_state_live(h->d), sc, PROFILE_BUILD_WAIT_MS, &buf, &len);
+	ret = live_profile_end(daemon_state_live(h->d), sc, PROFILE_BUILD_WAIT_MS, &buf, &len,
+			       &dropped);
 	if (getenv("PMIPROF_DEBUG_PROFILE"))
 		pm_info("profile: flush %.1f ms, build %.1f ms after the end", (t2 - t1) / 1e6,
 			(pm_realtime_ns() - t1) / 1e6);
@@ -223,7 +228,7 @@ static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connectio
 		return reply_text(c, 500, "no profile for %s .. %s: %s\n", since, until,
 				  strerror(-ret));
 	}
-	return reply_profile(c, buf, len, since, until);
+	return reply_profile(c, buf, len, since, until, dropped);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,

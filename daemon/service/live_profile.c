@@ -22,6 +22,7 @@
 #include "output/stack_export.h"
 #include "stacks/callstack.h"
 #include "util.h"
+#include "service/worker_thread.h"
 
 /* The worker's backlog beyond which samples are not queued (counted as dropped). */
 #define QUEUE_MAX		(64u << 20)
@@ -67,6 +68,7 @@ struct live_scrape {
 	enum sc_state state;
 	uint64_t end_seq;		/* 0: still running; else the queue position to reach */
 	bool abandoned;			/* end() gave up waiting: the worker frees it */
+	uint64_t dropped;		/* samples of its range not queued (worker behind) */
 	int err;
 	/* the worker's */
 	struct pp_pass *pp;
@@ -82,13 +84,14 @@ struct fid {
 struct live_profile {
 	pthread_mutex_t lock;
 	pthread_cond_t work, done;	/* to the worker; to end() */
-	pthread_t thread;
-	bool running, stopping;
+	struct worker_thread worker;	/* worker_main(); waits on work */
 	struct trace_header h;
 	struct trace_writer_tap tap;
 	/* the queue (lock) */
 	uint8_t *q;
-	size_t q_len, q_cap;
+	size_t q_len;
+	uint32_t q_cap;			/* bounded by queue_max + one entry */
+	size_t queue_max;		/* QUEUE_MAX; tests set PMIPROF_TEST_PROFILE_QUEUE_MAX */
 	uint64_t seq_in, seq_done;	/* records queued; records the worker has applied */
 	atomic_int active;		/* profiles registered: queue samples */
 	bool last_queued;		/* the recording thread's: the last sample went in */
@@ -100,8 +103,8 @@ struct live_profile {
 	/* the worker's */
 	struct live_scrape *cur[MAX_SCRAPES];	/* the profiles of the batch in hand */
 	uint32_t nr_cur;
-	uint8_t *spare;
-	size_t spare_cap;
+	uint8_t *spare;			/* the other buffer, kept at its size up to QUEUE_KEEP */
+	uint32_t spare_cap;
 	struct session s;
 	bool have_session;
 	uint32_t chunk_seq;
@@ -117,18 +120,8 @@ static void *q_put(struct live_profile *lp, uint32_t type, size_t len)
 	size_t need = sizeof(struct q_hdr) + ((len + 7) & ~(size_t)7);
 	struct q_hdr *hd;
 
-	if (lp->q_len + need > lp->q_cap) {
-		size_t cap = lp->q_cap ? lp->q_cap : 65536;
-		uint8_t *nq;
-
-		while (cap < lp->q_len + need)
-			cap *= 2;
-		nq = realloc(lp->q, cap);
-		if (!nq)
-			return NULL;
-		lp->q = nq;
-		lp->q_cap = cap;
-	}
+	if (pm_grow(&lp->q, &lp->q_cap, (uint64_t)lp->q_len + need, 65536, 1))
+		return NULL;
 	hd = (struct q_hdr *)(lp->q + lp->q_len);
 	lp->tail_sample = type == Q_SAMPLE ? lp->q_len : SIZE_MAX;
 	hd->type = type;
@@ -136,6 +129,19 @@ static void *q_put(struct live_profile *lp, uint32_t type, size_t len)
 	lp->q_len += need;
 	lp->seq_in++;
 	return hd + 1;
+}
+
+static bool in_range(const struct live_scrape *sc, uint64_t t);
+
+/* A sample not queued: counted, and in each profile whose range holds it (lock held). */
+static void drop_sample(struct live_profile *lp, const struct trace_sample *s)
+{
+	struct live_scrape *sc;
+
+	lp->st.samples_dropped++;
+	for (sc = lp->scrapes; sc; sc = sc->next)
+		if (in_range(sc, s->time))
+			sc->dropped++;
 }
 
 static void q_signal(struct live_profile *lp)
@@ -154,8 +160,8 @@ static void tap_stack(void *arg, const struct trace_sample *s, const uint64_t *i
 	if (!atomic_load_explicit(&lp->active, memory_order_acquire))
 		return;
 	pthread_mutex_lock(&lp->lock);
-	if (lp->q_len > QUEUE_MAX) {
-		lp->st.samples_dropped++;
+	if (lp->q_len > lp->queue_max) {
+		drop_sample(lp, s);
 		pthread_mutex_unlock(&lp->lock);
 		return;
 	}
@@ -167,7 +173,7 @@ static void tap_stack(void *arg, const struct trace_sample *s, const uint64_t *i
 		memcpy(e + 1, ips, nr * sizeof(*ips));
 		lp->last_queued = true;
 	} else {
-		lp->st.samples_dropped++;
+		drop_sample(lp, s);
 	}
 	q_signal(lp);
 }
@@ -489,7 +495,7 @@ static bool holds_tail(const struct live_profile *lp)
 }
 
 /* The worker's batch: the queue and the profiles (lock held).  Returns the queue's seq. */
-static uint64_t take_batch(struct live_profile *lp, uint8_t **buf, size_t *len, size_t *cap)
+static uint64_t take_batch(struct live_profile *lp, uint8_t **buf, size_t *len, uint32_t *cap)
 {
 	struct live_scrape *sc;
 
@@ -546,7 +552,7 @@ static bool has_work(const struct live_profile *lp)
 {
 	const struct live_scrape *sc;
 
-	if (lp->stopping || (lp->q_len && !(holds_tail(lp) && lp->tail_sample == 0)))
+	if (lp->worker.stopping || (lp->q_len && !(holds_tail(lp) && lp->tail_sample == 0)))
 		return true;
 	for (sc = lp->scrapes; sc; sc = sc->next)
 		if (sc->state == SC_NEW || (sc->state == SC_OPEN && reached(sc, lp->seq_in)))
@@ -582,12 +588,13 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&lp->lock);
 	for (;;) {
 		uint8_t *buf;
-		size_t len, cap;
+		size_t len;
+		uint32_t cap;
 		uint64_t seq;
 
 		while (!has_work(lp))
 			pthread_cond_wait(&lp->work, &lp->lock);
-		if (lp->stopping)
+		if (lp->worker.stopping)
 			break;
 		seq = take_batch(lp, &buf, &len, &cap);
 		pthread_mutex_unlock(&lp->lock);
@@ -644,6 +651,10 @@ int live_profile_new(struct live_profile **out, const struct trace_header *h)
 		return -ENOMEM;
 	pthread_mutex_init(&lp->lock, NULL);
 	lp->tail_sample = SIZE_MAX;
+	lp->queue_max = QUEUE_MAX;
+	/* a tiny queue, so that a test sees samples dropped and counted */
+	if (getenv("PMIPROF_TEST_PROFILE_QUEUE_MAX"))
+		lp->queue_max = strtoull(getenv("PMIPROF_TEST_PROFILE_QUEUE_MAX"), NULL, 0);
 	pthread_cond_init(&lp->work, NULL);
 	pthread_cond_init(&lp->done, NULL);
 	lp->h = *h;
@@ -657,10 +668,8 @@ int live_profile_new(struct live_profile **out, const struct trace_header *h)
 	so.sym.srcline = true;
 	e = session_open_live(&lp->s, &so, &lp->h);
 	lp->have_session = !e;
-	if (!e) {
-		e = -pthread_create(&lp->thread, NULL, worker_main, lp);
-		lp->running = !e;
-	}
+	if (!e)
+		e = worker_thread_start(&lp->worker, &lp->lock, &lp->work, worker_main, lp);
 	if (e) {
 		live_profile_free(lp);
 		return e;
@@ -673,13 +682,7 @@ void live_profile_free(struct live_profile *lp)
 {
 	if (!lp)
 		return;
-	if (lp->running) {
-		pthread_mutex_lock(&lp->lock);
-		lp->stopping = true;
-		pthread_cond_signal(&lp->work);
-		pthread_mutex_unlock(&lp->lock);
-		pthread_join(lp->thread, NULL);
-	}
+	worker_thread_stop(&lp->worker);
 	if (lp->have_session)
 		session_close(&lp->s);
 	free(lp->q);
@@ -755,13 +758,14 @@ int live_profile_begin(struct live_profile *lp, uint64_t from_real_ns, uint64_t 
 }
 
 int live_profile_end(struct live_profile *lp, struct live_scrape *sc, unsigned int timeout_ms,
-		     char **buf, size_t *len)
+		     char **buf, size_t *len, uint64_t *dropped)
 {
 	struct timespec ts;
 	int err = 0, fd;
 
 	*buf = NULL;
 	*len = 0;
+	*dropped = 0;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += timeout_ms / 1000;
 	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
@@ -782,6 +786,7 @@ int live_profile_end(struct live_profile *lp, struct live_scrape *sc, unsigned i
 	}
 	if (!sc->err)
 		lp->st.profiles++;
+	*dropped = sc->dropped;
 	pthread_mutex_unlock(&lp->lock);
 	err = sc->err;
 	if (!err) {

@@ -50,12 +50,14 @@ void live_profile_segment_started(struct live_profile *lp, uint64_t start_ns,
  * it (before from_real_ns); end(), once the recording loop has handed over
  * every sample up to to_real_ns, waits up to timeout_ms for the worker to
  * apply them and write the tables, and returns the gzip'd profile in *buf
- * (malloc'd).  end() frees sc in every case.  0 or -errno.
+ * (malloc'd) and in *dropped how many samples of its range were not queued
+ * (the worker too far behind: the profile lacks them).  end() frees sc in
+ * every case.  0 or -errno.
  */
 int live_profile_begin(struct live_profile *lp, uint64_t from_real_ns, uint64_t to_real_ns,
 		       const char *comm, uint32_t pid, struct live_scrape **out);
 int live_profile_end(struct live_profile *lp, struct live_scrape *sc, unsigned int timeout_ms,
-		     char **buf, size_t *len);
+		     char **buf, size_t *len, uint64_t *dropped);
 
 /* A profile is being taken (the recording loop then drains more often). */
 bool live_profile_active(struct live_profile *lp);
