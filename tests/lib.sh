@@ -33,3 +33,13 @@ done_testing() { echo "1..$_tap_n"; exit $_tap_failed; }
 # Can this machine open perf events at all / hardware ones?
 have_perf_sw() { perf stat -e cpu-clock -x, true >/dev/null 2>&1; }
 have_perf_hw() { command -v perf >/dev/null && ! perf stat -e instructions -x, true 2>&1 | grep -q 'not supported'; }
+
+# The page tests' browser: sets $chromium (Debian's, or $CHROMIUM) and $nm
+# (the npm modules, puppeteer-core among them), else skips the whole test.
+require_chromium() {
+	chromium=${CHROMIUM:-/usr/bin/chromium}
+	nm=$PMIPROF_TOP/report/output/html/node_modules
+	[ -x "$chromium" ] || skip_all "no chromium ($chromium): make deps installs it"
+	command -v node >/dev/null || skip_all "no node: make deps installs it"
+	[ -d "$nm/puppeteer-core" ] || skip_all "no puppeteer-core under $nm: make deps installs it"
+}

@@ -9,11 +9,7 @@
 # The screenshot is kept at build/t520_report_html.png.
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
-chromium=${CHROMIUM:-/usr/bin/chromium}
-nm=$(cd "$(dirname "$0")/../../report/output/html" && pwd)/node_modules
-[ -x "$chromium" ] || skip_all "no chromium ($chromium): make deps installs it"
-command -v node >/dev/null || skip_all "no node: make deps installs it"
-[ -d "$nm/puppeteer-core" ] || skip_all "no puppeteer-core under $nm: make deps installs it"
+require_chromium
 trap 'rm -rf "$TMPD"' EXIT
 checks() { check "$1" bash -c "$2"; }
 here=$(dirname "$0")
