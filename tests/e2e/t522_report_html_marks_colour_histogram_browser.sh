@@ -8,7 +8,8 @@
 # --windows lists there (per-window statistics' rule: not throttled, not
 # after a loss, with a value); the flame graph's "Colour by" a metric
 # changes the frames' fills and shows a legend with the metric and its
-# unit, and DSO gives the DSO colours back; "Zoom to selection" sets every
+# unit, and DSO gives the DSO colours back; every heading of the table
+# sorts it both ways (clicked, or Enter on it); "Zoom to selection" sets every
 # chart's time axis to the selection, the pan button moves it by a quarter
 # of its width, "Whole run" shows the run again.  No console error.  A
 # full-page screenshot of the phases page (a phase stretch selected, the
@@ -100,6 +101,24 @@ PY
 	[ "$zoom" = 1 ] && ok "Zoom to selection: the $ncharts charts' time axes show $range" || not_ok "Zoom to selection" "$(cat "$TMPD/tl")"
 	[ "$pan" = 1 ] && ok "Pan right: every axis moved by a quarter of its width" || not_ok "Pan right" "$(cat "$TMPD/tl")"
 	[ "$reset" = 1 ] && ok "Whole run: the axes from 0 past the selection again" || not_ok "Whole run" "$(cat "$TMPD/tl")"
+	python3 - "$TMPD/ph.json" >"$TMPD/sort" <<'PY'
+import json, sys
+bad, n = [], 0
+for s in json.load(open(sys.argv[1]))['sort']:
+    if s['aria'] not in ('ascending', 'descending'):
+        bad.append(s['heading'] + ': aria-sort ' + str(s['aria']))
+        continue
+    key = (lambda c: c) if s['name'] else (lambda c: float(c.replace(',', '').split(' ')[0]) if c.replace(',', '').split(' ')[0].replace('.', '', 1).replace('-', '', 1).isdigit() else float('-inf'))
+    v = [key(c) for c in s['cells']]
+    want = sorted(v, reverse=s['aria'] == 'descending')
+    n += 1
+    if v != want:
+        bad.append(s['heading'] + ' ' + s['aria'] + ': ' + ' '.join(s['cells'][:6]))
+print(len(bad) == 0 and n > 0, n, '; '.join(bad)[:400])
+PY
+	read -r sorted nsorts why <"$TMPD/sort"
+	[ "$sorted" = True ] && ok "every heading sorts the table both ways, by click and by Enter ($nsorts sorts, aria-sort set)" ||
+		not_ok "sorting by every column" "$(cat "$TMPD/sort")"
 	check "screenshot kept at $shot" [ -s "$shot" ]
 fi
 if drive rg; then

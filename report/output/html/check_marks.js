@@ -59,6 +59,26 @@ const puppeteer = require('puppeteer-core');
 			out.colour.back = await colour();
 			await page.select('#fg-color', metric);
 		}
+		// the table: sort by clicking each heading (twice: both directions); the
+		// displayed column's cells in order
+		out.sort = [];
+		const nth = await page.evaluate(() => document.querySelectorAll('#profile thead th').length);
+		for (let i = 0; i < nth; i++) {
+			for (const round of [1, 2]) {
+				const ths = await page.$$('#profile thead th');
+				if (round === 1 && i % 2) {	// every other heading by keyboard, as a person tabbing
+					await ths[i].focus();
+					await page.keyboard.press('Enter');
+				} else {
+					await ths[i].click();
+				}
+				out.sort.push(await page.evaluate(i => {
+					const th = document.querySelectorAll('#profile thead th')[i];
+					const cells = Array.from(document.querySelectorAll('#profile tbody tr')).map(tr => tr.children[i].textContent);
+					return { heading: th.textContent, aria: th.getAttribute('aria-sort'), name: th.className === 'name', cells };
+				}, i));
+			}
+		}
 		// the timeline: zoom to the selection, pan right, back to the whole run
 		const xr = async () => page.evaluate(() => window.pmiprof.plots.map(u => [u.scales.x.min, u.scales.x.max]));
 		out.timeline = { sel: await page.evaluate(() => window.pmiprof.state.time) };
