@@ -19,6 +19,7 @@
 
 #include "service/daemon_state.h"
 #include "service/live_profile.h"
+#include "service/mem_stream.h"
 #include "util.h"
 
 #define MAX_CONNECTIONS		64
@@ -34,6 +35,7 @@
 struct http_server {
 	struct MHD_Daemon *mhd;
 	struct daemon_state *d;
+	_Atomic size_t metrics_len;	/* the last /metrics answer's size: the next one's reserve */
 };
 
 static const char index_page[] =
@@ -81,9 +83,10 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned int status,
 
 static enum MHD_Result serve_metrics(struct http_server *h, struct MHD_Connection *c)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct mem_stream ms;
+	/* a little more than last time: one allocation, no doubling and copying */
+	size_t last = h->metrics_len;
+	FILE *f = mem_stream_open(&ms, last + last / 8 + 4096);
 	int ret;
 
 	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
@@ -94,13 +97,15 @@ static enum MHD_Result serve_metrics(struct http_server *h, struct MHD_Connectio
 		return reply_text(c, 500, "out of memory\n");
 	ret = daemon_state_write_metrics(h->d, f, om);
 	if (fclose(f) && !ret)
-		ret = -ENOMEM;
+		ret = ms.err ? ms.err : -EIO;
 	if (ret) {
-		free(buf);
+		free(ms.buf);
 		return reply_text(c, 500, "cannot compute the metrics: %s\n", strerror(-ret));
 	}
+	h->metrics_len = ms.len;
 	return reply(c, 200, om ? "application/openmetrics-text; version=1.0.0; charset=utf-8" :
-		     "text/plain; version=0.0.4; charset=utf-8", buf, len, MHD_RESPMEM_MUST_FREE);
+		     "text/plain; version=0.0.4; charset=utf-8", ms.buf, ms.len,
+		     MHD_RESPMEM_MUST_FREE);
 }
 
 /*

@@ -48,6 +48,7 @@ struct hist_def {
 	double scale;			/* value multiplier (ns -> s) */
 	const double *bounds;
 	unsigned int nr_bounds;
+	char le[MAX_BUCKETS][32];	/* each bucket's le="..." value: "%g" of its bound, "+Inf" */
 };
 
 struct hist {
@@ -154,6 +155,15 @@ static void defs_setup(struct window_metrics *m)
 		d->scale = 1e-9;
 		d->bounds = sec_bounds;
 		d->nr_bounds = ARRAY_SIZE(sec_bounds);
+	}
+	/* formatted once here, not at every scrape's every bucket line */
+	for (i = 0; i < m->nr_defs; i++) {
+		struct hist_def *d = &m->defs[i];
+		unsigned int b;
+
+		for (b = 0; b < d->nr_bounds; b++)
+			snprintf(d->le[b], sizeof(d->le[b]), "%g", d->bounds[b]);
+		snprintf(d->le[d->nr_bounds], sizeof(d->le[0]), "+Inf");
 	}
 }
 
@@ -458,11 +468,40 @@ static char *escape_label(char *out, const char *s)
 	return out;
 }
 
+/* s (n bytes) at p; the end. */
+static char *put_bytes(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+/* v in decimal at p (as %llu); the end. */
+static char *put_u64(char *p, uint64_t v)
+{
+	char t[20];
+	unsigned int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+/*
+ * One series' lines.  The bulk of a scrape with many named series: lines
+ * are assembled with memcpy and put_u64 (each bound's le="..." formatted
+ * once, defs_setup()), one fwrite each, not a printf per line.
+ */
 static void put_series(FILE *f, const struct window_metrics *m, const char *comm,
 		       const char *cgroup, const struct series *c)
 {
 	/* 'comm="C",cgroup="G"', escaped once for the series' every line */
 	char labels[2 * 4096 + 32], *p = labels;
+	char line[sizeof(labels) + 64 + 160 + 64 + 64];
+	size_t ll;
 	unsigned int e, k, i;
 
 	if (strlen(comm) + strlen(cgroup) > 4096)
@@ -470,28 +509,50 @@ static void put_series(FILE *f, const struct window_metrics *m, const char *comm
 	p = escape_label(p + sprintf(p, "comm=\""), comm);
 	p = escape_label(p + sprintf(p, "\",cgroup=\""), cgroup);
 	strcpy(p, "\"");
-	fprintf(f, "pmiprof_windows_total{%s} %llu\n", labels, (unsigned long long)c->windows);
+	ll = (size_t)(p + 1 - labels);
+	p = put_bytes(line, "pmiprof_windows_total{", 22);
+	p = put_bytes(p, labels, ll);
+	p = put_bytes(p, "} ", 2);
+	p = put_u64(p, c->windows);
+	*p++ = '\n';
+	fwrite(line, 1, (size_t)(p - line), f);
 	for (e = 0; e < m->h.nr_events; e++) {
 		fputs("pmiprof_events_total{event=\"", f);
 		put_label(f, m->h.events[e].name);
-		fprintf(f, "\",%s} %llu\n", labels, (unsigned long long)c->events[e]);
+		p = put_bytes(line, "\",", 2);
+		p = put_bytes(p, labels, ll);
+		p = put_bytes(p, "} ", 2);
+		p = put_u64(p, c->events[e]);
+		*p++ = '\n';
+		fwrite(line, 1, (size_t)(p - line), f);
 	}
 	for (k = 0; k < m->nr_defs; k++) {
 		const struct hist_def *d = &m->defs[k];
+		size_t nl = strlen(d->name), dl = strlen(d->label);
 		uint64_t cum = 0;
 
 		for (i = 0; i <= d->nr_bounds; i++) {
 			cum += c->h[k].buckets[i];
-			if (i < d->nr_bounds)
-				fprintf(f, "%s_bucket{%s%s,le=\"%g\"} %llu\n", d->name, d->label, labels,
-					d->bounds[i], (unsigned long long)cum);
-			else
-				fprintf(f, "%s_bucket{%s%s,le=\"+Inf\"} %llu\n", d->name, d->label,
-					labels, (unsigned long long)cum);
+			p = put_bytes(line, d->name, nl);
+			p = put_bytes(p, "_bucket{", 8);
+			p = put_bytes(p, d->label, dl);
+			p = put_bytes(p, labels, ll);
+			p = put_bytes(p, ",le=\"", 5);
+			p = put_bytes(p, d->le[i], strlen(d->le[i]));
+			p = put_bytes(p, "\"} ", 3);
+			p = put_u64(p, cum);
+			*p++ = '\n';
+			fwrite(line, 1, (size_t)(p - line), f);
 		}
 		fprintf(f, "%s_sum{%s%s} %.17g\n", d->name, d->label, labels, c->h[k].sum);
-		fprintf(f, "%s_count{%s%s} %llu\n", d->name, d->label, labels,
-			(unsigned long long)c->h[k].count);
+		p = put_bytes(line, d->name, nl);
+		p = put_bytes(p, "_count{", 7);
+		p = put_bytes(p, d->label, dl);
+		p = put_bytes(p, labels, ll);
+		p = put_bytes(p, "} ", 2);
+		p = put_u64(p, c->h[k].count);
+		*p++ = '\n';
+		fwrite(line, 1, (size_t)(p - line), f);
 	}
 }
 
