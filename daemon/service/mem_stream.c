@@ -9,24 +9,16 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "util.h"
+
 static ssize_t ms_write(void *cookie, const char *s, size_t n)
 {
 	struct mem_stream *ms = cookie;
 
-	if (ms->len + n > ms->cap) {
-		size_t cap = ms->cap ? ms->cap : 4096;
-		char *nb;
-
-		while (cap < ms->len + n)
-			cap *= 2;
-		nb = realloc(ms->buf, cap);
-		if (!nb) {
-			ms->err = -ENOMEM;
-			errno = ENOMEM;
-			return -1;
-		}
-		ms->buf = nb;
-		ms->cap = cap;
+	if (pm_grow(&ms->buf, &ms->cap, (uint64_t)ms->len + n, 4096, 1)) {
+		ms->err = -ENOMEM;
+		errno = ENOMEM;
+		return -1;
 	}
 	memcpy(ms->buf + ms->len, s, n);
 	ms->len += n;
@@ -39,10 +31,10 @@ FILE *mem_stream_open(struct mem_stream *ms, size_t reserve)
 	FILE *f;
 
 	memset(ms, 0, sizeof(*ms));
-	ms->buf = malloc(reserve ? reserve : 4096);
+	ms->cap = reserve && reserve < UINT32_MAX ? (uint32_t)reserve : 4096;
+	ms->buf = malloc(ms->cap);
 	if (!ms->buf)
 		return NULL;
-	ms->cap = reserve ? reserve : 4096;
 	f = fopencookie(ms, "w", io);
 	if (!f) {
 		free(ms->buf);

@@ -9,11 +9,13 @@
 #define PMIPROF_DAEMON_MEM_STREAM_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct mem_stream {
 	char *buf;			/* malloc'd; the caller's after close */
-	size_t len, cap;
+	size_t len;
+	uint32_t cap;		/* a /metrics answer: far below 4 GiB */
 	int err;			/* -ENOMEM once a write could not grow it */
 };
 

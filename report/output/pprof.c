@@ -6,6 +6,7 @@
  * per window never holds the samples in memory.
  */
 #include "output/pprof.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -42,7 +43,8 @@ enum { WT_VARINT = 0, WT_LEN = 2 };
 /* A growable byte buffer; an allocation failure sticks in err. */
 struct pbuf {
 	uint8_t *b;
-	size_t n, cap;
+	size_t n;
+	uint32_t cap;		/* flushed at FLUSH_AT: far below 4 GiB */
 	int err;
 };
 
@@ -50,19 +52,9 @@ static uint8_t *pb_room(struct pbuf *b, size_t need)
 {
 	if (b->err)
 		return NULL;
-	if (b->n + need > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		uint8_t *nb;
-
-		while (cap < b->n + need)
-			cap *= 2;
-		nb = realloc(b->b, cap);
-		if (!nb) {
-			b->err = -ENOMEM;
-			return NULL;
-		}
-		b->b = nb;
-		b->cap = cap;
+	if (pm_grow(&b->b, &b->cap, (uint64_t)b->n + need, 256, 1)) {
+		b->err = -ENOMEM;
+		return NULL;
 	}
 	return b->b + b->n;
 }
