@@ -43,3 +43,22 @@ require_chromium() {
 	command -v node >/dev/null || skip_all "no node: make deps installs it"
 	[ -d "$nm/puppeteer-core" ] || skip_all "no puppeteer-core under $nm: make deps installs it"
 }
+
+# daemon_start LOG [OPTIONS...]: starts `pmiprof daemon OPTIONS` in the
+# background, stderr to LOG; sets $dp (its pid) and, once it says it serves
+# http, $port.  A loaded machine may take seconds to get there: up to 30 s,
+# ending early if the daemon exits.  Returns non-zero without a port.
+daemon_start() {
+	local log=$1 i
+	shift
+	port=
+	"$PMIPROF" daemon "$@" 2>"$log" &
+	dp=$!
+	for i in $(seq 300); do
+		grep -q 'serving http' "$log" 2>/dev/null && break
+		kill -0 "$dp" 2>/dev/null || break
+		sleep 0.1
+	done
+	port=$(grep -o 'http://127.0.0.1:[0-9]*' "$log" 2>/dev/null | head -1 | sed 's/.*://')
+	[ -n "$port" ]
+}

@@ -19,10 +19,7 @@ command -v curl >/dev/null || skip_all "curl not installed"
 [ $rc -ne 0 ] && grep -q -- "--listen 'nonsense'" "$TMPD/err" && ok "--listen nonsense refused" || not_ok "--listen nonsense refused" "rc $rc: $(cat "$TMPD/err")"
 
 D=$TMPD/segs
-"$PMIPROF" daemon --dir "$D" --segment 2 --listen 127.0.0.1:0 -F 1000 2>"$TMPD/log" &
-dp=$!
-for _ in $(seq 50); do grep -q 'serving http' "$TMPD/log" && break; sleep 0.1; done
-port=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMPD/log" | sed 's/.*://')
+daemon_start "$TMPD/log" --dir "$D" --segment 2 --listen 127.0.0.1:0 -F 1000
 [ -n "$port" ] && [ "$port" -gt 0 ] && ok "listening on a free port ($port), printed" || { not_ok "listening" "$(cat "$TMPD/log")"; kill $dp; done_testing; }
 U=http://127.0.0.1:$port
 code() { curl -s -o /dev/null -w '%{http_code}' --max-time 20 "$@"; }

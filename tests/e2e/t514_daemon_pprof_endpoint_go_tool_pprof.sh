@@ -14,10 +14,7 @@ trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; [ -n "$wp" ] && kill -9 $wp 2>/de
 export PPROF_TMPDIR=$TMPD/pprof HOME=$TMPD
 
 start() {
-	"$PMIPROF" daemon --dir "$TMPD/$1" --segment 5 --listen 127.0.0.1:0 -F 2000 "${@:2}" 2>"$TMPD/$1.log" &
-	dp=$!
-	for _ in $(seq 50); do grep -q 'serving http' "$TMPD/$1.log" && break; sleep 0.1; done
-	port=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMPD/$1.log" | sed 's/.*://')
+	daemon_start "$TMPD/$1.log" --dir "$TMPD/$1" --segment 5 --listen 127.0.0.1:0 -F 2000 "${@:2}"
 }
 
 W=t514work

@@ -17,12 +17,9 @@ trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; umount "$F" 2>/dev/null; rm -rf "
 # whatever the machine runs (a quiet machine's shares compresses so well
 # that 1 MiB lasted the whole test); deleting old segments still makes room.
 dd if=/dev/zero of="$F/other-files" bs=64k count=8 2>/dev/null
-"$PMIPROF" daemon --dir "$F" --segment 1 --retain 1d,100G --listen 127.0.0.1:0 -F 10000 2>"$TMPD/log" &
-dp=$!
+daemon_start "$TMPD/log" --dir "$F" --segment 1 --retain 1d,100G --listen 127.0.0.1:0 -F 10000
 "$WORKLOADS/shares" 9 >/dev/null &
 wp=$!
-for _ in $(seq 50); do grep -q 'serving http' "$TMPD/log" && break; sleep 0.1; done
-port=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMPD/log" | sed 's/.*://')
 codes=
 for _ in $(seq 16); do
 	codes="$codes $(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$port/healthz")"

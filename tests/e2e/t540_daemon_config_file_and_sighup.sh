@@ -47,9 +47,7 @@ listen = 127.0.0.1:0
 freq = 200
 retain = 1d
 EOF
-"$PMIPROF" daemon --config "$C" --segment 2 2>"$TMPD/log" &
-dp=$!
-for _ in $(seq 50); do grep -q 'serving http' "$TMPD/log" && break; sleep 0.1; done
+daemon_start "$TMPD/log" --config "$C" --segment 2
 grep -q "into $D (segments of 2 s" "$TMPD/log" && ok "file read; the command line's --segment 2 wins over segment = 1" || not_ok "file + command line" "$(cat "$TMPD/log")"
 port=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMPD/log" | sed 's/.*://')
 [ -n "$port" ] && [ "$(curl -s "http://127.0.0.1:$port/healthz")" = ok ] && ok "listen from the file (port $port)" || not_ok "listen from the file" "$(cat "$TMPD/log")"

@@ -14,10 +14,7 @@ CG=
 trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; [ -n "$CG" ] && rmdir "$CG" 2>/dev/null; rm -rf "$TMPD"' EXIT
 
 start_daemon() {	# extra options...
-	"$PMIPROF" daemon --dir "$TMPD/segs$#" --segment 2 --listen 127.0.0.1:0 -F 1000 "$@" 2>"$TMPD/log" &
-	dp=$!
-	for _ in $(seq 50); do grep -q 'serving http' "$TMPD/log" && break; sleep 0.1; done
-	port=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMPD/log" | sed 's/.*://')
+	daemon_start "$TMPD/log" --dir "$TMPD/segs$#" --segment 2 --listen 127.0.0.1:0 -F 1000 "$@"
 	[ -n "$port" ] || { not_ok "daemon started" "$(cat "$TMPD/log")"; done_testing; }
 }
 windows() {	# metrics-file comm cgroup

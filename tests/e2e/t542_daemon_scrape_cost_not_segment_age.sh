@@ -13,10 +13,7 @@ command -v curl >/dev/null || skip_all "curl not installed"
 dp=
 trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; rm -rf "$TMPD"' EXIT
 
-"$PMIPROF" daemon --dir "$TMPD/segs" --listen 127.0.0.1:0 -F 10000 2>"$TMPD/log" &
-dp=$!
-for _ in $(seq 50); do grep -q 'serving http' "$TMPD/log" && break; sleep 0.1; done
-port=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMPD/log" | sed 's/.*://')
+daemon_start "$TMPD/log" --dir "$TMPD/segs" --listen 127.0.0.1:0 -F 10000
 [ -n "$port" ] || { not_ok "daemon started" "$(cat "$TMPD/log")"; done_testing; }
 "$WORKLOADS/shares" 10 >/dev/null &
 wp=$!

@@ -17,10 +17,7 @@ export PPROF_TMPDIR=$TMPD/pprof HOME=$TMPD
 
 W=t543work
 cp "$WORKLOADS/shares" "$TMPD/$W"
-"$PMIPROF" daemon --dir "$TMPD/d" --segment 2 --listen 127.0.0.1:0 -F 1000 2>"$TMPD/log" &
-dp=$!
-for _ in $(seq 50); do grep -q 'serving http' "$TMPD/log" && break; sleep 0.1; done
-port=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMPD/log" | sed 's/.*://')
+daemon_start "$TMPD/log" --dir "$TMPD/d" --segment 2 --listen 127.0.0.1:0 -F 1000
 [ -n "$port" ] || { not_ok "daemon serving" "$(cat "$TMPD/log")"; done_testing; }
 "$TMPD/$W" 40 >/dev/null &
 wp=$!

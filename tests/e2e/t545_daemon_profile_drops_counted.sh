@@ -12,10 +12,7 @@ dp=; wp=
 trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; [ -n "$wp" ] && kill -9 $wp 2>/dev/null; rm -rf "$TMPD"' EXIT
 
 start() {
-	"$PMIPROF" daemon --dir "$TMPD/$1" --segment 5 --listen 127.0.0.1:0 -F 1000 2>"$TMPD/$1.log" &
-	dp=$!
-	for _ in $(seq 50); do grep -q 'serving http' "$TMPD/$1.log" 2>/dev/null && break; sleep 0.1; done
-	port=$(grep -o 'http://127.0.0.1:[0-9]*' "$TMPD/$1.log" | sed 's/.*://')
+	daemon_start "$TMPD/$1.log" --dir "$TMPD/$1" --segment 5 --listen 127.0.0.1:0 -F 1000
 }
 
 "$WORKLOADS/shares" 30 >/dev/null &
