@@ -39,6 +39,14 @@
 #define COMPACT_EVERY_NS	(10 * 1000000000ull)
 #define MAX_SERIES		20000u
 #define MAX_EXITED		(1u << 20)
+/*
+ * Naming (choose_named()): a named pair keeps its name at least
+ * NAMED_MIN_NS; after that an unnamed pair more than NAMED_DISPLACE times
+ * as active takes its place.  Activity: windows of the current
+ * COMPACT_EVERY_NS period plus the earlier ones halved at each period.
+ */
+#define NAMED_MIN_NS		SERIES_IDLE_NS
+#define NAMED_DISPLACE		2
 #define REBORN			(HM_EMPTY - 1)
 
 struct hist_def {
@@ -63,8 +71,10 @@ struct series {
 	uint64_t windows;
 	uint64_t events[PMIPROF_MAX_EVENTS];
 	struct hist h[MAX_HIST];
-	bool named;			/* shown by name (sticky: its series never vanish) */
+	bool named;			/* shown by name */
+	uint64_t named_at;		/* since when (trace clock) */
 	uint64_t last_time;		/* its last window's time (trace clock) */
+	uint64_t period, recent;	/* activity: windows this period, earlier decayed */
 };
 
 struct exited {
@@ -104,6 +114,8 @@ struct window_metrics {
 	struct hashmap exit_at;		/* tid -> its last EXIT's seq; REBORN after a FORK/COMM */
 	uint64_t now, next_compact;	/* latest record time; when compact() runs next */
 	uint64_t evicted_series, evicted_threads, compactions;
+	uint32_t nr_named;
+	uint64_t renamed;		/* named pairs that gave way to busier ones */
 };
 
 static const double ipc_bounds[] = { 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4, 5 };
@@ -284,7 +296,8 @@ static uint32_t cgroup_of(struct window_metrics *m, uint32_t pid)
 	return cgroup_read(m, pid, NAME_NO_CGROUP);
 }
 
-static struct series *series_of(struct window_metrics *m, uint32_t comm, uint32_t cgroup)
+static struct series *series_of(struct window_metrics *m, uint32_t comm, uint32_t cgroup,
+				uint64_t time)
 {
 	uint64_t key = (uint64_t)comm << 32 | cgroup;
 	uint32_t i = hm_get(&m->ids, key, TAG_SERIES);
@@ -297,17 +310,25 @@ static struct series *series_of(struct window_metrics *m, uint32_t comm, uint32_
 	memset(&m->v[m->nr], 0, sizeof(m->v[0]));
 	m->v[m->nr].comm = comm;
 	m->v[m->nr].cgroup = cgroup;
+	/* named from its first window while there is room: its series then holds them all */
+	if (m->nr_named < m->top) {
+		m->v[m->nr].named = true;
+		m->v[m->nr].named_at = time;
+		m->nr_named++;
+	}
 	return &m->v[m->nr++];
 }
 
 static void add_sample(struct window_metrics *m, const struct trace_sample *smp)
 {
-	struct series *c = series_of(m, comm_of(m, smp->pid, smp->tid), cgroup_of(m, smp->pid));
+	struct series *c = series_of(m, comm_of(m, smp->pid, smp->tid), cgroup_of(m, smp->pid),
+				     smp->time);
 	unsigned int k, i;
 
 	if (!c)
 		return;
 	c->windows++;
+	c->period++;
 	c->last_time = smp->time;
 	if (window_counts_events(smp->flags))
 		for (i = 0; i < smp->nr && i < PMIPROF_MAX_EVENTS; i++)
@@ -416,12 +437,20 @@ static void on_lost(void *arg, const struct trace_lost *l)
 	pthread_mutex_unlock(&m->lock);
 }
 
-static int by_windows(const void *x, const void *y, void *arg)
+static uint64_t activity(const struct series *c)
+{
+	return c->recent + c->period;
+}
+
+/* The most active first, then the most windows, then by name: one order for equal pairs. */
+static int by_activity(const void *x, const void *y, void *arg)
 {
 	const struct window_metrics *m = arg;
 	const struct series *a = &m->v[*(const uint32_t *)x], *b = &m->v[*(const uint32_t *)y];
 	int c;
 
+	if (activity(a) != activity(b))
+		return activity(a) > activity(b) ? -1 : 1;
 	if (a->windows != b->windows)
 		return a->windows > b->windows ? -1 : 1;
 	c = strcmp(strtab_str(&m->names, a->comm), strtab_str(&m->names, b->comm));
@@ -690,6 +719,20 @@ static int compact(struct window_metrics *m)
 	return 0;
 }
 
+/* A period ended: this period's windows join the earlier ones, all halved per period. */
+static void decay_activity(struct window_metrics *m)
+{
+	uint64_t periods = m->next_compact ? (m->now - m->next_compact) / COMPACT_EVERY_NS : 0;
+	uint32_t i;
+
+	for (i = 0; i < m->nr; i++) {
+		struct series *c = &m->v[i];
+
+		c->recent = periods < 63 ? (c->recent / 2 + c->period) >> periods : 0;
+		c->period = 0;
+	}
+}
+
 static void maybe_compact(struct window_metrics *m)
 {
 	if (m->now < m->next_compact && m->nr <= MAX_SERIES && m->nr_exited <= MAX_EXITED)
@@ -697,9 +740,81 @@ static void maybe_compact(struct window_metrics *m)
 	/* a scrape formatting its snapshot holds scrape_lock: the next batch tries again */
 	if (pthread_mutex_trylock(&m->scrape_lock))
 		return;
+	if (m->now >= m->next_compact)
+		decay_activity(m);
 	m->next_compact = m->now + COMPACT_EVERY_NS;
 	compact(m);
 	pthread_mutex_unlock(&m->scrape_lock);
+}
+
+/*
+ * A pair changes between a name and "other": what it counted so far goes
+ * to "other" for good and its series starts again from 0, so that neither
+ * "other" nor a named series ever goes back (Prometheus would take it for a
+ * counter reset).  A pair named at its creation (series_of()) keeps all.
+ */
+static void set_named(struct window_metrics *m, struct series *c, bool named)
+{
+	series_add(&m->folded, c);
+	c->windows = 0;
+	memset(c->events, 0, sizeof(c->events));
+	memset(c->h, 0, sizeof(c->h));
+	c->named = named;
+	c->named_at = m->now;
+	if (named)
+		m->nr_named++;
+	else
+		m->nr_named--;
+}
+
+static bool may_give_way(const struct window_metrics *m, const struct series *c)
+{
+	return c->named && c->named_at + NAMED_MIN_NS <= m->now;
+}
+
+/*
+ * The named set, at a scrape: the K most active pairs, with hysteresis.
+ * Room (a pair gone idle was folded, K raised) goes to the most active
+ * unnamed pairs; when full, a pair named for NAMED_MIN_NS gives way to an
+ * unnamed one NAMED_DISPLACE times as active; K lowered (SIGHUP): the
+ * least active give way.  m->order: the pairs by activity, for the snapshot.
+ */
+static int choose_named(struct window_metrics *m)
+{
+	uint32_t i, j;
+
+	if (pm_grow(&m->order, &m->order_cap, (uint64_t)m->nr + 1, 256, sizeof(*m->order)))
+		return -ENOMEM;
+	for (i = 0; i < m->nr; i++)
+		m->order[i] = i;
+	qsort_r(m->order, m->nr, sizeof(*m->order), by_activity, m);
+	for (j = m->nr; j-- > 0 && m->nr_named > m->top;) {
+		if (m->v[m->order[j]].named) {
+			set_named(m, &m->v[m->order[j]], false);
+			m->renamed++;
+		}
+	}
+	for (i = 0; i < m->nr && m->nr_named < m->top; i++)
+		if (!m->v[m->order[i]].named && activity(&m->v[m->order[i]]))
+			set_named(m, &m->v[m->order[i]], true);
+	for (i = 0, j = m->nr;; i++, j--) {
+		struct series *u, *n;
+
+		while (i < m->nr && m->v[m->order[i]].named)
+			i++;
+		while (j > i + 1 && !may_give_way(m, &m->v[m->order[j - 1]]))
+			j--;
+		if (j <= i + 1)
+			break;
+		u = &m->v[m->order[i]];
+		n = &m->v[m->order[j - 1]];
+		if (activity(u) <= NAMED_DISPLACE * activity(n))
+			break;
+		set_named(m, n, false);
+		set_named(m, u, true);
+		m->renamed++;
+	}
+	return 0;
 }
 
 /*
@@ -711,22 +826,11 @@ static void maybe_compact(struct window_metrics *m)
 static int64_t snapshot(struct window_metrics *m, uint64_t lost[NR_REASONS], uint64_t *throttle,
 			uint64_t *nr_series, uint64_t *cg_reads)
 {
-	uint32_t named = 0, i, n = 0;
+	uint32_t named, i, n = 0;
 
-	if (pm_grow(&m->order, &m->order_cap, (uint64_t)m->nr + 1, 256, sizeof(*m->order)))
+	if (choose_named(m))
 		return -ENOMEM;
-	/* the busiest first; names already shown stay shown (sticky) */
-	for (i = 0; i < m->nr; i++) {
-		m->order[i] = i;
-		named += m->v[i].named;
-	}
-	qsort_r(m->order, m->nr, sizeof(*m->order), by_windows, m);
-	for (i = 0; i < m->nr && named < m->top; i++) {
-		if (!m->v[m->order[i]].named) {
-			m->v[m->order[i]].named = true;
-			named++;
-		}
-	}
+	named = m->nr_named;
 	if (pm_grow(&m->snap, &m->snap_cap, (uint64_t)named + 1, 32, sizeof(*m->snap)) ||
 	    pm_grow(&m->snap_names, &m->names_cap, 2 * ((uint64_t)named + 1), 64,
 		    sizeof(*m->snap_names)))
@@ -757,7 +861,7 @@ static int64_t snapshot(struct window_metrics *m, uint64_t lost[NR_REASONS], uin
 
 int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
 {
-	uint64_t lost[NR_REASONS], throttle, nr_series, cg_reads, ev_series, ev_threads;
+	uint64_t lost[NR_REASONS], throttle, nr_series, cg_reads, ev_series, ev_threads, ev_named;
 	char help[256];
 	uint32_t i, r, top;
 	unsigned int k;
@@ -769,13 +873,14 @@ int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
 	top = m->top;
 	ev_series = m->evicted_series;
 	ev_threads = m->evicted_threads;
+	ev_named = m->renamed;
 	pthread_mutex_unlock(&m->lock);
 	if (n < 0) {
 		pthread_mutex_unlock(&m->scrape_lock);
 		return (int)n;
 	}
 	snprintf(help, sizeof(help), "Windows (samples) recorded, by command name and cgroup (the "
-		 "%u busiest pairs by name, the rest as \"other\").", top);
+		 "%u most active pairs by name, the rest as \"other\").", top);
 	metrics_family(f, "pmiprof_windows_total", "counter", help, om);
 	metrics_family(f, "pmiprof_events_total", "counter", "Sum of each event's counts over "
 		       "the windows (windows after a loss left out, as in pmiprof report).", om);
@@ -813,9 +918,12 @@ int window_metrics_write(struct window_metrics *m, FILE *f, bool om)
 	fprintf(f, "pmiprof_daemon_series %llu\n", (unsigned long long)nr_series);
 	metrics_family(f, "pmiprof_daemon_evictions_total", "counter", "Entries forgotten: "
 		       "table=\"series\" idle unnamed (command, cgroup) pairs folded into "
-		       "\"other\", table=\"threads\" threads gone for 10 s.", om);
+		       "\"other\", table=\"named\" named pairs that gave their name to busier "
+		       "ones, table=\"threads\" threads gone for 10 s.", om);
 	fprintf(f, "pmiprof_daemon_evictions_total{table=\"series\"} %llu\n",
 		(unsigned long long)ev_series);
+	fprintf(f, "pmiprof_daemon_evictions_total{table=\"named\"} %llu\n",
+		(unsigned long long)ev_named);
 	fprintf(f, "pmiprof_daemon_evictions_total{table=\"threads\"} %llu\n",
 		(unsigned long long)ev_threads);
 	metrics_family(f, "pmiprof_daemon_cgroup_reads_total", "counter", "/proc/PID/cgroup reads "

@@ -14,7 +14,7 @@ dp=; pp=
 trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; [ -n "$pp" ] && kill -9 $pp 2>/dev/null; rm -rf "$TMPD"' EXIT
 
 D=$TMPD/segs
-daemon_start "$TMPD/log" --dir "$D" --segment 2 --listen 127.0.0.1:0 --top-comms 100 -F 1000
+daemon_start "$TMPD/log" --dir "$D" --segment 2 --listen 127.0.0.1:0 --top-comms 1000 -F 1000
 [ -n "$port" ] || { not_ok "daemon serving" "$(cat "$TMPD/log")"; done_testing; }
 pport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cat >"$TMPD/prometheus.yml" <<EOC

@@ -8,7 +8,11 @@
  * the totals of every counter and histogram, summed over all series, are
  * the same before and after; a thread is forgotten 10 s after its EXIT, but
  * not when its id was born again (FORK) meanwhile; past 20,000 unnamed
- * pairs every unnamed one is folded at once.
+ * pairs every unnamed one is folded at once.  Naming: a pair is named from
+ * its first window while fewer than K are; a pair named for 60 s gives its
+ * name to an unnamed one more than twice as active (not to one less
+ * active); K lowered gives names back, least active first; through all
+ * of it "other" never goes back and no total changes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,8 +31,9 @@
 
 struct totals {
 	double windows, events, ipc_count, mpki_count, ipc_sum;
-	double other_windows, evicted_series, evicted_threads, series_held;
+	double other_windows, evicted_series, evicted_threads, evicted_named, series_held;
 	char comm_of_tid_300[64];
+	char named[512];	/* the named comms' windows: " comm=N" each */
 };
 
 /* Sum every series' samples of a metric: lines "NAME{...} VALUE". */
@@ -54,6 +59,13 @@ static void scrape(struct window_metrics *m, struct totals *t)
 				t->other_windows += v;
 			if (strstr(line, "comm=\"reborn-parent\""))
 				snprintf(t->comm_of_tid_300, sizeof(t->comm_of_tid_300), "%.0f", v);
+			else if (!strstr(line, "comm=\"other\"")) {
+				const char *c = strstr(line, "comm=\"") + 6;
+				size_t l = strlen(t->named);
+
+				snprintf(t->named + l, sizeof(t->named) - l, " %.*s=%.0f",
+					 (int)(strchr(c, '"') - c), c, v);
+			}
 		} else if (!strncmp(line, "pmiprof_events_total{", 21)) {
 			t->events += v;
 		} else if (!strncmp(line, "pmiprof_window_ipc_count{", 25)) {
@@ -64,6 +76,8 @@ static void scrape(struct window_metrics *m, struct totals *t)
 			t->mpki_count += v;
 		} else if (!strncmp(line, "pmiprof_daemon_evictions_total{table=\"series\"}", 46)) {
 			t->evicted_series = v;
+		} else if (!strncmp(line, "pmiprof_daemon_evictions_total{table=\"named\"}", 45)) {
+			t->evicted_named = v;
 		} else if (!strncmp(line, "pmiprof_daemon_evictions_total{table=\"threads\"}", 47)) {
 			t->evicted_threads = v;
 		} else if (!strncmp(line, "pmiprof_daemon_series ", 22)) {
@@ -210,12 +224,139 @@ static void past_the_cap_every_unnamed_pair_folds(void **state)
 	window_metrics_free(m);
 }
 
+/* Every total, and that "other" did not go back. */
+static void same_totals_other_up(const struct totals *a, const struct totals *b, double windows)
+{
+	assert_true(b->windows == a->windows + windows);
+	assert_true(b->ipc_count == a->ipc_count + windows);
+	assert_true(b->events == a->events + windows * (1000 + 500 + 3 + 7));
+	assert_true(b->other_windows >= a->other_windows);
+}
+
+static void new_pair_named_from_its_first_window(void **state)
+{
+	struct window_metrics *m = new_metrics(2);
+	struct totals t;
+
+	(void)state;
+	comm(m, 1 * S, 10, "first");
+	windows(m, 1 * S, 10, 7);
+	comm(m, 1 * S, 11, "second");
+	windows(m, 1 * S, 11, 5);
+	comm(m, 1 * S, 12, "third");
+	windows(m, 1 * S, 12, 9);
+	scrape(m, &t);
+	/* every window of the first two under their names; no room for the third */
+	assert_string_equal(t.named, " first=7 second=5");
+	assert_true(t.other_windows == 9);
+	window_metrics_free(m);
+}
+
+/* windows of tid every second from second from to second to, n each */
+static void steady(struct window_metrics *m, uint32_t tid, uint32_t from, uint32_t to,
+		   unsigned int n)
+{
+	for (uint32_t i = from; i <= to; i++)
+		windows(m, i * S, tid, n);
+}
+
+static void busier_pair_takes_the_name_of_one_named_60s_ago(void **state)
+{
+	struct window_metrics *m = new_metrics(2);
+	struct totals t0, t1, t2;
+	uint32_t i;
+
+	(void)state;
+	comm(m, 1 * S, 10, "steady");
+	comm(m, 1 * S, 11, "quiet");
+	comm(m, 1 * S, 12, "newcomer");
+	windows(m, 1 * S, 11, 3);
+	scrape(m, &t0);
+	/* steady: 1 a second; quiet: nothing more; newcomer: 20 a second from 30 s */
+	for (i = 1; i <= 50; i++) {
+		windows(m, i * S, 10, 1);
+		if (i >= 30)
+			windows(m, i * S + 1000, 12, 20);
+	}
+	scrape(m, &t1);
+	/* quiet was named 49 s ago: it keeps its name */
+	assert_string_equal(t1.named, " steady=50 quiet=3");
+	assert_true(t1.evicted_named == 0);
+	same_totals_other_up(&t0, &t1, 50 + 21 * 20);
+	for (i = 51; i <= 70; i++) {
+		windows(m, i * S, 10, 1);
+		windows(m, i * S + 1000, 12, 20);
+	}
+	scrape(m, &t2);
+	/* newcomer has quiet's place; its windows so far stay in "other" */
+	assert_true(t2.evicted_named == 1);
+	assert_non_null(strstr(t2.named, " steady=70"));
+	assert_non_null(strstr(t2.named, " newcomer=0"));
+	assert_null(strstr(t2.named, "quiet"));
+	same_totals_other_up(&t1, &t2, 20 + 20 * 20);
+	assert_true(t2.other_windows == 3 + 41 * 20);
+	/* named from now on: it counts from 0 */
+	windows(m, 71 * S, 12, 4);
+	scrape(m, &t1);
+	assert_non_null(strstr(t1.named, " newcomer=4"));
+	same_totals_other_up(&t2, &t1, 4);
+	window_metrics_free(m);
+}
+
+static void named_pair_half_as_active_keeps_its_name(void **state)
+{
+	struct window_metrics *m = new_metrics(1);
+	struct totals t0, t1;
+
+	(void)state;
+	comm(m, 1 * S, 10, "named");
+	comm(m, 1 * S, 11, "rival");
+	windows(m, 1 * S, 10, 1);
+	scrape(m, &t0);
+	for (uint32_t i = 2; i <= 100; i++) {
+		windows(m, i * S, 10, 10);
+		windows(m, i * S + 1000, 11, 15);	/* busier, not twice as busy */
+	}
+	scrape(m, &t1);
+	assert_string_equal(t1.named, " named=991");
+	assert_true(t1.evicted_named == 0);
+	same_totals_other_up(&t0, &t1, 99 * 25);
+	window_metrics_free(m);
+}
+
+static void lowering_top_gives_names_back_least_active_first(void **state)
+{
+	struct window_metrics *m = new_metrics(3);
+	struct totals t0, t1;
+
+	(void)state;
+	comm(m, 1 * S, 10, "most");
+	comm(m, 1 * S, 11, "middle");
+	comm(m, 1 * S, 12, "least");
+	steady(m, 10, 1, 5, 9);
+	steady(m, 11, 1, 5, 5);
+	steady(m, 12, 1, 5, 1);
+	scrape(m, &t0);
+	assert_string_equal(t0.named, " most=45 middle=25 least=5");
+	window_metrics_set_top(m, 1);
+	scrape(m, &t1);
+	assert_string_equal(t1.named, " most=45");
+	assert_true(t1.evicted_named == 2);
+	assert_true(t1.other_windows == 30);
+	same_totals_other_up(&t0, &t1, 0);
+	window_metrics_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(idle_unnamed_pairs_fold_into_other_totals_unchanged),
 		cmocka_unit_test(exited_thread_forgotten_unless_born_again),
 		cmocka_unit_test(past_the_cap_every_unnamed_pair_folds),
+		cmocka_unit_test(new_pair_named_from_its_first_window),
+		cmocka_unit_test(busier_pair_takes_the_name_of_one_named_60s_ago),
+		cmocka_unit_test(named_pair_half_as_active_keeps_its_name),
+		cmocka_unit_test(lowering_top_gives_names_back_least_active_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
