@@ -55,6 +55,8 @@ static int live(unsigned int n, double burn_us, unsigned int period_ms)
 {
 	unsigned int i;
 
+	pid_t parent = getpid();
+
 	setpgid(0, 0);	/* kill(0) below ends our processes, not the caller's */
 	for (i = 0; i < n; i++) {
 		pid_t p = fork();
@@ -69,13 +71,17 @@ static int live(unsigned int n, double burn_us, unsigned int period_ms)
 
 			signal(SIGTERM, SIG_DFL);
 			signal(SIGINT, SIG_DFL);
+			/* a parent killed with SIGKILL: end too (a subreaper may adopt us, not init) */
+			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+			if (getppid() != parent)
+				_exit(0);
 			name_self("dproc%04u", i);
 			/* spread the wake-ups over the period */
 			usleep((useconds_t)((i * 7919u) % (period_ms * 1000u + 1)));
 			for (;;) {
 				burn(burn_us);
 				nanosleep(&ts, NULL);
-				if (getppid() == 1)
+				if (getppid() != parent)
 					_exit(0);
 			}
 		}
