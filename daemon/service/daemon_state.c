@@ -47,7 +47,7 @@ struct daemon_state {
 	uint64_t open_errors;
 	uint64_t disk_segments, disk_bytes;
 	uint64_t scrapes;
-	double last_scrape_s, scrape_s_total;
+	double last_scrape_s, last_scrape_cpu_s, scrape_s_total;
 	uint64_t start_real_ns;
 	bool stacks;			/* the recording has call stacks */
 	/* flush requests from HTTP threads: eventfd wakes the recording loop */
@@ -374,10 +374,19 @@ static void put_gauge(FILE *f, const char *name, const char *help, double v, boo
 	fprintf(f, "%s %.17g\n", name, v);
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 {
 	struct rusage ru;
-	uint64_t t0 = pm_now_ns();
+	uint64_t t0 = pm_now_ns(), c0 = thread_cpu_ns();
 	int ret;
 
 	/* one scrape at a time: they share the totals, and a second one waits */
@@ -412,6 +421,9 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 			    "this one.", (double)d->scrapes, om);
 		put_gauge(f, "pmiprof_daemon_last_scrape_duration_seconds", "How long the "
 			  "previous /metrics took to compute.", d->last_scrape_s, om);
+		put_gauge(f, "pmiprof_daemon_last_scrape_cpu_seconds", "CPU time the previous "
+			  "/metrics took (the rest of its duration was waiting: for the recorder's "
+			  "lock, for a CPU).", d->last_scrape_cpu_s, om);
 		if (d->lp) {
 			struct live_profile_stats ls;
 
@@ -429,6 +441,7 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 			fputs("# EOF\n", f);
 		d->scrapes++;
 		d->last_scrape_s = (double)(pm_now_ns() - t0) / 1e9;
+		d->last_scrape_cpu_s = (double)(thread_cpu_ns() - c0) / 1e9;
 	}
 	pthread_mutex_unlock(&d->lock);
 	return ret;

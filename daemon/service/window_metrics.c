@@ -296,6 +296,12 @@ static uint32_t cgroup_of(struct window_metrics *m, uint32_t pid)
 	return cgroup_read(m, pid, NAME_NO_CGROUP);
 }
 
+/* The events a series sums: the trace's. */
+static unsigned int nr_events(const struct window_metrics *m)
+{
+	return m->h.nr_events < PMIPROF_MAX_EVENTS ? m->h.nr_events : PMIPROF_MAX_EVENTS;
+}
+
 static struct series *series_of(struct window_metrics *m, uint32_t comm, uint32_t cgroup,
 				uint64_t time)
 {
@@ -331,7 +337,7 @@ static void add_sample(struct window_metrics *m, const struct trace_sample *smp)
 	c->period++;
 	c->last_time = smp->time;
 	if (window_counts_events(smp->flags))
-		for (i = 0; i < smp->nr && i < PMIPROF_MAX_EVENTS; i++)
+		for (i = 0; i < smp->nr && i < nr_events(m); i++)
 			c->events[i] += smp->counts[i];
 	if (!window_in_stats(smp->flags))
 		return;
@@ -442,19 +448,17 @@ static uint64_t activity(const struct series *c)
 	return c->recent + c->period;
 }
 
-/* The most active first, then the most windows, then by name: one order for equal pairs. */
+/* The most active first, then the most windows, then the oldest: one order for equal pairs. */
 static int by_activity(const void *x, const void *y, void *arg)
 {
 	const struct window_metrics *m = arg;
 	const struct series *a = &m->v[*(const uint32_t *)x], *b = &m->v[*(const uint32_t *)y];
-	int c;
 
 	if (activity(a) != activity(b))
 		return activity(a) > activity(b) ? -1 : 1;
 	if (a->windows != b->windows)
 		return a->windows > b->windows ? -1 : 1;
-	c = strcmp(strtab_str(&m->names, a->comm), strtab_str(&m->names, b->comm));
-	return c ? c : strcmp(strtab_str(&m->names, a->cgroup), strtab_str(&m->names, b->cgroup));
+	return a < b ? -1 : a > b;
 }
 
 void metrics_family(FILE *f, const char *name, const char *type, const char *help, bool om)
@@ -585,15 +589,20 @@ static void put_series(FILE *f, const struct window_metrics *m, const char *comm
 	}
 }
 
-static void series_add(struct series *to, const struct series *from)
+/*
+ * Only the trace's events and the histograms defined: a scrape sums every
+ * unnamed pair into "other" (most of a default scrape's time with 1,000 pairs).
+ */
+static void series_add(const struct window_metrics *m, struct series *to,
+		       const struct series *from)
 {
 	unsigned int e, k;
 
 	to->windows += from->windows;
-	for (e = 0; e < PMIPROF_MAX_EVENTS; e++)
+	for (e = 0; e < nr_events(m); e++)
 		to->events[e] += from->events[e];
-	for (k = 0; k < MAX_HIST; k++) {
-		for (e = 0; e < MAX_BUCKETS; e++)
+	for (k = 0; k < m->nr_defs; k++) {
+		for (e = 0; e <= m->defs[k].nr_bounds; e++)
 			to->h[k].buckets[e] += from->h[k].buckets[e];
 		to->h[k].count += from->h[k].count;
 		to->h[k].sum += from->h[k].sum;
@@ -679,7 +688,7 @@ static int compact(struct window_metrics *m)
 		struct series *c = &m->v[i];
 
 		if (!c->named && (c->last_time <= idle_cut || over)) {
-			series_add(&m->folded, c);
+			series_add(m, &m->folded, c);
 			m->evicted_series++;
 			continue;
 		}
@@ -755,7 +764,7 @@ static void maybe_compact(struct window_metrics *m)
  */
 static void set_named(struct window_metrics *m, struct series *c, bool named)
 {
-	series_add(&m->folded, c);
+	series_add(m, &m->folded, c);
 	c->windows = 0;
 	memset(c->events, 0, sizeof(c->events));
 	memset(c->h, 0, sizeof(c->h));
@@ -841,7 +850,7 @@ static int64_t snapshot(struct window_metrics *m, uint64_t lost[NR_REASONS], uin
 		const struct series *c = &m->v[m->order[i]];
 
 		if (!c->named) {
-			series_add(&m->snap[named], c);
+			series_add(m, &m->snap[named], c);
 			continue;
 		}
 		m->snap[n] = *c;
