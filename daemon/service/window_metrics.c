@@ -65,16 +65,25 @@ struct hist {
 	double sum;
 };
 
-/* One (comm, cgroup) pair: a series of every comm metric. */
+/*
+ * One (comm, cgroup) pair: a series of every comm metric.  What a scrape's
+ * ranking reads comes first: one cache line per pair.
+ */
 struct series {
 	uint32_t comm, cgroup;		/* ids in names */
-	uint64_t windows;
-	uint64_t events[PMIPROF_MAX_EVENTS];
-	struct hist h[MAX_HIST];
 	bool named;			/* shown by name */
+	uint64_t windows;
+	uint64_t period, recent;	/* activity: windows this period, earlier decayed */
 	uint64_t named_at;		/* since when (trace clock) */
 	uint64_t last_time;		/* its last window's time (trace clock) */
-	uint64_t period, recent;	/* activity: windows this period, earlier decayed */
+	uint64_t events[PMIPROF_MAX_EVENTS];
+	struct hist h[MAX_HIST];
+};
+
+/* A pair's place in a scrape's ranking (choose_named()): sorted in its own array. */
+struct rank {
+	uint64_t activity, windows;
+	uint32_t i;
 };
 
 struct exited {
@@ -98,7 +107,7 @@ struct window_metrics {
 	uint32_t nr, cap;
 	/* scrapes, one at a time: a snapshot taken under lock, formatted after it */
 	pthread_mutex_t scrape_lock;
-	uint32_t *order;		/* series by windows */
+	struct rank *order;		/* series by activity */
 	uint32_t order_cap;
 	struct series *snap;		/* the named series, then "other" */
 	const char **snap_names;	/* their comm and cgroup: 2 per series */
@@ -108,7 +117,12 @@ struct window_metrics {
 	uint64_t cgroup_reads;
 	struct trace_writer_tap tap;
 	/* eviction */
-	struct series folded;		/* evicted unnamed series: part of "other" for ever */
+	/*
+	 * "other": every window an unnamed pair counts is added here as well,
+	 * and a named pair's counts when it gives way; never subtracted from
+	 * (a float sum would wobble), so it never goes back.
+	 */
+	struct series other;
 	struct exited *exited;		/* EXITs in time order, not yet forgotten */
 	uint32_t nr_exited, cap_exited, exit_seq;
 	struct hashmap exit_at;		/* tid -> its last EXIT's seq; REBORN after a FORK/COMM */
@@ -325,17 +339,12 @@ static struct series *series_of(struct window_metrics *m, uint32_t comm, uint32_
 	return &m->v[m->nr++];
 }
 
-static void add_sample(struct window_metrics *m, const struct trace_sample *smp)
+static void count_window(const struct window_metrics *m, struct series *c,
+			 const struct trace_sample *smp)
 {
-	struct series *c = series_of(m, comm_of(m, smp->pid, smp->tid), cgroup_of(m, smp->pid),
-				     smp->time);
 	unsigned int k, i;
 
-	if (!c)
-		return;
 	c->windows++;
-	c->period++;
-	c->last_time = smp->time;
 	if (window_counts_events(smp->flags))
 		for (i = 0; i < smp->nr && i < nr_events(m); i++)
 			c->events[i] += smp->counts[i];
@@ -355,6 +364,20 @@ static void add_sample(struct window_metrics *m, const struct trace_sample *smp)
 		h->count++;
 		h->sum += v;
 	}
+}
+
+static void add_sample(struct window_metrics *m, const struct trace_sample *smp)
+{
+	struct series *c = series_of(m, comm_of(m, smp->pid, smp->tid), cgroup_of(m, smp->pid),
+				     smp->time);
+
+	if (!c)
+		return;
+	c->period++;
+	c->last_time = smp->time;
+	count_window(m, c, smp);
+	if (!c->named)
+		count_window(m, &m->other, smp);
 }
 
 static void maybe_compact(struct window_metrics *m);
@@ -449,16 +472,15 @@ static uint64_t activity(const struct series *c)
 }
 
 /* The most active first, then the most windows, then the oldest: one order for equal pairs. */
-static int by_activity(const void *x, const void *y, void *arg)
+static int by_activity(const void *x, const void *y)
 {
-	const struct window_metrics *m = arg;
-	const struct series *a = &m->v[*(const uint32_t *)x], *b = &m->v[*(const uint32_t *)y];
+	const struct rank *a = x, *b = y;
 
-	if (activity(a) != activity(b))
-		return activity(a) > activity(b) ? -1 : 1;
+	if (a->activity != b->activity)
+		return a->activity > b->activity ? -1 : 1;
 	if (a->windows != b->windows)
 		return a->windows > b->windows ? -1 : 1;
-	return a < b ? -1 : a > b;
+	return a->i < b->i ? -1 : a->i > b->i;
 }
 
 void metrics_family(FILE *f, const char *name, const char *type, const char *help, bool om)
@@ -626,7 +648,7 @@ static uint32_t remap(const struct window_metrics *m, struct strtab *nt, uint32_
  * busiest series, not every process ever seen: threads EXIT_LINGER_NS
  * after their EXIT (and their pid's cgroup), unnamed series idle for
  * SERIES_IDLE_NS (or every unnamed one past MAX_SERIES), whose counts are
- * folded into "other" (so its counters stay cumulative); the names no
+ * in "other" already (add_sample()); the names no
  * one uses any more.  The tables are built again, smaller.  Under m->lock,
  * and under scrape_lock (a scrape's snapshot points at the names).
  */
@@ -684,11 +706,33 @@ static int compact(struct window_metrics *m)
 		e = hm_put(&nids, sl->key, TAG_PID, sl->val == CG_LOOKUP ? CG_LOOKUP :
 			   remap(m, &nt, map, sl->val));
 	}
+	/* idle unnamed pairs go: their windows are in "other" already */
 	for (i = 0; !e && i < m->nr; i++) {
+		const struct series *c = &m->v[i];
+
+		if (!c->named && (c->last_time <= idle_cut || over))
+			continue;
+		e = hm_put(&nids, (uint64_t)remap(m, &nt, map, c->comm) << 32 |
+			   remap(m, &nt, map, c->cgroup), TAG_SERIES, n++);
+	}
+	for (i = drop; !e && i < m->nr_exited; i++) {
+		uint32_t x = hm_get(&m->exit_at, m->exited[i].tid, 0);
+
+		e = hm_put(&nexit, m->exited[i].tid, 0, x);
+	}
+	if (e) {
+		/* nothing changed: the next pass tries again */
+		free(map);
+		strtab_free(&nt);
+		hm_free(&ntid);
+		hm_free(&nids);
+		hm_free(&nexit);
+		return e;
+	}
+	for (i = 0, n = 0; i < m->nr; i++) {
 		struct series *c = &m->v[i];
 
 		if (!c->named && (c->last_time <= idle_cut || over)) {
-			series_add(m, &m->folded, c);
 			m->evicted_series++;
 			continue;
 		}
@@ -696,23 +740,9 @@ static int compact(struct window_metrics *m)
 		c->cgroup = remap(m, &nt, map, c->cgroup);
 		if (n != i)
 			m->v[n] = *c;
-		e = hm_put(&nids, (uint64_t)c->comm << 32 | c->cgroup, TAG_SERIES, n);
 		n++;
 	}
-	for (i = drop; !e && i < m->nr_exited; i++) {
-		uint32_t x = hm_get(&m->exit_at, m->exited[i].tid, 0);
-
-		e = hm_put(&nexit, m->exited[i].tid, 0, x);
-	}
 	free(map);
-	if (e) {
-		/* nothing changed but the folded series: the next pass tries again */
-		strtab_free(&nt);
-		hm_free(&ntid);
-		hm_free(&nids);
-		hm_free(&nexit);
-		return e;
-	}
 	m->nr = n;
 	strtab_free(&m->names);
 	m->names = nt;
@@ -758,13 +788,15 @@ static void maybe_compact(struct window_metrics *m)
 
 /*
  * A pair changes between a name and "other": what it counted so far goes
- * to "other" for good and its series starts again from 0, so that neither
+ * to "other" for good (an unnamed pair's is there already) and its series
+ * starts again from 0, so that neither
  * "other" nor a named series ever goes back (Prometheus would take it for a
  * counter reset).  A pair named at its creation (series_of()) keeps all.
  */
 static void set_named(struct window_metrics *m, struct series *c, bool named)
 {
-	series_add(m, &m->folded, c);
+	if (c->named)
+		series_add(m, &m->other, c);
 	c->windows = 0;
 	memset(c->events, 0, sizeof(c->events));
 	memset(c->h, 0, sizeof(c->h));
@@ -790,33 +822,35 @@ static bool may_give_way(const struct window_metrics *m, const struct series *c)
  */
 static int choose_named(struct window_metrics *m)
 {
+	const struct rank *o;
 	uint32_t i, j;
 
 	if (pm_grow(&m->order, &m->order_cap, (uint64_t)m->nr + 1, 256, sizeof(*m->order)))
 		return -ENOMEM;
 	for (i = 0; i < m->nr; i++)
-		m->order[i] = i;
-	qsort_r(m->order, m->nr, sizeof(*m->order), by_activity, m);
+		m->order[i] = (struct rank){ activity(&m->v[i]), m->v[i].windows, i };
+	qsort(m->order, m->nr, sizeof(*m->order), by_activity);
+	o = m->order;
 	for (j = m->nr; j-- > 0 && m->nr_named > m->top;) {
-		if (m->v[m->order[j]].named) {
-			set_named(m, &m->v[m->order[j]], false);
+		if (m->v[o[j].i].named) {
+			set_named(m, &m->v[o[j].i], false);
 			m->renamed++;
 		}
 	}
 	for (i = 0; i < m->nr && m->nr_named < m->top; i++)
-		if (!m->v[m->order[i]].named && activity(&m->v[m->order[i]]))
-			set_named(m, &m->v[m->order[i]], true);
+		if (!m->v[o[i].i].named && o[i].activity)
+			set_named(m, &m->v[o[i].i], true);
 	for (i = 0, j = m->nr;; i++, j--) {
 		struct series *u, *n;
 
-		while (i < m->nr && m->v[m->order[i]].named)
+		while (i < m->nr && m->v[o[i].i].named)
 			i++;
-		while (j > i + 1 && !may_give_way(m, &m->v[m->order[j - 1]]))
+		while (j > i + 1 && !may_give_way(m, &m->v[o[j - 1].i]))
 			j--;
 		if (j <= i + 1)
 			break;
-		u = &m->v[m->order[i]];
-		n = &m->v[m->order[j - 1]];
+		u = &m->v[o[i].i];
+		n = &m->v[o[j - 1].i];
 		if (activity(u) <= NAMED_DISPLACE * activity(n))
 			break;
 		set_named(m, n, false);
@@ -844,15 +878,12 @@ static int64_t snapshot(struct window_metrics *m, uint64_t lost[NR_REASONS], uin
 	    pm_grow(&m->snap_names, &m->names_cap, 2 * ((uint64_t)named + 1), 64,
 		    sizeof(*m->snap_names)))
 		return -ENOMEM;
-	/* "other" holds the evicted series too: its counters never go back */
-	m->snap[named] = m->folded;
+	m->snap[named] = m->other;
 	for (i = 0; i < m->nr; i++) {
-		const struct series *c = &m->v[m->order[i]];
+		const struct series *c = &m->v[m->order[i].i];
 
-		if (!c->named) {
-			series_add(m, &m->snap[named], c);
+		if (!c->named)
 			continue;
-		}
 		m->snap[n] = *c;
 		/* strtab's strings stay where they are; its array of them may move */
 		m->snap_names[2 * n] = strtab_str(&m->names, c->comm);
