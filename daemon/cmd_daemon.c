@@ -467,13 +467,24 @@ static int record_loop(struct daemon_run *r, const struct backend_ops *b,
 		int nb = 0, timeout = daemon_state_profiling(d) ? PROFILE_TICK_MS : TICK_MS, n;
 
 		if (end_ns <= now) {
-			/* everything up to now into this segment, then the next one */
-			if (sg.w && !sg.failed)
+			struct segment next;
+
+			/* everything up to now into this segment */
+			if (sg.w && !sg.failed) {
+				s->drain_all = true;
 				segment_after_drain(&sg, dir, b->drain(s, sg.w));
+				s->drain_all = false;
+			}
+			/*
+			 * The next one reads its side-band from /proc before this
+			 * one's fsync: a process sampled meanwhile that exits
+			 * before that read would have samples and no mapping there.
+			 */
+			daemon_state_segment_starting(d);
+			ret = segment_open(&next, dir_fd, dir, s, b, wo, daemon_state_tap(d));
 			segment_close(&sg, dir, s, 0);
 			daemon_state_segment_closed(d, &sg, s);	/* counted, then retention */
-			daemon_state_segment_starting(d);
-			ret = segment_open(&sg, dir_fd, dir, s, b, wo, daemon_state_tap(d));
+			sg = next;
 			if (ret)	/* retried at the next segment */
 				daemon_state_note_error(d, ret);
 			else

@@ -112,6 +112,13 @@ struct record_session {
 	 * they come before.
 	 */
 	struct record_regions *regions;
+	/*
+	 * The next drain takes every record the rings hold, not only those
+	 * older than the publish slack: a daemon segment ends, and what it
+	 * recorded must not open the next one, whose side-band is that of the
+	 * processes alive when it starts.
+	 */
+	bool drain_all;
 };
 
 struct trace_writer;

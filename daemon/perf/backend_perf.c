@@ -1213,7 +1213,7 @@ static int perf_drain(struct record_session *s, struct trace_writer *w)
 	if (ps->dec.filter)
 		prescan_forks(ps);
 	now = pm_now_ns();	/* read before the heads: the watermark's base */
-	ret = perf_rings_drain(ps->rings, ps->nr_rings, ps->final ? UINT64_MAX : now,
+	ret = perf_rings_drain(ps->rings, ps->nr_rings, ps->final || s->drain_all ? UINT64_MAX : now,
 			       ps->copybuf, take_record, arg);
 	if (ret > 0)
 		s->stats.wakeups++;
