@@ -611,10 +611,7 @@ static void put_series(FILE *f, const struct window_metrics *m, const char *comm
 	}
 }
 
-/*
- * Only the trace's events and the histograms defined: a scrape sums every
- * unnamed pair into "other" (most of a default scrape's time with 1,000 pairs).
- */
+/* A named pair's counts into "other" (set_named()): the events and histograms in use. */
 static void series_add(const struct window_metrics *m, struct series *to,
 		       const struct series *from)
 {
