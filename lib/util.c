@@ -147,6 +147,11 @@ uint64_t pm_now_ns(void)
 	return clock_ns(CLOCK_MONOTONIC);
 }
 
+uint64_t pm_thread_cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
 uint64_t pm_realtime_ns(void)
 {
 	return clock_ns(CLOCK_REALTIME);

@@ -48,6 +48,7 @@ uint64_t pm_now_ns(void);		/* CLOCK_MONOTONIC */
  */
 int pm_signalfd(const sigset_t *set, sigset_t *old);
 uint64_t pm_realtime_ns(void);		/* CLOCK_REALTIME */
+uint64_t pm_thread_cpu_ns(void);	/* CLOCK_THREAD_CPUTIME_ID: the calling thread's CPU time */
 /*
  * CLOCK_MONOTONIC and CLOCK_REALTIME read as one instant: the tightest of a
  * few monotonic-realtime-monotonic reads (a thread preempted between two

@@ -374,19 +374,10 @@ static void put_gauge(FILE *f, const char *name, const char *help, double v, boo
 	fprintf(f, "%s %.17g\n", name, v);
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 {
 	struct rusage ru;
-	uint64_t t0 = pm_now_ns(), c0 = thread_cpu_ns();
+	uint64_t t0 = pm_now_ns(), c0 = pm_thread_cpu_ns();
 	int ret;
 
 	/* one scrape at a time: they share the totals, and a second one waits */
@@ -441,7 +432,7 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 			fputs("# EOF\n", f);
 		d->scrapes++;
 		d->last_scrape_s = (double)(pm_now_ns() - t0) / 1e9;
-		d->last_scrape_cpu_s = (double)(thread_cpu_ns() - c0) / 1e9;
+		d->last_scrape_cpu_s = (double)(pm_thread_cpu_ns() - c0) / 1e9;
 	}
 	pthread_mutex_unlock(&d->lock);
 	return ret;
