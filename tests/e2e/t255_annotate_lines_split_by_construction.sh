@@ -40,6 +40,16 @@ case "$inl" in mix_\(annotate_lines.c:*\)) ok "the helper's line names its inlin
 	*) not_ok "inline chain of LINE_H" "$inl" ;; esac
 [ "$srcok" = True ] && ok "the source text is beside the line" || not_ok "source text" "$(cat "$TMPD/lines.csv")"
 
+# report --sort srcline (perf's spelling) has the same per-line counts.
+"$PMIPROF" report -i "$TMPD/t.data" --sort srcline -f csv >"$TMPD/srcline.csv" 2>/dev/null
+python3 - "$TMPD/srcline.csv" "$TMPD/lines.csv" <<'PY' && ok "report --sort srcline: annotate --by line's counts" || not_ok "report --sort srcline" "$(head -5 "$TMPD/srcline.csv")"
+import csv, sys
+rep = [r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith('#'))]
+got = {r['srcline'].rsplit(':', 1)[1]: int(r['samples']) for r in rep if r['symbol'] == 'work' and r['srcline']}
+ann = {r['source_line']: int(r['samples']) for r in csv.DictReader(open(sys.argv[2])) if int(r['samples'])}
+sys.exit(0 if got == ann and ann else 1)
+PY
+
 # Instruction rows: every sampled address is one row, and they add up to the function.
 "$PMIPROF" annotate -i "$TMPD/t.data" work -f csv >"$TMPD/insn.csv" 2>"$TMPD/err"
 "$PMIPROF" report -i "$TMPD/t.data" -f csv --symbol work >"$TMPD/report.csv" 2>/dev/null
