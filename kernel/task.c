@@ -118,6 +118,18 @@ static unsigned int start_walk_delay_ms;
 module_param(start_walk_delay_ms, uint, 0600);
 MODULE_PARM_DESC(start_walk_delay_ms, "test only: ms START waits before its thread walk");
 
+/*
+ * The last START's walk in CLOCK_MONOTONIC ns (ktime_get_ns()), 0 until
+ * known: begin when the fork probe is in place (every fork from then on
+ * is seen), end when the walk is over.  tests/vm/t199 sorts the children
+ * it forked by these, not by guesses of how long START takes under TCG.
+ */
+static unsigned long start_walk_begin_ns, start_walk_end_ns;
+module_param(start_walk_begin_ns, ulong, 0400);
+MODULE_PARM_DESC(start_walk_begin_ns, "last START: CLOCK_MONOTONIC ns forks are followed from");
+module_param(start_walk_end_ns, ulong, 0400);
+MODULE_PARM_DESC(start_walk_end_ns, "last START: CLOCK_MONOTONIC ns its thread walk ended");
+
 /* Module lifetime and per session */
 static atomic64_t task_allocs = ATOMIC64_INIT(0), task_frees = ATOMIC64_INIT(0);
 static atomic64_t task_followed, task_nomem, task_partials, task_exits;
@@ -634,6 +646,8 @@ int pmiprof_task_start(void)
 	atomic64_set(&task_exits, 0);
 	atomic64_set(&task_execs, 0);
 	atomic64_set(&task_dead_at_stop, 0);
+	WRITE_ONCE(start_walk_begin_ns, 0);
+	WRITE_ONCE(start_walk_end_ns, 0);
 	/* Credentials change between CONFIGURE and START (a setuid exec). */
 	ret = task_check_targets();
 	if (ret)
@@ -645,6 +659,8 @@ int pmiprof_task_start(void)
 	WRITE_ONCE(task_walking, true);
 	if (!ret)
 		ret = tracepoint_probe_register(tp_fork, task_fork_probe, NULL);
+	if (!ret)
+		WRITE_ONCE(start_walk_begin_ns, ktime_get_ns());
 	if (!ret && start_walk_delay_ms)
 		msleep(start_walk_delay_ms);
 	for (i = 0; !ret && i < task_nr_targets; i++) {
@@ -663,8 +679,10 @@ int pmiprof_task_start(void)
 	}
 	/* Every thread of the targets is walked: the hash alone decides from here. */
 	smp_store_release(&task_walking, false);
-	if (!ret)
+	if (!ret) {
+		WRITE_ONCE(start_walk_end_ns, ktime_get_ns());
 		ret = tracepoint_probe_register(tp_switch, task_switch_probe, NULL);
+	}
 	if (ret) {
 		WRITE_ONCE(task_active, false);
 		task_unregister();

@@ -161,27 +161,33 @@ int td_expand(struct pm_event_list *out, char *err, size_t err_len)
 {
 	const char *pmu = detected_core_pmu();
 	const struct td_model *m = pmu ? td_model_of_pmu(pmu) : NULL;
+	char why[384] = "";
 	unsigned int k;
 
+	if (!pmu)
+		snprintf(why, sizeof(why), "libpfm4 detects no core PMU on this CPU, so no "
+			 "top-down events are known for it");
+	else if (!m)
+		snprintf(why, sizeof(why), "no level-1 formula for this CPU (libpfm4 PMU '%s'); "
+			 "known: Intel Skylake family, Ice Lake and later, AMD Zen 4 and later "
+			 "(see docs/topdown.md)", pmu);
+	else if (m->refuse)
+		snprintf(why, sizeof(why), "%s (libpfm4 PMU '%s') %s", m->cpu, pmu, m->refuse);
 	/*
-	 * A CPU newer than libpfm4 in a VM without a PMU: the missing PMU is
-	 * the cause to name (the same refusal as td_check_pmu()), not libpfm4.
+	 * No PMU at all (most VMs) is said first, whatever the CPU model: that
+	 * is what stops the recording here.  What the model itself lacks (it
+	 * matters on that CPU with a PMU) comes after, in the same message.
+	 * A model with a formula is refused later, naming its events
+	 * (td_check_pmu()).
 	 */
-	if (!pmu && !td_hw_pmu_present(sysfs_event_source()))
+	if (why[0] && !td_hw_pmu_present(sysfs_event_source()))
 		return pm_set_err(err, err_len, -ENODEV, "topdown: no hardware PMU (the kernel "
 			       "exposes no core PMU in /sys/bus/event_source/devices, as in most "
-			       "VMs), so this CPU's level-1 events cannot be counted: libpfm4 knows "
-			       "none for this CPU either");
-	if (!pmu)
-		return pm_set_err(err, err_len, -ENOENT, "topdown: libpfm4 detects no core PMU on "
-			       "this CPU, so no top-down events are known for it");
-	if (!m)
-		return pm_set_err(err, err_len, -ENOENT, "topdown: no level-1 formula for this CPU "
-			       "(libpfm4 PMU '%s'); known: Intel Skylake family, Ice Lake and "
-			       "later, AMD Zen 4 and later (see docs/topdown.md)", pmu);
-	if (m->refuse)
-		return pm_set_err(err, err_len, -ENOENT, "topdown: %s (libpfm4 PMU '%s') %s",
-			       m->cpu, pmu, m->refuse);
+			       "VMs), so no level-1 events can be counted here; with a PMU too: %s",
+			       why);
+	/* the machine lacks what the events need: not a usage error (exit 1) */
+	if (why[0])
+		return pm_set_err(err, err_len, -ENODEV, "topdown: %s", why);
 	if (out->nr + m->nr > PMIPROF_MAX_EVENTS)
 		return pm_set_err(err, err_len, -E2BIG, "too many events: topdown adds %u, at most "
 			       "%d per recording", m->nr, PMIPROF_MAX_EVENTS);

@@ -3,7 +3,8 @@
 # xz -9 -T1): its samples are not one [unknown] row but one row per
 # function of its unwind table, "[unknown] 0xADDR <nearest .dynsym+0xOFF>"
 # (as objdump names an address), so its hot spots stay distinguishable:
-# each ADDR starts an .eh_frame entry of liblzma, the rows add up to the
+# each ADDR starts an .eh_frame entry of liblzma (PLT stubs are one [plt]
+# row, as in every DSO), the rows add up to the
 # --by dso total, and the stripped files share one warning line.
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
@@ -22,8 +23,10 @@ awk -F, -v d="$base" 'NR > 1 && $4 == d { print $3 }' "$TMPD/p.csv" >"$TMPD/rows
 n=$(grep -c '^\[unknown\]' "$TMPD/rows")
 [ "$n" -ge 2 ] && ok "liblzma: $n [unknown] rows, not one" || not_ok "liblzma: several [unknown] rows ($n)" "$(head "$TMPD/p.csv")"
 bad=$(grep -v '^\[unknown\] 0x[0-9a-f]* <lzma_[A-Za-z0-9_]*+0x[0-9a-f]*>$' "$TMPD/rows" | grep -v '^\[unknown\] 0x[0-9a-f]*$' |
-	grep -v '^lzma_[A-Za-z0-9_]*$')
-[ -z "$bad" ] && ok "every row is an exported (.dynsym) name or [unknown] 0xADDR, with <nearest .dynsym+0xOFF> where one precedes" ||
+	grep -v '^lzma_[A-Za-z0-9_]*$' | grep -vx '\[plt\]')
+# [plt]: samples in liblzma's PLT stubs (docs/report.md: one row per DSO); whether
+# a sample lands there depends on the run (seen on an Intel Xeon, model 167).
+[ -z "$bad" ] && ok "every row is an exported (.dynsym) name, [plt] or [unknown] 0xADDR, with <nearest .dynsym+0xOFF> where one precedes" ||
 	not_ok "row format" "$bad"
 grep -q '<lzma_' "$TMPD/rows" && ok "rows name their nearest .dynsym symbol" || not_ok "rows name their nearest .dynsym symbol" "$(head -3 "$TMPD/rows")"
 # A row inside a function starts at its .eh_frame entry; code no entry covers

@@ -121,9 +121,43 @@ static bool pfm_has_pmu(const char *name)
 	return false;
 }
 
-/* In a child: 0 when -e spec expands to want[], else a message and 1. */
+/*
+ * The sysfs event-source folder the child sees (PMIPROF_SYSFS_EVENT_SOURCE):
+ * a fake one with or without a core PMU, never the host's, so no check
+ * depends on the machine the suite runs on.  Made by fake_sysfs().
+ */
+static char sysfs_dir[64];
+
+static const char *fake_sysfs(bool with_pmu)
+{
+	char sub[96];
+
+	snprintf(sysfs_dir, sizeof(sysfs_dir), "/tmp/pmiprof-td-sysfs-%d", (int)getpid());
+	snprintf(sub, sizeof(sub), "%s/cpu", sysfs_dir);
+	mkdir(sysfs_dir, 0700);
+	if (with_pmu)
+		mkdir(sub, 0700);
+	else
+		rmdir(sub);
+	return sysfs_dir;
+}
+
+static void fake_sysfs_remove(void)
+{
+	char sub[96];
+
+	snprintf(sub, sizeof(sub), "%s/cpu", sysfs_dir);
+	rmdir(sub);
+	rmdir(sysfs_dir);
+}
+
+/*
+ * In a child: 0 when -e spec expands to want[], or is refused (-ENODEV:
+ * the machine lacks it, exit 1) with a message that starts with refusal
+ * and, when then is given, says then after it; else a message and 1.
+ */
 static int check_expansion(const char *pmu, const char *spec, const struct want *w,
-			   unsigned int nw, const char *refusal)
+			   unsigned int nw, const char *refusal, const char *then)
 {
 	struct pm_event_list l;
 	char err[512] = "";
@@ -131,13 +165,16 @@ static int check_expansion(const char *pmu, const char *spec, const struct want 
 	int ret;
 
 	setenv("LIBPFM_FORCE_PMU", pmu, 1);
+	if (sysfs_dir[0])
+		setenv("PMIPROF_SYSFS_EVENT_SOURCE", sysfs_dir, 1);
 	if (pm_pfm_init() || !pfm_has_pmu(pmu))
 		return 77;
 	ret = pm_events_parse(spec, &l, err, sizeof(err));
 	if (refusal) {
-		if (ret != -ENOENT || !strstr(err, refusal)) {
-			fprintf(stderr, "%s: want refusal '%s', got %d '%s'\n", pmu, refusal, ret,
-				err);
+		if (ret != -ENODEV || strncmp(err, refusal, strlen(refusal)) ||
+		    (then && !strstr(err + strlen(refusal), then))) {
+			fprintf(stderr, "%s: want refusal '%s' then '%s', got %d '%s'\n", pmu,
+				refusal, then ? then : "", ret, err);
 			return 1;
 		}
 		return 0;
@@ -164,8 +201,8 @@ static int check_expansion(const char *pmu, const char *spec, const struct want 
 	return 0;
 }
 
-static void expect_child(const char *pmu, const char *spec, const struct want *w,
-			 unsigned int nw, const char *refusal)
+static void expect_child_then(const char *pmu, const char *spec, const struct want *w,
+			      unsigned int nw, const char *refusal, const char *then)
 {
 	int status;
 	pid_t pid;
@@ -173,7 +210,7 @@ static void expect_child(const char *pmu, const char *spec, const struct want *w
 	pid = fork();
 	assert_true(pid >= 0);
 	if (!pid)
-		_exit(check_expansion(pmu, spec, w, nw, refusal));
+		_exit(check_expansion(pmu, spec, w, nw, refusal, then));
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	if (WEXITSTATUS(status) == 77) {
@@ -181,6 +218,12 @@ static void expect_child(const char *pmu, const char *spec, const struct want *w
 		skip();
 	}
 	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void expect_child(const char *pmu, const char *spec, const struct want *w,
+			 unsigned int nw, const char *refusal)
+{
+	expect_child_then(pmu, spec, w, nw, refusal, NULL);
 }
 
 /* perf's skylake pipeline.json / frontend.json: EventCode | UMask << 8. */
@@ -229,12 +272,40 @@ static void expands_for_zen4(void **state)
 	expect_child("amd64_fam19h_zen4", "topdown", zen4_want, 6, NULL);
 }
 
+/* Pretends a machine with a PMU: the model's own lack is the refusal. */
 static void refused_for_zen3_naming_why(void **state)
 {
 	(void)state;
+	fake_sysfs(true);
 	expect_child("amd64_fam19h_zen3", "topdown", NULL, 0,
-		     "AMD Zen 3 (libpfm4 PMU 'amd64_fam19h_zen3') has no per-slot dispatch "
-		     "events");
+		     "topdown: AMD Zen 3 (libpfm4 PMU 'amd64_fam19h_zen3') has no per-slot "
+		     "dispatch events");
+	fake_sysfs_remove();
+}
+
+/*
+ * Pretends a machine without a PMU (a VM) on a Zen 3, and on a Haswell
+ * (no formula): the missing PMU is said first, the model's lack after it.
+ */
+static void no_pmu_said_before_what_the_model_lacks(void **state)
+{
+	(void)state;
+	fake_sysfs(false);
+	expect_child_then("amd64_fam19h_zen3", "topdown", NULL, 0, "topdown: no hardware PMU",
+			  "AMD Zen 3 (libpfm4 PMU 'amd64_fam19h_zen3') has no per-slot dispatch "
+			  "events");
+	expect_child_then("hsw", "topdown", NULL, 0, "topdown: no hardware PMU",
+			  "no level-1 formula for this CPU (libpfm4 PMU 'hsw')");
+	fake_sysfs_remove();
+}
+
+/* A model with a formula expands without a PMU: td_check_pmu() refuses later. */
+static void expansion_does_not_need_a_pmu(void **state)
+{
+	(void)state;
+	fake_sysfs(false);
+	expect_child("skl", "topdown,cache-misses", skl_want, 5, NULL);
+	fake_sysfs_remove();
 }
 
 static void topdown_takes_no_modifiers(void **state)
@@ -489,6 +560,8 @@ int main(void)
 		cmocka_unit_test(expands_for_ice_lake),
 		cmocka_unit_test(expands_for_zen4),
 		cmocka_unit_test(refused_for_zen3_naming_why),
+		cmocka_unit_test(no_pmu_said_before_what_the_model_lacks),
+		cmocka_unit_test(expansion_does_not_need_a_pmu),
 		cmocka_unit_test(topdown_takes_no_modifiers),
 		cmocka_unit_test(hw_pmu_presence_from_sysfs),
 		cmocka_unit_test(report_flat_shows_fractions_per_function),

@@ -552,7 +552,7 @@ struct fork_log {
 	int go, done, n;
 	struct {
 		pid_t pid;
-		double t;
+		double t, t_after;	/* before fork(), after it returned */
 	} e[FORK_LOG_MAX];
 };
 
@@ -595,6 +595,7 @@ static void *forker_thread(void *arg)
 		i = __atomic_fetch_add(&log->n, 1, __ATOMIC_RELAXED);
 		if (p > 0 && i < FORK_LOG_MAX) {
 			log->e[i].t = t;
+			log->e[i].t_after = now_s();
 			__atomic_store_n(&log->e[i].pid, p, __ATOMIC_RELEASE);
 		}
 		nanosleep(&d, NULL);
@@ -604,15 +605,33 @@ static void *forker_thread(void *arg)
 	return NULL;
 }
 
+/* A module parameter in seconds of CLOCK_MONOTONIC (0: none). */
+static double module_param_ns_s(const char *name)
+{
+	char path[128];
+	unsigned long long ns = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/pmiprof/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns / 1e9;
+}
+
 static int cmd_forkwalk(int threads, double secs)
 {
 	struct fork_log *log = mmap(NULL, sizeof(*log), PROT_READ | PROT_WRITE,
 				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int during = 0, during_followed = 0, after = 0, after_followed = 0, ret, n;
+	int before = 0, before_followed = 0, straddling = 0;
 	struct tally t = { 0 };
 	unsigned long long lost = 0;
 	struct session s;
-	double t0, t1, end;
+	double t0, t1, end, walk_begin, walk_end;
 	pid_t target;
 
 	if (log == MAP_FAILED)
@@ -644,6 +663,16 @@ static int cmd_forkwalk(int threads, double secs)
 		return 1;
 	}
 	t1 = now_s();
+	/* the module's own record of when forks were seen and the walk ended */
+	walk_begin = module_param_ns_s("start_walk_begin_ns");
+	walk_end = module_param_ns_s("start_walk_end_ns");
+	if (!walk_begin || !walk_end || walk_begin > walk_end || walk_begin < t0 ||
+	    walk_end > t1) {
+		printf("forkwalk walk_times=unknown begin=%.6f end=%.6f t0=%.6f t1=%.6f\n",
+		       walk_begin, walk_end, t0, t1);
+		kill(target, SIGKILL);
+		return 1;
+	}
 	end = t1 + secs;
 	while (now_s() < end) {
 		struct pollfd p = { .fd = s.fd, .events = POLLIN };
@@ -670,28 +699,40 @@ static int cmd_forkwalk(int threads, double secs)
 	n = __atomic_load_n(&log->n, __ATOMIC_ACQUIRE);
 	for (int i = 0; i < n && i < FORK_LOG_MAX; i++) {
 		pid_t pid = __atomic_load_n(&log->e[i].pid, __ATOMIC_ACQUIRE);
-		double ft = log->e[i].t;
+		double ft = log->e[i].t, ft_after = log->e[i].t_after;
 
 		if (!pid)
 			continue;
-		/* fork probe registered well after t0; the walk over well before t1 */
-		if (ft > t0 + 0.2 && ft < t1 - 0.05) {
+		/*
+		 * The fork's sched_process_fork ran between ft and ft_after: after
+		 * the fork probe was in place and before the walk ended, so by a
+		 * thread the walk may not have reached (during); after the walk
+		 * (after, the control); or before START followed anything.  A fork
+		 * that straddles begin or end is counted in none.
+		 */
+		if (ft > walk_begin && ft_after < walk_end) {
 			during++;
 			if (seen(pid))
 				during_followed++;
 			else if (during - during_followed <= 5)
-				fprintf(stderr, "task_secure: child %d forked %.3f s into START: no record\n",
-					(int)pid, ft - t0);
-		} else if (ft > t1 + 0.05 && ft < end) {
+				fprintf(stderr, "task_secure: child %d forked %.3f s after the fork probe, %.3f s before the walk ended: no record\n",
+					(int)pid, ft - walk_begin, walk_end - ft_after);
+		} else if (ft > walk_end && ft_after < end) {
 			after++;
 			after_followed += seen(pid);
+		} else if (ft_after < walk_begin) {
+			before++;
+			before_followed += seen(pid);
+		} else {
+			straddling++;
 		}
 	}
 	for (unsigned int cpu = 0; cpu < s.info.nr_cpus; cpu++)
 		if (s.maps[cpu])
 			lost += ((const struct pmiprof_ring_header *)s.maps[cpu])->lost;
-	printf("forkwalk start_s=%.2f forks=%d during=%d during_followed=%d after=%d after_followed=%d lost=%llu ",
-	       t1 - t0, n, during, during_followed, after, after_followed,
+	printf("forkwalk start_s=%.2f probe_s=%.3f walk_s=%.3f forks=%d before=%d before_followed=%d during=%d during_followed=%d straddling=%d after=%d after_followed=%d lost=%llu ",
+	       t1 - t0, walk_begin - t0, walk_end - walk_begin, n, before, before_followed,
+	       during, during_followed, straddling, after, after_followed,
 	       (unsigned long long)lost);
 	print_tally("forkwalk", &t);
 	return 0;
