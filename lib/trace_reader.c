@@ -182,8 +182,8 @@ static int check_prologue(struct trace_reader *r)
 		return perf_data_open(&r->perf, r->buf, r->size, r->name, &r->hdr, &r->stats,
 				      r->diag, r->diag_arg);
 	if (magic != PMIPROF_TRACE_MAGIC) {
-		diag(r, 0, "not a pmiprof trace (magic \"%s\", expected \"PMIPROF1\" or perf's "
-		     "\"PERFILE2\")", printable_magic(r->buf, shown));
+		diag(r, 0, "not a pmiprof trace (magic \"%s\", expected \"PMIPROF1\")",
+		     printable_magic(r->buf, shown));
 		return -EBADMSG;
 	}
 	if (r->size < sizeof(pro)) {
