@@ -5,7 +5,8 @@
 # instruction of work() holding >= 5 % in either, the shares agree within
 # 2 points, and annotate's instruction text at each of work()'s addresses
 # is objdump's (perf annotate prints objdump's AT&T text; capstone adds
-# size suffixes, so mnemonics are compared without them).
+# size suffixes, so mnemonics are compared without them).  And annotate of
+# perf's own perf.data gives perf annotate's count at every address.
 . "$(dirname "$0")/../lib.sh"
 have_perf_sw || skip_all "perf_event_open not usable here"
 command -v objdump >/dev/null || skip_all "binutils (objdump) not installed"
@@ -55,4 +56,16 @@ read -r n worst nperf common bad < <(grep -v '^#' "$TMPD/cmp")
 	not_ok "shares against perf annotate" "n=$n worst=$worst"
 [ "${common:-0}" = "${nperf:-x}" ] && ok "the same addresses as objdump" || not_ok "addresses" "$common of $nperf"
 [ "${bad:-1}" = 0 ] && ok "the same mnemonics as objdump" || not_ok "mnemonics" "$bad differ"
+# The same perf.data read by pmiprof (docs/perf-data.md): every address's count is perf's.
+"$PMIPROF" annotate -i "$TMPD/perf.data" work -f csv >"$TMPD/perf_insn.csv" 2>"$TMPD/err"
+python3 - "$TMPD/perf.txt" "$TMPD/perf_insn.csv" <<'PY' && ok "annotate -i perf.data: every address's samples equal perf annotate's" || not_ok "annotate of perf.data" "$(cat "$TMPD/err"; head -5 "$TMPD/perf_insn.csv")"
+import csv, re, sys
+perf = {}
+for l in open(sys.argv[1]):
+    m = re.match(r'\s*(\d+)\s*:\s+([0-9a-f]+):', l)
+    if m:
+        perf[int(m.group(2), 16)] = int(m.group(1))
+ours = {int(r['address'], 16): int(r['samples']) for r in csv.DictReader(open(sys.argv[2]))}
+sys.exit(0 if perf and perf == ours else 1)
+PY
 done_testing
