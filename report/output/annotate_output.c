@@ -517,14 +517,15 @@ static void print_table(FILE *f, const struct annotate *a, const struct ann_view
 			char text[512];
 			int n;
 
-			if (r->line != UINT32_MAX && r->line != prev_line && !o->no_source) {
-				print_source_row(f, a, v, o, &v->lines[r->line], indent + 3);
-				prev_line = r->line;
-			}
 			if (pct(a, v, r->c.samples, o) < o->min_percent ||
 			    (o->min_percent > 0 && !r->c.samples)) {
 				hidden++;
 				continue;
+			}
+			/* a line above the first instruction shown of it */
+			if (r->line != UINT32_MAX && r->line != prev_line && !o->no_source) {
+				print_source_row(f, a, v, o, &v->lines[r->line], indent + 3);
+				prev_line = r->line;
 			}
 			n = counts_cells(f, a, v, &k, &r->c, o, i == v->hottest_insn);
 			n += fprintf(f, "   %10" PRIx64 "  ", r->in.addr);
