@@ -42,14 +42,21 @@ static bool moment_metric(const struct metric *m)
 int annotate_add_sample(void *arg, const struct trace_sample *smp, uint64_t index,
 			uint32_t sym, uint32_t comm)
 {
-	struct annotate *a = arg;
+	uint32_t idx;
+
+	(void)index;
+	(void)comm;
+	return annotate_add(arg, smp, sym, &idx);
+}
+
+int annotate_add(struct annotate *a, const struct trace_sample *smp, uint32_t sym, uint32_t *at)
+{
 	struct ann_addr *ad;
 	uint32_t dso, tag, idx, i, n = a->s->h->nr_events;
 	uint64_t off;
 	bool kernel = false;
 
-	(void)index;
-	(void)comm;
+	*at = UINT32_MAX;
 	a->samples++;
 	if (!session_locate_ip(a->s, smp->pid, smp->ip, &dso, &off)) {
 		const struct sym *sy = symbolizer_sym(a->s->sy, sym);
@@ -76,6 +83,7 @@ int annotate_add_sample(void *arg, const struct trace_sample *smp, uint64_t inde
 		if (hm_put(&a->at, off, tag, idx))
 			return -ENOMEM;
 	}
+	*at = idx;
 	ad = &a->addrs[idx];
 	ad->c.samples++;
 	for (i = 0; i < n && i < PMIPROF_MAX_EVENTS; i++)
@@ -338,6 +346,9 @@ int annotate_view(struct annotate *a, uint32_t fi, struct disasm *d, struct ann_
 			v->why = v->code.why ? v->code.why : "its code was not found";
 		}
 	}
+	v->addr_insn = malloc((f->nr ? f->nr : 1) * sizeof(*v->addr_insn));
+	if (!v->addr_insn)
+		return -ENOMEM;
 	/* Sampled addresses into their instructions; the others as rows of their own. */
 	for (i = 0; i < f->nr; i++) {
 		const struct ann_addr *ad = &a->addrs[a->order[f->first + i]];
@@ -371,6 +382,14 @@ int annotate_view(struct annotate *a, uint32_t fi, struct disasm *d, struct ann_
 		}
 		v->insns[j] = t;
 	}
+	for (i = 0; i < f->nr; i++) {
+		const struct ann_addr *ad = &a->addrs[a->order[f->first + i]];
+		uint64_t addr = ad->off;
+
+		if (!ad->kernel && !symbolizer_vaddr(sy, ad->dso, ad->off, &addr))
+			addr = ad->off;
+		v->addr_insn[i] = insn_at(v, addr);
+	}
 	for (i = 0; i < v->nr_insns; i++) {
 		struct ann_insn *r = &v->insns[i];
 
@@ -398,6 +417,7 @@ int annotate_view(struct annotate *a, uint32_t fi, struct disasm *d, struct ann_
 
 void ann_view_free(struct ann_view *v)
 {
+	free(v->addr_insn);
 	free(v->insns);
 	free(v->lines);
 	memset(v, 0, sizeof(*v));

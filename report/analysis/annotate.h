@@ -68,6 +68,8 @@ void annotate_free(struct annotate *a);
 /* session_sample_fn (arg = struct annotate). */
 int annotate_add_sample(void *arg, const struct trace_sample *smp, uint64_t index,
 			uint32_t sym, uint32_t comm);
+/* The same, giving the sample's address index (UINT32_MAX: JIT or unmapped): 0 or -errno. */
+int annotate_add(struct annotate *a, const struct trace_sample *smp, uint32_t sym, uint32_t *idx);
 /* Group the addresses into functions, ordered by samples (or event when >= 0). */
 int annotate_group(struct annotate *a, int event);
 
@@ -112,6 +114,7 @@ struct ann_view {
 	uint32_t hottest_insn;	/* UINT32_MAX when none has samples */
 	uint32_t hottest_line;
 	uint64_t undecoded;	/* samples at addresses inside no decoded instruction */
+	uint32_t *addr_insn;	/* per address of the function (f->first + i): its insns index */
 	const char *why;	/* no instructions: why (kernel, JIT, missing file, ...) */
 };
 
