@@ -87,6 +87,7 @@ struct perf_data {
 	uint32_t nthr;
 
 	uint64_t samples, lost;
+	uint64_t lost_ring, lost_samples;	/* sums of LOST and of LOST_SAMPLES */
 	uint64_t last_time;
 	uint64_t skipped[PERF_UREC_MAX];
 	uint64_t bad_samples, unknown_id, kernel_maps;
@@ -1055,18 +1056,25 @@ static int deliver(struct perf_data *p, const struct qent *e)
 					       rd32(r + 16), rd32(r + 20) };
 		return 0;
 	case PERF_RECORD_LOST:
-	case PERF_RECORD_LOST_SAMPLES: {
-		size_t at = type == PERF_RECORD_LOST ? 16 : 8;
-
-		if (e->size - trailer < at + 8)
+		if (e->size - trailer < 24)
 			break;
 		o = out_rec(p, PMIPROF_REC_LOST);
 		o->lost = (struct trace_lost){ id.time, (a->sample_type & PERF_SAMPLE_CPU) ?
 					       id.cpu : PMIPROF_CPU_NONE, PMIPROF_LOST_RING_FULL,
-					       rd64(r + at), 0 };
+					       rd64(r + 16), 0 };
 		p->lost += o->lost.count;
+		p->lost_ring += o->lost.count;
 		return 0;
-	}
+	case PERF_RECORD_LOST_SAMPLES:
+		/*
+		 * perf record writes these at its end from each counter's lost
+		 * count (PERF_FORMAT_LOST): the same samples the LOST records
+		 * already counted.  Their excess, if any, is added at the end.
+		 */
+		if (e->size - trailer < 16)
+			break;
+		p->lost_samples += rd64(r + 8);
+		return 0;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
 		deliver_throttle(p, e, &id);
@@ -1159,6 +1167,14 @@ int perf_data_next(struct perf_data *p, struct trace_record *rec)
 		if (p->nout)
 			continue;
 		report_skipped(p);
+		if (p->lost_samples > p->lost_ring) {
+			struct trace_record *o = out_rec(p, PMIPROF_REC_LOST);
+
+			o->lost = (struct trace_lost){ p->last_time, PMIPROF_CPU_NONE,
+						       PMIPROF_LOST_RING_FULL,
+						       p->lost_samples - p->lost_ring, 0 };
+			p->lost += o->lost.count;
+		}
 		if (p->failed) {
 			struct trace_record *o = out_rec(p, PMIPROF_REC_LOST);
 
