@@ -31,7 +31,19 @@
 
 #define MAX_DIAG_SAMPLES 3		/* damaged samples named one by one, then counted */
 #define MAX_THROTTLES 1024		/* THROTTLEs waiting for their UNTHROTTLE */
-#define DECOMP_MAX ((size_t)256 << 20)	/* bytes one COMPRESSED record may inflate to */
+/*
+ * Bytes one COMPRESSED record may inflate to (perf compresses one ring read
+ * at a time: its -m size), and all of them together, against the file's
+ * size: perf's zstd level 1 on its records gains 5-30x, so more than 1024x is
+ * not a recording (a bomb, or damage).  The fuzzer's 64 MB allocation limit
+ * wants a smaller buffer.
+ */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define DECOMP_MAX ((size_t)16 << 20)
+#else
+#define DECOMP_MAX ((size_t)256 << 20)
+#endif
+#define DECOMP_RATIO 1024
 
 struct qent {
 	uint64_t time;
@@ -67,6 +79,7 @@ struct perf_data {
 	uint8_t *dbuf;
 	size_t dlen, dcap, dpos;
 	uint64_t doff;
+	uint64_t inflated;		/* bytes inflated so far */
 
 	/* the ordering queue: q[qpos .. qready) ready, q[qready .. nq) waiting */
 	struct qent *q;
@@ -87,6 +100,7 @@ struct perf_data {
 	uint32_t nthr;
 
 	uint64_t samples, lost;
+	uint64_t lost_ring, lost_samples;	/* sums of LOST and of LOST_SAMPLES */
 	uint64_t last_time;
 	uint64_t skipped[PERF_UREC_MAX];
 	uint64_t bad_samples, unknown_id, kernel_maps;
@@ -503,7 +517,8 @@ static void flush(struct perf_data *p, uint64_t limit)
 		p->nq -= p->qpos;
 		p->qpos = p->qready = 0;
 	}
-	qsort(p->q + p->qready, p->nq - p->qready, sizeof(*p->q), qcmp);
+	if (p->nq > p->qready)
+		qsort(p->q + p->qready, p->nq - p->qready, sizeof(*p->q), qcmp);
 	for (i = p->qready; i < p->nq && p->q[i].time <= limit; i++)
 		;
 	p->qready = i;
@@ -551,6 +566,18 @@ static int enqueue(struct perf_data *p, const uint8_t *r, uint32_t size, uint64_
 
 /* ---- reading records ---- */
 
+/* The reading stops here: damage at off.  Returns 0 (the queue still drains). */
+static int stop_damaged(struct perf_data *p, uint64_t off, const char *what)
+{
+	pdiag(p, off, "%s; the rest of the file (%llu bytes) is not read", what,
+	      (unsigned long long)(p->end > off ? p->end - off : 0));
+	p->st->truncated = true;
+	p->st->bytes_skipped += p->end > off ? p->end - off : 0;
+	p->failed = true;
+	p->input_done = true;
+	return 0;
+}
+
 static int decompress(struct perf_data *p, const uint8_t *data, size_t len, uint64_t off)
 {
 	ZSTD_inBuffer in = { data, len, 0 };
@@ -570,11 +597,9 @@ static int decompress(struct perf_data *p, const uint8_t *data, size_t len, uint
 			size_t cap = p->dcap ? p->dcap * 2 : (size_t)1 << 20;
 			uint8_t *nb;
 
-			if (cap > DECOMP_MAX) {
-				pdiag(p, off, "COMPRESSED record inflates to more than %zu MiB; the "
-				      "rest of the file is not read", DECOMP_MAX >> 20);
-				return -EBADMSG;
-			}
+			if (cap > DECOMP_MAX)
+				return stop_damaged(p, off, "COMPRESSED record inflates to more than "
+						    "its limit (docs/perf-data.md)");
 			nb = realloc(p->dbuf, cap);
 			if (!nb)
 				return -ENOMEM;
@@ -584,27 +609,21 @@ static int decompress(struct perf_data *p, const uint8_t *data, size_t len, uint
 		out = (ZSTD_outBuffer){ p->dbuf, p->dcap, p->dlen };
 		rc = ZSTD_decompressStream(p->zd, &out, &in);
 		if (ZSTD_isError(rc)) {
-			pdiag(p, off, "COMPRESSED record: invalid zstd data (%s); the rest of the "
-			      "file is not read", ZSTD_getErrorName(rc));
-			return -EBADMSG;
+			char what[160];
+
+			snprintf(what, sizeof(what), "COMPRESSED record: invalid zstd data (%s)",
+				 ZSTD_getErrorName(rc));
+			return stop_damaged(p, off, what);
 		}
+		p->inflated += out.pos - p->dlen;
 		p->dlen = out.pos;
+		if (p->inflated / DECOMP_RATIO > p->size)
+			return stop_damaged(p, off, "COMPRESSED records inflate to more than 1024 "
+					    "times the file's size: not a perf recording");
 		if (!rc && in.pos < in.size)
 			continue;	/* a frame ended, another follows */
 	}
 	p->doff = off;
-	return 0;
-}
-
-/* The reading stops here: damage at off.  Returns 0 (the queue still drains). */
-static int stop_damaged(struct perf_data *p, uint64_t off, const char *what)
-{
-	pdiag(p, off, "%s; the rest of the file (%llu bytes) is not read", what,
-	      (unsigned long long)(p->end > off ? p->end - off : 0));
-	p->st->truncated = true;
-	p->st->bytes_skipped += p->end > off ? p->end - off : 0;
-	p->failed = true;
-	p->input_done = true;
 	return 0;
 }
 
@@ -1055,18 +1074,25 @@ static int deliver(struct perf_data *p, const struct qent *e)
 					       rd32(r + 16), rd32(r + 20) };
 		return 0;
 	case PERF_RECORD_LOST:
-	case PERF_RECORD_LOST_SAMPLES: {
-		size_t at = type == PERF_RECORD_LOST ? 16 : 8;
-
-		if (e->size - trailer < at + 8)
+		if (e->size - trailer < 24)
 			break;
 		o = out_rec(p, PMIPROF_REC_LOST);
 		o->lost = (struct trace_lost){ id.time, (a->sample_type & PERF_SAMPLE_CPU) ?
 					       id.cpu : PMIPROF_CPU_NONE, PMIPROF_LOST_RING_FULL,
-					       rd64(r + at), 0 };
+					       rd64(r + 16), 0 };
 		p->lost += o->lost.count;
+		p->lost_ring += o->lost.count;
 		return 0;
-	}
+	case PERF_RECORD_LOST_SAMPLES:
+		/*
+		 * perf record writes these at its end from each counter's lost
+		 * count (PERF_FORMAT_LOST): the same samples the LOST records
+		 * already counted.  Their excess, if any, is added at the end.
+		 */
+		if (e->size - trailer < 16)
+			break;
+		p->lost_samples += rd64(r + 8);
+		return 0;
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
 		deliver_throttle(p, e, &id);
@@ -1159,6 +1185,14 @@ int perf_data_next(struct perf_data *p, struct trace_record *rec)
 		if (p->nout)
 			continue;
 		report_skipped(p);
+		if (p->lost_samples > p->lost_ring) {
+			struct trace_record *o = out_rec(p, PMIPROF_REC_LOST);
+
+			o->lost = (struct trace_lost){ p->last_time, PMIPROF_CPU_NONE,
+						       PMIPROF_LOST_RING_FULL,
+						       p->lost_samples - p->lost_ring, 0 };
+			p->lost += o->lost.count;
+		}
 		if (p->failed) {
 			struct trace_record *o = out_rec(p, PMIPROF_REC_LOST);
 
