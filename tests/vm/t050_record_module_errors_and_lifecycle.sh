@@ -25,9 +25,10 @@ vm_run --timeout 400 "${adds[@]}" -- sh -c '
 	( exec 3</dev/pmiprof
 	  pmiprof record --backend module -o /tmp/a.data -- true 2>/export/busy.err; echo "busy=$?"
 	  rmmod pmiprof 2>/export/rmmod_busy.err; echo "rmmod_busy=$?" )
-	pmiprof record -q --backend module -o /export/intr.data -- hot_function 20 2>/export/intr.err &
+	pmiprof record --backend module -o /export/intr.data -- hot_function 200 2>/export/intr.err &
 	rec=$!
-	sleep 3
+	vm-wait-for 180 /export/intr.err "recording with" || echo "intr-not-started"
+	sleep 2
 	kill -INT $rec
 	wait $rec; echo "intr=$?"
 	pmiprof dump -i /export/intr.data >/export/intr.dump 2>&1

@@ -11,8 +11,9 @@ vm_static hot_function "$PMIPROF_TOP/tests/vm/hot_function.c" || skip_all "canno
 console=$TMPD/console.log
 
 PMIPROF_VM_CONSOLE=$console vm_run --timeout 300 --insmod pmu=emul --add "$TMPD/hot_function" -- sh -c '
-	pmiprof record -q --backend module -o /tmp/a.data -- hot_function 60 2>/dev/null &
-	sleep 4
+	pmiprof record --backend module -o /tmp/a.data -- hot_function 240 2>/tmp/rec.err &
+	vm-wait-for 200 /tmp/rec.err "recording with" || echo "record-not-started"
+	sleep 1
 	grep -c . /proc/interrupts >/dev/null
 	echo "PMIPROF-VM-EXIT 0" >/dev/ttyS3
 	reboot -f'

@@ -18,7 +18,8 @@ vm_run --timeout 900 --add "$TMPD/task_churn" -- sh -c '
 	pmiprof dump -i /export/c.data >/export/dump.txt 2>&1
 	pmiprof record --backend module -o /export/k.data -- task_churn spin 60 2>/export/record-k.err &
 	rec=$!
-	sleep 4
+	vm-wait-for 240 /export/record-k.err "recording with" || echo "record-k-not-started"
+	sleep 2
 	kill -9 $rec; wait $rec; echo "killed=$?"
 	sleep 1
 	pkill -9 task_churn

@@ -15,7 +15,8 @@ vm_run --timeout 600 --insmod pmu=emul --add "$TMPD/task_churn" -- sh -c '
 	[ -w /sys/power/pm_test ] || { echo "no-pm-test"; exit 0; }
 	pmiprof record --backend module -o /tmp/r.data -- task_churn spin 30 2>/export/record.err &
 	rec=$!
-	sleep 3
+	vm-wait-for 240 /export/record.err "recording with" || echo "record-not-started"
+	sleep 1
 	echo 1 > /sys/module/pmiprof/parameters/fail_next_resume
 	echo freezer > /sys/power/pm_test
 	echo freeze > /sys/power/state; echo "suspend=$?"

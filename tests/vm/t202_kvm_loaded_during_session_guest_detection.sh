@@ -16,11 +16,15 @@ irq=/lib/modules/$kv/kernel/virt/lib/irqbypass.ko
 [ -f "$kvm" ] && [ -f "$irq" ] || skip_all "no kvm.ko/irqbypass.ko for $kv under /lib/modules"
 
 vm_run --timeout 600 --insmod pmu=emul --add "$kvm" --add "$irq" -- sh -c '
-	pmiprof record --backend module -o /tmp/r.data -- sleep 12 2>/export/record.err &
+	pmiprof record --backend module -o /tmp/r.data -- \
+		sh -c "i=0; while [ ! -e /tmp/kvm-done ] && [ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done" \
+		2>/export/record.err &
 	rec=$!
-	sleep 4
+	vm-wait-for 240 /export/record.err "recording with" || echo "record-not-started"
+	sleep 1
 	insmod /root/bin/irqbypass.ko && insmod /root/bin/kvm.ko; echo "kvm_insmod=$?"
 	echo "during=$(cat /sys/module/kvm/refcnt)"
+	touch /tmp/kvm-done
 	wait $rec; echo "record=$?"
 	echo "after=$(cat /sys/module/kvm/refcnt)"
 	rmmod kvm; echo "rmmod_kvm=$?"
