@@ -282,24 +282,24 @@ static int sort_event_of(const struct session *s, const char *name, int *ev)
 	return EXIT_USAGE;
 }
 
-static int by_line_key;
-
-static int line_cmp(const void *x, const void *y)
+static int line_cmp(const void *x, const void *y, void *arg)
 {
 	const struct ann_line *a = x, *b = y;
-	uint64_t va = by_line_key >= 0 ? a->c.counts[by_line_key] : a->c.samples;
-	uint64_t vb = by_line_key >= 0 ? b->c.counts[by_line_key] : b->c.samples;
+	int key = *(const int *)arg;
+	uint64_t va = key >= 0 ? a->c.counts[key] : a->c.samples;
+	uint64_t vb = key >= 0 ? b->c.counts[key] : b->c.samples;
 
 	if (va != vb)
 		return va > vb ? -1 : 1;
 	return a->line - b->line;
 }
 
-static int source_order_cmp(const void *x, const void *y)
+static int source_order_cmp(const void *x, const void *y, void *arg)
 {
 	const struct ann_line *a = x, *b = y;
 	int c;
 
+	(void)arg;
 	if ((a->depth == 0) != (b->depth == 0))
 		return a->depth == 0 ? -1 : 1;	/* the function's own lines first */
 	c = strcmp(a->file ? a->file : "", b->file ? b->file : "");
@@ -319,8 +319,8 @@ static void order_lines(struct ann_view *v, int key)
 	int hot_line = hot != UINT32_MAX ? v->lines[hot].line : 0;
 	const char *hot_file = hot != UINT32_MAX ? v->lines[hot].file : NULL;
 
-	by_line_key = key;
-	qsort(v->lines, v->nr_lines, sizeof(*v->lines), key == -2 ? source_order_cmp : line_cmp);
+	qsort_r(v->lines, v->nr_lines, sizeof(*v->lines), key == -2 ? source_order_cmp : line_cmp,
+		&key);
 	for (i = 0; i < v->nr_lines; i++)
 		if (hot != UINT32_MAX && v->lines[i].file == hot_file &&
 		    v->lines[i].line == hot_line)

@@ -143,13 +143,11 @@ bool ann_metric(const struct ann_counts *c, const struct metric *m, uint32_t mi,
 	return true;
 }
 
-static const struct annotate *sort_ctx;
-static int sort_event;
-
-static int by_func_addr(const void *x, const void *y)
+static int by_func_addr(const void *x, const void *y, void *arg)
 {
-	const struct ann_addr *a = &sort_ctx->addrs[*(const uint32_t *)x];
-	const struct ann_addr *b = &sort_ctx->addrs[*(const uint32_t *)y];
+	const struct annotate *an = arg;
+	const struct ann_addr *a = &an->addrs[*(const uint32_t *)x];
+	const struct ann_addr *b = &an->addrs[*(const uint32_t *)y];
 
 	if (a->sym != b->sym)
 		return a->sym < b->sym ? -1 : 1;
@@ -158,11 +156,12 @@ static int by_func_addr(const void *x, const void *y)
 	return a->off < b->off ? -1 : a->off > b->off;
 }
 
-static int by_heat(const void *x, const void *y)
+static int by_heat(const void *x, const void *y, void *arg)
 {
 	const struct ann_func *a = x, *b = y;
-	uint64_t va = sort_event >= 0 ? a->c.counts[sort_event] : a->c.samples;
-	uint64_t vb = sort_event >= 0 ? b->c.counts[sort_event] : b->c.samples;
+	int event = *(const int *)arg;
+	uint64_t va = event >= 0 ? a->c.counts[event] : a->c.samples;
+	uint64_t vb = event >= 0 ? b->c.counts[event] : b->c.samples;
 
 	if (va != vb)
 		return va > vb ? -1 : 1;
@@ -183,8 +182,7 @@ int annotate_group(struct annotate *a, int event)
 		return -ENOMEM;
 	for (i = 0; i < a->nr_addrs; i++)
 		a->order[i] = i;
-	sort_ctx = a;
-	qsort(a->order, a->nr_addrs, sizeof(*a->order), by_func_addr);
+	qsort_r(a->order, a->nr_addrs, sizeof(*a->order), by_func_addr, a);
 	for (i = 0; i < a->nr_addrs; i++) {
 		const struct ann_addr *ad = &a->addrs[a->order[i]];
 		struct ann_func *f = nf ? &a->funcs[nf - 1] : NULL;
@@ -200,8 +198,7 @@ int annotate_group(struct annotate *a, int event)
 		ann_counts_add(&f->c, &ad->c, ne, nm);
 	}
 	a->nr_funcs = nf;
-	sort_event = event;
-	qsort(a->funcs, nf, sizeof(*a->funcs), by_heat);
+	qsort_r(a->funcs, nf, sizeof(*a->funcs), by_heat, &event);
 	return 0;
 }
 
