@@ -22,6 +22,18 @@
  *   task_secure deputy UID            open as UID, become root again, CONFIGURE
  *                                     a root process: the opener decides (EPERM)
  *   task_secure churn SECONDS         the same churn and bystander, no device
+ *   task_secure victimfork SECONDS    victim, in a child too
+ *   task_secure sudo BIN HOW          as sudo/su do once setuid root: uid and
+ *                                     gid 0, then exec BIN HOW 6 (HOW victim
+ *                                     or victimfork; dumpable, since exec
+ *                                     decides on the old ids)
+ *   task_secure escalate UID SUIDBIN BIN HOW
+ *                                     as UID, follow a child that execs
+ *                                     SUIDBIN (a setuid copy) sudo BIN HOW
+ *                                     once START's fork probe is in place,
+ *                                     its walk held (start_walk_delay_ms,
+ *                                     start_walk_add_delay_ms): records of
+ *                                     the child and its children, SECRET hits
  *   task_secure forkwalk THREADS S    root: follow a process whose THREADS
  *                                     threads fork short children all along,
  *                                     from just before START on (START's walk
@@ -82,6 +94,17 @@ static int victim(double secs)
 		for (i = 0; i < 100000; i++)
 			sink += buf[i & 511] * 3 + i;
 	return 0;
+}
+
+/* victim, in a child too (forked at once) */
+static int victim_fork(double secs)
+{
+	pid_t p = fork();
+	int ret = victim(secs);
+
+	if (p > 0)
+		waitpid(p, NULL, 0);
+	return p == 0 ? 0 : ret;
 }
 
 static void drop_to(uid_t uid)
@@ -281,6 +304,83 @@ static int cmd_exec(uid_t uid, const char *bin)
 	follow(&s, child, 30, &t);
 	print_tally("exec", &t);
 	return 0;
+}
+
+/* What sudo, su and pkexec do once running setuid root: become root entirely, exec. */
+static int cmd_sudo(const char *bin, const char *how)
+{
+	if (setresgid(0, 0, 0) || setresuid(0, 0, 0)) {
+		perror("task_secure: sudo");
+		return 2;
+	}
+	execl(bin, bin, how, "6", (char *)NULL);
+	perror("task_secure: sudo: exec");
+	return 127;
+}
+
+/* A module parameter in seconds of CLOCK_MONOTONIC (0: none). */
+static double module_param_ns_s(const char *name);
+
+/*
+ * The START race: START's walk has looked at the child (uid UID, blocked
+ * on a pipe) when the child execs a setuid-root program that becomes root
+ * and execs a dumpable program with SECRET on its stack.  Root (this
+ * process) tells the child to go once START's fork probe is in place
+ * (start_walk_begin_ns), while the walk waits between its steps.
+ */
+static int cmd_escalate(uid_t uid, const char *suidbin, const char *plainbin, const char *how)
+{
+	int go[2], ready[2], status;
+	pid_t follower;
+	char c = 0;
+
+	if (pipe(go) || pipe(ready))
+		return 2;
+	follower = fork();
+	if (follower == 0) {
+		struct session s;
+		struct tally t = { 0 };
+		pid_t child;
+		int ret;
+
+		drop_to(uid);
+		ret = session_open(&s);
+		if (ret) {
+			printf("escalate open=%s\n", strerror(-ret));
+			_exit(1);
+		}
+		child = fork();
+		if (child == 0) {
+			close(go[1]);
+			if (read(go[0], &c, 1) != 1)
+				_exit(3);
+			execl(suidbin, suidbin, "sudo", plainbin, how, (char *)NULL);
+			_exit(127);
+		}
+		ret = session_configure(&s, child, 1000000);
+		if (write(ready[1], &c, 1) != 1)
+			_exit(2);
+		if (!ret && ioctl(s.fd, PMIPROF_IOC_START))
+			ret = -errno;
+		if (ret) {
+			printf("escalate configure_start=%s\n", strerror(-ret));
+			kill(child, SIGKILL);
+			_exit(1);
+		}
+		follow(&s, child, 30, &t);
+		print_tally("escalate", &t);
+		_exit(0);
+	}
+	if (read(ready[0], &c, 1) != 1)
+		return 2;
+	/* START is under way once its fork probe is in place; the walk then waits. */
+	for (int i = 0; i < 3000 && !module_param_ns_s("start_walk_begin_ns"); i++)
+		usleep(1000);
+	usleep(300 * 1000);
+	if (write(go[1], &c, 1) != 1)
+		return 2;
+	waitpid(follower, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 static void write_file(const char *path, const char *s)
@@ -752,8 +852,14 @@ int main(int argc, char **argv)
 		return cmd_deputy((uid_t)atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "churn"))
 		return cmd_churn(atof(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "victimfork"))
+		return victim_fork(atof(argv[2]));
+	if (argc >= 4 && !strcmp(argv[1], "sudo"))
+		return cmd_sudo(argv[2], argv[3]);
+	if (argc >= 6 && !strcmp(argv[1], "escalate"))
+		return cmd_escalate((uid_t)atoi(argv[2]), argv[3], argv[4], argv[5]);
 	if (argc >= 4 && !strcmp(argv[1], "forkwalk"))
 		return cmd_forkwalk(atoi(argv[2]), atof(argv[3]));
-	fprintf(stderr, "usage: task_secure victim S | exec UID BIN | reuse UID | deputy UID | cycles N | churn S | forkwalk THREADS S\n");
+	fprintf(stderr, "usage: task_secure victim S | victimfork S | exec UID BIN | sudo BIN HOW | escalate UID SUIDBIN BIN HOW | reuse UID | deputy UID | cycles N | churn S | forkwalk THREADS S\n");
 	return 2;
 }
