@@ -51,6 +51,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,8 +108,16 @@ static int victim_fork(double secs)
 	return p == 0 ? 0 : ret;
 }
 
+/*
+ * Set once this process acts for an opener without CAP_PERFMON: its
+ * events count user mode only (ring 0 needs CAP_PERFMON, as perf's
+ * paranoid 2).
+ */
+static bool unprivileged;
+
 static void drop_to(uid_t uid)
 {
+	unprivileged = true;
 	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
 		perror("task_secure: drop privileges");
 		exit(2);
@@ -149,7 +158,8 @@ static int session_configure(struct session *s, pid_t pid, uint64_t period)
 
 	cfg.nr_events = 1;
 	cfg.events[0].event = 0xc0;
-	cfg.events[0].flags = PMIPROF_EV_USER | PMIPROF_EV_KERNEL | PMIPROF_EV_TRIGGER;
+	cfg.events[0].flags = PMIPROF_EV_USER | PMIPROF_EV_TRIGGER |
+			      (unprivileged ? 0 : PMIPROF_EV_KERNEL);
 	cfg.events[0].period = period;
 	cfg.flags = PMIPROF_CFG_TASK;
 	cfg.nr_tasks = 1;
@@ -490,6 +500,7 @@ static int cmd_deputy(uid_t uid)
 		perror("task_secure: setresuid");
 		return 2;
 	}
+	unprivileged = true;
 	ret = session_open(&s);
 	if (setresuid(0, 0, 0) || setresgid(0, 0, 0)) {
 		perror("task_secure: back to root");
@@ -528,6 +539,29 @@ static int cmd_deputy(uid_t uid)
 		cfg.stack_max = 127;
 		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
 		printf("deputy stack_127=%s\n", !ret ? "ok" : strerror(ret));
+		/* Ring-0 counting: CAP_PERFMON (perf_allow_kernel()), whoever calls */
+		cfg.stack_mode = PMIPROF_STACK_NONE;
+		cfg.stack_max = 0;
+		cfg.mode = PMIPROF_SAMPLING_PMI;
+		cfg.timer_ns = 0;
+		cfg.nr_events = 1;
+		cfg.events[0].event = 0xc0;
+		cfg.events[0].period = 1000000;
+		cfg.events[0].flags = PMIPROF_EV_KERNEL | PMIPROF_EV_TRIGGER;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy kernel_count=%s\n", !ret ? "ok" : ret == EACCES ? "EACCES" : strerror(ret));
+		cfg.events[0].flags = PMIPROF_EV_USER | PMIPROF_EV_KERNEL | PMIPROF_EV_TRIGGER;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy user_kernel_count=%s\n", !ret ? "ok" : ret == EACCES ? "EACCES" : strerror(ret));
+		cfg.events[0].flags = PMIPROF_EV_USER | PMIPROF_EV_TRIGGER;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy user_count=%s\n", !ret ? "ok" : strerror(ret));
+		/* Every user's code: a system-wide session needs CAP_PERFMON */
+		cfg.flags = 0;
+		cfg.nr_tasks = 0;
+		cfg.tasks[0] = 0;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy system_wide=%s\n", !ret ? "ok" : ret == EPERM ? "EPERM" : strerror(ret));
 	}
 	kill(target, SIGKILL);
 	waitpid(target, NULL, 0);
