@@ -42,7 +42,7 @@ const char cmd_top_help[] =
 "    Records as 'pmiprof record' does (the same events, triggers, backends and\n"
 "    no-PMU fallback; nothing is written to disk) and shows, every -d seconds,\n"
 "    the rows of the last seconds by share of samples: each event as a rate per\n"
-"    second (clock events as CPUs busy), IPC, misses per 1000 instructions and\n"
+"    second (clock events as % of a CPU), IPC, misses per 1000 instructions and\n"
 "    the branch-miss rate where their events are recorded, and each share's\n"
 "    change since the previous refresh.  Without a target, -a (every CPU).\n"
 "\n"

@@ -13,7 +13,7 @@
 #define KEY_COL_W	7
 #define SHARE_W		6
 #define TREND_W		6
-#define RATE_W		11
+#define RATE_W		10
 #define METRIC_W	12
 #define NAME_MIN	12
 #define MAX_COLS	(PMIPROF_MAX_EVENTS + MAX_METRICS * 2)

@@ -63,9 +63,9 @@ const char *top_rate_head(const struct top_view *v, uint32_t e, char *buf, size_
 	char cn[64];
 	const char *name = v->h->events[e].name;
 
-	/* a clock's nanoseconds per second are CPUs busy */
+	/* a clock's nanoseconds per second are a share of one CPU, as top's %CPU */
 	snprintf(buf, size, "%s%s", column_name(name, cn, sizeof(cn)),
-		 event_counts_ns(name) ? "(cpus)" : "/s");
+		 event_counts_ns(name) ? "%" : "/s");
 	return buf;
 }
 
@@ -75,7 +75,7 @@ const char *top_rate_cell(const struct top_view *v, const struct top_row *r, uin
 	double rate = top_row_rate(v, r, e);
 
 	if (event_counts_ns(v->h->events[e].name))
-		snprintf(buf, size, "%.3f", rate / 1e9);
+		snprintf(buf, size, "%.1f", rate / 1e7);
 	else
 		fmt_count(buf, size, (uint64_t)llround(rate), width);
 	return buf;
