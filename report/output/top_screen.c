@@ -327,7 +327,7 @@ static void draw_row(const struct top_view *v, const struct top_row *r, const st
 		     bool cut, bool selected, int y)
 {
 	char b[96], nb[300];
-	int i, x;
+	int i, x, y0 = y;
 
 	move(y, 0);
 	clrtoeol();
@@ -349,10 +349,10 @@ static void draw_row(const struct top_view *v, const struct top_row *r, const st
 	/* the detail (a function's DSO, exited) only where it fits whole */
 	snprintf(nb, sizeof(nb), "%s%s%s", r->detail[0] ? "  " : "", r->detail,
 		 r->exited ? "  (exited)" : "");
-	if (x + (int)strlen(nb) <= COLS)
+	if (y == y0 && x + (int)strlen(nb) < COLS)
 		addstr(nb);
 	if (selected) {
-		for (getyx(stdscr, y, x); x < COLS; x++)
+		for (getyx(stdscr, y, x); y == y0 && x < COLS - 1; x++)
 			addch(' ');
 		attroff(A_REVERSE);
 	}
