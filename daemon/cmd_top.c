@@ -248,8 +248,16 @@ static int parse_sort(struct top_run *r, const struct trace_header *h)
 			r->sort = (struct top_sort){ TOP_SORT_METRIC, (int)i };
 			return 0;
 		}
-	pm_err("unknown --sort '%s': valid are samples, name, the events recorded%s%s",
-	       r->a->sort, ms.n ? " and " : "", ms.n ? ms.m[0].name : "");
+	{
+		char valid[1024] = "samples, name";
+		size_t n = strlen(valid);
+
+		for (i = 0; i < h->nr_events && i < PMIPROF_MAX_EVENTS && n < sizeof(valid); i++)
+			n += (size_t)snprintf(valid + n, sizeof(valid) - n, ", %s", h->events[i].name);
+		for (i = 0; i < ms.n && n < sizeof(valid); i++)
+			n += (size_t)snprintf(valid + n, sizeof(valid) - n, ", %s", ms.m[i].name);
+		pm_err("unknown --sort '%s' (valid for these events: %s)", r->a->sort, valid);
+	}
 	return -EINVAL;
 }
 
