@@ -189,29 +189,23 @@ static double sort_value(const struct top_row *r)
 	return (double)r->samples;
 }
 
+static int cmp_desc(double a, double b)
+{
+	return a > b ? -1 : a < b;
+}
+
+/* The sort key, then (an order independent of arrival) samples, name, key. */
 static int row_cmp(const void *pa, const void *pb)
 {
 	const struct top_row *x = pa, *y = pb;
-	double vx, vy;
-	int c;
+	int c = cmp_sort->kind == TOP_SORT_NAME ? strcmp(x->name, y->name) :
+						 cmp_desc(sort_value(x), sort_value(y));
 
-	if (cmp_sort->kind == TOP_SORT_NAME) {
+	if (!c)
+		c = cmp_desc((double)x->samples, (double)y->samples);
+	if (!c)
 		c = strcmp(x->name, y->name);
-		if (c)
-			return c;
-	} else {
-		vx = sort_value(x);
-		vy = sort_value(y);
-		if (vx != vy)
-			return vx > vy ? -1 : 1;
-	}
-	/* ties: an order that does not depend on the order samples came in */
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
-	c = strcmp(x->name, y->name);
-	if (c)
-		return c;
-	return x->key < y->key ? -1 : x->key > y->key;
+	return c ? c : (x->key > y->key) - (x->key < y->key);
 }
 
 static bool same_scope(const struct top_scope *a, const struct top_scope *b)
