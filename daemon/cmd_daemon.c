@@ -155,28 +155,6 @@ struct daemon_run {
 
 enum loop_end { LOOP_RUN = -1, LOOP_STOP, LOOP_RESTART };
 
-static int take_opt(int *argc, char **argv, int i, const char *name, const char **val)
-{
-	size_t l = strlen(name);
-
-	if (strncmp(argv[i], name, l))
-		return 0;
-	if (argv[i][l] == '=') {
-		*val = argv[i] + l + 1;
-		memmove(argv + i, argv + i + 1, (size_t)(*argc - i) * sizeof(*argv));
-		(*argc)--;
-		return 1;
-	}
-	if (argv[i][l])
-		return 0;
-	if (i + 1 >= *argc)
-		return -1;
-	*val = argv[i + 1];
-	memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 1) * sizeof(*argv));
-	*argc -= 2;
-	return 1;
-}
-
 static int parse_daemon_args(int *argc, char **argv, struct daemon_args *a)
 {
 	static const char *const names[] = { "--dir", "--segment", "--retain", "--listen",
@@ -201,7 +179,7 @@ static int parse_daemon_args(int *argc, char **argv, struct daemon_args *a)
 			continue;
 		}
 		for (k = 0, r = 0; k < (int)ARRAY_SIZE(names) && !r; k++)
-			r = take_opt(argc, argv, i, names[k], &val);
+			r = pm_take_opt(argc, argv, i, names[k], &val);
 		if (r < 0)
 			return pm_usage_error("daemon", "option '%s' needs an argument", argv[i]);
 		if (!r) {

@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	CMD(flamegraph),
 	CMD(list),
 	CMD(stat),
+	CMD(top),
 	CMD(dump),
 	CMD(archive),
 	CMD(doctor),

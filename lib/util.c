@@ -288,3 +288,25 @@ int pm_signalfd(const sigset_t *set, sigset_t *old)
 	}
 	return fd;
 }
+
+int pm_take_opt(int *argc, char **argv, int i, const char *name, const char **val)
+{
+	size_t l = strlen(name);
+
+	if (strncmp(argv[i], name, l))
+		return 0;
+	if (argv[i][l] == '=') {
+		*val = argv[i] + l + 1;
+		memmove(argv + i, argv + i + 1, (size_t)(*argc - i) * sizeof(*argv));
+		(*argc)--;
+		return 1;
+	}
+	if (argv[i][l])
+		return 0;
+	if (i + 1 >= *argc)
+		return -1;
+	*val = argv[i + 1];
+	memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 1) * sizeof(*argv));
+	*argc -= 2;
+	return 1;
+}

@@ -38,6 +38,13 @@ extern bool pm_quiet;
 
 /* Parse a non-negative integer with optional k/M/G suffix (x1000), in [min,max]. */
 int pm_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/*
+ * argv[i] is option name ("--name VALUE" or "--name=VALUE"): take it and its
+ * value out of argv (the rest moves down, *argc shrinks), *val pointing at
+ * the value.  1 taken, 0 argv[i] is not it, -1 its value is missing.  For
+ * commands that take their own options out before record's parser sees argv.
+ */
+int pm_take_opt(int *argc, char **argv, int i, const char *name, const char **val);
 /* Levenshtein distance, for "did you mean" suggestions. */
 unsigned int pm_edit_distance(const char *a, const char *b);
 

@@ -6,10 +6,10 @@ set -eu
 pkgs=(
 	build-essential pkg-config clang libclang-rt-14-dev llvm
 	libdw-dev libdebuginfod1 libelf-dev libunwind-dev zlib1g-dev libdeflate-dev libzstd-dev libpfm4-dev libcmocka-dev
-	libmicrohttpd-dev libsystemd-dev libcapstone-dev prometheus
+	libmicrohttpd-dev libsystemd-dev libcapstone-dev libncurses-dev prometheus
 	linux-perf libc6-dbg gnuplot-nox hyperfine time valgrind
 	libpapi-dev likwid
-	golang-go chromium libxml2-utils curl python3 nodejs npm
+	golang-go chromium libxml2-utils curl tmux python3 nodejs npm
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 	linux-source-6.1 dkms
 )

@@ -82,4 +82,31 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 /* Run a recording session; returns the exit status for pmiprof record. */
 int record_run(const struct record_opts *o, int argc, char **argv);
 
+/*
+ * A recording watched as it goes (pmiprof top): the loop is record_run()'s,
+ * and these calls let the watcher see every record written and act between
+ * drains.  Every member may be NULL (fd < 0: none).  A non-zero return of
+ * any call stops the recording (a workload still running gets SIGTERM) and
+ * is kept in *stopped_by.
+ *
+ *   open(arg, hdr, backend, &tap)  once the trace is created, before the
+ *                         side-band of running tasks is written: the header
+ *                         as the backend completed it; *tap (may stay NULL)
+ *                         is set on the writer and sees every record.
+ *   tick(arg, stats)      every tick_ns, right after a drain.
+ *   input(arg)            fd became readable (a terminal's keys).
+ */
+struct record_hooks {
+	int (*open)(void *arg, const struct trace_header *h, const char *backend,
+		    const struct trace_writer_tap **tap);
+	int (*tick)(void *arg, const struct record_stats *st);
+	int (*input)(void *arg);
+	uint64_t tick_ns;
+	int fd;
+	void *arg;
+	int stopped_by;		/* out: the non-zero return that stopped it, or 0 */
+};
+int record_run_hooked(const struct record_opts *o, int argc, char **argv,
+		      struct record_hooks *hk);
+
 #endif /* PMIPROF_DAEMON_RECORD_H */

@@ -68,6 +68,8 @@ struct loop {
 	uint64_t last_flush;
 	int err;			/* first error (-errno) */
 	struct record_regions *regions;	/* code-region markers, or NULL */
+	struct record_hooks *hk;	/* a watcher's calls (record_run_hooked), or NULL */
+	uint64_t last_tick;
 };
 
 static int sys_pidfd_open(pid_t pid)
@@ -293,12 +295,52 @@ static void check_pidfds(struct loop *l, const struct pollfd *pfd, int n)
 	}
 }
 
+/* A watcher's call returned r: non-zero stops the recording and the workload. */
+static void hook_result(struct loop *l, int r)
+{
+	if (!r || l->hk->stopped_by)
+		return;
+	l->hk->stopped_by = r;
+	l->stop = true;
+	if (l->wl.pid > 0 && !l->wl.reaped)
+		workload_kill(&l->wl, SIGTERM);
+}
+
+/* The poll timeout: the drain tick, shorter when the watcher's tick is due sooner. */
+static int poll_timeout(const struct loop *l)
+{
+	int ms = l->regions ? REGIONS_TICK_MS : TICK_MS;
+	uint64_t now, due;
+
+	if (!l->hk || !l->hk->tick || !l->hk->tick_ns)
+		return ms;
+	now = pm_now_ns();
+	due = l->last_tick + l->hk->tick_ns;
+	if (due <= now)
+		return 0;
+	return due - now < (uint64_t)ms * 1000000u ? (int)((due - now + 999999) / 1000000) : ms;
+}
+
+static void hook_tick(struct loop *l)
+{
+	uint64_t now;
+
+	if (!l->hk || !l->hk->tick || l->stop)
+		return;
+	now = pm_now_ns();
+	if (now - l->last_tick < l->hk->tick_ns)
+		return;
+	l->last_tick = now;
+	hook_result(l, l->hk->tick(l->hk->arg, &l->s.stats));
+}
+
 static void run_loop(struct loop *l)
 {
-	struct pollfd pfd[MAX_POLL], bfd[256];
+	struct pollfd pfd[MAX_POLL + 1], bfd[256];
+	int hook_fd = l->hk && l->hk->input ? l->hk->fd : -1;
 
 	while (!l->stop) {
-		int nb = l->b->poll_fds(&l->s, bfd, 256), n = 0, i, base_pid, r;
+		int nb = l->b->poll_fds(&l->s, bfd, 256), n = 0, i, base_pid, r, in = -1;
 
 		for (i = 0; i < nb; i++)
 			if (!l->hup[i])
@@ -306,9 +348,13 @@ static void run_loop(struct loop *l)
 		base_pid = n;
 		for (i = 0; i < (int)l->nr_pidfds; i++)
 			pfd[n++] = (struct pollfd){ .fd = l->pidfds[i], .events = POLLIN };
+		if (hook_fd >= 0) {
+			in = n;
+			pfd[n++] = (struct pollfd){ .fd = hook_fd, .events = POLLIN };
+		}
 		pfd[n++] = (struct pollfd){ .fd = l->sfd, .events = POLLIN };
 
-		r = poll(pfd, (nfds_t)n, l->regions ? REGIONS_TICK_MS : TICK_MS);
+		r = poll(pfd, (nfds_t)n, poll_timeout(l));
 		if (r < 0 && errno != EINTR) {
 			l->err = -errno;
 			pm_err("poll: %s", strerror(errno));
@@ -324,8 +370,11 @@ static void run_loop(struct loop *l)
 		}
 		if (pfd[n - 1].revents)
 			handle_signals(l);
-		check_pidfds(l, pfd + base_pid, n - 1 - base_pid);
+		check_pidfds(l, pfd + base_pid, (in >= 0 ? in : n - 1) - base_pid);
 		drain(l);
+		if (in >= 0 && pfd[in].revents && !l->stop)
+			hook_result(l, l->hk->input(l->hk->arg));
+		hook_tick(l);
 		show_progress(l, false);
 	}
 }
@@ -407,6 +456,12 @@ static void summary(struct loop *l, uint64_t bytes)
 
 int record_run(const struct record_opts *o, int argc, char **argv)
 {
+	return record_run_hooked(o, argc, argv, NULL);
+}
+
+int record_run_hooked(const struct record_opts *o, int argc, char **argv,
+		      struct record_hooks *hk)
+{
 	struct trace_writer_opts wopts = { 0 };
 	struct loop l;
 	struct trace_finish fin;
@@ -419,6 +474,9 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 	l.o = o;
 	l.s.opts = o;
 	l.sfd = -1;
+	l.hk = hk;
+	if (hk)
+		hk->stopped_by = 0;
 
 	if (o->argv && workload_resolve(o->argv[0]))
 		return 1;
@@ -504,6 +562,16 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 		l.w = NULL;
 		goto out_backend;
 	}
+	if (hk && hk->open) {
+		const struct trace_writer_tap *tap = NULL;
+
+		ret = hk->open(hk->arg, &l.s.hdr, l.b->name, &tap);
+		if (ret) {
+			hk->stopped_by = ret;
+			goto out_writer;
+		}
+		trace_writer_set_tap(l.w, tap);
+	}
 	if (l.b->synthesize) {
 		ret = l.b->synthesize(&l.s, l.w);
 		if (ret) {
@@ -516,6 +584,7 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 		goto out_writer;
 	l.t0 = pm_now_ns();
 	l.last_flush = l.t0;
+	l.last_tick = l.t0;
 	l.progress = !o->quiet && isatty(STDERR_FILENO);
 	if (o->argv) {
 		ret = workload_go(&l.wl, o->argv[0]);
@@ -592,7 +661,8 @@ int record_run(const struct record_opts *o, int argc, char **argv)
 		if (!l.err)
 			summary(&l, bytes);
 	}
-	if (l.wl.reaped && WIFSIGNALED(l.wl.status))
+	/* a watcher that stopped the recording stopped the workload too: no news */
+	if (l.wl.reaped && WIFSIGNALED(l.wl.status) && !(hk && hk->stopped_by))
 		pm_info("workload terminated by signal %d (%s)", WTERMSIG(l.wl.status),
 			strsignal(WTERMSIG(l.wl.status)));
 	if (l.err)

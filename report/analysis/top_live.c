@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pmiprof top's live samples (top_live.h): the tap applies side-band to the
+ * session as the recorder writes it and keeps each sample the session
+ * keeps, with its function and command, in the open interval.
+ */
+#include "analysis/top_live.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* the exited-pid table is rebuilt with recent exits only past this size */
+#define EXITED_PRUNE 4096
+
+static void keep_error(struct top_live *t, int err)
+{
+	if (err < 0 && !t->err)
+		t->err = err;
+}
+
+/* session_sample_fn: one kept sample into the open interval. */
+static int store(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
+		 uint32_t comm)
+{
+	struct top_live *t = arg;
+	struct top_interval *iv = &t->iv[t->cur];
+	struct top_sample *e;
+
+	(void)index;
+	if (iv->n == iv->cap && pm_grow(&iv->v, &iv->cap, (uint64_t)iv->n + 1, 4096,
+					 sizeof(*iv->v)))
+		return -ENOMEM;
+	e = &iv->v[iv->n++];
+	e->s = *smp;
+	e->sym = sym;
+	e->comm = comm;
+	return 0;
+}
+
+static void tap_samples(void *arg, const struct trace_sample *s, size_t n)
+{
+	struct top_live *t = arg;
+	size_t i;
+
+	t->iv[t->cur].seen += n;
+	t->total_seen += n;
+	for (i = 0; i < n && !t->err; i++) {
+		struct trace_sample smp = s[i];
+
+		smp.stack = 0;	/* top shows no stacks: none are defined */
+		keep_error(t, session_sample(&t->s, &smp, 0, NULL, store, t));
+	}
+}
+
+static void tap_sideband(struct top_live *t, const struct trace_record *rec)
+{
+	keep_error(t, session_apply_sideband(&t->s, rec));
+}
+
+static void tap_mmap(void *arg, const struct trace_mmap *m)
+{
+	struct trace_record rec = { .type = PMIPROF_REC_MMAP };
+
+	rec.mmap = *m;
+	tap_sideband(arg, &rec);
+}
+
+static void tap_comm(void *arg, const struct trace_comm *c)
+{
+	struct trace_record rec = { .type = PMIPROF_REC_COMM };
+
+	rec.comm = *c;
+	tap_sideband(arg, &rec);
+}
+
+static int prune_exited(struct top_live *t)
+{
+	struct hashmap m;
+	uint32_t i, oldest = t->seq > t->keep ? t->seq - t->keep : 0;
+	int err = hm_init(&m, 256);
+
+	for (i = 0; !err && i <= t->exited.mask; i++) {
+		const struct hm_slot *sl = &t->exited.slots[i];
+
+		if (sl->val != HM_EMPTY && sl->val >= oldest)
+			err = hm_put(&m, sl->key, 0, sl->val);
+	}
+	if (err) {
+		hm_free(&m);
+		return err;
+	}
+	hm_free(&t->exited);
+	t->exited = m;
+	return 0;
+}
+
+static void tap_task(void *arg, uint8_t type, const struct trace_task *tk)
+{
+	struct top_live *t = arg;
+	struct trace_record rec = { .type = type };
+
+	if (type == PMIPROF_REC_EXIT) {
+		/* a process exits with its main thread */
+		if (tk->pid == tk->tid)
+			keep_error(t, hm_put(&t->exited, tk->pid, 0, t->seq));
+		return;
+	}
+	rec.task = *tk;
+	tap_sideband(t, &rec);
+}
+
+static void tap_lost(void *arg, const struct trace_lost *l)
+{
+	struct top_live *t = arg;
+
+	if (l->reason == PMIPROF_LOST_THROTTLE) {
+		t->iv[t->cur].throttled++;
+	} else {
+		t->iv[t->cur].lost += l->count;
+		t->total_lost += l->count;
+	}
+	keep_error(t, session_lost(&t->s, l));
+}
+
+int top_live_open(struct top_live *t, const struct trace_header *h, uint32_t keep)
+{
+	struct session_opts so = { 0 };
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	if (keep < 1 || keep >= TOP_MAX_INTERVALS)
+		return -EINVAL;
+	t->h = *h;
+	t->keep = keep;
+	t->tap = (struct trace_writer_tap){ .samples = tap_samples, .comm = tap_comm,
+					    .task = tap_task, .lost = tap_lost,
+					    .mmap = tap_mmap, .arg = t };
+	t->iv[0].start_ns = pm_now_ns();
+	err = hm_init(&t->exited, 256);
+	if (err)
+		return err;
+	err = session_open_live(&t->s, &so, &t->h);
+	if (err)
+		hm_free(&t->exited);
+	return err;
+}
+
+void top_live_close(struct top_live *t)
+{
+	uint32_t i;
+
+	session_close(&t->s);
+	hm_free(&t->exited);
+	for (i = 0; i < TOP_MAX_INTERVALS; i++)
+		free(t->iv[i].v);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct trace_writer_tap *top_live_tap(struct top_live *t)
+{
+	return &t->tap;
+}
+
+int top_live_rotate(struct top_live *t, uint64_t now_ns)
+{
+	struct top_interval *next;
+
+	t->iv[t->cur].end_ns = now_ns;
+	if (t->closed < t->keep)
+		t->closed++;
+	t->cur = (t->cur + 1) % TOP_MAX_INTERVALS;
+	t->seq++;
+	next = &t->iv[t->cur];
+	next->n = 0;
+	next->seen = next->lost = next->throttled = 0;
+	next->start_ns = now_ns;
+	next->end_ns = 0;
+	if (t->exited.used > EXITED_PRUNE)
+		keep_error(t, prune_exited(t));
+	return t->err;
+}
+
+const struct top_interval *top_live_interval(const struct top_live *t, uint32_t i)
+{
+	return &t->iv[(t->cur + TOP_MAX_INTERVALS - t->closed + i) % TOP_MAX_INTERVALS];
+}
+
+double top_live_seconds(const struct top_live *t)
+{
+	const struct top_interval *a, *b;
+
+	if (!t->closed)
+		return 0;
+	a = top_live_interval(t, 0);
+	b = top_live_interval(t, t->closed - 1);
+	return (double)(b->end_ns - a->start_ns) / 1e9;
+}
+
+void top_live_counts(const struct top_live *t, uint64_t *seen, uint64_t *lost,
+		     uint64_t *throttled)
+{
+	uint32_t i;
+
+	*seen = *lost = *throttled = 0;
+	for (i = 0; i < t->closed; i++) {
+		const struct top_interval *iv = top_live_interval(t, i);
+
+		*seen += iv->seen;
+		*lost += iv->lost;
+		*throttled += iv->throttled;
+	}
+}
+
+bool top_live_exited(const struct top_live *t, uint32_t pid)
+{
+	uint32_t v = hm_get(&t->exited, pid, 0);
+
+	/* the window's intervals are numbered seq - closed .. seq - 1 */
+	return v != HM_EMPTY && v + t->closed >= t->seq;
+}
