@@ -15,12 +15,14 @@
 struct pmiprof_access_req {
 	bool task;		/* PMIPROF_CFG_TASK: per-task windows */
 	bool kernel_ips;	/* PMIPROF_CFG_KERNEL_IPS: kernel RIPs and frames */
+	bool kernel_count;	/* an event with PMIPROF_EV_KERNEL: ring-0 counts */
 };
 
 /* The opener's standing. */
 struct pmiprof_access_opener {
 	bool perfmon;		/* CAP_PERFMON or CAP_SYS_ADMIN (file_ns_capable) */
 	bool locked_down;	/* security_locked_down(LOCKDOWN_PERF) refuses */
+	bool group_kernel_count; /* module parameter group_kernel_count=1 (root, at load) */
 };
 
 /*
@@ -41,6 +43,19 @@ static inline bool pmiprof_access_kernel_ips(const struct pmiprof_access_opener 
 					     const struct pmiprof_access_req *req)
 {
 	return !req->kernel_ips || (o->perfmon && !o->locked_down);
+}
+
+/*
+ * Counting ring 0 times the kernel's work per syscall, the side channel
+ * perf_event_paranoid=2 closes (perf_allow_kernel() for !exclude_kernel):
+ * CAP_PERFMON, or the administrator's group_kernel_count=1, which gives
+ * the device's group perf's paranoid <= 1 for counting (never kernel
+ * RIPs).  Refused: -EACCES, as perf.
+ */
+static inline bool pmiprof_access_kernel_count(const struct pmiprof_access_opener *o,
+					       const struct pmiprof_access_req *req)
+{
+	return !req->kernel_count || o->perfmon || o->group_kernel_count;
 }
 
 /* What ptrace_may_access(PTRACE_MODE_READ_REALCREDS) looks at. */

@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/security.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
@@ -25,6 +26,16 @@
 #include "ring.h"
 
 static atomic_t pmiprof_open_count = ATOMIC_INIT(0);
+
+/*
+ * The administrator's choice, at load (root: insmod, modprobe.d): openers
+ * without CAP_PERFMON may count kernel mode too, as perf allows at
+ * perf_event_paranoid <= 1.  Kernel RIPs and system-wide sessions still
+ * need CAP_PERFMON.  docs/kernel-module.md, "Who may follow what".
+ */
+static bool group_kernel_count;
+module_param(group_kernel_count, bool, 0444);
+MODULE_PARM_DESC(group_kernel_count, "openers without CAP_PERFMON may count kernel mode (perf_event_paranoid <= 1)");
 
 static int pmiprof_open(struct inode *inode, struct file *file)
 {
@@ -112,7 +123,8 @@ static bool pmiprof_opener_perfmon(struct file *file)
  */
 static struct pmiprof_access_opener pmiprof_opener(struct file *file, bool kernel_ips)
 {
-	struct pmiprof_access_opener o = { .perfmon = pmiprof_opener_perfmon(file) };
+	struct pmiprof_access_opener o = { .perfmon = pmiprof_opener_perfmon(file),
+					   .group_kernel_count = group_kernel_count };
 
 	/* Asked only when it can matter: a refusal is logged by the lockdown LSM. */
 	if (o.perfmon && kernel_ips)
@@ -132,16 +144,24 @@ static long pmiprof_ioctl_configure(struct file *file, void __user *uarg)
 	struct pmiprof_config cfg;
 	struct pmiprof_access_req req;
 	struct pmiprof_access_opener o;
-	u32 usize;
+	u32 usize, i;
 	int ret = pmiprof_get_sized(&cfg, sizeof(cfg), uarg, PMIPROF_CONFIG_SIZE_VER0, &usize);
 
 	if (ret)
 		return ret;
 	req.task = cfg.flags & PMIPROF_CFG_TASK;
 	req.kernel_ips = cfg.flags & PMIPROF_CFG_KERNEL_IPS;
+	req.kernel_count = false;
+	for (i = 0; i < cfg.nr_events && i < PMIPROF_ABI_MAX_EVENTS; i++)
+		req.kernel_count |= cfg.events[i].flags & PMIPROF_EV_KERNEL;
 	o = pmiprof_opener(file, req.kernel_ips);
 	if (!pmiprof_access_session(&o, &req))
 		return -EPERM;
+	if (!pmiprof_access_kernel_count(&o, &req)) {
+		pr_info("pmiprof: CONFIGURE rejected (%d): counting kernel mode (an event without :u) needs CAP_PERFMON or group_kernel_count=1\n",
+			-EACCES);
+		return -EACCES;
+	}
 	return pmiprof_session_configure(&cfg, pmiprof_access_kernel_ips(&o, &req),
 					 o.perfmon ? NULL : file);
 }

@@ -319,7 +319,13 @@ int pmiprof_ring_mmap(struct vm_area_struct *vma)
 	cpu = vma->vm_pgoff / map_pages;
 	if (cpu >= nr_cpu_ids || !rings[cpu])
 		return -ENXIO;
-	pmiprof_vm_flags_mod(vma, VM_DONTCOPY, VM_MAYWRITE | VM_MAYEXEC);
+	/*
+	 * Not inherited: a child's copy would keep the session (sampling, the
+	 * device EBUSY) after the opener closed and exited.  VM_DONTCOPY alone
+	 * is undone by MADV_DOFORK; VM_IO makes madvise() refuse it (EINVAL),
+	 * and keeps the pages out of get_user_pages() and core dumps as well.
+	 */
+	pmiprof_vm_flags_mod(vma, VM_DONTCOPY | VM_IO, VM_MAYWRITE | VM_MAYEXEC);
 	return remap_vmalloc_range(vma, rings[cpu]->hdr, 0);
 }
 

@@ -24,7 +24,10 @@
  * (file->f_cred), at CONFIGURE, again at START and for each thread of
  * START's walk; the decision itself is access.h's (tested in user space),
  * docs/kernel-module.md gives the perf_event_paranoid level each rule
- * matches.
+ * matches.  For such an opener the walk adds each thread first and checks
+ * it after, and the exec and fork probes apply the rule again on the new
+ * credentials (the child's, before it runs), so no interleaving with a
+ * setuid exec leaves another user's task followed (tests/vm/t204).
  *
  * sched_switch (IRQs off, rq lock held): save the leaving task's window
  * (pmiprof_pmu_task_out), load the arriving one's (pmiprof_pmu_task_in).
@@ -105,6 +108,7 @@ static struct pid *task_targets[PMIPROF_ABI_MAX_TASKS];	/* referenced */
  * the device's release runs before the file goes.
  */
 static struct file *task_opener;
+static bool task_opener_ptrace;		/* its CAP_SYS_PTRACE in init_user_ns */
 
 static struct tracepoint *tp_switch, *tp_fork, *tp_exit, *tp_exec;
 /* START's thread walk is running: forks by the targets' threads are followed. */
@@ -117,6 +121,15 @@ static bool task_walking;
 static unsigned int start_walk_delay_ms;
 module_param(start_walk_delay_ms, uint, 0600);
 MODULE_PARM_DESC(start_walk_delay_ms, "test only: ms START waits before its thread walk");
+
+/*
+ * Test only (tests/vm/t204): for a restricted opener, START's walk waits
+ * this long (busy, under RCU: at most 5 s) between adding each thread and
+ * checking it again, so a target can exec a setuid program in between.
+ */
+static unsigned int start_walk_add_delay_ms;
+module_param(start_walk_add_delay_ms, uint, 0600);
+MODULE_PARM_DESC(start_walk_add_delay_ms, "test only: ms START's walk waits between adding a thread and checking it");
 
 /*
  * The last START's walk in CLOCK_MONOTONIC ns (ktime_get_ns()), 0 until
@@ -140,6 +153,14 @@ bool pmiprof_task_mode(void)
 	return task_mode;
 }
 
+/* ptrace's id rule: the opener's real uid/gid is every uid/gid of the target. */
+static bool task_ids_match(const struct cred *me, const struct cred *tc)
+{
+	return uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
+	       uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
+	       gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid);
+}
+
 /*
  * May the opener of @file follow @t?  ptrace_may_access(t,
  * PTRACE_MODE_READ_REALCREDS) (not exported to modules) from the opener's
@@ -149,7 +170,7 @@ bool pmiprof_task_mode(void)
  * capability tests go through the LSM (file_ns_capable()); the LSM's own
  * ptrace hook (security_ptrace_access_check()) is not exported and is not
  * consulted.  Facts gathered here, decided by pmiprof_access_follow().
- * Process context.
+ * Process context, or a sched probe (preemption off): nothing here sleeps.
  */
 static bool task_may_follow(struct file *file, struct task_struct *t)
 {
@@ -160,9 +181,7 @@ static bool task_may_follow(struct file *file, struct task_struct *t)
 	if (f.kthread)
 		return pmiprof_access_follow(&f);
 	tc = get_task_cred(t);
-	f.creds_match = uid_eq(me->uid, tc->euid) && uid_eq(me->uid, tc->suid) &&
-			uid_eq(me->uid, tc->uid) && gid_eq(me->gid, tc->egid) &&
-			gid_eq(me->gid, tc->sgid) && gid_eq(me->gid, tc->gid);
+	f.creds_match = task_ids_match(me, tc);
 	if (!f.creds_match)
 		f.cap_ptrace_task = file_ns_capable(file, tc->user_ns, CAP_SYS_PTRACE);
 	put_cred(tc);
@@ -209,6 +228,7 @@ void pmiprof_task_release(void)
 		put_pid(task_targets[i]);
 	task_nr_targets = 0;
 	task_opener = NULL;
+	task_opener_ptrace = false;
 	task_mode = false;
 }
 
@@ -248,6 +268,8 @@ int pmiprof_task_configure(const struct pmiprof_config *cfg, struct file *restri
 	rcu_read_unlock();
 	task_nr_targets = cfg->nr_tasks;
 	task_opener = restricted;
+	task_opener_ptrace = restricted &&
+			     file_ns_capable(restricted, &init_user_ns, CAP_SYS_PTRACE);
 	ret = task_check_targets();
 	if (ret) {
 		pmiprof_hw.reason = ret == -ESRCH ? "per-task: no such process" :
@@ -263,16 +285,26 @@ int pmiprof_task_configure(const struct pmiprof_config *cfg, struct file *restri
 /*
  * NMI: the interrupted task's registers and stack may not reach a
  * restricted opener's ring once the task is non-dumpable (a setuid exec,
- * between its set_dumpable() and the sched_process_exec probe).
+ * between its set_dumpable() and the sched_process_exec probe) or its ids
+ * (objective and subjective) are no longer the opener's, unless the
+ * opener has CAP_SYS_PTRACE over every namespace (task_opener_ptrace:
+ * a capability in a child namespace only is not honoured here, hidden).
  */
 bool pmiprof_task_hide_current(void)
 {
+	struct file *opener = READ_ONCE(task_opener);
 	struct mm_struct *mm;
 
-	if (!READ_ONCE(task_opener))
+	if (!opener)
 		return false;
 	mm = current->mm;
-	return mm && get_dumpable(mm) != SUID_DUMP_USER;
+	if (mm && get_dumpable(mm) != SUID_DUMP_USER)
+		return true;
+	if (task_opener_ptrace)
+		return false;
+	/* Freed after a grace period, and an NMI is a read-side section. */
+	return !task_ids_match(opener->f_cred, rcu_dereference_raw(current->real_cred)) ||
+	       !task_ids_match(opener->f_cred, rcu_dereference_raw(current->cred));
 }
 
 NOKPROBE_SYMBOL(pmiprof_task_hide_current);
@@ -292,20 +324,33 @@ static struct pmiprof_task *task_lookup(const struct task_struct *t)
 	return found;
 }
 
+static void task_free(struct pmiprof_task *st)
+{
+	put_task_struct(st->task);
+	kfree(st);
+	atomic64_inc(&task_frees);
+}
+
+static void task_free_rcu(struct rcu_head *head)
+{
+	task_free(container_of(head, struct pmiprof_task, rcu));
+}
+
 /*
  * Any context; atomic allocation (the fork probe runs with preemption off).
  * A task already exiting (PF_EXITING is set before its exit probe runs) is
  * not added: tested under the hash lock, which the exit probe takes too,
  * so either the exit probe finds the entry or the entry is never made.
  */
-static void task_add(struct task_struct *t)
+static bool task_add(struct task_struct *t)
 {
 	struct pmiprof_task *st = kzalloc(sizeof(*st), GFP_ATOMIC | __GFP_NOWARN);
 	unsigned long flags;
+	bool present;
 
 	if (!st) {
 		atomic64_inc(&task_nomem);
-		return;
+		return false;
 	}
 	atomic64_inc(&task_allocs);
 	st->pid = t->tgid;
@@ -318,16 +363,58 @@ static void task_add(struct task_struct *t)
 	st->timer_left_ns = pmiprof_hw.timer_ns;
 	raw_spin_lock_irqsave(&task_hash_lock, flags);
 	if ((READ_ONCE(t->flags) & PF_EXITING) || task_lookup(t)) {
+		present = task_lookup(t);
 		raw_spin_unlock_irqrestore(&task_hash_lock, flags);
 		kfree(st);
 		atomic64_inc(&task_frees);
-		return;
+		return present;
 	}
 	st->task = t;
 	get_task_struct(t);
 	hash_add_rcu(task_hash, &st->node, (unsigned long)t);
 	raw_spin_unlock_irqrestore(&task_hash_lock, flags);
 	atomic64_inc(&task_followed);
+	return true;
+}
+
+/*
+ * START's walk only, before any CPU starts (no CPU has @t loaded and no
+ * window counted anything): the entry goes without a PARTIAL record.
+ */
+static void task_unadd(struct task_struct *t)
+{
+	struct pmiprof_task *st;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&task_hash_lock, flags);
+	st = task_lookup(t);
+	if (st)
+		hash_del_rcu(&st->node);
+	raw_spin_unlock_irqrestore(&task_hash_lock, flags);
+	if (st) {
+		atomic64_dec(&task_followed);
+		call_rcu(&st->rcu, task_free_rcu);
+	}
+}
+
+/*
+ * One thread of START's walk (RCU held).  A restricted opener's thread is
+ * added first and checked after: checked first, a setuid exec between the
+ * check and the add left root's task followed (its exec probe found no
+ * entry to drop), and once it became root entirely and exec'd again (sudo,
+ * su) the new program is dumpable (6.1 decides on the old ids), so nothing
+ * dropped it.  The exec probe runs after commit_creds() and takes the hash
+ * lock to drop an entry: either it finds this one, or the check below
+ * (after this add's lock) sees the new credentials.
+ */
+static void task_walk_add(struct task_struct *t)
+{
+	if (!task_add(t) || !task_opener)
+		return;
+	if (start_walk_add_delay_ms)
+		mdelay(min(start_walk_add_delay_ms, 5000u));
+	if (!task_may_follow(task_opener, t))
+		task_unadd(t);
 }
 
 /* On this CPU, IRQs off, @tc->cur running (current). */
@@ -402,18 +489,6 @@ static void task_emit_partial(struct pmu_cpu *pc, struct pmiprof_task *st)
 	atomic64_inc(&task_partials);
 }
 
-static void task_free(struct pmiprof_task *st)
-{
-	put_task_struct(st->task);
-	kfree(st);
-	atomic64_inc(&task_frees);
-}
-
-static void task_free_rcu(struct rcu_head *head)
-{
-	task_free(container_of(head, struct pmiprof_task, rcu));
-}
-
 static void task_switch_probe(void *data, bool preempt, struct task_struct *prev,
 			      struct task_struct *next, unsigned int prev_state)
 {
@@ -464,8 +539,12 @@ static void task_fork_probe(void *data, struct task_struct *parent, struct task_
 	 * it made are seen too (pairs with the release at the walk's end).
 	 */
 	walking = smp_load_acquire(&task_walking);
-	if (task_lookup(parent) || (walking && task_of_target(parent)))
-		task_add(child);
+	if (!task_lookup(parent) && !(walking && task_of_target(parent)))
+		return;
+	/* A restricted opener's rule, on the child before it runs (it cannot change yet). */
+	if (READ_ONCE(task_opener) && !task_may_follow(READ_ONCE(task_opener), child))
+		return;
+	task_add(child);
 }
 
 /*
@@ -517,13 +596,22 @@ static void __maybe_unused task_exit_probe_gd(void *data, struct task_struct *p,
  * that became non-dumpable (setuid, setgid, file capabilities, an
  * unreadable binary) is no longer followed, nor are the children it
  * creates from now on, as perf_event_exit_task() at begin_new_exec().
+ * For a restricted opener, neither is one it may no longer ptrace-read.
+ * The drop takes the hash lock after commit_creds(): START's walk relies
+ * on that (task_walk_add()).
  */
 static void task_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
 			    struct linux_binprm *bprm)
 {
+	struct file *opener = READ_ONCE(task_opener);
 	struct pmiprof_task *st;
 
-	if (p->mm && get_dumpable(p->mm) != SUID_DUMP_USER) {
+	/*
+	 * A restricted opener's rule is checked again on the new credentials
+	 * too: a root task that exec'd after setuid(0) is dumpable on 6.1.
+	 */
+	if ((p->mm && get_dumpable(p->mm) != SUID_DUMP_USER) ||
+	    (opener && !task_may_follow(opener, p))) {
 		if (task_forget(p))
 			atomic64_inc(&task_execs);
 		return;
@@ -670,8 +758,7 @@ int pmiprof_task_start(void)
 		leader = pid_task(task_targets[i], PIDTYPE_PID);
 		if (leader) {
 			for_each_thread(leader, t)
-				if (!task_opener || task_may_follow(task_opener, t))
-					task_add(t);
+				task_walk_add(t);
 		} else {
 			ret = -ESRCH;
 		}

@@ -15,6 +15,7 @@ static const struct command commands[] = {
 	/* COMMAND TABLE: one CMD(name) line per command */
 	CMD(record),
 	CMD(report),
+	CMD(annotate),
 	CMD(diff),
 	CMD(plot),
 	CMD(phases),

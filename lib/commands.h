@@ -33,6 +33,7 @@ const struct command *command_at(size_t i);
 
 DECLARE_COMMAND(record);
 DECLARE_COMMAND(report);
+DECLARE_COMMAND(annotate);
 DECLARE_COMMAND(dump);
 DECLARE_COMMAND(list);
 DECLARE_COMMAND(plot);

@@ -26,6 +26,7 @@
 #include <zstd_errors.h>
 
 #include "pmiprof/trace.h"
+#include "perf_data.h"
 #include "trace_codec.h"
 #include "trace_header.h"
 #include "trace_dir.h"
@@ -117,6 +118,7 @@ struct trace_reader {
 	uint64_t *ips;			/* decoded callchains and stacks */
 	uint64_t *regs;			/* decoded USTACK registers */
 	uint8_t *words;			/* decoded USTACK stack words */
+	struct perf_data *perf;		/* the input is perf's perf.data (lib/perf_data.c) */
 };
 
 static void default_diag(void *arg, const char *msg)
@@ -175,12 +177,13 @@ static int check_prologue(struct trace_reader *r)
 		     "traces only)");
 		return -EPROTONOSUPPORT;
 	}
+	if (perf_data_magic(r->buf, r->size))
+		/* perf's own file: its records are mapped to ours (lib/perf_data.c) */
+		return perf_data_open(&r->perf, r->buf, r->size, r->name, &r->hdr, &r->stats,
+				      r->diag, r->diag_arg);
 	if (magic != PMIPROF_TRACE_MAGIC) {
-		if (!memcmp(r->buf, "PERFILE2", 8))
-			diag(r, 0, "not a pmiprof trace: this is a perf.data file (use 'perf report')");
-		else
-			diag(r, 0, "not a pmiprof trace (magic \"%s\", expected \"PMIPROF1\")",
-			     printable_magic(r->buf, shown));
+		diag(r, 0, "not a pmiprof trace (magic \"%s\", expected \"PMIPROF1\")",
+		     printable_magic(r->buf, shown));
 		return -EBADMSG;
 	}
 	if (r->size < sizeof(pro)) {
@@ -262,6 +265,7 @@ void trace_reader_close(struct trace_reader *r)
 {
 	if (!r)
 		return;
+	perf_data_close(r->perf);
 	if (r->inflater)
 		libdeflate_free_decompressor(r->inflater);
 	ZSTD_freeDCtx(r->zd);
@@ -356,7 +360,8 @@ static int slurp(struct trace_reader *r, int fd, size_t max)
 	err = read_more(fd, &buf, &cap, &len, sizeof(struct pmiprof_file_prologue));
 	if (!err && len >= 8)
 		memcpy(&magic, buf, 8);
-	if (!err && magic == PMIPROF_TRACE_MAGIC && len == sizeof(struct pmiprof_file_prologue))
+	if (!err && (magic == PMIPROF_TRACE_MAGIC || perf_data_magic(buf, len)) &&
+	    len == sizeof(struct pmiprof_file_prologue))
 		err = read_more(fd, &buf, &cap, &len, max + 1 - len);
 	if (!err && len > max)
 		err = -EFBIG;
@@ -446,6 +451,9 @@ fail:
 
 int trace_reader_fd(const struct trace_reader *r)
 {
+	/* a perf.data has no chunks for parallel readers to split */
+	if (r->perf)
+		return -1;
 	return r->fd;
 }
 
@@ -993,6 +1001,8 @@ static __attribute__((noinline)) int reader_next_slow(struct trace_reader *r,
 {
 	const struct trace_decode_scratch sc = { r->str, r->ips, r->regs, r->words, r->limit };
 
+	if (r->perf)
+		return perf_data_next(r->perf, rec);
 	for (;;) {
 		const uint8_t *body, *end;
 		const char *why;

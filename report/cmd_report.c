@@ -126,7 +126,9 @@ const char cmd_report_help[] =
 "                        (metric,rows,name,bin,kind,lo,hi,clipped,windows,\n"
 "                        fraction); json: under \"histograms\"\n"
 "    --hist-metric LIST  what --hist shows: ipc, <event>, <event>-rate, ...\n"
-"    --srcline           one row per source line (file:line)\n"
+"    --srcline           one row per source line (file:line); also --sort\n"
+"                        srcline, as perf users type it (pmiprof annotate\n"
+"                        --by line: the lines of one function)\n"
 "    --inline            inlined functions: in call stacks frames of their own,\n"
 "                        in the flat profile \"inner (inlined in outer)\"\n"
 "    --no-demangle       show C++ names as the symbol table has them (mangled)\n"
@@ -349,7 +351,11 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			a->by = (enum group_by)i;
 			break;
 		case 's':
-			a->sort = optarg;
+			/* perf's "--sort srcline": rows per source line, by samples */
+			if (!strcmp(optarg, "srcline"))
+				a->so.sym.srcline = true;
+			else
+				a->sort = optarg;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "folded") || !strcmp(optarg, "pprof"))

@@ -433,8 +433,8 @@ static int module_configure(struct module_state *m)
 		       "'sysctl kernel.nmi_watchdog=0' and stop other profilers; see dmesg");
 		break;
 	case EACCES:
-		pm_err("pmiprof.ko: kernel instruction pointers need CAP_PERFMON or CAP_SYS_ADMIN "
-		       "(run as root)");
+		pm_err("pmiprof.ko: kernel instruction pointers and kernel-mode counting need "
+		       "CAP_PERFMON or CAP_SYS_ADMIN (run as root)");
 		break;
 	case EOPNOTSUPP:
 	case ENODEV:

@@ -444,6 +444,22 @@ static inline int64_t resolve_ip(struct session *s, uint32_t pid, uint64_t ip)
 	return resolve_slow(s, pid, ip, space, tag, cache);
 }
 
+int session_locate_ip(struct session *s, uint32_t pid, uint64_t ip, uint32_t *dso,
+		      uint64_t *off)
+{
+	uint32_t space;
+	const struct map *m;
+
+	if (ip >= KERNEL_START)
+		return 0;
+	space = maps_space(&s->maps, pid);
+	if (space == HM_EMPTY || !(m = maps_find(&s->maps, space, ip)) || m->dso != m->file_dso)
+		return 0;
+	*dso = m->dso;
+	*off = ip - m->start + m->pgoff;
+	return 1;
+}
+
 int64_t session_resolve_ip(struct session *s, uint32_t pid, uint64_t ip)
 {
 	return resolve_ip(s, pid, ip);

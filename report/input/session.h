@@ -178,6 +178,13 @@ int session_apply_region(struct session *s, const struct trace_record *rec);
 int session_lost(struct session *s, const struct trace_lost *l);
 int session_classify(struct session *s, const struct trace_sample *smp, uint32_t *sym,
 		     uint32_t *comm);
+/*
+ * Where address ip of process pid lies at this place in the trace: 1 with
+ * the file-backed DSO and the file offset, 0 for kernel, JIT and unmapped
+ * addresses.
+ */
+int session_locate_ip(struct session *s, uint32_t pid, uint64_t ip, uint32_t *dso,
+		      uint64_t *off);
 /* Symbol id of address ip of process pid at this place in the trace (cached), or -errno. */
 int64_t session_resolve_ip(struct session *s, uint32_t pid, uint64_t ip);
 /* ns since the start of the recording of trace clock value t. */

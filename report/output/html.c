@@ -16,6 +16,7 @@
 #include "output/format.h"
 #include "hashmap.h"
 #include "output/html.h"
+#include "output/html_annotate.h"
 #include "output/html_cells.h"
 #include "output/html_marks.h"
 #include "analysis/metrics.h"
@@ -42,6 +43,7 @@ struct hpass {
 	uint64_t tmax;			/* latest window, ns since the start */
 	uint64_t kept;
 	struct hcells tot, fn, stk, hist;
+	struct html_ann ann;		/* the annotate pane's cells */
 	struct metric_set ms;		/* the page's metrics (histograms) */
 	int64_t trunc_sym;
 };
@@ -74,6 +76,7 @@ static int coarsen(struct hpass *p, uint64_t t)
 		rc = rc ? rc : cells_rebucket(&p->fn, 10);
 		rc = rc ? rc : cells_rebucket(&p->stk, 10);
 		rc = rc ? rc : cells_rebucket(&p->hist, 10);
+		rc = rc ? rc : html_ann_rebucket(&p->ann, 10);
 		p->width *= 10;
 	}
 	return rc;
@@ -106,6 +109,7 @@ static int hpass_add(void *arg, const struct trace_sample *smp, uint64_t index, 
 	/* id 0: every kept window (report's sums), 1: those per-window statistics admit */
 	rc = cells_add(&p->tot, b, 0, c, sums);
 	rc = rc ? rc : cells_add(&p->fn, b, sym, c, sums);
+	rc = rc ? rc : html_ann_add(&p->ann, b, smp, sym, c, sums);
 	if (!rc && stack != CS_NONE)
 		rc = cells_add(&p->stk, b, stack, c, sums);
 	if (rc || !window_in_stats(smp->flags))
@@ -298,6 +302,7 @@ static int write_data(FILE *f, struct session *s, struct hpass *p, const char *p
 		rc = rc ? rc : cells_rebucket(&p->fn, width / p->width);
 		rc = rc ? rc : cells_rebucket(&p->stk, width / p->width);
 		rc = rc ? rc : cells_rebucket(&p->hist, width / p->width);
+		rc = rc ? rc : html_ann_rebucket(&p->ann, width / p->width);
 	}
 	nb = (span + width - 1) / width;
 	if (!rc) {
@@ -309,6 +314,8 @@ static int write_data(FILE *f, struct session *s, struct hpass *p, const char *p
 	}
 	if (!rc)
 		rc = write_stacks(f, s);
+	if (!rc)
+		rc = html_ann_json(f, &p->ann, remap);
 	if (!rc) {
 		fprintf(f, ",%s,%s,", phases, regions);
 		cells_json(f, "totals", &p->tot, NULL);
@@ -407,6 +414,7 @@ int report_html(const struct session_opts *so, const char *path, uint32_t bucket
 	rc = rc ? rc : cells_init(&p.fn, p.nev, 4096);
 	rc = rc ? rc : cells_init(&p.stk, p.nev, 4096);
 	rc = rc ? rc : cells_init(&p.hist, 0, 4096);
+	rc = rc ? rc : html_ann_init(&p.ann, &s, p.nev);
 	s.reg.want_spans = (s.h->flags & PMIPROF_TRACE_F_REGIONS) != 0;
 	rc = rc ? rc : session_run(&s, hpass_add, &p);
 	/* regions still open at the end: up to the last window */
@@ -444,6 +452,7 @@ int report_html(const struct session_opts *so, const char *path, uint32_t bucket
 	cells_free(&p.fn);
 	cells_free(&p.stk);
 	cells_free(&p.hist);
+	html_ann_free(&p.ann);
 	session_close(&s);
 	return rc ? 1 : 0;
 }

@@ -123,3 +123,21 @@ void cells_json(FILE *f, const char *name, struct hcells *c, const uint32_t *rem
 	}
 	fputs("]}", f);
 }
+
+void cells_keep(struct hcells *c, const uint32_t *remap)
+{
+	uint32_t stride = 3 + c->nev, k, n = 0;
+
+	for (k = 0; k < c->n; k++) {
+		uint64_t *v = &c->v[(uint64_t)k * stride];
+		uint32_t id = remap[v[1]];
+
+		if (id == UINT32_MAX)
+			continue;
+		v[1] = id;
+		if (n != k)
+			memmove(&c->v[(uint64_t)n * stride], v, stride * sizeof(*v));
+		n++;
+	}
+	c->n = n;
+}

@@ -32,5 +32,10 @@ int cells_rebucket(struct hcells *c, uint64_t div);
  * sorted by (bucket, id); ids through remap when it is not NULL.
  */
 void cells_json(FILE *f, const char *name, struct hcells *c, const uint32_t *remap);
+/*
+ * Keep only the cells whose id remap gives (not UINT32_MAX), renumbered:
+ * for the page only, the table takes no cells_add() afterwards.
+ */
+void cells_keep(struct hcells *c, const uint32_t *remap);
 
 #endif /* PMIPROF_REPORT_HTML_CELLS_H */

@@ -16,7 +16,7 @@
  * The CU containing addr.  dwfl_module_addrdie() needs .debug_aranges,
  * which clang does not emit by default: then walk the CUs' ranges.
  */
-static Dwarf_Die *cu_of(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias)
+Dwarf_Die *sy_cu_of(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias)
 {
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
 
@@ -39,7 +39,7 @@ const char *sy_srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t siz
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	} else {
 		Dwarf_Addr bias;
-		Dwarf_Die *cu = cu_of(mod, addr, &bias);
+		Dwarf_Die *cu = sy_cu_of(mod, addr, &bias);
 		Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, addr - bias) : NULL;
 
 		if (l) {
@@ -66,7 +66,7 @@ static int last_scopes(struct symbolizer *sy, Dwfl_Module *mod, uint64_t vaddr,
 		free(sy->last.scopes);
 		sy->last.scopes = NULL;
 		sy->last.n = 0;
-		sy->last.cu = cu_of(mod, vaddr, &sy->last.bias);
+		sy->last.cu = sy_cu_of(mod, vaddr, &sy->last.bias);
 		if (sy->last.cu)
 			sy->last.n = dwarf_getscopes(sy->last.cu, vaddr - sy->last.bias,
 						     &sy->last.scopes);
@@ -125,13 +125,13 @@ static const char *inline_level_name(Dwarf_Die *die)
  * (dwarf_getscopes_die()) are the concrete nesting, up to the physical
  * function, as elfutils' addr2line -i walks them.
  */
-static int inline_levels(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr,
-			 struct inl_level *lv, int max)
+static int inline_levels_in(Dwarf_Die *scopes, int n, Dwarf_Die *cu, struct inl_level *lv,
+			    int max)
 {
-	Dwarf_Die *scopes, *cu, *chain = NULL;
+	Dwarf_Die *chain = NULL;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
-	int i, n = last_scopes(sy, mod, addr, &scopes, &cu), k = 0;
+	int i, k = 0;
 
 	for (i = 0; i < n; i++) {
 		int tag = dwarf_tag(&scopes[i]);
@@ -172,6 +172,62 @@ static int inline_levels(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr,
 	}
 	free(chain);
 	return k;
+}
+
+static int inline_levels(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr,
+			 struct inl_level *lv, int max)
+{
+	Dwarf_Die *scopes, *cu;
+	int n = last_scopes(sy, mod, addr, &scopes, &cu);
+
+	return inline_levels_in(scopes, n, cu, lv, max);
+}
+
+int symbolizer_src_at(struct symbolizer *sy, uint32_t dso, uint64_t vaddr, struct src_pos *p)
+{
+	struct inl_level lv[MAX_INLINE_DEPTH];
+	Dwarf_Die *scopes = NULL, *cu;
+	Dwarf_Addr bias;
+	Dwfl_Line *line;
+	struct dso *d;
+	size_t len = 0;
+	int lineno = 0, n = 0, k, j;
+
+	memset(p, 0, sizeof(*p));
+	if (dso >= sy->dso_keys.n)
+		return 0;
+	d = sy->dsos[dso];
+	if (sy_dso_ensure(sy, d))
+		return -ENOMEM;
+	if (d->state != DSO_LOADED || d->is_jit)
+		return 0;
+	line = dwfl_module_getsrc(d->mod, vaddr);
+	if (!line)
+		return 0;
+	p->file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	if (!p->file)
+		return 0;
+	p->comp_dir = dwfl_line_comp_dir(line);
+	p->line = lineno;
+	cu = sy_cu_of(d->mod, vaddr, &bias);
+	if (cu)
+		n = dwarf_getscopes(cu, vaddr - bias, &scopes);
+	k = n > 0 ? inline_levels_in(scopes, n, cu, lv, MAX_INLINE_DEPTH) : 0;
+	free(scopes);
+	/* Innermost first: each inlined function and where it was inlined. */
+	for (j = 0; j < k && len + 2 < sizeof(p->inl); j++) {
+		char dm[512];
+		const char *name = sy->opts.no_demangle ? lv[j].name :
+				   symbol_demangle(lv[j].name, dm, sizeof(dm));
+
+		len += (size_t)snprintf(p->inl + len, sizeof(p->inl) - len, "%s%s%s%s%s",
+					j ? " <- " : "", name, lv[j].call[0] ? " (" : "",
+					lv[j].call, lv[j].call[0] ? ")" : "");
+		if (len >= sizeof(p->inl))
+			len = sizeof(p->inl) - 1;
+	}
+	p->depth = (uint32_t)k;
+	return 1;
 }
 
 /* The id of the chain syms[0..n) (added when new), or -ENOMEM. */

@@ -378,7 +378,17 @@ static void dso_load(struct symbolizer *sy, struct dso *d)
 	d->state = DSO_LOADED;
 }
 
-static bool offset_to_vaddr(const struct dso *d, uint64_t off, uint64_t *vaddr)
+int sy_dso_ensure(struct symbolizer *sy, struct dso *d)
+{
+	if (d->state == DSO_NEW) {
+		dso_load(sy, d);
+		if (d->state == DSO_LOADED && sy_load_aliases(sy, d))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+bool sy_offset_to_vaddr(const struct dso *d, uint64_t off, uint64_t *vaddr)
 {
 	uint32_t i;
 
@@ -548,14 +558,11 @@ static int64_t function_at_slow(struct symbolizer *sy, uint32_t dso, uint64_t of
 	uint64_t vaddr;
 	GElf_Off symoff;
 
-	if (d->state == DSO_NEW) {
-		dso_load(sy, d);
-		if (d->state == DSO_LOADED && sy_load_aliases(sy, d))
-			return -ENOMEM;
-	}
+	if (sy_dso_ensure(sy, d))
+		return -ENOMEM;
 	if (d->state != DSO_LOADED && d->kind == UNK_OTHER)
 		return symbolizer_unknown(sy, dso);
-	if (d->state != DSO_LOADED || !offset_to_vaddr(d, off, &vaddr))
+	if (d->state != DSO_LOADED || !sy_offset_to_vaddr(d, off, &vaddr))
 		return unknown_at(sy, dso, off, false);
 	/*
 	 * The function only: srcline and inline frames depend on the address
@@ -730,11 +737,8 @@ const char *symbolizer_dso_file(struct symbolizer *sy, uint32_t dso, Elf **elf)
 	if (dso >= sy->dso_keys.n)
 		return NULL;
 	d = sy->dsos[dso];
-	if (d->state == DSO_NEW) {
-		dso_load(sy, d);
-		if (d->state == DSO_LOADED && sy_load_aliases(sy, d))
-			return NULL;
-	}
+	if (sy_dso_ensure(sy, d))
+		return NULL;
 	if (d->state != DSO_LOADED || d->is_jit)
 		return NULL;
 	e = dwfl_module_getelf(d->mod, &bias);

@@ -139,6 +139,32 @@ int64_t symbolizer_marker(struct symbolizer *sy, const char *name);
 /* The "[kernel]" symbol for kernel IPs the recorder withheld. */
 int64_t symbolizer_hidden_kernel(struct symbolizer *sy);
 
+/* ---- annotate: a function's code, source lines and inline scopes ---- */
+struct func_code {
+	uint64_t start, end;	/* link addresses [start, end), as objdump prints them */
+	const uint8_t *bytes;	/* end - start bytes, owned by the symbolizer; NULL: why */
+	const char *why;	/* why there are no bounds or no bytes, else NULL */
+};
+/*
+ * The function holding file offset off of dso: 0 with *fc filled (bounds
+ * 0 when unknown), or -errno.  Bytes come from the file names came from.
+ */
+int symbolizer_func_code(struct symbolizer *sy, uint32_t dso, uint64_t off, struct func_code *fc);
+/* The link address of file offset off of dso: false when its file is not loaded. */
+bool symbolizer_vaddr(struct symbolizer *sy, uint32_t dso, uint64_t off, uint64_t *vaddr);
+/* The function symbol at link address vaddr of dso and the offset into it, or NULL. */
+const char *symbolizer_name_at(struct symbolizer *sy, uint32_t dso, uint64_t vaddr,
+			       uint64_t *symoff);
+struct src_pos {
+	const char *file;	/* as the line table has it: absolute, or relative to comp_dir */
+	const char *comp_dir;	/* the CU's build directory, or NULL */
+	int line;
+	uint32_t depth;		/* inline levels holding the address */
+	char inl[512];		/* "inner (f.c:12) <- outer (f.c:40)": where each was inlined */
+};
+/* Source position of link address vaddr of dso: 1 found, 0 none (no DWARF), -errno. */
+int symbolizer_src_at(struct symbolizer *sy, uint32_t dso, uint64_t vaddr, struct src_pos *p);
+
 uint32_t symbolizer_nr_syms(const struct symbolizer *sy);
 const struct sym *symbolizer_sym(const struct symbolizer *sy, uint32_t id);
 uint32_t symbolizer_nr_dsos(const struct symbolizer *sy);

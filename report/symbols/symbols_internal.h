@@ -229,6 +229,10 @@ struct kv {
 };
 
 /* symbols.c */
+/* The link address of file offset off of a loaded dso: false when no segment holds it. */
+bool sy_offset_to_vaddr(const struct dso *d, uint64_t off, uint64_t *vaddr);
+/* Load dso now if it was not yet (the symbolizer's one order of files): 0 or -ENOMEM. */
+int sy_dso_ensure(struct symbolizer *sy, struct dso *d);
 int64_t sy_get_sym(struct symbolizer *sy, const char *key, const char *name,
 		const char *srcline, uint32_t dso, uint32_t flags);
 bool sy_function_at(struct symbolizer *sy, uint32_t dso, uint64_t off, const char **fn_out,
@@ -261,5 +265,7 @@ int sy_fde_at(struct dso *d, uint64_t vaddr, uint64_t *start, bool *signal);
 /* dwarf_inline.c */
 const char *sy_srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t size);
 const char *sy_inline_name_of(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr);
+/* The DWARF CU holding module address addr, *bias its bias, or NULL. */
+Dwarf_Die *sy_cu_of(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias);
 
 #endif /* PMIPROF_REPORT_SYMBOLS_INTERNAL_H */

@@ -67,10 +67,15 @@ expect_fail "big-endian" tests/fixtures/big-endian.pmiprof "big-endian pmiprof t
 expect_fail "version 99" tests/fixtures/version-99.pmiprof "offset 8: unsupported trace version 99.0 (this pmiprof reads version 1.x)"
 expect_fail "truncated header" tests/fixtures/truncated-header.pmiprof "file ends inside the header section"
 expect_fail "empty file" tests/fixtures/empty.pmiprof "offset 0: empty file, not a pmiprof trace"
-if command -v perf >/dev/null && perf record -q -o "$TMPD/perf.data" -e cpu-clock true >/dev/null 2>&1; then
-	expect_fail "perf.data" "$TMPD/perf.data" "this is a perf.data file (use 'perf report')"
+# perf's own files are read (docs/perf-data.md); a cut one says where it ends
+if command -v perf >/dev/null && perf record --buildid-mmap -q -o "$TMPD/perf.data" -e cpu-clock true >/dev/null 2>&1; then
+	"$PMIPROF" dump -i "$TMPD/perf.data" >"$TMPD/out" 2>"$TMPD/err" && grep -q " comm " "$TMPD/out" \
+		&& ok "perf.data: dumped" || not_ok "perf.data: dumped" "$(cat "$TMPD/err")"
+	head -c 60 "$TMPD/perf.data" >"$TMPD/cut.data"
+	expect_fail "perf.data cut inside its header" "$TMPD/cut.data" "offset 60: file ends inside the perf.data header (60 of 104 bytes)"
 else
-	skip "perf.data: exit 1, one message" "perf record not usable here"
+	skip "perf.data: dumped" "perf record not usable here"
+	skip "perf.data cut inside its header: exit 1, one message" "perf record not usable here"
 fi
 (cd "$TMPD" && "$PMIPROF" dump >/dev/null 2>"$TMPD/err"); rc=$?
 [ $rc -eq 1 ] && grep -q "pmiprof.data: cannot read" "$TMPD/err" \

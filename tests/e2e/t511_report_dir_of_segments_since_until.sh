@@ -20,7 +20,9 @@ mkdir -p "$TMPD/empty"
 D=$TMPD/segs
 "$PMIPROF" daemon --dir "$D" --segment 1 --no-listen -F 1000 2>"$TMPD/log" &
 dp=$!
-sleep 0.3
+# recording starts when the daemon says so (seconds on a loaded machine, not a fixed 0.3 s)
+for _ in $(seq 1 300); do grep -q 'recording every CPU' "$TMPD/log" && break; sleep 0.1; done
+sleep 0.2
 "$WORKLOADS/shares" 3.2 >/dev/null
 sleep 0.3
 kill -TERM $dp; wait $dp || { not_ok "daemon ran" "$(cat "$TMPD/log")"; done_testing; }
@@ -38,7 +40,9 @@ all=$(samples "$TMPD/all")
 [ "$all" -eq "$sum" ] && ok "DIR holds every segment's samples ($all)" || not_ok "DIR = sum of segments" "$all vs $sum"
 "$PMIPROF" report -q -i "$D" --comm shares >"$TMPD/c" 2>/dev/null
 c=$(samples "$TMPD/c")
-[ "$c" -eq "$sumc" ] && [ "$c" -gt 1000 ] && ok "DIR --comm shares = sum over segments ($c)" || not_ok "DIR --comm" "$c vs $sumc"
+# shares runs 3.2 s of wall time; at load 4 on 2 CPUs it gets a fraction of it: a few hundred
+# samples at -F 1000 are plenty for the equality, which is what is checked
+[ "$c" -eq "$sumc" ] && [ "$c" -gt 100 ] && ok "DIR --comm shares = sum over segments ($c)" || not_ok "DIR --comm" "$c vs $sumc"
 grep -q 'work_a' "$TMPD/c" && ok "DIR symbolizes the workload" || not_ok "DIR symbolizes" "$(head -20 "$TMPD/c")"
 "$PMIPROF" dump -r -i "$D" >"$TMPD/dump" 2>&1 && ok "dump -i DIR" || not_ok "dump -i DIR" "$(tail -3 "$TMPD/dump")"
 # chunks renumbered: sequence numbers strictly increase over the whole directory

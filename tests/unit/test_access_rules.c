@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_access_rules.c - the module's access decisions (kernel/access.h:
- * system-wide session, kernel RIPs under LOCKDOWN_PERF, per-task following
+ * system-wide session, kernel RIPs under LOCKDOWN_PERF, kernel-mode counting
+ * (CAP_PERFMON or the administrator's group_kernel_count), per-task following
  * by ptrace's READ_REALCREDS rule) over every combination of
  * perf_event_paranoid level (-1..3), capability, lockdown and target facts,
  * against the table of docs/kernel-module.md ("Who may follow what") and
@@ -24,6 +25,8 @@ struct rules {
 	bool (*kernel_ips)(const struct pmiprof_access_opener *o,
 			   const struct pmiprof_access_req *r);
 	bool (*follow)(const struct pmiprof_follow_facts *f);
+	bool (*kernel_count)(const struct pmiprof_access_opener *o,
+			     const struct pmiprof_access_req *r);
 };
 
 /*
@@ -47,6 +50,15 @@ static bool doc_kernel_ips(int paranoid, bool perfmon, bool locked_down, bool as
 	if (locked_down)
 		return false;
 	return perfmon;
+}
+
+static bool doc_kernel_count(int paranoid, bool perfmon, bool group_param, bool asked)
+{
+	(void)paranoid;
+	/* "kernel-mode counting: CAP_PERFMON, or the module parameter group_kernel_count=1" */
+	if (!asked)
+		return true;
+	return perfmon || group_param;
 }
 
 static bool doc_follow(int paranoid, const struct pmiprof_follow_facts *f)
@@ -106,21 +118,26 @@ static unsigned int mismatches(const struct rules *r, bool verbose)
 
 	for (p = -1; p <= 3; p++) {
 		for (int cap = 0; cap < 2; cap++) {
-			for (int lock = 0; lock < 2; lock++) {
-				for (int req = 0; req < 4; req++) {
-					struct pmiprof_access_opener o = { cap, lock };
-					struct pmiprof_access_req q = { req & 1, req & 2 };
+			for (int lock = 0; lock < 4; lock++) {
+				for (int req = 0; req < 8; req++) {
+					struct pmiprof_access_opener o = { cap, lock & 1, lock & 2 };
+					struct pmiprof_access_req q = { req & 1, req & 2, req & 4 };
 					bool want = doc_session(p, cap, q.task) &&
-						    doc_kernel_ips(p, cap, lock, q.kernel_ips);
-					bool got = r->session(&o, &q) && r->kernel_ips(&o, &q);
+						    doc_kernel_ips(p, cap, o.locked_down, q.kernel_ips) &&
+						    doc_kernel_count(p, cap, o.group_kernel_count,
+								     q.kernel_count);
+					bool got = r->session(&o, &q) && r->kernel_ips(&o, &q) &&
+						   r->kernel_count(&o, &q);
 
 					if (got == want)
 						continue;
 					bad++;
 					if (verbose)
-						print_message("# %s: paranoid %d perfmon %d lockdown %d task %d kernel_ips %d: %s, table says %s\n",
-							      r->name, p, cap, lock, q.task,
-							      q.kernel_ips, got ? "allowed" : "refused",
+						print_message("# %s: paranoid %d perfmon %d lockdown %d group_kernel_count %d task %d kernel_ips %d kernel_count %d: %s, table says %s\n",
+							      r->name, p, cap, o.locked_down,
+							      o.group_kernel_count, q.task,
+							      q.kernel_ips, q.kernel_count,
+							      got ? "allowed" : "refused",
 							      want ? "allowed" : "refused");
 				}
 			}
@@ -141,6 +158,7 @@ static unsigned int mismatches(const struct rules *r, bool verbose)
 
 static const struct rules module_rules = {
 	"module", pmiprof_access_session, pmiprof_access_kernel_ips, pmiprof_access_follow,
+	pmiprof_access_kernel_count,
 };
 
 static void module_rules_match_the_documented_table(void **state)
@@ -170,6 +188,27 @@ static bool wrong_session_any(const struct pmiprof_access_opener *o,
 	return true;
 }
 
+/* Before issue 36: EV_KERNEL accepted from any opener. */
+static bool wrong_kernel_count_any(const struct pmiprof_access_opener *o,
+				   const struct pmiprof_access_req *r)
+{
+	(void)o;
+	(void)r;
+	return true;
+}
+
+static bool wrong_kernel_count_ignores_param(const struct pmiprof_access_opener *o,
+					     const struct pmiprof_access_req *r)
+{
+	return !r->kernel_count || o->perfmon;
+}
+
+static bool wrong_kernel_ips_with_group_param(const struct pmiprof_access_opener *o,
+					      const struct pmiprof_access_req *r)
+{
+	return !r->kernel_ips || ((o->perfmon || o->group_kernel_count) && !o->locked_down);
+}
+
 static bool wrong_follow_ignore_dumpable(const struct pmiprof_follow_facts *f)
 {
 	return !f->kthread && (f->creds_match || f->cap_ptrace_task);
@@ -197,19 +236,27 @@ static void wrong_rules_are_caught(void **state)
 {
 	static const struct rules wrong[] = {
 		{ "kernel RIPs under lockdown", pmiprof_access_session,
-		  wrong_kernel_ips_ignore_lockdown, pmiprof_access_follow },
+		  wrong_kernel_ips_ignore_lockdown, pmiprof_access_follow, pmiprof_access_kernel_count },
 		{ "kernel RIPs without CAP_PERFMON", pmiprof_access_session,
-		  wrong_kernel_ips_lockdown_only, pmiprof_access_follow },
+		  wrong_kernel_ips_lockdown_only, pmiprof_access_follow, pmiprof_access_kernel_count },
 		{ "system-wide without CAP_PERFMON", wrong_session_any,
-		  pmiprof_access_kernel_ips, pmiprof_access_follow },
+		  pmiprof_access_kernel_ips, pmiprof_access_follow, pmiprof_access_kernel_count },
 		{ "non-dumpable followed", pmiprof_access_session, pmiprof_access_kernel_ips,
-		  wrong_follow_ignore_dumpable },
+		  wrong_follow_ignore_dumpable, pmiprof_access_kernel_count },
 		{ "kernel threads followed", pmiprof_access_session, pmiprof_access_kernel_ips,
-		  wrong_follow_kthreads },
+		  wrong_follow_kthreads, pmiprof_access_kernel_count },
 		{ "mm capability instead of credentials", pmiprof_access_session,
-		  pmiprof_access_kernel_ips, wrong_follow_mm_cap_bypasses_creds },
+		  pmiprof_access_kernel_ips, wrong_follow_mm_cap_bypasses_creds, pmiprof_access_kernel_count },
 		{ "exited leader refused", pmiprof_access_session, pmiprof_access_kernel_ips,
-		  wrong_follow_no_mm_refused },
+		  wrong_follow_no_mm_refused, pmiprof_access_kernel_count },
+		{ "ring-0 counting for any opener", pmiprof_access_session,
+		  pmiprof_access_kernel_ips, pmiprof_access_follow, wrong_kernel_count_any },
+		{ "group_kernel_count ignored", pmiprof_access_session,
+		  pmiprof_access_kernel_ips, pmiprof_access_follow,
+		  wrong_kernel_count_ignores_param },
+		{ "group_kernel_count granting kernel RIPs too", pmiprof_access_session,
+		  wrong_kernel_ips_with_group_param, pmiprof_access_follow,
+		  pmiprof_access_kernel_count },
 	};
 	size_t i;
 
@@ -224,7 +271,9 @@ static void wrong_rules_are_caught(void **state)
 
 /*
  * Against perf at each paranoid level: the module never grants a
- * system-wide session or kernel RIPs that perf would refuse; per-task
+ * system-wide session, kernel RIPs or (without group_kernel_count) ring-0
+ * counting that perf would refuse, and refuses ring-0 counting exactly
+ * where perf's paranoid 2 does (with the parameter: perf's paranoid 1); per-task
  * without CAP_PERFMON it grants exactly what perf grants at paranoid <= 2
  * (perf's own rule is ptrace_may_access); at 3 (Debian) it grants per-task
  * to the device's group, the documented departure ("not consulted").
@@ -238,14 +287,25 @@ static void module_rules_against_perf_per_paranoid_level(void **state)
 	for (p = -1; p <= 3; p++) {
 		for (int cap = 0; cap < 2; cap++) {
 			for (int lock = 0; lock < 2; lock++) {
-				struct pmiprof_access_opener o = { cap, lock };
-				struct pmiprof_access_req cpu = { false, false };
-				struct pmiprof_access_req kern = { true, true };
+				struct pmiprof_access_opener o = { cap, lock, false };
+				struct pmiprof_access_opener admin = { cap, lock, true };
+				struct pmiprof_access_req cpu = { false, false, false };
+				struct pmiprof_access_req kern = { true, true, false };
+				struct pmiprof_access_req count = { true, false, true };
 
 				if (pmiprof_access_session(&o, &cpu))
 					assert_true(perf_allows_cpu(p, cap));
-				if (pmiprof_access_kernel_ips(&o, &kern))
+				if (pmiprof_access_kernel_ips(&o, &kern) ||
+				    pmiprof_access_kernel_ips(&admin, &kern))
 					assert_true(perf_allows_kernel(p, cap));
+				/* ring-0 counting: perf_allow_kernel() for !exclude_kernel */
+				assert_int_equal(pmiprof_access_kernel_count(&o, &count),
+						 perf_allows_kernel(2, cap));
+				if (pmiprof_access_kernel_count(&o, &count))
+					assert_true(perf_allows_kernel(p, cap));
+				/* the administrator's parameter: paranoid 1 for counting */
+				if (pmiprof_access_kernel_count(&admin, &count))
+					assert_true(perf_allows_kernel(1, cap));
 			}
 		}
 		for (bits = 0; bits < FOLLOW_COMBOS; bits++) {

@@ -506,6 +506,19 @@ static int cmd_abuse(void)
 	expect(m != MAP_FAILED, "read-only mmap of CPU 0 works");
 	if (m != MAP_FAILED) {
 		expect(mprotect(m, ms, PROT_READ | PROT_WRITE) == -1, "mprotect to writable fails");
+		/*
+		 * A ring inherited by a child outlives the opener's close and exit:
+		 * sampling goes on, the device stays EBUSY (VM_IO refuses DOFORK).
+		 */
+		expect(madvise(m, ms, MADV_DOFORK) == -1 && errno == EINVAL,
+		       "MADV_DOFORK on a ring gets EINVAL");
+		pid_t kid = fork();
+		int st = 0;
+
+		if (kid == 0)	/* mapped here: MADV_NORMAL works; absent: ENOMEM */
+			_exit(madvise(m, ms, MADV_NORMAL) == -1 && errno == ENOMEM ? 0 : 1);
+		expect(kid > 0 && waitpid(kid, &st, 0) == kid && WIFEXITED(st) &&
+		       WEXITSTATUS(st) == 0, "a forked child has no ring mapping");
 		expect(((const struct pmiprof_ring_header *)m)->data_bytes == info.ring_bytes,
 		       "ring header carries data_bytes");
 		munmap(m, ms);

@@ -12,7 +12,8 @@
 #    and nothing of the root process is recorded;
 #  - the opener's credentials decide (file->f_cred), not the caller's: a
 #    descriptor opened as uid 1000 by a process that becomes root again
-#    may not follow a root process (EPERM).
+#    may not follow a root process (EPERM), nor count kernel mode
+#    (EACCES: perf_allow_kernel(), paranoid 2).
 . "$(dirname "$0")/lib.sh"
 vm_require module
 vm_static task_secure "$PMIPROF_TOP/tests/vm/task_secure.c" -pthread ||
@@ -26,6 +27,8 @@ vm_run --timeout 900 --insmod pmu=emul --add "$TMPD/task_secure" -- sh -c '
 	task_secure exec 1000 /tmp/victim_suid
 	task_secure reuse 1000
 	task_secure deputy 1000
+	rmmod pmiprof && insmod /lib/modules/pmiprof.ko pmu=emul group_kernel_count=1 &&
+		chmod 666 /dev/pmiprof && task_secure deputy 1000 | sed "s/^/admin /"
 	dmesg > /export/dmesg.txt
 	rmmod pmiprof; echo "rmmod=$?"'
 [ $VM_RC -eq 0 ] && ok "guest run completed" || not_ok "guest run completed" "status $VM_RC" "$(tail -n 20 "$VM_STDERR")"
@@ -70,6 +73,21 @@ dep=$(grep '^deputy ' "$VM_STDOUT")
 	[ "$(sed -n 's/^deputy stack_127=//p' "$VM_STDOUT")" = ok ] &&
 	ok "without CAP_PERFMON at most 127 frames (EOVERFLOW above, as perf_event_max_stack)" ||
 	not_ok "without CAP_PERFMON at most 127 frames" "$(grep '^deputy stack' "$VM_STDOUT")"
+# Ring 0 counted per syscall is the side channel perf_event_paranoid=2
+# closes (issue 36 item 2): before, any opener got it (EV_KERNEL accepted).
+[ "$(sed -n 's/^deputy kernel_count=//p' "$VM_STDOUT")" = EACCES ] &&
+	[ "$(sed -n 's/^deputy user_kernel_count=//p' "$VM_STDOUT")" = EACCES ] &&
+	[ "$(sed -n 's/^deputy user_count=//p' "$VM_STDOUT")" = ok ] &&
+	[ "$(sed -n 's/^deputy system_wide=//p' "$VM_STDOUT")" = EPERM ] &&
+	ok "without CAP_PERFMON no kernel-mode counting (EACCES, as perf at paranoid 2), user mode yes, no system-wide session (EPERM)" ||
+	not_ok "without CAP_PERFMON no kernel-mode counting, user mode yes" "$(grep '^deputy .*count' "$VM_STDOUT")"
+[ "$(sed -n 's/^admin deputy kernel_count=//p' "$VM_STDOUT")" = ok ] &&
+	[ "$(sed -n 's/^admin deputy kernel_ips=//p' "$VM_STDOUT")" = EACCES ] &&
+	[ "$(sed -n 's/^admin deputy configure=//p' "$VM_STDOUT")" = EPERM ] &&
+	[ "$(sed -n 's/^admin deputy system_wide=//p' "$VM_STDOUT")" = EPERM ] &&
+	ok "group_kernel_count=1 (the administrator's): kernel-mode counting yes, kernel RIPs, others' processes and system-wide still no" ||
+	not_ok "group_kernel_count=1: kernel-mode counting yes, kernel RIPs and others' processes still no" \
+		"$(grep '^admin ' "$VM_STDOUT")"
 [ "$(sed -n 's/^rmmod=//p' "$VM_STDOUT")" = 0 ] && ok "rmmod" || not_ok "rmmod"
 vm_dmesg_clean "$VM_OUT/dmesg.txt"
 done_testing

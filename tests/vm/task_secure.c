@@ -22,6 +22,18 @@
  *   task_secure deputy UID            open as UID, become root again, CONFIGURE
  *                                     a root process: the opener decides (EPERM)
  *   task_secure churn SECONDS         the same churn and bystander, no device
+ *   task_secure victimfork SECONDS    victim, in a child too
+ *   task_secure sudo BIN HOW          as sudo/su do once setuid root: uid and
+ *                                     gid 0, then exec BIN HOW 6 (HOW victim
+ *                                     or victimfork; dumpable, since exec
+ *                                     decides on the old ids)
+ *   task_secure escalate UID SUIDBIN BIN HOW
+ *                                     as UID, follow a child that execs
+ *                                     SUIDBIN (a setuid copy) sudo BIN HOW
+ *                                     once START's fork probe is in place,
+ *                                     its walk held (start_walk_delay_ms,
+ *                                     start_walk_add_delay_ms): records of
+ *                                     the child and its children, SECRET hits
  *   task_secure forkwalk THREADS S    root: follow a process whose THREADS
  *                                     threads fork children before START and
  *                                     from when its fork probe is in place on
@@ -41,6 +53,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,8 +99,27 @@ static int victim(double secs)
 	return 0;
 }
 
+/* victim, in a child too (forked at once) */
+static int victim_fork(double secs)
+{
+	pid_t p = fork();
+	int ret = victim(secs);
+
+	if (p > 0)
+		waitpid(p, NULL, 0);
+	return p == 0 ? 0 : ret;
+}
+
+/*
+ * Set once this process acts for an opener without CAP_PERFMON: its
+ * events count user mode only (ring 0 needs CAP_PERFMON, as perf's
+ * paranoid 2).
+ */
+static bool unprivileged;
+
 static void drop_to(uid_t uid)
 {
+	unprivileged = true;
 	if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
 		perror("task_secure: drop privileges");
 		exit(2);
@@ -128,7 +160,8 @@ static int session_configure(struct session *s, pid_t pid, uint64_t period)
 
 	cfg.nr_events = 1;
 	cfg.events[0].event = 0xc0;
-	cfg.events[0].flags = PMIPROF_EV_USER | PMIPROF_EV_KERNEL | PMIPROF_EV_TRIGGER;
+	cfg.events[0].flags = PMIPROF_EV_USER | PMIPROF_EV_TRIGGER |
+			      (unprivileged ? 0 : PMIPROF_EV_KERNEL);
 	cfg.events[0].period = period;
 	cfg.flags = PMIPROF_CFG_TASK;
 	cfg.nr_tasks = 1;
@@ -285,6 +318,83 @@ static int cmd_exec(uid_t uid, const char *bin)
 	return 0;
 }
 
+/* What sudo, su and pkexec do once running setuid root: become root entirely, exec. */
+static int cmd_sudo(const char *bin, const char *how)
+{
+	if (setresgid(0, 0, 0) || setresuid(0, 0, 0)) {
+		perror("task_secure: sudo");
+		return 2;
+	}
+	execl(bin, bin, how, "6", (char *)NULL);
+	perror("task_secure: sudo: exec");
+	return 127;
+}
+
+/* A module parameter in seconds of CLOCK_MONOTONIC (0: none). */
+static double module_param_ns_s(const char *name);
+
+/*
+ * The START race: START's walk has looked at the child (uid UID, blocked
+ * on a pipe) when the child execs a setuid-root program that becomes root
+ * and execs a dumpable program with SECRET on its stack.  Root (this
+ * process) tells the child to go once START's fork probe is in place
+ * (start_walk_begin_ns), while the walk waits between its steps.
+ */
+static int cmd_escalate(uid_t uid, const char *suidbin, const char *plainbin, const char *how)
+{
+	int go[2], ready[2], status;
+	pid_t follower;
+	char c = 0;
+
+	if (pipe(go) || pipe(ready))
+		return 2;
+	follower = fork();
+	if (follower == 0) {
+		struct session s;
+		struct tally t = { 0 };
+		pid_t child;
+		int ret;
+
+		drop_to(uid);
+		ret = session_open(&s);
+		if (ret) {
+			printf("escalate open=%s\n", strerror(-ret));
+			_exit(1);
+		}
+		child = fork();
+		if (child == 0) {
+			close(go[1]);
+			if (read(go[0], &c, 1) != 1)
+				_exit(3);
+			execl(suidbin, suidbin, "sudo", plainbin, how, (char *)NULL);
+			_exit(127);
+		}
+		ret = session_configure(&s, child, 1000000);
+		if (write(ready[1], &c, 1) != 1)
+			_exit(2);
+		if (!ret && ioctl(s.fd, PMIPROF_IOC_START))
+			ret = -errno;
+		if (ret) {
+			printf("escalate configure_start=%s\n", strerror(-ret));
+			kill(child, SIGKILL);
+			_exit(1);
+		}
+		follow(&s, child, 30, &t);
+		print_tally("escalate", &t);
+		_exit(0);
+	}
+	if (read(ready[0], &c, 1) != 1)
+		return 2;
+	/* START is under way once its fork probe is in place; the walk then waits. */
+	for (int i = 0; i < 3000 && !module_param_ns_s("start_walk_begin_ns"); i++)
+		usleep(1000);
+	usleep(300 * 1000);
+	if (write(go[1], &c, 1) != 1)
+		return 2;
+	waitpid(follower, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 static void write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY);
@@ -392,6 +502,7 @@ static int cmd_deputy(uid_t uid)
 		perror("task_secure: setresuid");
 		return 2;
 	}
+	unprivileged = true;
 	ret = session_open(&s);
 	if (setresuid(0, 0, 0) || setresgid(0, 0, 0)) {
 		perror("task_secure: back to root");
@@ -430,6 +541,29 @@ static int cmd_deputy(uid_t uid)
 		cfg.stack_max = 127;
 		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
 		printf("deputy stack_127=%s\n", !ret ? "ok" : strerror(ret));
+		/* Ring-0 counting: CAP_PERFMON (perf_allow_kernel()), whoever calls */
+		cfg.stack_mode = PMIPROF_STACK_NONE;
+		cfg.stack_max = 0;
+		cfg.mode = PMIPROF_SAMPLING_PMI;
+		cfg.timer_ns = 0;
+		cfg.nr_events = 1;
+		cfg.events[0].event = 0xc0;
+		cfg.events[0].period = 1000000;
+		cfg.events[0].flags = PMIPROF_EV_KERNEL | PMIPROF_EV_TRIGGER;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy kernel_count=%s\n", !ret ? "ok" : ret == EACCES ? "EACCES" : strerror(ret));
+		cfg.events[0].flags = PMIPROF_EV_USER | PMIPROF_EV_KERNEL | PMIPROF_EV_TRIGGER;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy user_kernel_count=%s\n", !ret ? "ok" : ret == EACCES ? "EACCES" : strerror(ret));
+		cfg.events[0].flags = PMIPROF_EV_USER | PMIPROF_EV_TRIGGER;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy user_count=%s\n", !ret ? "ok" : strerror(ret));
+		/* Every user's code: a system-wide session needs CAP_PERFMON */
+		cfg.flags = 0;
+		cfg.nr_tasks = 0;
+		cfg.tasks[0] = 0;
+		ret = ioctl(s.fd, PMIPROF_IOC_CONFIGURE, &cfg) ? errno : 0;
+		printf("deputy system_wide=%s\n", !ret ? "ok" : ret == EPERM ? "EPERM" : strerror(ret));
 	}
 	kill(target, SIGKILL);
 	waitpid(target, NULL, 0);
@@ -772,8 +906,14 @@ int main(int argc, char **argv)
 		return cmd_deputy((uid_t)atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "churn"))
 		return cmd_churn(atof(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "victimfork"))
+		return victim_fork(atof(argv[2]));
+	if (argc >= 4 && !strcmp(argv[1], "sudo"))
+		return cmd_sudo(argv[2], argv[3]);
+	if (argc >= 6 && !strcmp(argv[1], "escalate"))
+		return cmd_escalate((uid_t)atoi(argv[2]), argv[3], argv[4], argv[5]);
 	if (argc >= 4 && !strcmp(argv[1], "forkwalk"))
 		return cmd_forkwalk(atoi(argv[2]), atof(argv[3]));
-	fprintf(stderr, "usage: task_secure victim S | exec UID BIN | reuse UID | deputy UID | cycles N | churn S | forkwalk THREADS S\n");
+	fprintf(stderr, "usage: task_secure victim S | victimfork S | exec UID BIN | sudo BIN HOW | escalate UID SUIDBIN BIN HOW | reuse UID | deputy UID | cycles N | churn S | forkwalk THREADS S\n");
 	return 2;
 }

@@ -20,6 +20,8 @@
 		return { bk, id: c.i, n: c.n, c: c.c, start };
 	}
 	const TOT = cells(D.totals), FN = cells(D.fn), ST = cells(D.st);
+	const ANN = D.ann || { fns: [], aid: [] }, AC = D.ac ? cells(D.ac) : null;
+	const annBySym = new Map(ANN.fns.map((f, i) => [f.sym, i]));
 
 	function fmtNum(v) {
 		if (!isFinite(v)) return '';
@@ -236,11 +238,12 @@
 		renderTable();
 		renderFlame();
 		renderHist();
+		renderAnn();
 		showSelectionBands();
 	}
 
 	// ---- flat profile of the selection
-	const state = { sortKey: 'samples', sortDesc: true, rows: [], total: 0, flameTotal: 0 };
+	const state = { sortKey: 'samples', sortDesc: true, rows: [], total: 0, flameTotal: 0, ann: { fn: 0 } };
 	const derived = D.metrics.filter(m => !/-rate$/.test(m.name));
 	function aggregate(C, b0, b1) {
 		const map = new Map();
@@ -298,6 +301,13 @@
 		const shown = rows.slice(0, 500), frag = document.createDocumentFragment();
 		for (const r of shown) {
 			const tr = document.createElement('tr');
+			if (annBySym.has(r.id)) {
+				tr.tabIndex = 0;
+				tr.title = 'Show its source lines and instructions';
+				tr.onclick = () => annChoose(annBySym.get(r.id), true);
+				tr.onkeydown = ev => { if (ev.key === 'Enter') { ev.preventDefault(); annChoose(annBySym.get(r.id), true); } };
+				if (annBySym.get(r.id) === state.ann.fn) tr.className = 'chosen';
+			}
 			for (const col of cols) {
 				const td = document.createElement('td');
 				if (col.name) td.className = 'name';
@@ -460,6 +470,10 @@
 				.setColorMapper(frameColor).label(d => d.data.name + (d.data.dso ? ' [' + d.data.dso + ']' : '') +
 					': ' + d.value.toLocaleString('en-US') + ' samples, ' +
 					(100 * d.value / (state.flameTotal || 1)).toFixed(2) + '%');
+			chart.onClick(d => {
+				const i = ANN.fns.findIndex(f => D.syms[f.sym][0] === d.data.name && D.syms[f.sym][1] === d.data.dso);
+				if (i >= 0) annChoose(i, false);
+			});
 			fgEl.__data__ = root;
 			fsel = fakeSelection(fgEl);
 			chart(fsel);
@@ -591,6 +605,103 @@
 	}
 	hsel.onchange = renderHist;
 
+
+	// ---- annotate pane: the chosen function's lines and instructions in the selection,
+	// summed from the (bucket, address) cells "ac" (html_annotate.c): the numbers of
+	// pmiprof annotate --time for the same range.
+	function annAggregate(fi) {
+		const f = ANN.fns[fi];
+		const zero = () => ({ samples: 0, c: new Array(NEV).fill(0) });
+		const ins = f.insns.map(zero), lin = f.lines.map(zero);
+		let total = 0;
+		for (let k = AC.start[sel.b0]; k < AC.start[sel.b1 + 1]; k++) {
+			const p = ANN.aid[AC.id[k]];
+			if (p[0] !== fi) continue;
+			const r = ins[p[1]];
+			r.samples += AC.n[k];
+			total += AC.n[k];
+			for (let e = 0; e < NEV; e++) r.c[e] += AC.c[e][k];
+		}
+		f.insns.forEach((x, i) => {
+			if (x[3] < 0) return;
+			const l = lin[x[3]];
+			l.samples += ins[i].samples;
+			for (let e = 0; e < NEV; e++) l.c[e] += ins[i].c[e];
+		});
+		return { ins, lin, total };
+	}
+	function annTable(id, heads, rows) {
+		const t = document.getElementById(id), tr = document.createElement('tr');
+		for (const h of heads) {
+			const th = document.createElement('th');
+			th.textContent = h.label;
+			th.scope = 'col';
+			if (h.src) th.className = 'name';
+			tr.appendChild(th);
+		}
+		t.querySelector('thead').replaceChildren(tr);
+		const frag = document.createDocumentFragment();
+		for (const r of rows) {
+			const row = document.createElement('tr');
+			if (r.hot) row.className = 'hot';
+			for (const h of heads) {
+				const td = document.createElement('td');
+				if (h.src) td.className = 'src';
+				td.textContent = h.get(r);
+				row.appendChild(td);
+			}
+			frag.appendChild(row);
+		}
+		t.querySelector('tbody').replaceChildren(frag);
+	}
+	function annChoose(i, scroll) {
+		state.ann.fn = i;
+		annSel.value = i;
+		renderAnn();
+		document.querySelectorAll('#profile tbody tr').forEach(tr => tr.classList.remove('chosen'));
+		if (scroll) document.getElementById('ann-h').scrollIntoView();
+	}
+	function renderAnn() {
+		const note = document.getElementById('ann-note');
+		if (!ANN.fns.length || !AC) {
+			note.textContent = 'No function is embedded (no samples in files pmiprof can read).';
+			return;
+		}
+		const fi = state.ann.fn, f = ANN.fns[fi], g = annAggregate(fi);
+		const pct = n => g.total ? (100 * n / g.total).toFixed(2) : '';
+		const evCols = D.events.map((ev, e) => ({ label: ev + (D.ns_events[e] ? ' (ns)' : ''), get: r => r.samples ? fmtNum(r.c[e]) : '' }));
+		const mCols = derived.map(m => ({ label: m.name, get: r => { const v = metricValue(m, r.c); return r.samples && isFinite(v) ? v.toFixed(3) : ''; } }));
+		const lrows = f.lines.map((l, i) => ({ file: l[0], line: l[1], inl: l[2], text: l[3], samples: g.lin[i].samples, c: g.lin[i].c }));
+		const irows = f.insns.map((x, i) => ({ addr: x[0], off: x[1], text: x[2], li: x[3], samples: g.ins[i].samples, c: g.ins[i].c }));
+		const hot = rs => { let b = null; for (const r of rs) if (r.samples && (!b || r.samples > b.samples)) b = r; if (b) b.hot = true; };
+		hot(lrows);
+		hot(irows);
+		state.ann.lines = lrows.map(r => ({ file: r.file, line: r.line, inline: r.inl, samples: r.samples, counts: r.c }));
+		state.ann.insns = irows.map(r => ({ address: r.addr, samples: r.samples, counts: r.c }));
+		state.ann.total = g.total;
+		note.textContent = D.syms[f.sym][0] + ' [' + D.syms[f.sym][1] + ']: ' + g.total.toLocaleString('en-US') +
+			' samples in the selection; percent of the function\u2019s samples there' + (f.note ? '. ' + f.note : '') +
+			'. ' + (D.time_based ? 'Time-based windows: a sample lands on the instruction after the one that spent the time (skid).' :
+				'Samples land some instructions after their cause (skid).');
+		annTable('ann-lines', [
+			{ label: 'line', get: r => r.file + ':' + r.line },
+			{ label: 'samples', get: r => r.samples ? r.samples.toLocaleString('en-US') : '' },
+			{ label: 'percent', get: r => r.samples ? pct(r.samples) : '' },
+		].concat(evCols, mCols, [
+			{ label: 'inlined', src: true, get: r => r.inl },
+			{ label: 'source', src: true, get: r => r.text },
+		]), lrows);
+		annTable('ann-insns', [
+			{ label: 'address', get: r => r.addr.replace(/^0x/, '') },
+			{ label: 'offset', get: r => '+0x' + r.off.toString(16) },
+			{ label: 'samples', get: r => r.samples ? r.samples.toLocaleString('en-US') : '' },
+			{ label: 'percent', get: r => r.samples ? pct(r.samples) : '' },
+		].concat(evCols, [
+			{ label: 'line', get: r => r.li >= 0 ? f.lines[r.li][0] + ':' + f.lines[r.li][1] : '' },
+			{ label: 'instruction', src: true, get: r => r.text },
+		]), irows);
+	}
+
 	// ---- header
 	document.getElementById('meta').textContent = D.input + ': ' + D.windows_kind + '; ' +
 		D.windows.toLocaleString('en-US') + ' windows' + (D.lost ? ', ' + D.lost + ' lost' : '') +
@@ -603,7 +714,15 @@
 		if (mselect.value > 0) { hsel.value = mselect.value - 1; renderHist(); }
 	};
 
-	window.pmiprof = { data: D, state, select, selectSeconds, selectNs, marks, setColor, search: doSearch, chart: () => chart, plots };
+	const annSel = document.getElementById('ann-fn');
+	ANN.fns.forEach((f, i) => {
+		const o = document.createElement('option');
+		o.value = i;
+		o.textContent = D.syms[f.sym][0] + ' [' + D.syms[f.sym][1] + ']';
+		annSel.appendChild(o);
+	});
+	annSel.onchange = () => annChoose(+annSel.value, false);
+	window.pmiprof = { data: D, state, select, annChoose, selectSeconds, selectNs, marks, setColor, search: doSearch, chart: () => chart, plots };
 	select(0, NB - 1);
 	requestAnimationFrame(() => { window.pmiprofReady = performance.now(); });
 })();
