@@ -35,11 +35,13 @@
  *                                     start_walk_add_delay_ms): records of
  *                                     the child and its children, SECRET hits
  *   task_secure forkwalk THREADS S    root: follow a process whose THREADS
- *                                     threads fork short children all along,
- *                                     from just before START on (START's walk
- *                                     slowed by start_walk_delay_ms): children
- *                                     forked during START and after it, and
- *                                     how many of each have records
+ *                                     threads fork children before START and
+ *                                     from when its fork probe is in place on
+ *                                     (START's walk slowed by
+ *                                     start_walk_delay_ms): children forked
+ *                                     before, during and after the walk (the
+ *                                     module's start_walk_*_ns), and how many
+ *                                     of each have records
  *
  * One "key=value ..." line each; the shell scripts decide.
  */
@@ -703,42 +705,6 @@ static int seen(pid_t pid)
 	return (unsigned int)pid < PID_BITS && (pid_seen[pid / 8] & (1u << (pid % 8)));
 }
 
-static void *forker_thread(void *arg)
-{
-	struct fork_log *log = arg;
-	struct timespec d = { 0, 250 * 1000 * 1000 };
-
-	while (!__atomic_load_n(&log->go, __ATOMIC_ACQUIRE))
-		usleep(1000);
-	/* bounded: every child spins until the end */
-	for (int f = 0; f < FORKS_PER_THREAD; f++) {
-		double t = now_s();
-		pid_t p = fork();
-		int i;
-
-		if (p == 0) {
-			/*
-			 * Run until told (past START's return: the counters start
-			 * after the walk); async-signal-safe calls only.
-			 */
-			while (!__atomic_load_n(&log->done, __ATOMIC_ACQUIRE))
-				for (unsigned int k = 0; k < 10000; k++)
-					sink += k;
-			_exit(0);
-		}
-		i = __atomic_fetch_add(&log->n, 1, __ATOMIC_RELAXED);
-		if (p > 0 && i < FORK_LOG_MAX) {
-			log->e[i].t = t;
-			log->e[i].t_after = now_s();
-			__atomic_store_n(&log->e[i].pid, p, __ATOMIC_RELEASE);
-		}
-		nanosleep(&d, NULL);
-	}
-	for (;;)
-		pause();
-	return NULL;
-}
-
 /* A module parameter in seconds of CLOCK_MONOTONIC (0: none). */
 static double module_param_ns_s(const char *name)
 {
@@ -756,12 +722,64 @@ static double module_param_ns_s(const char *name)
 	return ns / 1e9;
 }
 
+/* One child that spins until the end; its pid and times in the log. */
+static void fork_one(struct fork_log *log)
+{
+	double t = now_s();
+	pid_t p = fork();
+	int i;
+
+	if (p == 0) {
+		/*
+		 * Run until told (past START's return: the counters start
+		 * after the walk); async-signal-safe calls only.
+		 */
+		while (!__atomic_load_n(&log->done, __ATOMIC_ACQUIRE))
+			for (unsigned int k = 0; k < 10000; k++)
+				sink += k;
+		_exit(0);
+	}
+	i = __atomic_fetch_add(&log->n, 1, __ATOMIC_RELAXED);
+	if (p > 0 && i < FORK_LOG_MAX) {
+		log->e[i].t = t;
+		log->e[i].t_after = now_s();
+		__atomic_store_n(&log->e[i].pid, p, __ATOMIC_RELEASE);
+	}
+}
+
+/*
+ * One child before START (not followed: the control of the other side),
+ * then, from when the module says its fork probe is in place (START
+ * registering its probes took 9 s at load 12 under TCG: a fixed schedule
+ * from the ioctl on forked every child before it), one every 250 ms:
+ * through the walk, held 1.5 s, and after it.
+ */
+static void *forker_thread(void *arg)
+{
+	struct fork_log *log = arg;
+	struct timespec d = { 0, 250 * 1000 * 1000 };
+
+	fork_one(log);
+	while (!__atomic_load_n(&log->go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	/* bounded: START fails, or never gets there */
+	for (int w = 0; w < 60000 && !module_param_ns_s("start_walk_begin_ns"); w++)
+		usleep(10 * 1000);
+	for (int f = 0; f < FORKS_PER_THREAD; f++) {
+		fork_one(log);
+		nanosleep(&d, NULL);
+	}
+	for (;;)
+		pause();
+	return NULL;
+}
+
 static int cmd_forkwalk(int threads, double secs)
 {
 	struct fork_log *log = mmap(NULL, sizeof(*log), PROT_READ | PROT_WRITE,
 				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int during = 0, during_followed = 0, after = 0, after_followed = 0, ret, n;
-	int before = 0, before_followed = 0, straddling = 0;
+	int before = 0, before_followed = 0, straddling = 0, late = 0;
 	struct tally t = { 0 };
 	unsigned long long lost = 0;
 	struct session s;
@@ -854,6 +872,8 @@ static int cmd_forkwalk(int threads, double secs)
 		} else if (ft > walk_end && ft_after < end) {
 			after++;
 			after_followed += seen(pid);
+		} else if (ft > walk_end) {
+			late++;		/* after the recording's seconds: not counted */
 		} else if (ft_after < walk_begin) {
 			before++;
 			before_followed += seen(pid);
@@ -864,9 +884,9 @@ static int cmd_forkwalk(int threads, double secs)
 	for (unsigned int cpu = 0; cpu < s.info.nr_cpus; cpu++)
 		if (s.maps[cpu])
 			lost += ((const struct pmiprof_ring_header *)s.maps[cpu])->lost;
-	printf("forkwalk start_s=%.2f probe_s=%.3f walk_s=%.3f forks=%d before=%d before_followed=%d during=%d during_followed=%d straddling=%d after=%d after_followed=%d lost=%llu ",
+	printf("forkwalk start_s=%.2f probe_s=%.3f walk_s=%.3f forks=%d before=%d before_followed=%d during=%d during_followed=%d straddling=%d after=%d after_followed=%d late=%d lost=%llu ",
 	       t1 - t0, walk_begin - t0, walk_end - walk_begin, n, before, before_followed,
-	       during, during_followed, straddling, after, after_followed,
+	       during, during_followed, straddling, after, after_followed, late,
 	       (unsigned long long)lost);
 	print_tally("forkwalk", &t);
 	return 0;
