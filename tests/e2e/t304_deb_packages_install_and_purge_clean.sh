@@ -14,7 +14,8 @@
 # may have none: then DKMS skips it, the installation still succeeds and that
 # check is a SKIP.  Purged: no file dpkg -L listed, no DKMS tree or module, no
 # unit symlink or deb-systemd-helper state, no group (unless it was there
-# before), no package left.  About 2 to 4 minutes (the build about 1, the
+# before), modules.dep as before, no package left; a signing key DKMS made
+# (/var/lib/dkms/mok.*, at its first build on a machine) is removed too.  About 2 to 4 minutes (the build about 1, the
 # DKMS build of the module about 1 per kernel with headers).
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (dpkg -i, dpkg -P)"
@@ -46,6 +47,11 @@ dpkg_wait() {
 	return 1
 }
 group_before=$(getent group pmiprof)
+# DKMS makes itself a module-signing key pair at its first build (dkms 3):
+# one the test made goes with the packages.
+mok_before=$(ls /var/lib/dkms/mok.key /var/lib/dkms/mok.pub 2>/dev/null)
+# depmod rewrites the kernels' module indexes at install and purge: as before, after.
+cat /lib/modules/*/modules.dep 2>/dev/null | md5sum >"$TMPD/dep.before"
 cleanup() {
 	local p left=
 	for p in $pkgs; do installed "$p" && left="$left $p"; done
@@ -54,6 +60,7 @@ cleanup() {
 	if [ -n "$group_before" ] && ! getent group pmiprof >/dev/null; then
 		groupadd --system -g "$(echo "$group_before" | cut -d: -f3)" pmiprof
 	fi
+	[ -z "$mok_before" ] && rm -f /var/lib/dkms/mok.key /var/lib/dkms/mok.pub
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT
@@ -195,6 +202,8 @@ left=$(echo $left)
 st=
 for p in $pkgs; do installed "$p" && st="$st $p:$(dpkg-query -W -f='${db:Status-Abbrev}' "$p")"; done
 [ -z "$st" ] && ok "no package left installed or with config files" || not_ok "dpkg status after purge" "$st"
+cat /lib/modules/*/modules.dep 2>/dev/null | md5sum | cmp -s - "$TMPD/dep.before" &&
+	ok "the kernels' modules.dep are as before" || not_ok "modules.dep changed" "$(ls -l /lib/modules/*/modules.dep)"
 if [ -z "$group_before" ]; then
 	getent group pmiprof >/dev/null && not_ok "purge removes the group pmiprof" "$(getent group pmiprof)" ||
 		ok "purge removed the group pmiprof (it had no members)"
