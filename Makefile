@@ -11,6 +11,8 @@
 #   make bench         benchmarks with ratios against perf, as tables
 #   make install       PREFIX=/usr/local DESTDIR= (also the udev rule and the DKMS source)
 #   make dkms-src      only the DKMS source tree (DKMS_SRCDIR, default /usr/src/pmiprof-VERSION)
+#   make deb           Debian packages with dpkg-buildpackage from debian/, into build/deb/
+#                      (docs/packaging.md; LINTIAN=0 skips the lintian run)
 #   make CC=clang      any C11 compiler; WERROR=0 to drop -Werror
 
 VERSION   := 0.1.0
@@ -75,16 +77,22 @@ WL_SOS    := $(patsubst tests/workloads/%.c,$(O)/workloads/%.so,$(wildcard tests
 # not into pmiprof; position-independent in both the .a and the .so.
 REG_OBJS  := $(patsubst %.c,$(O)/pic/%.o,$(wildcard lib/region/*.c))
 REG_A     := $(O)/libpmiprof-region.a
+# Its ABI version is the soname's (libpmiprof-region.so.0, the Debian package
+# libpmiprof-region0): raise REG_ABI when an exported symbol goes or changes.
+REG_ABI   := 0
+REG_SONAME := libpmiprof-region.so.$(REG_ABI)
+REG_REAL  := $(O)/libpmiprof-region.so.$(VERSION)
 REG_SO    := $(O)/libpmiprof-region.so
 REG_PC    := $(O)/pmiprof-region.pc
 # pkg-config prefers NAME-uninstalled.pc when both are on PKG_CONFIG_PATH: with
 # PKG_CONFIG_PATH=build, programs build against this tree's header and library.
 REG_UPC   := $(O)/pmiprof-region-uninstalled.pc
-REG_LIBS  := $(REG_A) $(REG_SO) $(REG_PC) $(REG_UPC)
+REG_LIBS  := $(REG_A) $(REG_REAL) $(REG_SO) $(REG_PC) $(REG_UPC)
 LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 
-.PHONY: all check module deps fuzz bench install dkms-src clean vmtest modules_clean demo checkpatch
+.PHONY: all check module deps fuzz bench install dkms-src clean vmtest modules_clean demo checkpatch \
+	region deb version
 # Keep test objects between runs (they are intermediate files of pattern rules).
 .SECONDARY:
 all: $(BIN) $(UNIT_BINS) $(WL_BINS) $(WL_SOS) $(REG_LIBS)
@@ -126,8 +134,19 @@ $(O)/pic/%.o: %.c
 $(REG_A): $(REG_OBJS)
 	$(call msg,AR,$@)$(AR) rcs $@ $^
 
-$(REG_SO): $(REG_OBJS)
-	$(call msg,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libpmiprof-region.so -o $@ $^ -lpthread
+$(REG_REAL): $(REG_OBJS)
+	$(call msg,LD,$@)$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(REG_SONAME) -o $@ $^ -lpthread
+
+# libpmiprof-region.so -> .so.0 -> .so.VERSION, as installed: a program linked
+# here with -lpmiprof-region needs libpmiprof-region.so.0 at run time.
+$(REG_SO): $(REG_REAL)
+	$(Q)ln -sf $(notdir $(REG_REAL)) $(O)/$(REG_SONAME) && ln -sf $(REG_SONAME) $@
+
+# The region library alone (what the packages need besides build/pmiprof).
+region: $(REG_LIBS)
+
+version:
+	@echo $(VERSION)
 
 $(REG_PC): Makefile
 	@mkdir -p $(dir $@)
@@ -215,14 +234,45 @@ install: $(BIN) $(REG_LIBS) dkms-src
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/pmiprof
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/pmiprof
-	install -m 0644 $(REG_A) $(DESTDIR)$(LIBDIR)/
-	install -m 0755 $(REG_SO) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 $(REG_A) $(REG_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(REG_REAL)) $(DESTDIR)$(LIBDIR)/$(REG_SONAME)
+	ln -sf $(REG_SONAME) $(DESTDIR)$(LIBDIR)/libpmiprof-region.so
 	install -m 0644 $(REG_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 include/pmiprof/region.h $(DESTDIR)$(INCDIR)/pmiprof/
 	@for m in docs/man/*.1; do [ -f "$$m" ] && install -m 0644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done; true
 	install -d $(DESTDIR)$(SYSTEMDDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' daemon/service/pmiprof.service.in >$(DESTDIR)$(SYSTEMDDIR)/pmiprof.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/pmiprof.service
+
+# Debian packages (docs/packaging.md): dpkg-buildpackage -us -uc -b from debian/
+# in a copy of the tree under DEBDIR, so that the .debs, .buildinfo and .changes
+# it writes into the parent directory land in DEBDIR and nothing is written
+# outside this tree.  The version is VERSION: debian/changelog must say the same.
+DEBDIR  ?= $(O)/deb
+DEB_SRC := $(DEBDIR)/pmiprof-$(VERSION)
+LINTIAN ?= 1
+deb:
+	@v=$$(dpkg-parsechangelog -l debian/changelog -SVersion) && [ "$$v" = "$(VERSION)" ] || \
+		{ echo "make deb: debian/changelog is at $$v, the Makefile's VERSION is $(VERSION):" \
+		       "add an entry (dch -v $(VERSION))" >&2; exit 1; }
+	$(Q)rm -rf $(DEBDIR) && mkdir -p $(DEB_SRC)
+	$(Q)tar -c --exclude-vcs --exclude=./build --exclude='./build-*' --exclude='./$(O)' \
+		--exclude='./obj-*' --exclude=./$(HTML_NM) --exclude='*.o' --exclude='*.ko' \
+		--exclude='*.cmd' --exclude='*.mod' --exclude='*.mod.c' --exclude='perf.data*' \
+		--exclude='pmiprof.data*' --exclude=./debian/build --exclude=./debian/tmp . | \
+		tar -x -C $(DEB_SRC)
+	$(Q)for f in $(foreach a,$(HTML_ASSETS),$(lastword $(subst :, ,$(a)))); do \
+		case $$f in $(HTML_NM)/*) [ -f $$f ] && install -D -m 0644 $$f $(DEB_SRC)/$$f;; esac; \
+	done; true
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b >../build.log 2>&1 || \
+		{ tail -n 40 ../build.log >&2; echo "make deb: dpkg-buildpackage failed: $(DEBDIR)/build.log" >&2; exit 1; }
+	$(Q)rm -rf $(DEB_SRC)
+	$(Q)if [ "$(LINTIAN)" = 1 ] && command -v lintian >/dev/null; then \
+		lintian --fail-on error --display-level '>=warning' --show-overrides \
+			$(DEBDIR)/pmiprof_$(VERSION)_*.changes > $(DEBDIR)/lintian.txt 2>&1; e=$$?; \
+		cat $(DEBDIR)/lintian.txt; [ $$e -eq 0 ] || { echo "make deb: lintian reports errors" >&2; exit 1; }; \
+	fi
+	@cd $(DEBDIR) && ls -l *.deb
 
 clean:
 	rm -rf $(O)

@@ -268,13 +268,15 @@ static void doctor_install(struct doctor *d, const char *device, const char *rel
 		     "DKMS source %s present, no pmiprof.ko installed for %s", path, release);
 	else
 		line(d, V_WARN, "install", "sudo make install (then dkms install pmiprof/"
-		     PMIPROF_VERSION ")", "no DKMS source (%s) and no installed pmiprof.ko", path);
+		     PMIPROF_VERSION "), or the pmiprof-dkms package (make deb)",
+		     "no DKMS source (%s) and no installed pmiprof.ko", path);
 	for (i = 0; i < ARRAY_SIZE(rules) && !rule; i++)
 		if (!access(rules[i], F_OK))
 			rule = rules[i];
 	g = getgrnam("pmiprof");
 	if (!rule)
-		line(d, V_WARN, "install", "sudo make install (installs 60-pmiprof.rules)",
+		line(d, V_WARN, "install", "sudo make install (installs 60-pmiprof.rules), or the "
+		     "pmiprof package (make deb)",
 		     "no udev rule: /dev/pmiprof stays root-only (0600)");
 	else if (!g)
 		line(d, V_WARN, "install", "sudo groupadd --system pmiprof && sudo udevadm trigger",

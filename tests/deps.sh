@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Install every Debian package that building, testing, fuzzing, benchmarking
-# and the QEMU VM tests need (`make deps`).  Idempotent: installs only what is
+# Install every Debian package that building, testing, fuzzing, benchmarking,
+# the QEMU VM tests and `make deb` (debhelper, dh-dkms, lintian) need (`make deps`).  Idempotent: installs only what is
 # missing, runs `apt-get update` only when something is, and says what it does.
 set -eu
 pkgs=(
@@ -12,6 +12,7 @@ pkgs=(
 	golang-go chromium libxml2-utils curl tmux python3 nodejs npm
 	qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 	linux-source-6.1 dkms
+	debhelper dh-dkms lintian xxd
 )
 missing=()
 for p in "${pkgs[@]}"; do
