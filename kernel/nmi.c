@@ -107,11 +107,10 @@ void pmiprof_guest_detect_put(void)
 
 static bool pmiprof_in_guest(void)
 {
-	struct kvm_vcpu *vcpu = NULL;
+	/* Loaded once: pmiprof_guest_detect_put() may clear it meanwhile. */
+	typeof(pmiprof_running_vcpu) running = READ_ONCE(pmiprof_running_vcpu);
 
-	if (READ_ONCE(pmiprof_running_vcpu))
-		vcpu = pmiprof_running_vcpu();
-	return kvm_arch_pmi_in_guest(vcpu);
+	return kvm_arch_pmi_in_guest(running ? running() : NULL);
 }
 #else
 void pmiprof_guest_detect_get(void)
