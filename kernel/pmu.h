@@ -240,6 +240,7 @@ struct pmu_cpu {
 	bool first;			/* next record is the first on this CPU */
 	bool throttled;			/* the current window was stretched */
 	u64 gctrl;			/* GLOBAL_CTRL value while running */
+	u64 fctl_other;			/* Intel: FIXED_CTR_CTRL's other nibbles at start */
 	u64 debugctl;			/* DEBUGCTL seen at start (bit 12 = freeze on PMI) */
 	u64 ack_extra;			/* status bits we also ack (59 when frozen on PMI) */
 	u64 prev[PMU_MAX_EVENTS];	/* counter values at the last window close */
@@ -268,7 +269,7 @@ struct pmu_cpu {
 	 */
 	bool switching;
 	/*
-	 * Per-task mode: the task whose counters are loaded here (init pid
+	 * Per-task mode: the task whose counters are loaded here (the opener's pid
 	 * namespace ids; 0: none).  sched_switch loads the next task's counters
 	 * before switch_to(), so for a moment `current` is still the task
 	 * leaving: a window closed then is the loaded task's, but the

@@ -114,22 +114,31 @@ static struct tracepoint *tp_switch, *tp_fork, *tp_exit, *tp_exec;
 /* START's thread walk is running: forks by the targets' threads are followed. */
 static bool task_walking;
 
+#ifdef PMIPROF_TEST_KNOBS
 /*
- * Test only (tests/vm/t199): START waits this long between registering the
- * fork probe and walking the targets' threads, so forks land in between.
+ * Test build only (PMIPROF_TEST_KNOBS: the VM harness builds and loads such
+ * a module, make module never does; a production module has neither knob).
+ *
+ * tests/vm/t199, t204: START waits this long (sleeping, with session_lock
+ * held) between registering the fork probe and walking the targets'
+ * threads, so forks land in between.
  */
 static unsigned int start_walk_delay_ms;
 module_param(start_walk_delay_ms, uint, 0600);
-MODULE_PARM_DESC(start_walk_delay_ms, "test only: ms START waits before its thread walk");
+MODULE_PARM_DESC(start_walk_delay_ms, "test build only: ms START waits before its thread walk");
 
 /*
- * Test only (tests/vm/t204): for a restricted opener, START's walk waits
- * this long (busy, under RCU: at most 5 s) between adding each thread and
- * checking it again, so a target can exec a setuid program in between.
+ * tests/vm/t204: for a restricted opener, START's walk waits this long
+ * (busy, under RCU: at most 5 s) between adding each thread and checking
+ * it again, so a target can exec a setuid program in between.
  */
 static unsigned int start_walk_add_delay_ms;
 module_param(start_walk_add_delay_ms, uint, 0600);
-MODULE_PARM_DESC(start_walk_add_delay_ms, "test only: ms START's walk waits between adding a thread and checking it");
+MODULE_PARM_DESC(start_walk_add_delay_ms, "test build only: ms START's walk waits between adding a thread and checking it");
+#else
+#define start_walk_delay_ms 0u
+#define start_walk_add_delay_ms 0u
+#endif
 
 /*
  * The last START's walk in CLOCK_MONOTONIC ns (ktime_get_ns()), 0 until
@@ -264,7 +273,7 @@ int pmiprof_task_configure(const struct pmiprof_config *cfg, struct file *restri
 	/* The processes named now: a pid number reused later names nobody. */
 	rcu_read_lock();
 	for (i = 0; i < cfg->nr_tasks; i++)
-		task_targets[i] = get_pid(find_pid_ns(cfg->tasks[i], &init_pid_ns));
+		task_targets[i] = get_pid(find_pid_ns(cfg->tasks[i], pmiprof_opener_pid_ns()));
 	rcu_read_unlock();
 	task_nr_targets = cfg->nr_tasks;
 	task_opener = restricted;
@@ -353,8 +362,8 @@ static bool task_add(struct task_struct *t)
 		return false;
 	}
 	atomic64_inc(&task_allocs);
-	st->pid = t->tgid;
-	st->tid = t->pid;
+	st->pid = pmiprof_tgid_nr(t);	/* in the opener's pid namespace */
+	st->tid = pmiprof_tid_nr(t);
 	st->cpu = task_cpu(t);
 	if (pmiprof_has_pmu())
 		pmiprof_pmu_task_init(&pmiprof_hw, &st->ctr);
@@ -618,14 +627,15 @@ static void task_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
 	}
 	/* A non-leader thread's exec takes the leader's pid (de_thread()). */
 	st = task_lookup(p);
-	if (st && st->tid != p->pid) {
+	if (st && st->tid != pmiprof_tid_nr(p)) {
 		unsigned long flags;
+		u32 tid = pmiprof_tid_nr(p);
 
 		local_irq_save(flags);
-		st->tid = p->pid;
-		st->ctr.tid = p->pid;
+		st->tid = tid;
+		st->ctr.tid = tid;
 		if (this_cpu_ptr(&task_cpus)->cur == st)
-			WRITE_ONCE(this_cpu_ptr(&pmiprof_pcpu)->task_tid, p->pid);
+			WRITE_ONCE(this_cpu_ptr(&pmiprof_pcpu)->task_tid, tid);
 		local_irq_restore(flags);
 	}
 }
