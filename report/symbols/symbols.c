@@ -181,7 +181,8 @@ int64_t sy_get_sym(struct symbolizer *sy, const char *key, const char *name,
 {
 	uint32_t before = sy->ids.n;
 	int64_t id = strtab_intern(&sy->ids, key);
-	char demangled[1024];
+	char demangled[1024], plain[1024];
+	const char *at;
 	struct sym *s;
 
 	if (id < 0 || sy->ids.n == before)
@@ -189,6 +190,17 @@ int64_t sy_get_sym(struct symbolizer *sy, const char *key, const char *name,
 	if (pm_grow(&sy->syms, &sy->cap_syms, sy->ids.n, 256, sizeof(*sy->syms)))
 		return -ENOMEM;
 	s = &sy->syms[id];
+	/*
+	 * "name@@VERSION" is the default version, the one a plain reference
+	 * binds: print the plain name.  A non-default "name@VERSION" keeps its
+	 * version, which tells it apart from the default one beside it.
+	 */
+	at = strstr(name, "@@");
+	if (at && at > name && (size_t)(at - name) < sizeof(plain)) {
+		memcpy(plain, name, (size_t)(at - name));
+		plain[at - name] = '\0';
+		name = plain;
+	}
 	if (!sy->opts.no_demangle)
 		name = symbol_demangle(name, demangled, sizeof(demangled));
 	s->name = intern_name(sy, name);
