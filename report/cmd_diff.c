@@ -644,20 +644,30 @@ static int compute_aligned(struct diff_ctx *d)
 
 /* ---- output ---- */
 
-/* Row order: cost changes first, then share changes, then by the larger share. */
+/* Samples B - A: what changed in absolute terms, which shares and ratios hide. */
+static double abs_change(const struct diff_fn *s)
+{
+	return fabs((double)s->b - (double)s->a);
+}
+
+/* Row order: cost changes first, then share changes, then by the absolute change in samples. */
 static const struct diff_ctx *order_ctx;
 
 static int row_cmp(const void *x, const void *y)
 {
 	const struct diff_fn *a = &order_ctx->st[*(const uint32_t *)x];
 	const struct diff_fn *b = &order_ctx->st[*(const uint32_t *)y];
-	double ma = fmax(a->share.pa, a->share.pb), mb = fmax(b->share.pa, b->share.pb);
+	double ma = abs_change(a), mb = abs_change(b);
 	int c;
 
 	if (a->cost_sig != b->cost_sig)
 		return a->cost_sig ? -1 : 1;
 	if (a->share_sig != b->share_sig)
 		return a->share_sig ? -1 : 1;
+	if (ma != mb)
+		return ma > mb ? -1 : 1;
+	ma = fmax(a->share.pa, a->share.pb);
+	mb = fmax(b->share.pa, b->share.pb);
 	if (ma != mb)
 		return ma > mb ? -1 : 1;
 	c = strcmp(order_ctx->fns[*(const uint32_t *)x].name, order_ctx->fns[*(const uint32_t *)y].name);
@@ -794,12 +804,34 @@ static const char *total_text(char *buf, size_t size, const char *event, double 
 	return buf;
 }
 
+/* The first event both runs count in nanoseconds (cpu-clock, task-clock), or -1. */
+static int clock_common(const struct diff_ctx *d)
+{
+	uint32_t c;
+	char b[128];
+
+	for (c = 0; c < d->nev_common; c++)
+		if (!d->com[c].metric &&
+		    event_counts_ns(event_base_name(d->com[c].name, b, sizeof(b))))
+			return (int)c;
+	return -1;
+}
+
+/* Function f's time in run k in ms by common clock c (NAN without one). */
+static double fn_ms(const struct diff_ctx *d, const struct fn *f, int k, int c)
+{
+	uint64_t n;
+	const uint64_t *x = fn_counts(d, f, k, &n);
+
+	return c < 0 ? NAN : (double)x[d->com[c].m[k].a] / 1e6;
+}
+
 static int summary_cmp(const void *x, const void *y)
 {
 	const struct diff_fn *a = &order_ctx->st[*(const uint32_t *)x];
 	const struct diff_fn *b = &order_ctx->st[*(const uint32_t *)y];
 	bool sa = a->cost_sig || a->share_sig, sb = b->cost_sig || b->share_sig;
-	double da = fabs(a->share.delta), db = fabs(b->share.delta);
+	double da = abs_change(a), db = abs_change(b);
 
 	if (sa != sb)
 		return sa ? -1 : 1;
@@ -822,6 +854,7 @@ static void print_summary(FILE *f, const struct diff_ctx *d)
 	uint32_t *o = malloc(((size_t)d->nfn + 1) * sizeof(*o)), i, c, nsig = 0, shown;
 	char lbl[PATH_MAX + 2], ta[64], tb[64], ch[32];
 	double da = session_duration_s(&a->s), db = session_duration_s(&b->s);
+	int clk = clock_common(d);
 
 	print_meta_line(f, "summary: B against A (baseline)");
 	print_meta_line(f, "  run: %.3f s -> %.3f s (%s); samples kept %" PRIu64 " -> %" PRIu64
@@ -846,19 +879,22 @@ static void print_summary(FILE *f, const struct diff_ctx *d)
 	qsort(o, d->nfn, sizeof(*o), summary_cmp);
 	shown = d->nfn < DIFF_SUMMARY_ROWS ? d->nfn : DIFF_SUMMARY_ROWS;
 	if (shown)
-		print_meta_line(f, "  biggest changes (share of the samples, A -> B; cost B/A against "
-				"the unchanged functions):");
+		print_meta_line(f, "  biggest changes (samples A -> B%s; then the share of all "
+				"samples, and the cost relative to the unchanged functions):",
+				clk >= 0 ? ", ms" : "");
 	for (i = 0; i < shown; i++) {
 		const struct diff_fn *st = &d->st[o[i]];
 		const struct fn *fn = &d->fns[o[i]];
-		char cost[32], verdict[96];
+		char cost[48], verdict[96], ms[64] = "";
 
 		if (isnan(st->ratio))
 			snprintf(cost, sizeof(cost), "cost -");
 		else if (isinf(st->ratio))
 			snprintf(cost, sizeof(cost), "new");
 		else
-			snprintf(cost, sizeof(cost), "cost x%.2f", st->ratio);
+			snprintf(cost, sizeof(cost), "relative cost x%.2f", st->ratio);
+		if (clk >= 0)
+			snprintf(ms, sizeof(ms), ", %+.1f ms", fn_ms(d, fn, 1, clk) - fn_ms(d, fn, 0, clk));
 		if (st->cost_sig || st->share_sig)
 			snprintf(verdict, sizeof(verdict), "significant (%s%s%s, p %.2g)",
 				 st->cost_sig ? "cost" : "", st->cost_sig && st->share_sig ? " and " : "",
@@ -867,9 +903,12 @@ static void print_summary(FILE *f, const struct diff_ctx *d)
 		else
 			snprintf(verdict, sizeof(verdict), "within the noise (p %.2g)",
 				 fmin(st->cost_adj, st->share_adj));
-		print_meta_line(f, "    %s %s: %.2f%% -> %.2f%% (%+.2f points), %s; %s", fn->name,
-				dso_label(lbl, sizeof(lbl), fn->dso), 100 * st->share.pa,
-				100 * st->share.pb, 100 * st->share.delta, cost, verdict);
+		/* the absolute change and the verdict on one line, the ratios below */
+		print_meta_line(f, "    %s %s: %" PRIu64 " -> %" PRIu64 " samples (%+" PRId64 "%s), %s",
+				fn->name, dso_label(lbl, sizeof(lbl), fn->dso), st->a, st->b,
+				(int64_t)st->b - (int64_t)st->a, ms, verdict);
+		print_meta_line(f, "      share %.2f%% -> %.2f%% (%+.2f points), %s", 100 * st->share.pa,
+				100 * st->share.pb, 100 * st->share.delta, cost);
 	}
 	print_meta_line(f, "  %u of %u function(s) changed significantly (alpha %g, Holm-corrected)%s",
 			nsig, d->nfn, d->a->alpha, nsig ? "" : ": no change beyond sampling noise");
@@ -880,14 +919,15 @@ static void print_summary(FILE *f, const struct diff_ctx *d)
 static void print_table(FILE *f, const struct diff_ctx *d, const uint32_t *o)
 {
 	uint32_t i, c, n = d->nfn, nfun;
-	char lo[32], hi[32], lbl[PATH_MAX + 2];
+	char lbl[PATH_MAX + 2];
+	int clk = clock_common(d);
 
 	print_summary(f, d);
 	print_run_line(f, "A (baseline)", &d->r[0]);
 	print_run_line(f, "B", &d->r[1]);
 	print_meta_line(f, "attribution: %s", ATTRIBUTION_RULE);
 	print_meta_line(f, "tests: two-proportion z-tests at alpha %g, Holm-corrected over %u "
-			"functions; intervals at %g%%", d->a->alpha, d->nfn,
+			"functions; intervals at %g%% (csv, json)", d->a->alpha, d->nfn,
 			100 * (1 - d->a->alpha));
 	print_meta_line(f, "  S = share of all samples changed (%u function(s)); C = cost "
 			"changed relative to the reference (%u function(s))", d->res.share_sig,
@@ -898,32 +938,28 @@ static void print_table(FILE *f, const struct diff_ctx *d, const uint32_t *o)
 			"but would leave half of A's samples or less: which ones changed cannot be "
 			"told apart" : "");
 	print_aligned_text(f, d);
-	fprintf(f, "%7s %7s %8s %-17s %7s %-15s %3s  %s\n", "base%", "B%", "delta", " [CI]",
-		"cost", " [CI]", "sig", "symbol [dso]");
+	/* absolute change first; the intervals are in CSV and JSON */
+	fprintf(f, "%7s %7s %7s %8s %6s %6s %6s %6s %3s  %s\n", "A", "B", "delta",
+		clk >= 0 ? "delta-ms" : "", "A%", "B%", "points", "cost", "sig", "symbol [dso]");
 	if (d->a->limit && n > d->a->limit)
 		n = (uint32_t)d->a->limit;
 	for (i = 0; i < n; i++) {
 		const struct diff_fn *s = &d->st[o[i]];
 		const struct fn *fn = &d->fns[o[i]];
-		char ci[48], cost[16], cci[80];
+		char cost[16], dms[32] = "";
 
-		snprintf(ci, sizeof(ci), "[%+.2f,%+.2f]", 100 * s->share.lo, 100 * s->share.hi);
 		if (isnan(s->ratio))
 			snprintf(cost, sizeof(cost), "-");
 		else if (isinf(s->ratio))
 			snprintf(cost, sizeof(cost), "new");
 		else
-			snprintf(cost, sizeof(cost), "%.3f", s->ratio);
-		if (isnan(s->ratio_lo))
-			cci[0] = 0;
-		else {
-			snprintf(lo, sizeof(lo), "%.2f", s->ratio_lo);
-			snprintf(hi, sizeof(hi), "%.2f", s->ratio_hi);
-			snprintf(cci, sizeof(cci), "[%s,%s]", lo, hi);
-		}
-		fprintf(f, "%7.2f %7.2f %+8.2f %-17s %7s %-15s %3s  %s %s\n", 100 * s->share.pa,
-			100 * s->share.pb, 100 * s->share.delta, ci, cost, cci, sig_text(s),
-			fn->name, dso_label(lbl, sizeof(lbl), fn->dso));
+			snprintf(cost, sizeof(cost), "%.2f", s->ratio);
+		if (clk >= 0)
+			snprintf(dms, sizeof(dms), "%+.1f", fn_ms(d, fn, 1, clk) - fn_ms(d, fn, 0, clk));
+		fprintf(f, "%7" PRIu64 " %7" PRIu64 " %+7" PRId64 " %8s %6.2f %6.2f %+6.2f %6s %3s  "
+			"%s %s\n", s->a, s->b, (int64_t)s->b - (int64_t)s->a, dms,
+			100 * s->share.pa, 100 * s->share.pb, 100 * s->share.delta, cost,
+			sig_text(s), fn->name, dso_label(lbl, sizeof(lbl), fn->dso));
 	}
 	if (n < d->nfn)
 		fprintf(f, "# ... %u more function(s) (--limit %" PRIu64 ")\n", d->nfn - n,
@@ -936,6 +972,14 @@ static void print_table(FILE *f, const struct diff_ctx *d, const uint32_t *o)
 		print_meta_line(f, "events and metrics per window: not compared: A closes windows "
 				"as %s, B as %s, so a window is not the same amount of anything in "
 				"both; the summary's run totals compare", d->win_def[0], d->win_def[1]);
+		return;
+	}
+	/* a tick's clock counts are its period, whatever the program did: noise */
+	if (d->r[0].s.h->flags & d->r[1].s.h->flags & PMIPROF_TRACE_F_TIME_BASED) {
+		print_meta_line(f, "events and metrics per window: not shown: time-based windows "
+				"(no hardware PMU) each last one timer tick, so their counts are "
+				"the period and noise; the samples and ms above compare (csv and "
+				"json have them)");
 		return;
 	}
 	print_meta_line(f, "events and metrics per window, A -> B, relative change; the whole "

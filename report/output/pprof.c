@@ -149,7 +149,7 @@ struct pprof {
 	struct hashmap map_ids;		/* caller's key -> mapping index */
 	struct pp_function *funcs;
 	uint32_t nr_funcs, cap_funcs;
-	struct hashmap func_ids;	/* (name, file), system_name -> index */
+	struct hashmap func_ids;	/* (name, file), tag -> index */
 	struct pp_location *locs;
 	uint32_t nr_locs, cap_locs;
 	struct pprof_line *lines;
@@ -326,7 +326,7 @@ static uint64_t mapping_out(const struct pprof *p, uint64_t id)
 }
 
 int64_t pprof_function(struct pprof *p, const char *name, const char *system_name,
-		       const char *file)
+		       const char *file, uint32_t tag)
 {
 	int64_t n = pprof_string(p, name), sn = pprof_string(p, system_name);
 	int64_t f = pprof_string(p, file);
@@ -337,16 +337,34 @@ int64_t pprof_function(struct pprof *p, const char *name, const char *system_nam
 	if (n < 0 || sn < 0 || f < 0)
 		return -ENOMEM;
 	key = (uint64_t)n | (uint64_t)f << 32;
-	i = hm_get(&p->func_ids, key, (uint32_t)sn);
+	/* system_name follows from (name, tag): the tag is what tells two apart */
+	i = hm_get(&p->func_ids, key, tag);
 	if (i != HM_EMPTY)
 		return (int64_t)i + 1;
 	rc = grow(&p->funcs, p->nr_funcs, &p->cap_funcs, sizeof(*p->funcs));
 	if (rc)
 		return fail(p, rc);
 	p->funcs[p->nr_funcs] = (struct pp_function){ n, sn, f };
-	if (hm_put(&p->func_ids, key, (uint32_t)sn, p->nr_funcs))
+	if (hm_put(&p->func_ids, key, tag, p->nr_funcs))
 		return fail(p, -ENOMEM);
 	return ++p->nr_funcs;
+}
+
+uint32_t pprof_nr_functions(const struct pprof *p)
+{
+	return p->nr_funcs;
+}
+
+int pprof_function_rename(struct pprof *p, int64_t id, const char *name)
+{
+	int64_t n = pprof_string(p, name);
+
+	if (n < 0)
+		return -ENOMEM;
+	if (id < 1 || id > p->nr_funcs)
+		return -EINVAL;
+	p->funcs[id - 1].name = n;
+	return 0;
 }
 
 int64_t pprof_location(struct pprof *p, uint64_t mapping, uint64_t addr,

@@ -59,9 +59,17 @@ int64_t pprof_mapping(struct pprof *p, uint64_t key, uint32_t tag, const char *f
 uint64_t pprof_location_mapping(const struct pprof *p, uint64_t location);
 /* The mapping pprof shows as the profile's binary ("File:"): it is written first. */
 void pprof_main_mapping(struct pprof *p, uint64_t mapping);
-/* A function, deduplicated by (name, system_name, file). */
+/*
+ * A function, deduplicated by (name, file, tag): tag is the caller's say in
+ * what else tells two functions apart (a DSO id: python's _start is not
+ * ld.so's); system_name must follow from the three.
+ */
 int64_t pprof_function(struct pprof *p, const char *name, const char *system_name,
-		       const char *file);
+		       const char *file, uint32_t tag);
+/* Functions so far: ids 1..n. */
+uint32_t pprof_nr_functions(const struct pprof *p);
+/* Function id's name, changed before the tables are written: 0 or -errno. */
+int pprof_function_rename(struct pprof *p, int64_t id, const char *name);
 /*
  * A new location: addr in mapping (0 = none) with its lines.  Callers
  * deduplicate (they know which addresses name the same frame: a return

@@ -93,12 +93,16 @@ int stack_agg_sample(void *arg, const struct trace_sample *smp, uint64_t index, 
 const char *stack_frame_name(const struct session *s, const struct cs_frame *f, char *buf,
 			     size_t size)
 {
-	const char *n = symbolizer_sym(s->sy, f->sym)->name;
+	const struct sym *y = symbolizer_sym(s->sy, f->sym);
+	bool shared = symbolizer_name_shared(s->sy, f->sym);
 
-	if (!(f->flags & CS_F_KERNEL))
-		return n;
-	/* stackcollapse-perf's marker for kernel frames, as the --windows stack column. */
-	snprintf(buf, size, "%s_[k]", n);
+	if (!(f->flags & CS_F_KERNEL) && !shared)
+		return y->name;
+	/* A frame is (function, DSO): a name two DSOs have says which, as --children does. */
+	snprintf(buf, size, "%s%s%s%s%s", y->name, shared ? " [" : "",
+		 shared ? symbolizer_dso_info(s->sy, y->dso)->short_name : "", shared ? "]" : "",
+		 /* stackcollapse-perf's marker for kernel frames, as the --windows stack column */
+		 f->flags & CS_F_KERNEL ? "_[k]" : "");
 	return buf;
 }
 
@@ -275,6 +279,9 @@ struct pp_pass {
 	struct pprof_line *lines;
 	uint32_t cap_lines;
 	const char *label_key;		/* the samples' numeric label ("window"), or NULL */
+	/* Per function id - 1: a frame of it, to name it at the end (fn_names()). */
+	struct cs_frame *fn_frames;
+	uint32_t cap_fn_frames;
 };
 
 /* "file.c:42" -> file and line; no srcline -> "" and 0. */
@@ -404,10 +411,14 @@ static int64_t pp_location(struct pp_pass *pp, const struct cs_frame *f, uint32_
 		char file[1024], nb[512];
 		const char *fn = srcline_split(y->srcline, file, sizeof(file), &pp->lines[k].line);
 		const char *name = stack_frame_name(pp->s, &f[k], nb, sizeof(nb));
-		int64_t fid = pprof_function(pp->pp, name, y->name, fn);
+		int64_t fid = pprof_function(pp->pp, name, y->name, fn, y->dso);
 
 		if (fid < 0)
 			return fid;
+		if (pm_grow(&pp->fn_frames, &pp->cap_fn_frames, (uint64_t)fid, 256,
+			    sizeof(*pp->fn_frames)))
+			return -ENOMEM;
+		pp->fn_frames[fid - 1] = f[k];
 		pp->lines[k].function = (uint64_t)fid;
 	}
 	if (!(phys->flags & CS_F_TRUNCATED)) {
@@ -613,8 +624,27 @@ static int pp_header(struct pp_pass *pp, int value_event)
 	return rc;
 }
 
+/*
+ * Functions named as the symbols stand at the end: a name found shared by
+ * two DSOs only later in the pass is qualified in every sample (0 or -errno).
+ */
+static int fn_names(struct pp_pass *pp)
+{
+	uint32_t i, n = pprof_nr_functions(pp->pp);
+	char nb[512];
+	int rc = 0;
+
+	for (i = 0; i < n && !rc; i++)
+		if (symbolizer_name_shared(pp->s->sy, pp->fn_frames[i].sym))
+			rc = pprof_function_rename(pp->pp, (int64_t)i + 1,
+						   stack_frame_name(pp->s, &pp->fn_frames[i],
+								    nb, sizeof(nb)));
+	return rc;
+}
+
 static void pp_free(struct pp_pass *pp)
 {
+	free(pp->fn_frames);
 	hm_free(&pp->loc_ids);
 	free(pp->stacks);
 	free(pp->locs);
@@ -681,7 +711,10 @@ int pprof_pass_close(struct pp_pass *pp, bool commit, int64_t time_ns, int64_t d
 		pprof_times(pp->pp, time_ns, duration_ns);
 		pp_main_mapping(pp);
 	}
-	rc = pprof_close(pp->pp, commit);
+	rc = commit ? fn_names(pp) : 0;
+	if (rc)
+		commit = false;
+	rc = pprof_close(pp->pp, commit) ?: rc;
 	pp_free(pp);
 	free(pp);
 	return rc;
@@ -721,6 +754,7 @@ int report_pprof(const struct session_opts *so, const char *value, const char *p
 			pprof_times(pp.pp, (int64_t)s.h->start_realtime_ns,
 				    (int64_t)(session_duration_s(&s) * 1e9));
 			pp_main_mapping(&pp);
+			rc = fn_names(&pp);
 		}
 		crc = pprof_close(pp.pp, rc == 0);
 		if (!rc && crc) {

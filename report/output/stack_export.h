@@ -6,7 +6,9 @@
  *
  * Frame names are the flat report's (function, [unknown], [truncated]) with
  * stackcollapse-perf's "_[k]" after kernel frames, as the --windows stack
- * column writes them.  A sample recorded without a stack in a trace with
+ * column writes them; a function name that several DSOs have in the trace
+ * carries its DSO ("_start [ld-linux-x86-64.so.2]"), so frames merge only
+ * when they are the same function of the same DSO.  A sample recorded without a stack in a trace with
  * stacks is its leaf function under a [truncated] frame.
  */
 #ifndef PMIPROF_REPORT_STACK_EXPORT_H

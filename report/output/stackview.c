@@ -167,6 +167,19 @@ static const struct dso_info *sym_dso(const struct stackview *v, uint32_t sym)
 	return symbolizer_dso_info(v->s->sy, symbolizer_sym(v->s->sy, sym)->dso);
 }
 
+/*
+ * A pseudo-frame: a marker ([truncated], [kernel]) or an address outside every
+ * known mapping ([unknown]), not a function.  It is in many stacks because
+ * the walk stopped there, not because the program spent time in it, so the
+ * inclusive views show it after the functions, never as their top answer.
+ */
+static bool sym_pseudo(const struct stackview *v, uint32_t sym)
+{
+	const struct sym *y = symbolizer_sym(v->s->sy, sym);
+
+	return (y->flags & SYM_F_UNKNOWN) && y->name[0] == '[' && !strchr(y->name, ' ');
+}
+
 /* ---- --children ---- */
 
 static const struct stackview *cmp_v;
@@ -177,8 +190,10 @@ static int row_cmp(const void *a, const void *b)
 	const struct sv_row *x = &cmp_v->rows[*(const uint32_t *)a];
 	const struct sv_row *y = &cmp_v->rows[*(const uint32_t *)b];
 	uint64_t vx, vy;
-	int c;
+	int c = (int)sym_pseudo(cmp_v, x->sym) - (int)sym_pseudo(cmp_v, y->sym);
 
+	if (c)
+		return c;
 	if (cmp_event == -3) {
 		c = strcmp(sym_name(cmp_v, x->sym), sym_name(cmp_v, y->sym));
 		if (c)
@@ -396,14 +411,21 @@ static int64_t tree_child(struct tree *t, uint32_t parent, uint32_t sym)
 }
 
 static const struct tree *kid_t;
+static const struct stackview *kid_v;
 
 static int kid_cmp(const void *a, const void *b)
 {
 	const struct tnode *x = &kid_t->n[*(const uint32_t *)a];
 	const struct tnode *y = &kid_t->n[*(const uint32_t *)b];
 
+	int c;
+
 	if (x->parent != y->parent)
 		return x->parent < y->parent ? -1 : 1;
+	/* a path through a pseudo-frame after the functions' (sym_pseudo()) */
+	c = (int)sym_pseudo(kid_v, x->sym) - (int)sym_pseudo(kid_v, y->sym);
+	if (c)
+		return c;
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
 	return x->sym < y->sym ? -1 : x->sym > y->sym;
@@ -446,6 +468,7 @@ static int tree_build(struct tree *t, const struct stackview *v)
 	for (i = 1; i < t->nr; i++)
 		t->kids[i - 1] = i;
 	kid_t = t;
+	kid_v = v;
 	qsort(t->kids, t->nr - 1, sizeof(*t->kids), kid_cmp);
 	for (i = 0; i + 1 < t->nr; i++) {
 		struct tnode *p = &t->n[t->n[t->kids[i]].parent];

@@ -109,6 +109,14 @@ void callstacks_print_warnings(const struct callstacks *c)
 			"frame-pointer walk stops in code built without frame pointers; record "
 			"with --call-graph dwarf for whole stacks", c->st.truncated, c->st.samples,
 			100.0 * (double)c->st.truncated / (double)c->st.samples);
+	/* dwarf: CFI ends in code that has none (a JIT's) or the stack copy ends */
+	else if (c && c->mode == PMIPROF_CALL_GRAPH_DWARF && c->st.samples &&
+		 2 * c->st.truncated > c->st.samples)
+		pm_warn("%" PRIu64 " of %" PRIu64 " call stacks (%.0f%%) end in [truncated]: the "
+			"dwarf unwinder stops where code has no CFI and no frame pointer (JIT code "
+			"built without them) or where the stack copy ends; record with a larger "
+			"copy (--call-graph dwarf,65528) or -g", c->st.truncated, c->st.samples,
+			100.0 * (double)c->st.truncated / (double)c->st.samples);
 }
 
 /* ---- interning ---- */

@@ -66,7 +66,7 @@ struct cs_stats {
 					 * as [truncated]) */
 };
 const struct cs_stats *callstacks_stats(const struct callstacks *c);
-/* Warn (pm_warn) once when most fp stacks end in [truncated]: suggests --call-graph dwarf. */
+/* Warn (pm_warn) once when most stacks end in [truncated]: why, and what to record instead. */
 void callstacks_print_warnings(const struct callstacks *c);
 
 /* Whether frame f is the [truncated] marker (also: f->flags & CS_F_TRUNCATED). */

@@ -49,7 +49,7 @@ int symbolizer_new(struct symbolizer **out, const struct symbolizer_opts *opts)
 	sy_set_debuginfo_path(&sy->opts);
 	if (strtab_init(&sy->ids) || strtab_init(&sy->dso_keys) || strtab_init(&sy->names) ||
 	    strtab_init(&sy->chain_keys) || hm_init(&sy->chain_at, 1024) ||
-	    hm_init(&sy->resolved, 4096)) {
+	    hm_init(&sy->resolved, 4096) || hm_init(&sy->name_dso, 4096)) {
 		symbolizer_free(sy);
 		return -ENOMEM;
 	}
@@ -99,6 +99,7 @@ void symbolizer_free(struct symbolizer *sy)
 	strtab_free(&sy->dso_keys);
 	strtab_free(&sy->names);
 	hm_free(&sy->resolved);
+	hm_free(&sy->name_dso);
 	strtab_free(&sy->chain_keys);
 	hm_free(&sy->chain_at);
 	free(sy->chains);
@@ -146,13 +147,42 @@ static const char *intern_name(struct symbolizer *sy, const char *s)
 	return id < 0 ? NULL : strtab_str(&sy->names, (uint32_t)id);
 }
 
+#define NAME_SHARED (HM_EMPTY - 1)
+
+/* Notes that DSO dso has a function called name (see name_dso); 0 or -ENOMEM. */
+static int note_name_dso(struct symbolizer *sy, const char *name, uint32_t dso)
+{
+	int64_t nid = strtab_find(&sy->names, name);
+	uint32_t first;
+
+	/* pseudo-frames ([unknown], markers) are not functions of a DSO */
+	if (nid < 0 || name[0] == '[' || !name[0])
+		return 0;
+	first = hm_get(&sy->name_dso, (uint64_t)nid, 0);
+	if (first == HM_EMPTY)
+		return hm_put(&sy->name_dso, (uint64_t)nid, 0, dso) ? -ENOMEM : 0;
+	/* one library under two paths (/lib and /usr/lib) is one DSO to a reader */
+	if (first != NAME_SHARED && first != dso &&
+	    strcmp(sy->dsos[first]->info.short_name, sy->dsos[dso]->info.short_name))
+		return hm_put(&sy->name_dso, (uint64_t)nid, 0, NAME_SHARED) ? -ENOMEM : 0;
+	return 0;
+}
+
+bool symbolizer_name_shared(const struct symbolizer *sy, uint32_t id)
+{
+	int64_t nid = strtab_find(&sy->names, sy->syms[id].name);
+
+	return nid >= 0 && hm_get(&sy->name_dso, (uint64_t)nid, 0) == NAME_SHARED;
+}
+
 /* The sym for identity key, created with name/srcline/dso when new. */
 int64_t sy_get_sym(struct symbolizer *sy, const char *key, const char *name,
 		       const char *srcline, uint32_t dso, uint32_t flags)
 {
 	uint32_t before = sy->ids.n;
 	int64_t id = strtab_intern(&sy->ids, key);
-	char demangled[1024];
+	char demangled[1024], plain[1024];
+	const char *at;
 	struct sym *s;
 
 	if (id < 0 || sy->ids.n == before)
@@ -160,13 +190,24 @@ int64_t sy_get_sym(struct symbolizer *sy, const char *key, const char *name,
 	if (pm_grow(&sy->syms, &sy->cap_syms, sy->ids.n, 256, sizeof(*sy->syms)))
 		return -ENOMEM;
 	s = &sy->syms[id];
+	/*
+	 * "name@@VERSION" is the default version, the one a plain reference
+	 * binds: print the plain name.  A non-default "name@VERSION" keeps its
+	 * version, which tells it apart from the default one beside it.
+	 */
+	at = strstr(name, "@@");
+	if (at && at > name && (size_t)(at - name) < sizeof(plain)) {
+		memcpy(plain, name, (size_t)(at - name));
+		plain[at - name] = '\0';
+		name = plain;
+	}
 	if (!sy->opts.no_demangle)
 		name = symbol_demangle(name, demangled, sizeof(demangled));
 	s->name = intern_name(sy, name);
 	s->srcline = srcline ? intern_name(sy, srcline) : NULL;
 	s->dso = dso;
 	s->flags = flags;
-	if (!s->name || (srcline && !s->srcline))
+	if (!s->name || (srcline && !s->srcline) || note_name_dso(sy, s->name, dso))
 		return -ENOMEM;
 	return id;
 }

@@ -167,6 +167,12 @@ int symbolizer_src_at(struct symbolizer *sy, uint32_t dso, uint64_t vaddr, struc
 
 uint32_t symbolizer_nr_syms(const struct symbolizer *sy);
 const struct sym *symbolizer_sym(const struct symbolizer *sy, uint32_t id);
+/*
+ * Whether sym id's function name is also a function of another DSO (by file
+ * name) among the syms so far: views that merge frames by name must then
+ * qualify it with its DSO, as a frame's identity is (function, DSO).
+ */
+bool symbolizer_name_shared(const struct symbolizer *sy, uint32_t id);
 uint32_t symbolizer_nr_dsos(const struct symbolizer *sy);
 const struct dso_info *symbolizer_dso_info(const struct symbolizer *sy, uint32_t id);
 /* The build-id of DSO id as recorded (*len 0 when unknown), for exports (pprof). */

@@ -180,6 +180,12 @@ struct symbolizer {
 	 * do not.  dwfl_module_addrinfo scans the whole symbol table.
 	 */
 	struct hashmap resolved;
+	/*
+	 * name id (in names) -> the DSO of its first sym, or NAME_SHARED when
+	 * DSOs of different file names carry a function of that name (python's
+	 * _start and ld.so's): frames of stacks then say which (symbolizer_name_shared).
+	 */
+	struct hashmap name_dso;
 	/* kernel */
 	bool kernel_loaded;
 	struct ksym *ksyms;

@@ -21,7 +21,7 @@ head -1 "$TMPD/ab" | grep -qx '# summary: B against A (baseline)' && ok "the sum
 awk '/^# summary:/ { s = NR } /^#   run: [0-9.]+ s -> [0-9.]+ s / { r = NR } /^#   total task-clock: .* ms -> .* ms \(/ { t = NR }
 	/^#   biggest changes/ { b = NR } /^#     work_b \[shares\]: .*significant \(cost/ && !w { w = NR }
 	/^#     / && !first { first = $2 } /function\(s\) changed significantly/ { c = NR }
-	/^# A \(baseline\)/ { a = NR } /^  base%/ { h = NR }
+	/^# A \(baseline\)/ { a = NR } /^ +A +B +delta / { h = NR }
 	END { exit !(s == 1 && s < r && r < t && t < b && b < w && w < c && c < a && a < h && first == "work_b") }' "$TMPD/ab" &&
 	ok "summary: run time, totals, biggest changes (work_b first, significant in cost), the count; then the table" ||
 	not_ok "summary lines present and ordered" "$(sed -n '1,/^# A (baseline)/p' "$TMPD/ab")"

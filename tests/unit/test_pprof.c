@@ -157,11 +157,11 @@ static void write_example(const char *path)
 	assert_int_equal(m_exe, 1);
 	assert_int_equal(m_lib, 2);
 	assert_int_equal(pprof_mapping(p, 0, 7, "ignored", "ignored", NULL), 1);
-	f_main = pprof_function(p, "main", "main", "app.c");
-	f_work = pprof_function(p, "work", "work", "app.c");
-	f_helper = pprof_function(p, "helper", "helper", "app.h");
-	f_other = pprof_function(p, "other & <more>", "other", "");
-	assert_int_equal(pprof_function(p, "main", "main", "app.c"), f_main);
+	f_main = pprof_function(p, "main", "main", "app.c", 0);
+	f_work = pprof_function(p, "work", "work", "app.c", 0);
+	f_helper = pprof_function(p, "helper", "helper", "app.h", 0);
+	f_other = pprof_function(p, "other & <more>", "other", "", 0);
+	assert_int_equal(pprof_function(p, "main", "main", "app.c", 0), f_main);
 	lines[0] = (struct pprof_line){ (uint64_t)f_main, 12 };
 	l_main = pprof_location(p, (uint64_t)m_exe, 0x401000, lines, 1);
 	lines[0] = (struct pprof_line){ (uint64_t)f_helper, 3 };	/* inlined into work */
@@ -217,10 +217,10 @@ static void write_good_example(const char *path)
 	pprof_comment(p, "a comment");
 	pprof_mapping(p, 0x400000, 7, "/usr/bin/app", "0123abcd", &exe_mmap);
 	pprof_mapping(p, 0, 9, "/lib/libc.so.6", "", NULL);
-	fm = pprof_function(p, "main", "main", "app.c");
-	fw = pprof_function(p, "work", "work", "app.c");
-	fh = pprof_function(p, "helper", "helper", "app.h");
-	fo = pprof_function(p, "other & <more>", "other", "");
+	fm = pprof_function(p, "main", "main", "app.c", 0);
+	fw = pprof_function(p, "work", "work", "app.c", 0);
+	fh = pprof_function(p, "helper", "helper", "app.h", 0);
+	fo = pprof_function(p, "other & <more>", "other", "", 0);
 	ln[0] = (struct pprof_line){ (uint64_t)fm, 12 };
 	lm = pprof_location(p, 1, 0x401000, ln, 1);
 	ln[0] = (struct pprof_line){ (uint64_t)fh, 3 };
