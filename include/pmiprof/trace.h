@@ -701,7 +701,9 @@ typedef bool (*trace_summary_fn)(void *arg, const struct trace_chunk_summary *su
  * -errno (-EBADMSG bad magic/CRC, -EPROTONOSUPPORT version, -ENOENT ...) and
  * has already passed one specific message to diag.  diag NULL = stderr.
  * Regular files are mapped read-only (do not truncate a trace while it is
- * being read); pipes are read into memory.
+ * being read); pipes are read into memory.  An input that starts with perf's
+ * "PERFILE2" is read as a trace too: its records come out as the ones below
+ * (lib/perf_data.c, docs/perf-data.md).
  */
 int trace_reader_open(struct trace_reader **rp, const char *path,
 		      trace_diag_fn diag, void *diag_arg);
