@@ -16,7 +16,8 @@ command -v python3 >/dev/null || skip_all "python3 not installed"
 CMP=$(dirname "$0")/perf_data_compare.py
 # --buildid-mmap: perf 6.1's build-id pass at the end aborts on this kernel
 # (util/build-id.c assertion); with build-ids in MMAP2 it has nothing to do.
-REC="perf record --buildid-mmap -q"
+# -N: the machine's build-id cache (~/.debug) is left alone.
+REC="perf record --buildid-mmap -N -q"
 
 # record NAME ARGS...: perf record into $TMPD/NAME.data; 1 when perf failed.
 record() {
