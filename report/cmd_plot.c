@@ -24,6 +24,7 @@
 #include "analysis/histogram.h"
 #include "analysis/metrics.h"
 #include "analysis/phases.h"
+#include "output/phases_bands.h"
 #include "analysis/region_bands.h"
 #include "analysis/profile.h"
 #include "input/session.h"
