@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -284,7 +285,16 @@ static int parse_tracepoint(const char *spec, struct pm_event *ev, char *err, si
 		ev->software = true;	/* no PMU needed */
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/events", dirs[0] ? dirs[0] : "/sys/kernel/tracing");
+	/* SYS unknown too: not a tracepoint (INST_RETIRD:ANY_P gets suggestions) */
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/events/%.*s", dirs[i] ? dirs[i] : "/nonexistent",
+			 (int)ns, spec);
+		if (!access(path, F_OK))
+			break;
+	}
+	if (i == 3)
+		return 1;
+	snprintf(path, sizeof(path), "%s/events", dirs[i]);
 	return pm_set_err(err, err_len, -ENOENT, "unknown event '%s': no tracepoint %.*s:%s in "
 			  "%s (see 'ls /sys/kernel/tracing/events'; tracefs mounted? 'mount -t "
 			  "tracefs nodev /sys/kernel/tracing', as root)", spec, (int)ns, spec,
