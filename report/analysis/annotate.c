@@ -269,7 +269,8 @@ static int attach_lines(struct annotate *a, struct ann_view *v)
 
 	if (err)
 		return err;
-	for (i = 0; i < v->nr_insns; i++) {
+	err = symbolizer_src_function(a->s->sy, v->f->dso, v->code.start, v->code.end);
+	for (i = 0; !err && i < v->nr_insns; i++) {
 		struct ann_insn *r = &v->insns[i];
 		struct src_pos p;
 		uint32_t li;

@@ -118,6 +118,22 @@ static const char *inline_level_name(Dwarf_Die *die)
 	return n ? n : "[inlined]";
 }
 
+/* "file.c:42": where inlined instance die was inlined (DW_AT_call_file/line), or "". */
+static void call_site(Dwarf_Die *die, Dwarf_Files *files, size_t nfiles, char *buf, size_t size)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word fidx = 0, line = 0;
+	const char *file = NULL, *base;
+
+	buf[0] = '\0';
+	if (files && !dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &fidx) && fidx < nfiles)
+		file = dwarf_filesrc(files, fidx, NULL, NULL);
+	if (file && !dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &line)) {
+		base = strrchr(file, '/');
+		snprintf(buf, size, "%s:%" PRIu64, base ? base + 1 : file, (uint64_t)line);
+	}
+}
+
 /*
  * The inlined functions containing addr, innermost first (at most max): how
  * many.  dwarf_getscopes() continues from an inlined instance into its
@@ -150,24 +166,13 @@ static int inline_levels_in(Dwarf_Die *scopes, int n, Dwarf_Die *cu, struct inl_
 	/* Scopes run innermost out; the concrete function ends the inline part. */
 	for (i = 0; i < n && k < max; i++) {
 		int tag = dwarf_tag(&chain[i]);
-		Dwarf_Attribute a;
-		Dwarf_Word fidx = 0, line = 0;
-		const char *file = NULL, *base;
 
 		if (tag == DW_TAG_subprogram)
 			break;
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		lv[k].name = inline_level_name(&chain[i]);
-		lv[k].call[0] = '\0';
-		if (files && !dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_file, &a), &fidx) &&
-		    fidx < nfiles)
-			file = dwarf_filesrc(files, fidx, NULL, NULL);
-		if (file && !dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &a), &line)) {
-			base = strrchr(file, '/');
-			snprintf(lv[k].call, sizeof(lv[k].call), "%s:%" PRIu64, base ? base + 1 : file,
-				 (uint64_t)line);
-		}
+		call_site(&chain[i], files, nfiles, lv[k].call, sizeof(lv[k].call));
 		k++;
 	}
 	free(chain);
@@ -181,6 +186,153 @@ static int inline_levels(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr,
 	int n = last_scopes(sy, mod, addr, &scopes, &cu);
 
 	return inline_levels_in(scopes, n, cu, lv, max);
+}
+
+/* ---- one function's inlined instances, walked once (annotate) ---- */
+
+struct fn_inl {
+	uint64_t lo, hi;	/* link addresses of one range of the instance */
+	uint32_t depth;		/* 1: inlined into the function itself, 2: into that, ... */
+	const char *name;
+	char call[256];
+};
+
+void sy_fn_inl_free(struct symbolizer *sy)
+{
+	free(sy->fn_inl.r);
+	memset(&sy->fn_inl, 0, sizeof(sy->fn_inl));
+}
+
+static int fn_inl_walk(struct symbolizer *sy, Dwarf_Die *die, uint32_t depth, Dwarf_Addr bias,
+		       Dwarf_Files *files, size_t nfiles)
+{
+	Dwarf_Die child;
+	int tag, err;
+
+	if (dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		tag = dwarf_tag(&child);
+		if (tag == DW_TAG_subprogram)
+			continue;	/* a nested function is code of its own */
+		if (tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			char call[256];
+			const char *name = inline_level_name(&child);
+
+			call_site(&child, files, nfiles, call, sizeof(call));
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				struct fn_inl *r;
+
+				if (pm_grow(&sy->fn_inl.r, &sy->fn_inl.cap, (uint64_t)sy->fn_inl.n + 1,
+					    64, sizeof(*sy->fn_inl.r)))
+					return -ENOMEM;
+				r = &sy->fn_inl.r[sy->fn_inl.n++];
+				r->lo = lo + bias;
+				r->hi = hi + bias;
+				r->depth = depth + 1;
+				r->name = name;
+				memcpy(r->call, call, sizeof(call));
+			}
+			err = fn_inl_walk(sy, &child, depth + 1, bias, files, nfiles);
+		} else {
+			/* lexical blocks and the like hold inlined code of the same depth */
+			err = fn_inl_walk(sy, &child, depth, bias, files, nfiles);
+		}
+		if (err)
+			return err;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+int symbolizer_src_function(struct symbolizer *sy, uint32_t dso, uint64_t start, uint64_t end)
+{
+	Dwarf_Die *scopes = NULL, *cu, *fn = NULL, concrete;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr bias;
+	size_t nfiles = 0;
+	struct dso *d;
+	int n = 0, i, err = 0;
+
+	sy->fn_inl.valid = false;
+	sy->fn_inl.n = 0;
+	if (dso >= sy->dso_keys.n)
+		return 0;
+	d = sy->dsos[dso];
+	if (sy_dso_ensure(sy, d))
+		return -ENOMEM;
+	if (d->state != DSO_LOADED || d->is_jit)
+		return 0;
+	cu = sy_cu_of(d->mod, start, &bias);
+	if (cu)
+		n = dwarf_getscopes(cu, start - bias, &scopes);
+	/*
+	 * The concrete function holding start: the first subprogram scope, or,
+	 * when start is inlined code, the one its instance's own nesting ends
+	 * at (dwarf_getscopes() goes on into the inlined function's abstract
+	 * definition, a subprogram without code).
+	 */
+	for (i = 0; i < n && !fn; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram) {
+			fn = &scopes[i];
+		} else if (tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Die *chain = NULL;
+			int m = dwarf_getscopes_die(&scopes[i], &chain), j;
+
+			for (j = 0; j < m && !fn; j++)
+				if (dwarf_tag(&chain[j]) == DW_TAG_subprogram) {
+					concrete = chain[j];
+					fn = &concrete;
+				}
+			free(chain);
+			break;
+		}
+	}
+	if (fn) {
+		if (dwarf_getsrcfiles(cu, &files, &nfiles))
+			files = NULL;
+		err = fn_inl_walk(sy, fn, 0, bias, files, nfiles);
+	}
+	/* No DWARF for it: nothing inlined, and nothing to look up per address. */
+	if (!err && (fn || !cu)) {
+		sy->fn_inl.valid = true;
+		sy->fn_inl.dso = dso;
+		sy->fn_inl.start = start;
+		sy->fn_inl.end = end;
+	}
+	free(scopes);
+	return err;
+}
+
+/* The inline levels at vaddr from the walked function: innermost first, as inline_levels(). */
+static int fn_inl_levels(struct symbolizer *sy, uint64_t vaddr, struct inl_level *lv, int max)
+{
+	uint32_t i, depth_seen = 0;
+	int k = 0;
+
+	/* each depth holds at most one instance at an address: take them deepest first */
+	for (;;) {
+		const struct fn_inl *best = NULL;
+
+		for (i = 0; i < sy->fn_inl.n; i++) {
+			const struct fn_inl *r = &sy->fn_inl.r[i];
+
+			if (vaddr < r->lo || vaddr >= r->hi || (depth_seen && r->depth >= depth_seen))
+				continue;
+			if (!best || r->depth > best->depth)
+				best = r;
+		}
+		if (!best || k == max)
+			break;
+		lv[k].name = best->name;
+		memcpy(lv[k].call, best->call, sizeof(lv[k].call));
+		k++;
+		depth_seen = best->depth;
+	}
+	return k;
 }
 
 int symbolizer_src_at(struct symbolizer *sy, uint32_t dso, uint64_t vaddr, struct src_pos *p)
@@ -209,11 +361,16 @@ int symbolizer_src_at(struct symbolizer *sy, uint32_t dso, uint64_t vaddr, struc
 		return 0;
 	p->comp_dir = dwfl_line_comp_dir(line);
 	p->line = lineno;
-	cu = sy_cu_of(d->mod, vaddr, &bias);
-	if (cu)
-		n = dwarf_getscopes(cu, vaddr - bias, &scopes);
-	k = n > 0 ? inline_levels_in(scopes, n, cu, lv, MAX_INLINE_DEPTH) : 0;
-	free(scopes);
+	if (sy->fn_inl.valid && sy->fn_inl.dso == dso && vaddr >= sy->fn_inl.start &&
+	    vaddr < sy->fn_inl.end) {
+		k = fn_inl_levels(sy, vaddr, lv, MAX_INLINE_DEPTH);
+	} else {
+		cu = sy_cu_of(d->mod, vaddr, &bias);
+		if (cu)
+			n = dwarf_getscopes(cu, vaddr - bias, &scopes);
+		k = n > 0 ? inline_levels_in(scopes, n, cu, lv, MAX_INLINE_DEPTH) : 0;
+		free(scopes);
+	}
 	/* Innermost first: each inlined function and where it was inlined. */
 	for (j = 0; j < k && len + 2 < sizeof(p->inl); j++) {
 		char dm[512];

@@ -105,6 +105,7 @@ void symbolizer_free(struct symbolizer *sy)
 	free(sy->chains);
 	free(sy->chain_syms);
 	free(sy->levels);
+	sy_fn_inl_free(sy);
 	free(sy->last.scopes);
 	free(sy);
 }

@@ -167,6 +167,12 @@ struct src_pos {
 };
 /* Source position of link address vaddr of dso: 1 found, 0 none (no DWARF), -errno. */
 int symbolizer_src_at(struct symbolizer *sy, uint32_t dso, uint64_t vaddr, struct src_pos *p);
+/*
+ * Before many symbolizer_src_at() calls inside one function [start, end) of
+ * dso: its inlined instances are read once (the same chains, without a
+ * walk of the CU per address).  0 or -ENOMEM; nothing is cached without DWARF.
+ */
+int symbolizer_src_function(struct symbolizer *sy, uint32_t dso, uint64_t start, uint64_t end);
 
 uint32_t symbolizer_nr_syms(const struct symbolizer *sy);
 const struct sym *symbolizer_sym(const struct symbolizer *sy, uint32_t id);

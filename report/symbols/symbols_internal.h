@@ -163,6 +163,7 @@ struct inl_chain {
 };
 
 struct inl_level;
+struct fn_inl;
 
 struct symbolizer {
 	struct symbolizer_opts opts;
@@ -206,6 +207,18 @@ struct symbolizer {
 	uint32_t *chain_syms;	/* every chain's sym ids, innermost first */
 	uint32_t nr_chain_syms, cap_chain_syms;
 	struct inl_level *levels;	/* scratch */
+	/*
+	 * symbolizer_src_function(): the inlined instances of one function,
+	 * walked once, so annotate's per-instruction lookups do not walk the
+	 * CU's DIE tree again for every address (dwarf_getscopes).
+	 */
+	struct {
+		bool valid;
+		uint32_t dso;
+		uint64_t start, end;	/* the function's link addresses */
+		struct fn_inl *r;	/* every range of every inlined instance in it */
+		uint32_t n, cap;
+	} fn_inl;
 	/*
 	 * The last address looked up, with its function and DWARF scopes: a
 	 * sample's leaf is resolved flat (session) and then as an inline
@@ -273,5 +286,6 @@ const char *sy_srcline_of(Dwfl_Module *mod, uint64_t addr, char *buf, size_t siz
 const char *sy_inline_name_of(struct symbolizer *sy, Dwfl_Module *mod, uint64_t addr);
 /* The DWARF CU holding module address addr, *bias its bias, or NULL. */
 Dwarf_Die *sy_cu_of(Dwfl_Module *mod, uint64_t addr, Dwarf_Addr *bias);
+void sy_fn_inl_free(struct symbolizer *sy);
 
 #endif /* PMIPROF_REPORT_SYMBOLS_INTERNAL_H */
