@@ -10,7 +10,7 @@ have_perf_sw || skip_all "perf_event_open not usable here"
 [ "$(id -u)" -eq 0 ] || skip_all "system-wide recording and mounting a tmpfs need root"
 F=$TMPD/full
 mkdir -p "$F"
-mount -t tmpfs -o size=1m tmpfs "$F" 2>/dev/null || skip_all "cannot mount a tmpfs here"
+mount -t tmpfs -o size=4m tmpfs "$F" 2>/dev/null || skip_all "cannot mount a tmpfs here"
 dp=
 trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; umount "$F" 2>/dev/null; rm -rf "$TMPD"' EXIT
 
@@ -22,9 +22,6 @@ trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; umount "$F" 2>/dev/null; rm -rf "
 # then fails to write, deletes its oldest segments (the filler is not its
 # own: the disk stays full), answers 503; the filler is then removed and
 # recording goes on in new segments.
-F_SIZE=4m
-umount "$F" 2>/dev/null
-mount -t tmpfs -o size=$F_SIZE tmpfs "$F" 2>/dev/null || skip_all "cannot mount a tmpfs here"
 # --retain ...,2M: with room again, retention (not the disk) bounds the segments, so the
 # disk does not fill up again while /healthz is watched
 daemon_start "$TMPD/log" --dir "$F" --segment 1 --retain 1d,2M --listen 127.0.0.1:0 -F 10000
