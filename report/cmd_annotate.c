@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analysis/annotate.h"
+#include "analysis/phases.h"
 #include "commands.h"
 #include "input/session.h"
 #include "output/annotate_output.h"
@@ -96,6 +97,9 @@ const char cmd_annotate_help[] =
 "FILTERS\n"
 "    --pid, --tid, --comm, --dso, --symbol, --time, --window, --region,\n"
 "    --since, --until: as 'pmiprof report' (see its help)\n"
+"    --phase K           only the windows of program phase K, as 'pmiprof\n"
+"                        phases' numbers them (--phase-interval M,\n"
+"                        --phase-max-k N: its --interval and --max-k)\n"
 "\n"
 "SYMBOL LOOKUP\n"
 SESSION_LOOKUP_HELP
@@ -116,7 +120,8 @@ SESSION_LOOKUP_HELP
 
 enum {
 	OPT_BY = 0x2000, OPT_PERCENT, OPT_MIN_PERCENT, OPT_SOURCE_DIR, OPT_NO_SOURCE,
-	OPT_STDIO, OPT_COLOR, OPT_NO_COLOR, OPT_WIDTH, OPT_NO_DEMANGLE,
+	OPT_STDIO, OPT_COLOR, OPT_NO_COLOR, OPT_WIDTH, OPT_NO_DEMANGLE, OPT_PHASE,
+	OPT_PHASE_INTERVAL, OPT_PHASE_MAX_K,
 };
 
 static const struct option long_opts[] = {
@@ -134,6 +139,9 @@ static const struct option long_opts[] = {
 	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "phase", required_argument, NULL, OPT_PHASE },
+	{ "phase-interval", required_argument, NULL, OPT_PHASE_INTERVAL },
+	{ "phase-max-k", required_argument, NULL, OPT_PHASE_MAX_K },
 	{ "help", no_argument, NULL, 'h' },
 	SESSION_FILTER_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -152,6 +160,8 @@ struct annotate_args {
 	int color;		/* -1 auto */
 	uint64_t width;
 	char **syms;		/* SYMBOL arguments */
+	uint64_t phase;		/* --phase K, 0: every window */
+	struct phases_opts po;
 	int nr_syms;
 };
 
@@ -230,6 +240,25 @@ static int parse_args(struct annotate_args *a, int argc, char **argv)
 		case OPT_NO_DEMANGLE:
 			a->so.sym.no_demangle = true;
 			break;
+		case OPT_PHASE:
+			if (pm_parse_u64(optarg, 1, PHASES_MAX_K, &a->phase))
+				return pm_usage_error("annotate", "--phase '%s': expected a phase "
+						      "number 1..%d", optarg, PHASES_MAX_K);
+			break;
+		case OPT_PHASE_INTERVAL:
+			if (pm_parse_u64(optarg, 1, UINT32_MAX, &a->po.interval))
+				return pm_usage_error("annotate", "--phase-interval '%s': expected a "
+						      "number of windows >= 1", optarg);
+			break;
+		case OPT_PHASE_MAX_K: {
+			uint64_t v;
+
+			if (pm_parse_u64(optarg, 1, PHASES_MAX_K, &v))
+				return pm_usage_error("annotate", "--phase-max-k '%s': expected 1..%d",
+						      optarg, PHASES_MAX_K);
+			a->po.max_k = (uint32_t)v;
+			break;
+		}
 		case 'h':
 			return -1;
 		case ':':
@@ -340,8 +369,18 @@ static int run(struct annotate_args *a, struct session *s)
 		return rc;
 	a->out.sort_event = a->sort && a->out.by_line ? ev : -2;
 	rc = annotate_init(&ann, s);
-	if (!rc)
+	if (!rc && a->phase) {
+		uint32_t nr = 0;
+
+		rc = phases_run(s, &a->po, (uint32_t)a->phase, annotate_add_sample, &ann, &nr);
+		if (rc == -ERANGE) {
+			pm_err("annotate: --phase %" PRIu64 ": no phase %" PRIu64 " (%u phase(s) found; "
+			       "see 'pmiprof phases')", a->phase, a->phase, nr);
+			goto out;
+		}
+	} else if (!rc) {
 		rc = session_run(s, annotate_add_sample, &ann);
+	}
 	if (!rc)
 		rc = annotate_group(&ann, ev);
 	if (!rc)

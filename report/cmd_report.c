@@ -89,7 +89,8 @@ const char cmd_report_help[] =
 "                        region: the innermost code region open on the\n"
 "                        window's thread when its sample was taken (markers of\n"
 "                        libpmiprof-region, docs/regions.md), [no region] for\n"
-"                        windows outside any\n"
+"                        windows outside any; line: per function and source\n"
+"                        line, as --srcline\n"
 "    -s, --sort KEY      order rows by samples (default), an event name, a\n"
 "                        derived metric name (ipc, ...), or name.  perf's\n"
 "                        keys too, several with commas: sym/symbol, dso\n"
@@ -436,11 +437,16 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 						      "10..100000", optarg);
 			break;
 		case OPT_BY:
+			/* --by line: rows per function and source line (--srcline, annotate's lines) */
+			if (!strcmp(optarg, "line") || !strcmp(optarg, "srcline")) {
+				a->so.sym.srcline = true;
+				break;
+			}
 			for (i = 0; i < ARRAY_SIZE(bys) && strcmp(bys[i], optarg); i++)
 				;
 			if (i == ARRAY_SIZE(bys))
 				return pm_usage_error("report", "--by '%s': expected symbol, dso, "
-						      "pid, tid, comm or region", optarg);
+						      "pid, tid, comm, region or line", optarg);
 			if (a->by_given && a->by != (enum group_by)i)
 				return pm_usage_error("report", "--by '%s' and --sort group rows "
 						      "differently: give one", optarg);

@@ -21,6 +21,7 @@
 #include <pmiprof/trace.h>
 
 #include "analysis/metrics.h"
+#include "input/session.h"
 
 #define PHASES_DIM		15	/* SimPoint's projected dimensions */
 #define PHASES_MAX_K		64
@@ -257,6 +258,12 @@ struct phases_result {
 /* One pass over s (opened, not run): the intervals and their phases. */
 int phases_detect(struct session *s, const struct phases_opts *o, struct phases_result *r);
 void phases_result_free(struct phases_result *r);
+/*
+ * The same pass feeding fn with the windows of phase K only (annotate
+ * --phase); the session's counts then describe those windows.
+ */
+int phases_run(struct session *s, const struct phases_opts *o, uint32_t phase,
+	       session_sample_fn fn, void *arg, uint32_t *nr_phases);
 /*
  * report --phase K (1-based): detects the phases on a second session
  * opened like s, then runs s feeding p with the windows of phase K.

@@ -183,7 +183,8 @@ void phases_result_free(struct phases_result *r)
 struct phase_filter {
 	struct session *s;
 	const struct phases_result *r;
-	struct profile *p;
+	session_sample_fn fn;	/* what a window of the phase is given to */
+	void *arg;
 	uint32_t phase;
 	uint64_t ordinal;	/* kept windows so far */
 	uint32_t iv;		/* interval of the current window */
@@ -201,7 +202,7 @@ static int phase_window(void *arg, const struct trace_sample *smp, uint64_t inde
 		f->iv++;
 	f->ordinal++;
 	if (b->iv[f->iv].phase == f->phase)
-		return profile_add_sample(f->p, smp, index, sym, comm);
+		return f->fn(f->arg, smp, index, sym, comm);
 	/* not this phase: the session's counts of what is shown leave it out */
 	s->kept--;
 	if (smp->flags & PMIPROF_SAMPLE_F_THROTTLED)
@@ -215,8 +216,8 @@ static int phase_window(void *arg, const struct trace_sample *smp, uint64_t inde
 	return 0;
 }
 
-int phases_profile(struct session *s, const struct phases_opts *o, uint32_t phase,
-		   struct profile *p, uint32_t *nr_phases)
+int phases_run(struct session *s, const struct phases_opts *o, uint32_t phase,
+	       session_sample_fn fn, void *arg, uint32_t *nr_phases)
 {
 	struct phases_result r;
 	struct phase_filter f;
@@ -235,11 +236,18 @@ int phases_profile(struct session *s, const struct phases_opts *o, uint32_t phas
 			err = -ERANGE;
 	}
 	if (!err) {
-		f = (struct phase_filter){ .s = s, .r = &r, .p = p, .phase = phase - 1 };
+		f = (struct phase_filter){ .s = s, .r = &r, .fn = fn, .arg = arg,
+					   .phase = phase - 1 };
 		err = session_run(s, phase_window, &f);
 	}
 	phases_result_free(&r);
 	return err;
+}
+
+int phases_profile(struct session *s, const struct phases_opts *o, uint32_t phase,
+		   struct profile *p, uint32_t *nr_phases)
+{
+	return phases_run(s, o, phase, profile_add_sample, p, nr_phases);
 }
 
 /* ---- plot --phases ---- */

@@ -79,6 +79,14 @@ for p in 1 2 3; do
 	[ "$top" = "$want" ] && ok "report --phase $p ($t): top function $top" ||
 		not_ok "report --phase $p" "top '$top', want '$want' (phase $t)"
 done
+# annotate --phase K: the windows of phase K only, the report's samples of its function
+p=$(sed -n 's/^phase \([0-9]\) = B$/\1/p' "$TMPD/map")
+rs=$("$PMIPROF" report -q -i "$TMPD/p.data" --time "$from,$to" --phase "${p:-2}" --phase-interval "$iv" \
+	--format csv 2>/dev/null | awk -F, '$3 == "phase_chase" { print $1 }')
+as=$("$PMIPROF" annotate -q -i "$TMPD/p.data" --time "$from,$to" --phase "${p:-2}" --phase-interval "$iv" \
+	phase_chase -f csv 2>/dev/null | awk -F, 'NR > 1 { n += $5 } END { print n + 0 }')
+[ -n "$rs" ] && [ "$rs" = "$as" ] && ok "annotate --phase ${p:-?} (B): phase_chase's instructions hold report --phase's $rs samples" ||
+	not_ok "annotate --phase" "report $rs, annotate $as"
 "$PMIPROF" report -i "$TMPD/p.data" --phase 9 --phase-interval "$iv" --time "$from,$to" >/dev/null 2>"$TMPD/e9"; rc=$?
 [ $rc -eq 1 ] && grep -q 'no phase 9 (3 phase(s) found' "$TMPD/e9" && ok "report --phase 9: error names the 3 phases" ||
 	not_ok "--phase 9" "rc=$rc $(cat "$TMPD/e9")"

@@ -49,6 +49,9 @@ got = {r['srcline'].rsplit(':', 1)[1]: int(r['samples']) for r in rep if r['symb
 ann = {r['source_line']: int(r['samples']) for r in csv.DictReader(open(sys.argv[2])) if int(r['samples'])}
 sys.exit(0 if got == ann and ann else 1)
 PY
+"$PMIPROF" report -i "$TMPD/t.data" --by line -f csv 2>/dev/null | grep -v '^#' >"$TMPD/byline.csv"
+grep -v '^#' "$TMPD/srcline.csv" | cmp -s - "$TMPD/byline.csv" && [ -s "$TMPD/byline.csv" ] &&
+	ok "report --by line = --sort srcline" || not_ok "report --by line" "$(head -3 "$TMPD/byline.csv")"
 
 # Instruction rows: every sampled address is one row, and they add up to the function.
 "$PMIPROF" annotate -i "$TMPD/t.data" work -f csv >"$TMPD/insn.csv" 2>"$TMPD/err"
