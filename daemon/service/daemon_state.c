@@ -345,6 +345,11 @@ int daemon_state_healthy(struct daemon_state *d, char *why, size_t len)
 		 (d->last_fail_ns && pm_now_ns() - d->last_fail_ns < HEALTH_HOLD_NS))
 		ret = pm_set_err(why, len, -EIO, "a segment write failed %.1f s ago (disk full?)",
 				 (double)(pm_now_ns() - d->last_fail_ns) / 1e9);
+	else if (d->stats.cpus_recorded < d->stats.cpus_online)
+		/* a CPU came back and its events could not be opened again (yet) */
+		ret = pm_set_err(why, len, -EIO, "%u of %u online CPUs are not recorded",
+				 d->stats.cpus_online - d->stats.cpus_recorded,
+				 d->stats.cpus_online);
 	pthread_mutex_unlock(&d->lock);
 	return ret;
 }
@@ -397,6 +402,17 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 			    (double)d->stats.samples, om);
 		put_counter(f, "pmiprof_daemon_samples_lost_total", "Samples the kernel ring "
 			    "lost (ring full).", (double)d->stats.lost, om);
+		if (d->stats.cpus_online) {
+			put_gauge(f, "pmiprof_daemon_cpus_online", "CPUs online at the last "
+				  "check (every 0.2 s).", (double)d->stats.cpus_online, om);
+			put_gauge(f, "pmiprof_daemon_cpus_recorded", "Online CPUs recorded (less "
+				  "than cpus_online: a CPU not followed; /healthz says 503).",
+				  (double)d->stats.cpus_recorded, om);
+			put_counter(f, "pmiprof_daemon_cpu_unrecorded_seconds_total", "CPU time "
+				    "not recorded because a CPU was offline (from the check that "
+				    "saw it gone to its events opened again).",
+				    (double)d->stats.cpu_unrecorded_ns / 1e9, om);
+		}
 		put_counter(f, "pmiprof_daemon_segments_closed_total", "Segments closed.",
 			    (double)d->segments_closed, om);
 		put_counter(f, "pmiprof_daemon_segment_write_errors_total", "Segments that ended "
