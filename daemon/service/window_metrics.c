@@ -78,6 +78,13 @@ struct series {
 	uint64_t last_time;		/* its last window's time (trace clock) */
 	uint64_t events[PMIPROF_MAX_EVENTS];
 	struct hist h[MAX_HIST];
+	/*
+	 * Named: its counts as the last scrape showed them (NULL: not shown
+	 * yet).  When it gives its name back, only what it counted since goes
+	 * to "other": what Prometheus saw stays in the named series, which ends
+	 * there (goes stale), so no series ever jumps by counts of the past.
+	 */
+	struct series *shown;
 };
 
 /* A pair's place in a scrape's ranking (choose_named()): sorted in its own array. */
@@ -238,8 +245,12 @@ int window_metrics_new(struct window_metrics **out, const struct trace_header *h
 
 void window_metrics_free(struct window_metrics *m)
 {
+	uint32_t i;
+
 	if (!m)
 		return;
+	for (i = 0; i < m->nr; i++)
+		free(m->v[i].shown);
 	strtab_free(&m->names);
 	hm_free(&m->tid2comm);
 	hm_free(&m->ids);
@@ -611,20 +622,27 @@ static void put_series(FILE *f, const struct window_metrics *m, const char *comm
 	}
 }
 
-/* A named pair's counts into "other" (set_named()): the events and histograms in use. */
-static void series_add(const struct window_metrics *m, struct series *to,
-		       const struct series *from)
+/*
+ * What a named pair counted since the last scrape showed it (base, or
+ * everything when base is NULL) into "other" (set_named()): the events and
+ * histograms in use.
+ */
+static void series_add_since(const struct window_metrics *m, struct series *to,
+			     const struct series *from, const struct series *base)
 {
+	static const struct series zero;
 	unsigned int e, k;
 
-	to->windows += from->windows;
+	if (!base)
+		base = &zero;
+	to->windows += from->windows - base->windows;
 	for (e = 0; e < nr_events(m); e++)
-		to->events[e] += from->events[e];
+		to->events[e] += from->events[e] - base->events[e];
 	for (k = 0; k < m->nr_defs; k++) {
 		for (e = 0; e <= m->defs[k].nr_bounds; e++)
-			to->h[k].buckets[e] += from->h[k].buckets[e];
-		to->h[k].count += from->h[k].count;
-		to->h[k].sum += from->h[k].sum;
+			to->h[k].buckets[e] += from->h[k].buckets[e] - base->h[k].buckets[e];
+		to->h[k].count += from->h[k].count - base->h[k].count;
+		to->h[k].sum += from->h[k].sum - base->h[k].sum;
 	}
 }
 
@@ -784,16 +802,23 @@ static void maybe_compact(struct window_metrics *m)
 }
 
 /*
- * A pair changes between a name and "other": what it counted so far goes
- * to "other" for good (an unnamed pair's is there already) and its series
- * starts again from 0, so that neither
- * "other" nor a named series ever goes back (Prometheus would take it for a
- * counter reset).  A pair named at its creation (series_of()) keeps all.
+ * A pair changes between a name and "other".  Named -> other: its named
+ * series ends (missing from the next scrape: Prometheus marks it stale),
+ * and what it counted after the last scrape showed it goes to "other"
+ * (an unnamed pair's windows are there already), so the increases of all
+ * series between two scrapes are the windows recorded between them: no
+ * series jumps by counts Prometheus already saw (sum(rate()) stays the
+ * recorded rate).  Either way its series starts again from 0, so neither
+ * "other" nor a named series ever goes back (a named series that comes back
+ * after going stale starts at 0, which rate() reads as a reset from there).
+ * A pair named at its creation (series_of()) keeps all.
  */
 static void set_named(struct window_metrics *m, struct series *c, bool named)
 {
 	if (c->named)
-		series_add(m, &m->other, c);
+		series_add_since(m, &m->other, c, c->shown);
+	free(c->shown);
+	c->shown = NULL;
 	c->windows = 0;
 	memset(c->events, 0, sizeof(c->events));
 	memset(c->h, 0, sizeof(c->h));
@@ -881,6 +906,10 @@ static int64_t snapshot(struct window_metrics *m, uint64_t lost[NR_REASONS], uin
 
 		if (!c->named)
 			continue;
+		if (!c->shown && !(m->v[m->order[i].i].shown = malloc(sizeof(*c->shown))))
+			return -ENOMEM;
+		*c->shown = *c;
+		c->shown->shown = NULL;
 		m->snap[n] = *c;
 		/* strtab's strings stay where they are; its array of them may move */
 		m->snap_names[2 * n] = strtab_str(&m->names, c->comm);
