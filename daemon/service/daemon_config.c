@@ -133,6 +133,8 @@ static const struct key_def keys[] = {
 	{ "compression-level", "compression-level", 'z', NULL, CONFIG_RESTART, NULL, 0, 9,
 	  "(0 stored, 9 smallest)" },
 	{ "quiet", "quiet", 'q', NULL, CONFIG_LIVE, check_bool, 0, 0, NULL },
+	/* which file is a restart; its contents are re-read live when it changes */
+	{ "web.config.file", "web.config.file", 0, NULL, CONFIG_RESTART, check_dir, 0, 0, NULL },
 };
 
 static const struct key_def *key_find(const char *k)
