@@ -35,6 +35,7 @@
 #define DAEMON_DEFAULT_SEGMENT	60
 #define DAEMON_DEFAULT_RETAIN	"1d,1G"
 #define DAEMON_DEFAULT_TOP	20
+#define DAEMON_DEFAULT_MAX_MEMORY	"128M"	/* 8.5-22 MiB without profiles (docs/daemon.md) */
 #define TICK_MS			250
 /* While a profile is taken: what is left to apply when its seconds end is this much. */
 #define PROFILE_TICK_MS		20
@@ -49,7 +50,7 @@ const char cmd_daemon_help[] =
 "    pmiprof daemon [--config FILE] [--dir DIR] [--segment SECONDS]\n"
 "                   [--retain AGE|SIZE[,...]]\n"
 "                   [--listen ADDR:PORT | --no-listen] [--top-comms K]\n"
-"                   [--web.config.file FILE]\n"
+"                   [--web.config.file FILE] [--max-memory SIZE]\n"
 "                   [-e EVENTS] [-c PERIOD | -F HZ] [-g | --call-graph MODE]\n"
 "                   [--backend auto|perf|module] [-m PAGES] [-z LEVEL] [-q]\n"
 "\n"
@@ -94,6 +95,10 @@ const char cmd_daemon_help[] =
 "                        http_server_config headers), as node_exporter's\n"
 "                        --web.config.file; read again when it or a file it\n"
 "                        names changes (checked every second)\n"
+"    --max-memory SIZE   bound on what profiles keep (loaded symbols, the\n"
+"                        sample queue): past 3/4 of it the symbols are\n"
+"                        dropped at the next segment (default "
+DAEMON_DEFAULT_MAX_MEMORY ", 16M..1T)\n"
 "    --top-comms K       /metrics names the K most active (command, cgroup)\n"
 "                        pairs, the rest are comm=\"other\" (1..1000, default\n"
 "                        20); a pair named for 60 s gives way to one more\n"
@@ -142,6 +147,7 @@ struct daemon_args {
 	uint32_t top_comms;
 	const char *config;		/* --config FILE, or NULL */
 	const char *web_config;		/* --web.config.file FILE, or NULL */
+	uint64_t max_memory;		/* --max-memory, bytes */
 	const char *retain;		/* as given */
 };
 
@@ -195,7 +201,8 @@ static int take_opt(int *argc, char **argv, int i, const char *name, const char 
 static int parse_daemon_args(int *argc, char **argv, struct daemon_args *a)
 {
 	static const char *const names[] = { "--dir", "--segment", "--retain", "--listen",
-					     "--top-comms", "--config", "--web.config.file" };
+					     "--top-comms", "--config", "--web.config.file",
+					     "--max-memory" };
 	const char *retain = DAEMON_DEFAULT_RETAIN, *val;
 	char err[256];
 	uint64_t v;
@@ -207,6 +214,8 @@ static int parse_daemon_args(int *argc, char **argv, struct daemon_args *a)
 	a->top_comms = DAEMON_DEFAULT_TOP;
 	a->config = NULL;
 	a->web_config = NULL;
+	if (daemon_parse_memory(DAEMON_DEFAULT_MAX_MEMORY, &a->max_memory, err, sizeof(err)))
+		return pm_usage_error("daemon", "%s", err);
 	for (i = 1; i < *argc;) {
 		if (!strcmp(argv[i], "--"))
 			break;
@@ -254,6 +263,10 @@ static int parse_daemon_args(int *argc, char **argv, struct daemon_args *a)
 			if (!*val)
 				return pm_usage_error("daemon", "--web.config.file: empty path");
 			a->web_config = val;
+			break;
+		case 7:
+			if (daemon_parse_memory(val, &a->max_memory, err, sizeof(err)))
+				return pm_usage_error("daemon", "--max-memory %s", err);
 			break;
 		}
 	}
@@ -692,7 +705,8 @@ int cmd_daemon(int argc, char **argv)
 	if (ret)
 		goto out_signals;
 	wo.level = conf.o.compression_level;
-	ret = daemon_state_new(&r.d, conf.a.dir, &conf.a.ret, &s.hdr, conf.a.top_comms);
+	ret = daemon_state_new(&r.d, conf.a.dir, &conf.a.ret, &s.hdr, conf.a.top_comms,
+			       conf.a.max_memory);
 	if (!ret && *r.listen)
 		ret = http_server_start(&r.http, r.listen, r.d, r.have_web ? &r.web : NULL);
 	if (ret)

@@ -187,7 +187,7 @@ static void tap_lost(void *arg, const struct trace_lost *l)
 }
 
 int daemon_state_new(struct daemon_state **out, const char *dir, const struct retention *ret,
-		     const struct trace_header *h, uint32_t top_comms)
+		     const struct trace_header *h, uint32_t top_comms, uint64_t max_memory)
 {
 	struct daemon_state *d = calloc(1, sizeof(*d));
 	int e;
@@ -204,7 +204,7 @@ int daemon_state_new(struct daemon_state **out, const char *dir, const struct re
 	d->dir = strdup(dir);
 	e = !d->dir ? -ENOMEM : d->flush_fd < 0 ? -errno : window_metrics_new(&d->wm, h, top_comms, true);
 	if (!e && d->stacks)
-		e = live_profile_new(&d->lp, h);
+		e = live_profile_new(&d->lp, h, max_memory);
 	d->tap = (struct trace_writer_tap){ .samples = tap_samples, .comm = tap_comm,
 					    .task = tap_task, .lost = tap_lost, .arg = d };
 	if (d->stacks) {
@@ -354,19 +354,6 @@ int daemon_state_healthy(struct daemon_state *d, char *why, size_t len)
 	return ret;
 }
 
-static uint64_t rss_bytes(void)
-{
-	unsigned long long size, rss = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (f) {
-		if (fscanf(f, "%llu %llu", &size, &rss) != 2)
-			rss = 0;
-		fclose(f);
-	}
-	return rss * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
 static void put_counter(FILE *f, const char *name, const char *help, double v, bool om)
 {
 	metrics_family(f, name, "counter", help, om);
@@ -394,7 +381,7 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 			    "(user + system).", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6, om);
 		put_gauge(f, "pmiprof_daemon_resident_memory_bytes", "Resident set size.",
-			  (double)rss_bytes(), om);
+			  (double)pm_rss_bytes(), om);
 		put_gauge(f, "pmiprof_daemon_start_time_seconds", "When the daemon started "
 			  "(Unix time).", (double)d->start_real_ns / 1e9, om);
 		put_counter(f, "pmiprof_daemon_samples_recorded_total", "Samples the recorder "
@@ -441,8 +428,9 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 				    "left out of profiles: the profile builder was too far behind.",
 				    (double)ls.samples_dropped, om);
 			put_counter(f, "pmiprof_daemon_symbol_reloads_total", "Times the profile "
-				    "builder's symbol cache was dropped (a binary changed, or it "
-				    "grew too big).", (double)ls.symbol_reloads, om);
+				    "builder's symbol cache was dropped (a binary changed, it "
+				    "grew too big, RSS neared --max-memory, or a segment passed "
+				    "without a profile asked for).", (double)ls.symbol_reloads, om);
 		}
 		if (om)
 			fputs("# EOF\n", f);
