@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
@@ -689,6 +690,17 @@ int cmd_daemon(int argc, char **argv)
 		pm_err("cannot open %s: %s", conf.a.dir, strerror(errno));
 		goto out_conf;
 	}
+	/* one daemon per directory: the lock lives as long as dir_fd (exec closes it) */
+	if (flock(dir_fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			pm_err("%s is in use by another pmiprof daemon (locked); give each daemon "
+			       "its own --dir", conf.a.dir);
+		else
+			pm_err("cannot lock %s: %s", conf.a.dir, strerror(errno));
+		goto out_dir;
+	}
+	if (segment_recover_orphans(dir_fd, conf.a.dir) < 0)
+		goto out_dir;
 	memset(&s, 0, sizeof(s));
 	s.opts = &conf.o;
 	b = backend_select(conf.o.backend, &conf.o);
