@@ -57,6 +57,9 @@ for s in 0 -1 1e9 text 601 ''; do
 done
 [ "$(code "$U/debug/pprof/profile?seconds=1&bogus=1")" = 400 ] && ok "profile unknown argument: 400" || not_ok "profile unknown argument"
 [ "$(code "$U/debug/pprof/profile?seconds=1&pid=x")" = 400 ] && ok "profile pid=x: 400" || not_ok "profile pid=x"
+# /metrics ignores query arguments, as exporters do (docs/daemon.md: a scrape config's params)
+[ "$(code "$U/metrics?x=1")" = 200 ] && ok "/metrics?x=1: 200 (ignored, as documented)" || not_ok "/metrics?x=1" "$(code "$U/metrics?x=1")"
+[ "$(code "$U/healthz?x=1")" = 400 ] && ok "/healthz?x=1: 400" || not_ok "/healthz?x=1" "$(code "$U/healthz?x=1")"
 long=$(head -c 10240 /dev/zero | tr '\0' a)
 c=$(code "$U/debug/pprof/profile?seconds=1&comm=$long")
 case $c in 4*) ok "10 kB query string: $c";; *) not_ok "10 kB query string" "$c";; esac
