@@ -5,6 +5,7 @@
  */
 #include "service/daemon_state.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -354,6 +355,12 @@ int daemon_state_healthy(struct daemon_state *d, char *why, size_t len)
 	return ret;
 }
 
+/*
+ * The process_* metrics every Prometheus client library exports (the
+ * names dashboards and alerts for any exporter use), from /proc/self.
+ */
+static void put_process_metrics(FILE *f, bool om, double cpu_s);
+
 static void put_counter(FILE *f, const char *name, const char *help, double v, bool om)
 {
 	metrics_family(f, name, "counter", help, om);
@@ -366,6 +373,78 @@ static void put_gauge(FILE *f, const char *name, const char *help, double v, boo
 	fprintf(f, "%s %.17g\n", name, v);
 }
 
+static unsigned int open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *de;
+	unsigned int n = 0;
+
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir)))
+		n += de->d_name[0] != '.';
+	closedir(dir);
+	return n ? n - 1 : 0;	/* the directory's own fd */
+}
+
+/* When this process started (Unix time): /proc/self/stat's starttime after boot. */
+static double process_start_s(void)
+{
+	char buf[1024], *p;
+	unsigned long long start = 0, btime = 0;
+	FILE *f = fopen("/proc/self/stat", "re");
+	size_t n;
+	int i;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* after the comm's closing parenthesis: field 3 on; starttime is field 22 */
+	p = strrchr(buf, ')');
+	for (i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &start) != 1)
+		return 0;
+	f = fopen("/proc/stat", "re");
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	fclose(f);
+	return (double)btime + (double)start / (double)sysconf(_SC_CLK_TCK);
+}
+
+static void put_process_metrics(FILE *f, bool om, double cpu_s)
+{
+	struct rlimit rl;
+	unsigned long long vsz = 0, rss;
+	FILE *st = fopen("/proc/self/statm", "re");
+
+	if (st) {
+		if (fscanf(st, "%llu %llu", &vsz, &rss) != 2)
+			vsz = 0;
+		fclose(st);
+	}
+	put_counter(f, "process_cpu_seconds_total", "Total user and system CPU time spent in "
+		    "seconds.", cpu_s, om);
+	put_gauge(f, "process_resident_memory_bytes", "Resident memory size in bytes.",
+		  (double)pm_rss_bytes(), om);
+	put_gauge(f, "process_virtual_memory_bytes", "Virtual memory size in bytes.",
+		  (double)vsz * (double)sysconf(_SC_PAGESIZE), om);
+	put_gauge(f, "process_open_fds", "Number of open file descriptors.", (double)open_fds(),
+		  om);
+	if (!getrlimit(RLIMIT_NOFILE, &rl))
+		put_gauge(f, "process_max_fds", "Maximum number of open file descriptors.",
+			  rl.rlim_cur == RLIM_INFINITY ? -1 : (double)rl.rlim_cur, om);
+	put_gauge(f, "process_start_time_seconds", "Start time of the process since unix epoch "
+		  "in seconds.", process_start_s(), om);
+	metrics_family(f, "pmiprof_build_info", "gauge", "pmiprof's version (always 1).", om);
+	fprintf(f, "pmiprof_build_info{version=\"%s\"} 1\n", PMIPROF_VERSION);
+}
+
 int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 {
 	struct rusage ru;
@@ -376,10 +455,14 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 	pthread_mutex_lock(&d->lock);
 	ret = window_metrics_write(d->wm, f, om);
 	if (!ret) {
+		double cpu_s;
+
 		getrusage(RUSAGE_SELF, &ru);
+		cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+		put_process_metrics(f, om, cpu_s);
 		put_counter(f, "pmiprof_daemon_cpu_seconds_total", "CPU time of the daemon "
-			    "(user + system).", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-			    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6, om);
+			    "(user + system).", cpu_s, om);
 		put_gauge(f, "pmiprof_daemon_resident_memory_bytes", "Resident set size.",
 			  (double)pm_rss_bytes(), om);
 		put_gauge(f, "pmiprof_daemon_start_time_seconds", "When the daemon started "

@@ -41,6 +41,18 @@ for m in pmiprof_daemon_cpu_seconds_total pmiprof_daemon_resident_memory_bytes p
 	grep -q "^$m " "$TMPD/m1" || miss="$miss $m"
 done
 [ -z "$miss" ] && ok "daemon self-metrics" || not_ok "daemon self-metrics" "missing:$miss"
+# the standard process_* metrics of Prometheus client libraries, and build info
+pm() { awk -v m="$1" '$1 == m { print $2 }' "$TMPD/m1"; }
+fd_now=$(ls /proc/$dp/fd | wc -l)
+python3 -c '
+import sys, time
+fds, real, start, cpu, rss = map(float, sys.argv[1:6])
+sys.exit(not (abs(fds - real) <= 3 and 0 < time.time() - start < 600 and cpu > 0 and rss > 1e6))' \
+	"$(pm process_open_fds)" "$fd_now" "$(pm process_start_time_seconds)" "$(pm process_cpu_seconds_total)" \
+	"$(pm process_resident_memory_bytes)" 2>/dev/null \
+	&& ok "process_* metrics: open fds $(pm process_open_fds) ($fd_now in /proc), start time, CPU, RSS, max fds $(pm process_max_fds)" \
+	|| not_ok "process_* metrics" "$(grep '^process_' "$TMPD/m1")"
+grep -q '^pmiprof_build_info{version="[0-9.]*"} 1$' "$TMPD/m1" && ok "pmiprof_build_info" || not_ok "pmiprof_build_info" "$(grep build_info "$TMPD/m1")"
 
 # OpenMetrics when the scraper asks for it (Prometheus does, first)
 curl -s -D "$TMPD/omhdr" -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' "$U/metrics" >"$TMPD/om"
