@@ -47,6 +47,14 @@
  */
 #define NAMED_MIN_NS		SERIES_IDLE_NS
 #define NAMED_DISPLACE		2
+/*
+ * Before the first scrape nothing has been shown, so names are free: every
+ * pair (up to this many) keeps its counts, and the first scrape names the
+ * K most active of them with everything they counted; the rest go to
+ * "other".  Else the first K pairs to have a window (a shell, ls) would
+ * hold the names and a busy service started a moment later would wait 60 s.
+ */
+#define PRE_SCRAPE_PAIRS	1024u
 #define REBORN			(HM_EMPTY - 1)
 
 struct hist_def {
@@ -149,6 +157,7 @@ struct window_metrics {
 	uint64_t now, next_compact;	/* latest record time; when compact() runs next */
 	uint64_t evicted_series, evicted_threads, compactions;
 	uint32_t nr_named;
+	bool scraped;			/* a snapshot was taken: names are shown */
 	uint64_t renamed;		/* named pairs that gave way to busier ones */
 };
 
@@ -408,7 +417,8 @@ static struct series *series_of(struct window_metrics *m, uint32_t comm, uint32_
 	m->v[m->nr].comm = comm;
 	m->v[m->nr].cgroup = cgroup;
 	/* named from its first window while there is room: its series then holds them all */
-	if (m->nr_named < m->top && (m->v[m->nr].k = calloc(1, sizeof(struct counts)))) {
+	if ((m->nr_named < m->top || (!m->scraped && m->nr_named < PRE_SCRAPE_PAIRS)) &&
+	    (m->v[m->nr].k = calloc(1, sizeof(struct counts)))) {
 		m->v[m->nr].named = true;
 		m->v[m->nr].named_at = time;
 		m->nr_named++;
@@ -930,10 +940,12 @@ static int choose_named(struct window_metrics *m)
 	o = m->order;
 	for (j = m->nr; j-- > 0 && m->nr_named > m->top;) {
 		if (m->v[o[j].i].named) {
+			/* before the first scrape no name was shown: none is taken away */
+			m->renamed += m->v[o[j].i].shown != NULL;
 			(void)set_named(m, &m->v[o[j].i], false);	/* frees only */
-			m->renamed++;
 		}
 	}
+	m->scraped = true;
 	for (i = 0; i < m->nr && m->nr_named < m->top; i++)
 		if (!m->v[o[i].i].named && o[i].activity && set_named(m, &m->v[o[i].i], true))
 			return -ENOMEM;

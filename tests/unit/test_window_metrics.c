@@ -8,8 +8,10 @@
  * the totals of every counter and histogram, summed over all series, are
  * the same before and after; a thread is forgotten 10 s after its EXIT, but
  * not when its id was born again (FORK) meanwhile; past 20,000 unnamed
- * pairs every unnamed one is folded at once.  Naming: a pair is named from
- * its first window while fewer than K are; a pair named for 60 s gives its
+ * pairs every unnamed one is folded at once.  Naming: the first scrape
+ * names the K most active pairs with all they counted (nothing was shown
+ * before it); after it a pair is named from its first window while fewer
+ * than K are; a pair named for 60 s gives its
  * name to an unnamed one more than twice as active (not to one less
  * active); K lowered gives names back, least active first; through all
  * of it "other" never goes back and no total changes.
@@ -273,22 +275,63 @@ static void same_totals_other_up(const struct totals *a, const struct totals *b,
 	assert_true(b->other_windows >= a->other_windows);
 }
 
+static void steady(struct window_metrics *m, uint32_t tid, uint32_t from, uint32_t to,
+		   unsigned int n);
+
 static void new_pair_named_from_its_first_window(void **state)
 {
-	struct window_metrics *m = new_metrics(2);
-	struct totals t;
+	struct window_metrics *m = new_metrics(3);
+	struct totals t0, t1;
 
 	(void)state;
 	comm(m, 1 * S, 10, "first");
 	windows(m, 1 * S, 10, 7);
 	comm(m, 1 * S, 11, "second");
 	windows(m, 1 * S, 11, 5);
-	comm(m, 1 * S, 12, "third");
-	windows(m, 1 * S, 12, 9);
-	scrape(m, &t);
-	/* every window of the first two under their names; no room for the third */
-	assert_string_equal(t.named, " first=7 second=5");
-	assert_true(t.other_windows == 9);
+	scrape(m, &t0);
+	assert_string_equal(t0.named, " first=7 second=5");
+	/* room for one more: named from its first window, with every window */
+	comm(m, 2 * S, 12, "third");
+	windows(m, 2 * S, 12, 9);
+	scrape(m, &t1);
+	assert_string_equal(t1.named, " third=9 first=7 second=5");
+	assert_true(t1.other_windows == 0);
+	same_totals_other_up(&t0, &t1, 9);
+	window_metrics_free(m);
+}
+
+/*
+ * Before the first scrape nothing was shown: the K most active pairs get
+ * the names with all they counted, not the first K to have a window (t541:
+ * a busy workload started just after 20 one-window commands was "other").
+ */
+static void first_scrape_names_the_most_active(void **state)
+{
+	struct window_metrics *m = new_metrics(2);
+	struct totals t0, t1;
+	uint32_t tid;
+
+	(void)state;
+	for (tid = 10; tid < 15; tid++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "ls%u", tid);
+		comm(m, 1 * S, tid, name);
+		windows(m, 1 * S, tid, 1);
+	}
+	comm(m, 2 * S, 20, "busy");
+	steady(m, 20, 2, 4, 30);
+	comm(m, 2 * S, 21, "busier");
+	steady(m, 21, 2, 4, 40);
+	scrape(m, &t0);
+	assert_string_equal(t0.named, " busier=120 busy=90");
+	assert_true(t0.other_windows == 5);
+	assert_true(t0.windows == 5 + 90 + 120);
+	/* no name was taken away: nothing was shown before */
+	assert_true(t0.evicted_named == 0);
+	steady(m, 20, 5, 5, 1);
+	scrape(m, &t1);
+	same_totals_other_up(&t0, &t1, 1);
 	window_metrics_free(m);
 }
 
@@ -448,6 +491,7 @@ int main(void)
 		cmocka_unit_test(named_pair_half_as_active_keeps_its_name),
 		cmocka_unit_test(lowering_top_gives_names_back_least_active_first),
 		cmocka_unit_test(hand_overs_never_count_earlier_windows),
+		cmocka_unit_test(first_scrape_names_the_most_active),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
