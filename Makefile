@@ -223,6 +223,8 @@ install: $(BIN) $(REG_LIBS) dkms-src
 	install -d $(DESTDIR)$(SYSTEMDDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' daemon/service/pmiprof.service.in >$(DESTDIR)$(SYSTEMDDIR)/pmiprof.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/pmiprof.service
+	install -d $(DESTDIR)$(PREFIX)/share/doc/pmiprof
+	install -m 0644 daemon/service/web-config.example.yml docs/daemon.md $(DESTDIR)$(PREFIX)/share/doc/pmiprof/
 
 clean:
 	rm -rf $(O)
