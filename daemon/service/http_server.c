@@ -398,6 +398,41 @@ static enum MHD_Result serve(struct http_server *h, struct MHD_Connection *c, co
 			     const char *method, size_t upload_size);
 
 /*
+ * A request with a body, or of another method than GET/HEAD, is answered
+ * from its headers, before libmicrohttpd reads the body (no "100
+ * Continue"), and the connection is closed after the answer: a client
+ * sending 10 MB held its connection for ever, and a small body made
+ * libmicrohttpd drop the connection without an answer.
+ */
+static enum MHD_Result refuse_early(struct MHD_Connection *c, const char *method)
+{
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	bool body = (cl && strcmp(cl, "0")) || te;
+	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	static const char too_large[] = "no request body expected\n", only_get[] = "only GET\n";
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (!body && get)
+		return MHD_YES;
+	r = MHD_create_response_from_buffer(get ? sizeof(too_large) - 1 : sizeof(only_get) - 1,
+					    (void *)(get ? too_large : only_get),
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	if (!get)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, get ? 413 : 405, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/*
  * Every request: the client certificate (client_auth_type), then basic
  * auth (basic_auth_users), with the policy current when the request came.
  */
@@ -415,6 +450,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	/* first call: headers only; answer on the second (nothing to upload for GET) */
 	if (!*con_cls) {
 		*con_cls = h;
+		return refuse_early(c, method);
+	}
+	if (*upload_size) {
+		/* a body after all (refuse_early() answered): take it, bounded by the close */
+		*upload_size = 0;
 		return MHD_YES;
 	}
 	p = policy_get(h);

@@ -62,6 +62,19 @@ grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$TMPD/omh
 grep -q '^# EOF' "$TMPD/m1" && not_ok "no # EOF in text format 0.0.4" || ok "no # EOF in text format 0.0.4"
 [ "$(code "$U/nope")" = 404 ] && ok "unknown path: 404" || not_ok "unknown path: 404" "$(code "$U/nope")"
 [ "$(code -X POST "$U/metrics")" = 405 ] && ok "POST: 405" || not_ok "POST: 405"
+# a body is refused from the headers, unread (no 100 Continue), and the connection closed:
+# a 10 MB POST held its connection for ever, a small body got no answer at all
+head -c 10000000 /dev/zero >"$TMPD/big"
+r=$(timeout 20 curl -s -o /dev/null -w '%{http_code} %{size_upload} %{time_total}' -X POST --data-binary @"$TMPD/big" "$U/metrics")
+set -- $r
+[ "${1:-}" = 405 ] && [ "${2:-x}" = 0 ] && python3 -c "import sys; sys.exit(not float('${3:-99}') < 5)" \
+	&& ok "a 10 MB POST: 405 at once, body not read ($3 s)" || not_ok "10 MB POST" "$r"
+r=$(timeout 20 curl -s -o /dev/null -w '%{http_code} %{size_upload}' -X GET --data-binary @"$TMPD/big" "$U/metrics")
+[ "$r" = "413 0" ] && ok "a GET with a 10 MB body: 413, body not read" || not_ok "GET with a body" "$r"
+[ "$(code -X GET --data-binary abc "$U/metrics")" = 413 ] && ok "a GET with a 3-byte body: 413" || not_ok "small body" "$(code -X GET --data-binary abc "$U/metrics")"
+curl -s -D - -o /dev/null -X PUT --data-binary x "$U/metrics" | grep -qi '^Connection: close' \
+	&& ok "the refusal closes the connection (Connection: close)" || not_ok "Connection: close"
+[ "$(code "$U/healthz")" = 200 ] && ok "serving as before after them" || not_ok "serving after bodies"
 [ "$(code "$U/healthz?x=1")" = 400 ] && ok "/healthz?x=1: 400" || not_ok "/healthz?x=1"
 for s in 0 -1 1e9 text 601 ''; do
 	c=$(code "$U/debug/pprof/profile?seconds=$s")
