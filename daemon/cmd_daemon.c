@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <systemd/sd-daemon.h>
@@ -24,6 +25,7 @@
 #include "service/daemon_state.h"
 #include "engine/host_info.h"
 #include "service/http_server.h"
+#include "service/web_config.h"
 #include "engine/record.h"
 #include "service/retention.h"
 #include "service/segment_writer.h"
@@ -34,6 +36,7 @@
 #define DAEMON_DEFAULT_SEGMENT	60
 #define DAEMON_DEFAULT_RETAIN	"1d,1G"
 #define DAEMON_DEFAULT_TOP	20
+#define DAEMON_DEFAULT_MAX_MEMORY	"128M"	/* 8.5-22 MiB without profiles (docs/daemon.md) */
 #define TICK_MS			250
 /* While a profile is taken: what is left to apply when its seconds end is this much. */
 #define PROFILE_TICK_MS		20
@@ -48,6 +51,7 @@ const char cmd_daemon_help[] =
 "    pmiprof daemon [--config FILE] [--dir DIR] [--segment SECONDS]\n"
 "                   [--retain AGE|SIZE[,...]]\n"
 "                   [--listen ADDR:PORT | --no-listen] [--top-comms K]\n"
+"                   [--web.config.file FILE] [--max-memory SIZE]\n"
 "                   [-e EVENTS] [-c PERIOD | -F HZ] [-g | --call-graph MODE]\n"
 "                   [--backend auto|perf|module] [-m PAGES] [-z LEVEL] [-q]\n"
 "\n"
@@ -83,6 +87,19 @@ const char cmd_daemon_help[] =
 "                        free one, printed).  A non-loopback address exposes\n"
 "                        the command names and profiles of every process.\n"
 "    --no-listen         no HTTP server\n"
+"    --web.config.file FILE\n"
+"                        TLS and basic auth in the Prometheus exporter\n"
+"                        toolkit's web configuration (YAML: tls_server_config\n"
+"                        with cert_file, key_file, client_auth_type,\n"
+"                        client_ca_file, min_version, max_version;\n"
+"                        basic_auth_users with bcrypt hashes;\n"
+"                        http_server_config headers), as node_exporter's\n"
+"                        --web.config.file; read again when it or a file it\n"
+"                        names changes (checked every second)\n"
+"    --max-memory SIZE   bound on what profiles keep (loaded symbols, the\n"
+"                        sample queue): past 3/4 of it the symbols are\n"
+"                        dropped at the next segment (default "
+DAEMON_DEFAULT_MAX_MEMORY ", 16M..1T)\n"
 "    --top-comms K       /metrics names the K most active (command, cgroup)\n"
 "                        pairs, the rest are comm=\"other\" (1..1000, default\n"
 "                        20); a pair named for 60 s gives way to one more\n"
@@ -130,6 +147,8 @@ struct daemon_args {
 	const char *listen;		/* NULL: --no-listen */
 	uint32_t top_comms;
 	const char *config;		/* --config FILE, or NULL */
+	const char *web_config;		/* --web.config.file FILE, or NULL */
+	uint64_t max_memory;		/* --max-memory, bytes */
 	const char *retain;		/* as given */
 };
 
@@ -151,6 +170,9 @@ struct daemon_run {
 	char listen[256];		/* "" for none */
 	struct daemon_state *d;
 	struct http_server *http;
+	struct web_config web;		/* --web.config.file as last read (empty: none) */
+	bool have_web;
+	uint64_t web_checked;		/* CLOCK_MONOTONIC ns of the last look at it */
 };
 
 enum loop_end { LOOP_RUN = -1, LOOP_STOP, LOOP_RESTART };
@@ -158,7 +180,8 @@ enum loop_end { LOOP_RUN = -1, LOOP_STOP, LOOP_RESTART };
 static int parse_daemon_args(int *argc, char **argv, struct daemon_args *a)
 {
 	static const char *const names[] = { "--dir", "--segment", "--retain", "--listen",
-					     "--top-comms", "--config" };
+					     "--top-comms", "--config", "--web.config.file",
+					     "--max-memory" };
 	const char *retain = DAEMON_DEFAULT_RETAIN, *val;
 	char err[256];
 	uint64_t v;
@@ -169,6 +192,9 @@ static int parse_daemon_args(int *argc, char **argv, struct daemon_args *a)
 	a->listen = DAEMON_DEFAULT_LISTEN;
 	a->top_comms = DAEMON_DEFAULT_TOP;
 	a->config = NULL;
+	a->web_config = NULL;
+	if (daemon_parse_memory(DAEMON_DEFAULT_MAX_MEMORY, &a->max_memory, err, sizeof(err)))
+		return pm_usage_error("daemon", "%s", err);
 	for (i = 1; i < *argc;) {
 		if (!strcmp(argv[i], "--"))
 			break;
@@ -211,6 +237,15 @@ static int parse_daemon_args(int *argc, char **argv, struct daemon_args *a)
 			break;
 		case 5:
 			a->config = val;
+			break;
+		case 6:
+			if (!*val)
+				return pm_usage_error("daemon", "--web.config.file: empty path");
+			a->web_config = val;
+			break;
+		case 7:
+			if (daemon_parse_memory(val, &a->max_memory, err, sizeof(err)))
+				return pm_usage_error("daemon", "--max-memory %s", err);
 			break;
 		}
 	}
@@ -333,6 +368,71 @@ static int conf_parse(int argc, char **argv, struct daemon_conf *c)
 	return ret;
 }
 
+/*
+ * --web.config.file is read again when it or a file it names changed
+ * (checked once a second, as exporter-toolkit reads it at every request):
+ * new users and headers apply to the next request; a TLS change
+ * (certificate, key, CA, client_auth_type, versions) restarts the server
+ * on the same address.  A file that does not read or check is refused
+ * with its reason and the running configuration kept.
+ */
+static void web_config_poll(struct daemon_run *r)
+{
+	struct web_config n;
+	char err[768];
+	uint64_t t = pm_now_ns();
+
+	if (!r->have_web || t - r->web_checked < 1000000000ull)
+		return;
+	r->web_checked = t;
+	if (!web_config_changed(&r->web))
+		return;
+	if (web_config_load(r->web.path, &n, err, sizeof(err))) {
+		/* the file's identity is taken again: the message once per change */
+		pm_err("%s; the running web configuration is kept", err);
+		web_config_refresh_ids(&r->web);
+		return;
+	}
+	if (!r->http) {
+		web_config_free(&r->web);
+		r->web = n;
+		return;
+	}
+	if (web_config_same_tls(&r->web, &n)) {
+		if (http_server_set_policy(r->http, &n)) {
+			pm_err("%s: out of memory: the running web configuration is kept", n.path);
+			web_config_free(&n);
+			return;
+		}
+		pm_info("%s applied: %u basic-auth user(s)", n.path, n.nr_users);
+		web_config_free(&r->web);
+		r->web = n;
+		return;
+	}
+	{
+		/* the same port, also when --listen asked for any (port 0) */
+		char listen[300];
+		const char *colon = strrchr(r->listen, ':');
+
+		snprintf(listen, sizeof(listen), "%.*s:%u", (int)(colon - r->listen), r->listen,
+			 http_server_port(r->http));
+		pm_info("%s: TLS changed: restarting the server on %s", n.path, listen);
+		http_server_stop(r->http);
+		r->http = NULL;
+		if (!http_server_start(&r->http, listen, r->d, &n)) {
+			web_config_free(&r->web);
+			r->web = n;
+			return;
+		}
+		pm_err("%s: cannot serve with the new TLS configuration: serving with the one "
+		       "before", n.path);
+		web_config_free(&n);
+		web_config_refresh_ids(&r->web);
+		if (http_server_start(&r->http, listen, r->d, &r->web))
+			pm_err("cannot serve on %s either: no HTTP until the next change", listen);
+	}
+}
+
 /* The HTTP server on r->listen ("" for none).  0 or -errno. */
 static int http_restart(struct daemon_run *r, const char *listen)
 {
@@ -345,7 +445,7 @@ static int http_restart(struct daemon_run *r, const char *listen)
 	http_server_stop(r->http);
 	r->http = NULL;
 	if (*listen)
-		ret = http_server_start(&h, listen, r->d);
+		ret = http_server_start(&h, listen, r->d, r->have_web ? &r->web : NULL);
 	if (!ret) {
 		r->http = h;
 		snprintf(r->listen, sizeof(r->listen), "%s", listen);
@@ -353,7 +453,8 @@ static int http_restart(struct daemon_run *r, const char *listen)
 	}
 	pm_err("SIGHUP: cannot serve on %s; serving on %s again", listen,
 	       *r->listen ? r->listen : "(none)");
-	if (*r->listen && http_server_start(&r->http, r->listen, r->d))
+	if (*r->listen && http_server_start(&r->http, r->listen, r->d,
+					    r->have_web ? &r->web : NULL))
 		pm_err("cannot serve on %s either: no HTTP until the next SIGHUP", r->listen);
 	return ret;
 }
@@ -499,6 +600,7 @@ static int record_loop(struct daemon_run *r, const struct backend_ops *b,
 				daemon_state_flushed(d, gen);
 		}
 		daemon_state_update(d, s);
+		web_config_poll(r);
 	}
 	*end = sig == LOOP_RESTART ? LOOP_RESTART : LOOP_STOP;
 	sd_notify(0, *end == LOOP_RESTART ? "RELOADING=1\nSTATUS=restarting recording" :
@@ -544,6 +646,18 @@ int cmd_daemon(int argc, char **argv)
 		return ret;
 	r.segment_s = conf.a.segment_s;
 	snprintf(r.listen, sizeof(r.listen), "%s", conf.a.listen ? conf.a.listen : "");
+	if (conf.a.web_config) {
+		char err[768];
+
+		/* a usage error: nothing created yet */
+		if (web_config_load(conf.a.web_config, &r.web, err, sizeof(err))) {
+			pm_err("--web.config.file %s", err);
+			conf_free(&conf);
+			return 2;
+		}
+		r.have_web = true;
+		r.web_checked = pm_now_ns();
+	}
 	ret = make_dir(conf.a.dir);
 	if (ret) {
 		pm_err("cannot create %s: %s", conf.a.dir, strerror(-ret));
@@ -554,6 +668,17 @@ int cmd_daemon(int argc, char **argv)
 		pm_err("cannot open %s: %s", conf.a.dir, strerror(errno));
 		goto out_conf;
 	}
+	/* one daemon per directory: the lock lives as long as dir_fd (exec closes it) */
+	if (flock(dir_fd, LOCK_EX | LOCK_NB)) {
+		if (errno == EWOULDBLOCK)
+			pm_err("%s is in use by another pmiprof daemon (locked); give each daemon "
+			       "its own --dir", conf.a.dir);
+		else
+			pm_err("cannot lock %s: %s", conf.a.dir, strerror(errno));
+		goto out_dir;
+	}
+	if (segment_recover_orphans(dir_fd, conf.a.dir) < 0)
+		goto out_dir;
 	memset(&s, 0, sizeof(s));
 	s.opts = &conf.o;
 	b = backend_select(conf.o.backend, &conf.o);
@@ -570,9 +695,10 @@ int cmd_daemon(int argc, char **argv)
 	if (ret)
 		goto out_signals;
 	wo.level = conf.o.compression_level;
-	ret = daemon_state_new(&r.d, conf.a.dir, &conf.a.ret, &s.hdr, conf.a.top_comms);
+	ret = daemon_state_new(&r.d, conf.a.dir, &conf.a.ret, &s.hdr, conf.a.top_comms,
+			       conf.a.max_memory);
 	if (!ret && *r.listen)
-		ret = http_server_start(&r.http, r.listen, r.d);
+		ret = http_server_start(&r.http, r.listen, r.d, r.have_web ? &r.web : NULL);
 	if (ret)
 		goto out_backend;
 	pm_info("recording every CPU with the %s backend into %s (segments of %llu s, trigger %s "
@@ -592,6 +718,7 @@ out_backend:
 		close(sfd);
 		close(dir_fd);
 		conf_free(&conf);
+		web_config_free(&r.web);
 		restart_self(argc, argv);
 		return 1;
 	}
@@ -601,6 +728,7 @@ out_signals:
 out_dir:
 	close(dir_fd);
 out_conf:
+	web_config_free(&r.web);
 	conf_free(&conf);
 	return status;
 }

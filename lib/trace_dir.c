@@ -62,7 +62,7 @@ int trace_seg_parse(const char *name, uint64_t *realtime_ns, bool *open)
 		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &us, &n) != 7 || n != 23)
 		return -EINVAL;
 	rest = name + n;
-	if (!strcmp(rest, TRACE_SEG_SUFFIX))
+	if (!strcmp(rest, TRACE_SEG_SUFFIX) || !strcmp(rest, TRACE_SEG_UNFINISHED_SUFFIX))
 		*open = false;
 	else if (!strcmp(rest, TRACE_SEG_OPEN_SUFFIX))
 		*open = true;
@@ -104,6 +104,9 @@ int trace_dir_list(const char *dir, struct trace_seg **out, size_t *nr)
 		if (fstatat(fd, de->d_name, &st, 0) || !S_ISREG(st.st_mode))
 			continue;
 		strcpy(sg.name, de->d_name);
+		sg.unfinished = strlen(sg.name) > strlen(TRACE_SEG_UNFINISHED_SUFFIX) &&
+				!strcmp(sg.name + strlen(sg.name) - strlen(TRACE_SEG_UNFINISHED_SUFFIX),
+					TRACE_SEG_UNFINISHED_SUFFIX);
 		sg.bytes = (uint64_t)st.st_size;
 		sg.mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
 			      (uint64_t)st.st_mtim.tv_nsec;
@@ -349,6 +352,15 @@ int trace_dir_image(const char *dir, uint8_t **buf, size_t *len,
 
 		if ((range_since && end < range_since) || (range_until && v[i].start_ns > range_until))
 			continue;
+		/* a daemon killed while writing it: it has no FINISH, say so */
+		if (v[i].unfinished)
+			say(diag, diag_arg, "%s/%s: a segment its daemon could not close (killed, or "
+			    "a power loss; closed by the next daemon): read as far as it is complete, "
+			    "it has no FINISH", dir, v[i].name);
+		else if (v[i].open && i + 1 < nr)
+			say(diag, diag_arg, "%s/%s: an open segment that is not the newest (its "
+			    "daemon was killed): read as far as it is complete, it has no FINISH",
+			    dir, v[i].name);
 		err = map_segment(&c, &im, &v[i]);
 	}
 	free(v);

@@ -6,6 +6,8 @@
  *
  *   seg-YYYYMMDDTHHMMSS.uuuuuuZ.pmiprof        closed: FINISH written, fsync'd
  *   seg-YYYYMMDDTHHMMSS.uuuuuuZ.pmiprof.open   being written (at most one)
+ *   seg-YYYYMMDDTHHMMSS.uuuuuuZ.pmiprof.unfinished  closed by the next daemon:
+ *                                  its own was killed before closing it (no FINISH)
  *
  * trace_dir_image() joins them into one trace image in memory: the first
  * selected segment's prologue and header, then every complete RECORDS chunk
@@ -29,7 +31,8 @@
 #define TRACE_SEG_PREFIX	"seg-"
 #define TRACE_SEG_SUFFIX	".pmiprof"
 #define TRACE_SEG_OPEN_SUFFIX	".pmiprof.open"
-/* "seg-" + 8 + "T" + 6 + "." + 6 + "Z" + ".pmiprof.open" + NUL */
+#define TRACE_SEG_UNFINISHED_SUFFIX	".pmiprof.unfinished"
+/* "seg-" + 8 + "T" + 6 + "." + 6 + "Z" + ".pmiprof.unfinished" + NUL */
 #define TRACE_SEG_NAME_MAX	48
 
 struct trace_seg {
@@ -38,11 +41,12 @@ struct trace_seg {
 	uint64_t bytes;
 	uint64_t mtime_ns;		/* last write */
 	bool open;			/* still being written */
+	bool unfinished;		/* closed without FINISH (TRACE_SEG_UNFINISHED_SUFFIX) */
 };
 
 /* The segment name for a start time; open adds the ".open" suffix. */
 void trace_seg_name(char *buf, size_t len, uint64_t realtime_ns, bool open);
-/* Parse a segment file name: 0, or -EINVAL when name is not one. */
+/* Parse a segment file name (an unfinished one is not open): 0, or -EINVAL when name is not one. */
 int trace_seg_parse(const char *name, uint64_t *realtime_ns, bool *open);
 /*
  * The segments of dir sorted by start time (other files are ignored).

@@ -30,6 +30,7 @@ const char *trace_lost_reason_name(uint32_t reason)
 		[PMIPROF_LOST_WRITE] = "write", [PMIPROF_LOST_UNREADABLE] = "unreadable",
 		[PMIPROF_LOST_TRUNCATED] = "truncated",
 		[PMIPROF_LOST_REGION_MARKERS] = "region-markers",
+		[PMIPROF_LOST_CPU_OFFLINE] = "cpu-offline",
 	};
 
 	return pick(names, ARRAY_SIZE(names), reason);

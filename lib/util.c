@@ -262,6 +262,19 @@ int pm_read_fd(int fd, char **out, size_t *len)
 	return 0;
 }
 
+uint64_t pm_rss_bytes(void)
+{
+	unsigned long long size, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu %llu", &size, &rss) != 2)
+			rss = 0;
+		fclose(f);
+	}
+	return rss * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
 int pm_read_file(const char *path, char **out, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;

@@ -69,6 +69,8 @@ void pm_clock_pair(uint64_t *mono_ns, uint64_t *real_ns);
  */
 int pm_read_fd(int fd, char **out, size_t *len);
 int pm_read_file(const char *path, char **out, size_t *len);
+/* This process's resident set size in bytes (/proc/self/statm), 0 when unknown. */
+uint64_t pm_rss_bytes(void);
 
 /*
  * Make room for need elements of elem bytes in the array at *pp (a pointer

@@ -442,19 +442,23 @@ static void print_record(const struct dump_ctx *d, const struct trace_record *re
 
 /* Losses announced by LOST records (recorder's and reader's), by reason. */
 struct loss_tally {
-	uint64_t count[PMIPROF_LOST_REGION_MARKERS + 2];	/* last slot: unknown reasons */
+	uint64_t count[PMIPROF_LOST_CPU_OFFLINE + 2];	/* last slot: unknown reasons */
 	uint64_t unknown_count;				/* LOST records with count 0 */
+	uint64_t offline_ns;				/* cpu-offline: time, no count */
 	uint64_t records;
 };
 
 static void tally_loss(struct loss_tally *t, const struct trace_lost *l)
 {
-	uint32_t reason = l->reason <= PMIPROF_LOST_REGION_MARKERS ? l->reason
-								    : PMIPROF_LOST_REGION_MARKERS + 1;
+	uint32_t reason = l->reason <= PMIPROF_LOST_CPU_OFFLINE ? l->reason
+								    : PMIPROF_LOST_CPU_OFFLINE + 1;
 
 	t->records++;
 	t->count[reason] += l->count;
-	t->unknown_count += !l->count;
+	if (reason == PMIPROF_LOST_CPU_OFFLINE)
+		t->offline_ns += l->duration;
+	else
+		t->unknown_count += !l->count;
 }
 
 static void print_losses(const struct loss_tally *t)
@@ -464,10 +468,12 @@ static void print_losses(const struct loss_tally *t)
 	printf("# lost records: %" PRIu64, t->records);
 	for (i = 0; i < ARRAY_SIZE(t->count); i++)
 		if (t->count[i])
-			printf("; %s %" PRIu64, i <= PMIPROF_LOST_REGION_MARKERS ?
+			printf("; %s %" PRIu64, i <= PMIPROF_LOST_CPU_OFFLINE ?
 			       trace_lost_reason_name(i) : "other", t->count[i]);
 	if (t->unknown_count)
 		printf("; %" PRIu64 " of unknown size", t->unknown_count);
+	if (t->offline_ns)
+		printf("; CPUs offline (not recorded) %.3f s", (double)t->offline_ns / 1e9);
 	putchar('\n');
 }
 

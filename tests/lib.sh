@@ -46,8 +46,9 @@ require_chromium() {
 
 # daemon_start LOG [OPTIONS...]: starts `pmiprof daemon OPTIONS` in the
 # background, stderr to LOG; sets $dp (its pid) and, once it says it serves
-# http, $port.  A loaded machine may take seconds to get there: up to 30 s,
-# ending early if the daemon exits.  Returns non-zero without a port.
+# http (or https, with --web.config.file), $port.  A loaded machine may take
+# seconds to get there: up to 30 s, ending early if the daemon exits.  Returns
+# non-zero without a port.
 daemon_start() {
 	local log=$1 i
 	shift
@@ -59,6 +60,6 @@ daemon_start() {
 		kill -0 "$dp" 2>/dev/null || break
 		sleep 0.1
 	done
-	port=$(grep -o 'http://127.0.0.1:[0-9]*' "$log" 2>/dev/null | head -1 | sed 's/.*://')
+	port=$(grep -o 'https\?://127.0.0.1:[0-9]*' "$log" 2>/dev/null | head -1 | sed 's/.*://')
 	[ -n "$port" ]
 }

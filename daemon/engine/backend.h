@@ -97,6 +97,10 @@ struct record_stats {
 	uint64_t wakeups;		/* drain() calls that found data */
 	uint64_t stacks;		/* samples written with a call stack or user stack */
 	uint64_t ustack_trimmed;	/* dwarf stack bytes above exec's argc, not stored */
+	/* -a, perf backend (0 when the backend does not say): CPU hotplug */
+	uint32_t cpus_online;		/* online at the last check */
+	uint32_t cpus_recorded;		/* of those, with a working group */
+	uint64_t cpu_unrecorded_ns;	/* CPU time a CPU of ours was not recorded (offline) */
 };
 
 struct record_session {

@@ -70,6 +70,18 @@ struct perf_state {
 	unsigned int nr_slots;		/* highest possible CPU id + 1 */
 	struct cpu_set late;		/* CPUs that came online later, not counted */
 	uint64_t hotplug_checked;	/* CLOCK_MONOTONIC ns of the last online check */
+	/*
+	 * -a: a CPU's group in fds[first, first + nr) (CPU-wide groups only),
+	 * so that a CPU that went offline (the kernel detaches its events for
+	 * good) gets its group closed and a new one opened when it is back.
+	 */
+	struct cpu_fds { unsigned int first, nr; } *cpu_fds;	/* [nr_slots] */
+	struct cpu_set gone;		/* CPUs with groups that went offline */
+	uint64_t *gone_since;		/* [nr_slots]: when the loss began */
+	uint64_t unrecorded_ns;		/* ended stretches of CPUs not recorded */
+	struct trace_lost *pending_lost;	/* [nr_slots]: cpu-offline LOSTs to write */
+	unsigned int nr_pending_lost;
+	bool resynth;			/* a CPU came back: side-band from /proc again */
 	int *fds;			/* every fd opened, for enable/disable/close */
 	unsigned int nr_fds, cap_fds;
 	unsigned int nr_ev;
@@ -521,8 +533,11 @@ static int open_cpu_group(struct record_session *s, struct perf_state *ps, int c
 			  unsigned int pages)
 {
 	int side_fd;
+	unsigned int first = ps->nr_fds;
 	int sampler = open_group(ps, -1, cpu, false, false, s->opts->system_wide, &side_fd);
 
+	if (ps->cpu_fds && (unsigned int)cpu < ps->nr_slots)
+		ps->cpu_fds[cpu] = (struct cpu_fds){ first, ps->nr_fds - first };
 	if (sampler < 0) {
 		explain_open_error(s->opts, sampler, &ps->ev[ps->failed], true);
 		return sampler;
@@ -560,18 +575,145 @@ static int open_cpu_wide(struct record_session *s, struct perf_state *ps, unsign
  * event can be added to the workload's already running threads and
  * children, and the fallback's side-band has the same limit.  Those CPUs
  * are remembered and reported as not counted.
+ *
+ * A CPU that goes offline takes its events with it: the kernel detaches
+ * them from the CPU's context for good (they stay open, and are never
+ * scheduled again when the CPU is back).  With -a its group is closed and a
+ * new one opened once it is back (after its ring is drained, so no record
+ * of the old group is left behind), and the time from the check that saw
+ * it offline to the reopening is a loss with a reason: a LOST record
+ * (cpu-offline, count 0, duration) and stats.cpu_unrecorded_ns.  What was
+ * exec'd on it meanwhile has no COMM/MMAP in the trace, so every process's
+ * side-band is read from /proc again.
  */
+#define HOTPLUG_CHECK_NS	200000000ull	/* reading sysfs costs a few us */
+
+static bool ring_empty(const struct perf_ring *r)
+{
+	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE) == r->meta->data_tail;
+}
+
+/* Close cpu's group and its ring; the other CPUs' fd ranges move down. */
+static void close_cpu_group(struct perf_state *ps, int cpu)
+{
+	struct cpu_fds g = ps->cpu_fds[cpu];
+	struct perf_ring *r = ring_of_cpu(ps, cpu);
+	unsigned int i;
+
+	if (r) {
+		perf_ring_unmap(r, ps->page_size);
+		*r = ps->rings[--ps->nr_rings];
+	}
+	for (i = g.first; i < g.first + g.nr; i++)
+		close(ps->fds[i]);
+	memmove(ps->fds + g.first, ps->fds + g.first + g.nr,
+		(ps->nr_fds - g.first - g.nr) * sizeof(*ps->fds));
+	ps->nr_fds -= g.nr;
+	for (i = 0; i < ps->nr_slots; i++)
+		if (ps->cpu_fds[i].first > g.first)
+			ps->cpu_fds[i].first -= g.nr;
+	ps->cpu_fds[cpu] = (struct cpu_fds){ 0, 0 };
+}
+
+static void queue_offline_loss(struct perf_state *ps, int cpu, uint64_t t)
+{
+	uint64_t d = t - ps->gone_since[cpu];
+
+	ps->unrecorded_ns += d;
+	if (ps->nr_pending_lost < ps->nr_slots)
+		ps->pending_lost[ps->nr_pending_lost++] = (struct trace_lost){
+			.time = ps->gone_since[cpu], .cpu = (uint32_t)cpu,
+			.reason = PMIPROF_LOST_CPU_OFFLINE, .count = 0, .duration = d };
+}
+
+/* A CPU of ours is back: a fresh group once its ring is drained.  0: done. */
+static int reopen_cpu(struct record_session *s, struct perf_state *ps, int cpu, uint64_t t)
+{
+	struct perf_ring *r = ring_of_cpu(ps, cpu);
+	unsigned int n;
+	int ret;
+
+	if (r && !ring_empty(r))
+		return -EAGAIN;		/* the next drain takes the old group's records */
+	close_cpu_group(ps, cpu);
+	n = ps->nr_rings;
+	ret = open_cpu_group(s, ps, cpu, ps->pages);
+	if (ret) {
+		/* what it opened is in its range: closed, tried again at the next check */
+		close_cpu_group(ps, cpu);
+		return ret;
+	}
+	enable_ring_group(ps, &ps->rings[n]);
+	/* the new group counts from zero: its first sample is a first window */
+	window_deltas_forget(&ps->dec.deltas, window_key_cpu((uint32_t)cpu));
+	queue_offline_loss(ps, cpu, t);
+	pm_info("notice: CPU %d is online again: recording it again (not recorded for %.3f s)",
+		cpu, (double)(t - ps->gone_since[cpu]) / 1e9);
+	cpu_set_remove(&ps->gone, cpu);
+	ps->resynth = true;
+	return 0;
+}
+
+/* -a: CPUs of ours that went offline, and those back online. */
+static void follow_offline(struct record_session *s, struct perf_state *ps,
+			   const struct cpu_set *now, uint64_t t, bool final)
+{
+	unsigned int i;
+
+	for (i = 0; i < ps->cpus.nr; i++) {
+		int cpu = ps->cpus.cpus[i];
+
+		if (cpu_set_has(&ps->gone, cpu) || cpu_set_has(now, cpu))
+			continue;
+		if (cpu_set_add(&ps->gone, cpu))
+			return;
+		ps->gone_since[cpu] = t;
+		pm_warn("CPU %d went offline: not recorded until it is back (counted as lost "
+			"time, reason cpu-offline)", cpu);
+	}
+	for (i = 0; i < ps->gone.nr; ) {
+		int cpu = ps->gone.cpus[i];
+
+		if (final) {
+			queue_offline_loss(ps, cpu, t);
+			ps->gone_since[cpu] = t;
+		} else if (cpu_set_has(now, cpu) && !reopen_cpu(s, ps, cpu, t)) {
+			continue;	/* removed from gone: the next one is at i */
+		}
+		i++;
+	}
+}
+
+/* CPUs online now that are recorded: every online one but those not reopened yet. */
+static void count_recorded(struct record_session *s, struct perf_state *ps,
+			   const struct cpu_set *now, uint64_t t)
+{
+	unsigned int i, rec = 0;
+	uint64_t open = 0;
+
+	for (i = 0; i < now->nr; i++)
+		rec += cpu_set_has(&ps->cpus, now->cpus[i]) && !cpu_set_has(&ps->gone,
+									  now->cpus[i]);
+	for (i = 0; i < ps->gone.nr; i++)
+		open += t - ps->gone_since[ps->gone.cpus[i]];
+	s->stats.cpus_online = now->nr;
+	s->stats.cpus_recorded = rec;
+	s->stats.cpu_unrecorded_ns = ps->unrecorded_ns + open;
+}
+
 static void check_hotplug(struct record_session *s, struct perf_state *ps, bool final)
 {
 	struct cpu_set now = { 0 };
 	uint64_t t = pm_now_ns();
 	unsigned int i;
 
-	if (!final && t - ps->hotplug_checked < 1000000000ull)
+	if (!final && t - ps->hotplug_checked < HOTPLUG_CHECK_NS)
 		return;
 	ps->hotplug_checked = t;
 	if (cpu_set_online(&now))
 		goto out;
+	if (s->opts->system_wide && ps->cpu_fds)
+		follow_offline(s, ps, &now, t, final);
 	for (i = 0; i < now.nr; i++) {
 		int cpu = now.cpus[i];
 
@@ -592,6 +734,8 @@ static void check_hotplug(struct record_session *s, struct perf_state *ps, bool 
 			break;
 		pm_info("notice: CPU %d came online during the recording: not counted", cpu);
 	}
+	if (s->opts->system_wide)
+		count_recorded(s, ps, &now, t);
 out:
 	cpu_set_free(&now);
 	if (final && ps->late.nr) {
@@ -619,6 +763,8 @@ static void close_all(struct perf_state *ps)
 	for (i = 0; i < ps->nr_fds; i++)
 		close(ps->fds[i]);
 	ps->nr_fds = 0;
+	if (ps->cpu_fds)
+		memset(ps->cpu_fds, 0, ps->nr_slots * sizeof(*ps->cpu_fds));
 }
 
 /* ---- choosing events: the no-PMU fallback ---- */
@@ -874,6 +1020,13 @@ static int perf_open(struct record_session *s)
 	ps->copybuf = malloc(PERF_RING_COPYBUF);
 	if (!ps->rings || !ps->copybuf)
 		return -ENOMEM;
+	if (o->system_wide) {
+		ps->cpu_fds = calloc(ps->nr_slots, sizeof(*ps->cpu_fds));
+		ps->gone_since = calloc(ps->nr_slots, sizeof(*ps->gone_since));
+		ps->pending_lost = calloc(ps->nr_slots, sizeof(*ps->pending_lost));
+		if (!ps->cpu_fds || !ps->gone_since || !ps->pending_lost)
+			return -ENOMEM;
+	}
 	ret = choose_events(s, ps);
 	if (ret)
 		return ret;
@@ -1046,18 +1199,25 @@ static int perf_poll_fds(struct record_session *s, struct pollfd *fds, int max)
 	struct perf_state *ps = s->priv;
 	int i;
 
+	int n = 0;
+
 	check_hotplug(s, ps, false);
-	for (i = 0; i < (int)ps->nr_rings && i < max; i++) {
-		fds[i].fd = ps->rings[i].fd;
-		fds[i].events = POLLIN;
-		fds[i].revents = 0;
+	/* an offline CPU's ring is still drained, but it wakes nobody */
+	for (i = 0; i < (int)ps->nr_rings && n < max; i++) {
+		if (cpu_set_has(&ps->gone, ps->rings[i].cpu))
+			continue;
+		fds[n].fd = ps->rings[i].fd;
+		fds[n].events = POLLIN;
+		fds[n].revents = 0;
+		n++;
 	}
-	return i;
+	return n;
 }
 
 /* ---- side-band for already running tasks (-p, -a) ---- */
 
-static int synth_task(struct record_session *s, struct trace_writer *w, pid_t pid)
+static int synth_task(struct record_session *s, struct trace_writer *w, pid_t pid,
+		      uint64_t time)
 {
 	char path[64], line[4096 + 256], comm[64] = "";
 	struct perf_state *ps = s->priv;
@@ -1073,7 +1233,7 @@ static int synth_task(struct record_session *s, struct trace_writer *w, pid_t pi
 		comm[strcspn(comm, "\n")] = '\0';
 	fclose(f);
 	memset(&c, 0, sizeof(c));
-	c.time = s->hdr.start_time;
+	c.time = time;
 	c.pid = c.tid = (uint32_t)pid;
 	c.comm = comm;
 	ret = trace_write_comm(w, &c);
@@ -1107,7 +1267,7 @@ static int synth_task(struct record_session *s, struct trace_writer *w, pid_t pi
 		if (!file[0])
 			continue;
 		memset(&m, 0, sizeof(m));
-		m.time = s->hdr.start_time;
+		m.time = time;
 		m.pid = m.tid = (uint32_t)pid;
 		m.start = start;
 		m.len = end - start;
@@ -1130,7 +1290,7 @@ static int synth_task(struct record_session *s, struct trace_writer *w, pid_t pi
 	return ret;
 }
 
-static int perf_synthesize(struct record_session *s, struct trace_writer *w)
+static int synthesize_at(struct record_session *s, struct trace_writer *w, uint64_t time)
 {
 	const struct record_opts *o = s->opts;
 	unsigned int p;
@@ -1146,13 +1306,41 @@ static int perf_synthesize(struct record_session *s, struct trace_writer *w)
 			return -errno;
 		while (!ret && (de = readdir(d)))
 			if (de->d_name[0] >= '1' && de->d_name[0] <= '9')
-				ret = synth_task(s, w, (pid_t)atoi(de->d_name));
+				ret = synth_task(s, w, (pid_t)atoi(de->d_name), time);
 		closedir(d);
 		return ret;
 	}
 	for (p = 0; p < o->nr_pids && !ret; p++)
-		ret = synth_task(s, w, o->pids[p]);
+		ret = synth_task(s, w, o->pids[p], time);
 	return ret;
+}
+
+static int perf_synthesize(struct record_session *s, struct trace_writer *w)
+{
+	return synthesize_at(s, w, s->hdr.start_time);
+}
+
+/*
+ * After the drain: the cpu-offline losses of CPUs reopened (or still
+ * offline at the end), and /proc's side-band again once a CPU is back
+ * (stamped now: after every record the drain took).
+ */
+static int write_hotplug(struct record_session *s, struct perf_state *ps,
+			 struct trace_writer *w)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ps->nr_pending_lost; i++) {
+		ret = trace_write_lost(w, &ps->pending_lost[i]);
+		if (ret)
+			return ret;
+	}
+	ps->nr_pending_lost = 0;
+	if (!ps->resynth || ps->final)
+		return 0;
+	ps->resynth = false;
+	return synthesize_at(s, w, pm_now_ns());
 }
 
 /* ---- draining ---- */
@@ -1217,6 +1405,12 @@ static int perf_drain(struct record_session *s, struct trace_writer *w)
 			       ps->copybuf, take_record, arg);
 	if (ret > 0)
 		s->stats.wakeups++;
+	if (ret >= 0) {
+		int e = write_hotplug(s, ps, w);
+
+		if (e)
+			return e;
+	}
 	if (ret >= 0 && ps->final) {
 		int e = perf_decode_finish(&ps->dec, w, now);
 
@@ -1236,6 +1430,10 @@ static void perf_close(struct record_session *s)
 	perf_decoder_free(&ps->dec);
 	cpu_set_free(&ps->cpus);
 	cpu_set_free(&ps->late);
+	cpu_set_free(&ps->gone);
+	free(ps->cpu_fds);
+	free(ps->gone_since);
+	free(ps->pending_lost);
 	free(ps->rings);
 	free(ps->fds);
 	free(ps->copybuf);

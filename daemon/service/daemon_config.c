@@ -60,6 +60,25 @@ static int check_retain(const char *v, char *err, size_t len)
 	return retention_parse(v, &r, err, len) ? -EINVAL : 0;
 }
 
+int daemon_parse_memory(const char *v, uint64_t *bytes, char *err, size_t len)
+{
+	struct retention r;
+
+	if (retention_parse(v, &r, err, len) || r.max_age_ns || r.max_bytes < (16ull << 20) ||
+	    r.max_bytes > (1ull << 40))
+		return pm_set_err(err, len, -EINVAL, "'%s': expected a size from 16M to 1T "
+				  "(B/K/M/G/T, binary units)", v);
+	*bytes = r.max_bytes;
+	return 0;
+}
+
+static int check_memory(const char *v, char *err, size_t len)
+{
+	uint64_t b;
+
+	return daemon_parse_memory(v, &b, err, len);
+}
+
 static int check_listen(const char *v, char *err, size_t len)
 {
 	struct sockaddr_storage ss;
@@ -133,6 +152,9 @@ static const struct key_def keys[] = {
 	{ "compression-level", "compression-level", 'z', NULL, CONFIG_RESTART, NULL, 0, 9,
 	  "(0 stored, 9 smallest)" },
 	{ "quiet", "quiet", 'q', NULL, CONFIG_LIVE, check_bool, 0, 0, NULL },
+	/* which file is a restart; its contents are re-read live when it changes */
+	{ "web.config.file", "web.config.file", 0, NULL, CONFIG_RESTART, check_dir, 0, 0, NULL },
+	{ "max-memory", "max-memory", 0, NULL, CONFIG_RESTART, check_memory, 0, 0, NULL },
 };
 
 static const struct key_def *key_find(const char *k)

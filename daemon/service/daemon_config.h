@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* When a key's new value takes effect on SIGHUP. */
 enum config_apply {
@@ -58,5 +59,11 @@ const struct config_entry *daemon_config_get(const struct daemon_config *c, cons
  */
 const char *daemon_config_restart_key(const struct daemon_config *old,
 				      const struct daemon_config *new);
+
+/*
+ * --max-memory: a size 16M..1T (retention's units: B/K/M/G/T, binary).
+ * 0 or -EINVAL (message in err).
+ */
+int daemon_parse_memory(const char *v, uint64_t *bytes, char *err, size_t len);
 
 #endif /* PMIPROF_DAEMON_DAEMON_CONFIG_H */

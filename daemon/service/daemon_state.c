@@ -5,6 +5,7 @@
  */
 #include "service/daemon_state.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -187,7 +188,7 @@ static void tap_lost(void *arg, const struct trace_lost *l)
 }
 
 int daemon_state_new(struct daemon_state **out, const char *dir, const struct retention *ret,
-		     const struct trace_header *h, uint32_t top_comms)
+		     const struct trace_header *h, uint32_t top_comms, uint64_t max_memory)
 {
 	struct daemon_state *d = calloc(1, sizeof(*d));
 	int e;
@@ -204,7 +205,7 @@ int daemon_state_new(struct daemon_state **out, const char *dir, const struct re
 	d->dir = strdup(dir);
 	e = !d->dir ? -ENOMEM : d->flush_fd < 0 ? -errno : window_metrics_new(&d->wm, h, top_comms, true);
 	if (!e && d->stacks)
-		e = live_profile_new(&d->lp, h);
+		e = live_profile_new(&d->lp, h, max_memory);
 	d->tap = (struct trace_writer_tap){ .samples = tap_samples, .comm = tap_comm,
 					    .task = tap_task, .lost = tap_lost, .arg = d };
 	if (d->stacks) {
@@ -345,22 +346,20 @@ int daemon_state_healthy(struct daemon_state *d, char *why, size_t len)
 		 (d->last_fail_ns && pm_now_ns() - d->last_fail_ns < HEALTH_HOLD_NS))
 		ret = pm_set_err(why, len, -EIO, "a segment write failed %.1f s ago (disk full?)",
 				 (double)(pm_now_ns() - d->last_fail_ns) / 1e9);
+	else if (d->stats.cpus_recorded < d->stats.cpus_online)
+		/* a CPU came back and its events could not be opened again (yet) */
+		ret = pm_set_err(why, len, -EIO, "%u of %u online CPUs are not recorded",
+				 d->stats.cpus_online - d->stats.cpus_recorded,
+				 d->stats.cpus_online);
 	pthread_mutex_unlock(&d->lock);
 	return ret;
 }
 
-static uint64_t rss_bytes(void)
-{
-	unsigned long long size, rss = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-
-	if (f) {
-		if (fscanf(f, "%llu %llu", &size, &rss) != 2)
-			rss = 0;
-		fclose(f);
-	}
-	return rss * (uint64_t)sysconf(_SC_PAGESIZE);
-}
+/*
+ * The process_* metrics every Prometheus client library exports (the
+ * names dashboards and alerts for any exporter use), from /proc/self.
+ */
+static void put_process_metrics(FILE *f, bool om, double cpu_s);
 
 static void put_counter(FILE *f, const char *name, const char *help, double v, bool om)
 {
@@ -374,6 +373,78 @@ static void put_gauge(FILE *f, const char *name, const char *help, double v, boo
 	fprintf(f, "%s %.17g\n", name, v);
 }
 
+static unsigned int open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *de;
+	unsigned int n = 0;
+
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir)))
+		n += de->d_name[0] != '.';
+	closedir(dir);
+	return n ? n - 1 : 0;	/* the directory's own fd */
+}
+
+/* When this process started (Unix time): /proc/self/stat's starttime after boot. */
+static double process_start_s(void)
+{
+	char buf[1024], *p;
+	unsigned long long start = 0, btime = 0;
+	FILE *f = fopen("/proc/self/stat", "re");
+	size_t n;
+	int i;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* after the comm's closing parenthesis: field 3 on; starttime is field 22 */
+	p = strrchr(buf, ')');
+	for (i = 2; p && i < 22; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &start) != 1)
+		return 0;
+	f = fopen("/proc/stat", "re");
+	if (!f)
+		return 0;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	fclose(f);
+	return (double)btime + (double)start / (double)sysconf(_SC_CLK_TCK);
+}
+
+static void put_process_metrics(FILE *f, bool om, double cpu_s)
+{
+	struct rlimit rl;
+	unsigned long long vsz = 0, rss;
+	FILE *st = fopen("/proc/self/statm", "re");
+
+	if (st) {
+		if (fscanf(st, "%llu %llu", &vsz, &rss) != 2)
+			vsz = 0;
+		fclose(st);
+	}
+	put_counter(f, "process_cpu_seconds_total", "Total user and system CPU time spent in "
+		    "seconds.", cpu_s, om);
+	put_gauge(f, "process_resident_memory_bytes", "Resident memory size in bytes.",
+		  (double)pm_rss_bytes(), om);
+	put_gauge(f, "process_virtual_memory_bytes", "Virtual memory size in bytes.",
+		  (double)vsz * (double)sysconf(_SC_PAGESIZE), om);
+	put_gauge(f, "process_open_fds", "Number of open file descriptors.", (double)open_fds(),
+		  om);
+	if (!getrlimit(RLIMIT_NOFILE, &rl))
+		put_gauge(f, "process_max_fds", "Maximum number of open file descriptors.",
+			  rl.rlim_cur == RLIM_INFINITY ? -1 : (double)rl.rlim_cur, om);
+	put_gauge(f, "process_start_time_seconds", "Start time of the process since unix epoch "
+		  "in seconds.", process_start_s(), om);
+	metrics_family(f, "pmiprof_build_info", "gauge", "pmiprof's version (always 1).", om);
+	fprintf(f, "pmiprof_build_info{version=\"%s\"} 1\n", PMIPROF_VERSION);
+}
+
 int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 {
 	struct rusage ru;
@@ -384,12 +455,16 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 	pthread_mutex_lock(&d->lock);
 	ret = window_metrics_write(d->wm, f, om);
 	if (!ret) {
+		double cpu_s;
+
 		getrusage(RUSAGE_SELF, &ru);
+		cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			(double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+		put_process_metrics(f, om, cpu_s);
 		put_counter(f, "pmiprof_daemon_cpu_seconds_total", "CPU time of the daemon "
-			    "(user + system).", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-			    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6, om);
+			    "(user + system).", cpu_s, om);
 		put_gauge(f, "pmiprof_daemon_resident_memory_bytes", "Resident set size.",
-			  (double)rss_bytes(), om);
+			  (double)pm_rss_bytes(), om);
 		put_gauge(f, "pmiprof_daemon_start_time_seconds", "When the daemon started "
 			  "(Unix time).", (double)d->start_real_ns / 1e9, om);
 		put_counter(f, "pmiprof_daemon_samples_recorded_total", "Samples the recorder "
@@ -397,6 +472,17 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 			    (double)d->stats.samples, om);
 		put_counter(f, "pmiprof_daemon_samples_lost_total", "Samples the kernel ring "
 			    "lost (ring full).", (double)d->stats.lost, om);
+		if (d->stats.cpus_online) {
+			put_gauge(f, "pmiprof_daemon_cpus_online", "CPUs online at the last "
+				  "check (every 0.2 s).", (double)d->stats.cpus_online, om);
+			put_gauge(f, "pmiprof_daemon_cpus_recorded", "Online CPUs recorded (less "
+				  "than cpus_online: a CPU not followed; /healthz says 503).",
+				  (double)d->stats.cpus_recorded, om);
+			put_counter(f, "pmiprof_daemon_cpu_unrecorded_seconds_total", "CPU time "
+				    "not recorded because a CPU was offline (from the check that "
+				    "saw it gone to its events opened again).",
+				    (double)d->stats.cpu_unrecorded_ns / 1e9, om);
+		}
 		put_counter(f, "pmiprof_daemon_segments_closed_total", "Segments closed.",
 			    (double)d->segments_closed, om);
 		put_counter(f, "pmiprof_daemon_segment_write_errors_total", "Segments that ended "
@@ -425,8 +511,9 @@ int daemon_state_write_metrics(struct daemon_state *d, FILE *f, bool om)
 				    "left out of profiles: the profile builder was too far behind.",
 				    (double)ls.samples_dropped, om);
 			put_counter(f, "pmiprof_daemon_symbol_reloads_total", "Times the profile "
-				    "builder's symbol cache was dropped (a binary changed, or it "
-				    "grew too big).", (double)ls.symbol_reloads, om);
+				    "builder's symbol cache was dropped (a binary changed, it "
+				    "grew too big, RSS neared --max-memory, or a segment passed "
+				    "without a profile asked for).", (double)ls.symbol_reloads, om);
 		}
 		if (om)
 			fputs("# EOF\n", f);

@@ -23,8 +23,9 @@ struct daemon_state;
 struct live_profile;
 struct segment;
 
+/* max_memory: --max-memory in bytes (0: none), passed to the profile builder. */
 int daemon_state_new(struct daemon_state **out, const char *dir, const struct retention *ret,
-		     const struct trace_header *h, uint32_t top_comms);
+		     const struct trace_header *h, uint32_t top_comms, uint64_t max_memory);
 /* Stops the worker (it finishes the segment in hand), frees. */
 void daemon_state_free(struct daemon_state *d);
 

@@ -3,13 +3,20 @@
  * HTTP for the daemon on libmicrohttpd (http_server.h).  /metrics is kept
  * live by the writer's tap (window_metrics.c); a profile is built as its
  * N seconds' samples come (live_profile.c), so only its tables are left to
- * write when they end.
+ * write when they end.  With a web config (web_config.h): TLS through
+ * libmicrohttpd's GnuTLS, client certificates checked per request, basic
+ * auth (basic_auth.h) and response headers from a policy that can be
+ * swapped while requests run (each request holds a reference to the one
+ * it started with).
  */
 #include "service/http_server.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "service/basic_auth.h"
 #include "service/daemon_state.h"
 #include "service/live_profile.h"
 #include "service/mem_stream.h"
@@ -32,11 +40,27 @@
  * look at a big binary's DWARF can take seconds. */
 #define PROFILE_BUILD_WAIT_MS	30000
 
+/* Who may ask and what every answer carries: swapped whole (http_server_set_policy). */
+struct web_policy {
+	unsigned int refs;		/* under http_server.lock */
+	struct basic_auth *auth;
+	char *header_name[WEB_MAX_HEADERS], *header_value[WEB_MAX_HEADERS];
+	unsigned int nr_headers;
+};
+
 struct http_server {
 	struct MHD_Daemon *mhd;
 	struct daemon_state *d;
 	_Atomic size_t metrics_len;	/* the last /metrics answer's size: the next one's reserve */
+	bool tls;
+	enum web_client_auth client_auth;
+	char *cert, *key, *ca, *prio;	/* what libmicrohttpd was started with (it keeps pointers) */
+	pthread_mutex_t lock;		/* policy */
+	struct web_policy *policy;
 };
+
+/* The policy of the request this thread answers: reply() adds its headers. */
+static _Thread_local const struct web_policy *tl_policy;
 
 static const char index_page[] =
 "<!DOCTYPE html>\n<html><head><title>pmiprof daemon</title></head><body>\n"
@@ -50,6 +74,15 @@ static const char index_page[] =
 "</ul>\n<p>Past ranges: <code>pmiprof report -i DIR --since T --until T --format pprof</code>."
 "</p>\n</body></html>\n";
 
+/* The web config's headers (http_server_config.headers) on an answer. */
+static void add_policy_headers(struct MHD_Response *r)
+{
+	unsigned int i;
+
+	for (i = 0; tl_policy && i < tl_policy->nr_headers; i++)
+		MHD_add_response_header(r, tl_policy->header_name[i], tl_policy->header_value[i]);
+}
+
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
 			     void *body, size_t len, enum MHD_ResponseMemoryMode mode)
 {
@@ -59,6 +92,7 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, cons
 	if (!r)
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	add_policy_headers(r);
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -129,6 +163,7 @@ static enum MHD_Result reply_profile(struct MHD_Connection *c, char *buf, size_t
 	/* samples of the range the profile lacks: the builder fell too far behind */
 	snprintf(nd, sizeof(nd), "%llu", (unsigned long long)dropped);
 	MHD_add_response_header(r, "X-Pmiprof-Samples-Dropped", nd);
+	add_policy_headers(r);
 	ret = MHD_queue_response(c, 200, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -236,23 +271,222 @@ static enum MHD_Result serve_profile(struct http_server *h, struct MHD_Connectio
 	return reply_profile(c, buf, len, since, until, dropped);
 }
 
+static void policy_put(struct http_server *h, struct web_policy *p)
+{
+	unsigned int i;
+	bool last;
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&h->lock);
+	last = !--p->refs;
+	pthread_mutex_unlock(&h->lock);
+	if (!last)
+		return;
+	basic_auth_free(p->auth);
+	for (i = 0; i < p->nr_headers; i++) {
+		free(p->header_name[i]);
+		free(p->header_value[i]);
+	}
+	free(p);
+}
+
+static struct web_policy *policy_get(struct http_server *h)
+{
+	struct web_policy *p;
+
+	pthread_mutex_lock(&h->lock);
+	p = h->policy;
+	if (p)
+		p->refs++;
+	pthread_mutex_unlock(&h->lock);
+	return p;
+}
+
+static int policy_new(struct web_policy **out, const struct web_config *wc)
+{
+	struct web_policy *p = calloc(1, sizeof(*p));
+	unsigned int i;
+	int e;
+
+	*out = NULL;
+	if (!p)
+		return -ENOMEM;
+	p->refs = 1;
+	e = basic_auth_new(&p->auth, wc);
+	for (i = 0; !e && i < wc->nr_headers; i++, p->nr_headers++) {
+		p->header_name[i] = strdup(wc->header_name[i]);
+		p->header_value[i] = strdup(wc->header_value[i]);
+		if (!p->header_name[i] || !p->header_value[i])
+			e = -ENOMEM;
+	}
+	if (e) {
+		basic_auth_free(p->auth);
+		for (i = 0; i < p->nr_headers; i++) {
+			free(p->header_name[i]);
+			free(p->header_value[i]);
+		}
+		free(p);
+		return e;
+	}
+	*out = p;
+	return 0;
+}
+
+int http_server_set_policy(struct http_server *h, const struct web_config *wc)
+{
+	struct web_policy *p, *old;
+	int e = policy_new(&p, wc);
+
+	if (e)
+		return e;
+	pthread_mutex_lock(&h->lock);
+	old = h->policy;
+	h->policy = p;
+	pthread_mutex_unlock(&h->lock);
+	policy_put(h, old);
+	return 0;
+}
+
+/*
+ * client_auth_type on a TLS connection.  libmicrohttpd asks GnuTLS to
+ * request a certificate (when it has a CA list) but not to require or
+ * verify one: that is done here, before anything is answered.  NULL when
+ * the client may go on, else why not.
+ */
+static const char *client_cert_refused(const struct http_server *h, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci;
+	gnutls_session_t s;
+	unsigned int n = 0, status = 0;
+
+	if (!h->tls || h->client_auth == WEB_NO_CLIENT_CERT ||
+	    h->client_auth == WEB_REQUEST_CLIENT_CERT)
+		return NULL;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (!ci || !ci->tls_session)
+		return "no TLS session";
+	s = (gnutls_session_t)ci->tls_session;
+	if (!gnutls_certificate_get_peers(s, &n) || !n)
+		return h->client_auth == WEB_VERIFY_CLIENT_CERT_IF_GIVEN ? NULL :
+		       "a client certificate is required";
+	if (h->client_auth == WEB_REQUIRE_ANY_CLIENT_CERT)
+		return NULL;
+	if (gnutls_certificate_verify_peers2(s, &status) < 0 || status)
+		return "the client certificate is not signed by client_ca_file (or expired)";
+	return NULL;
+}
+
+static enum MHD_Result reply_unauthorized(struct MHD_Connection *c)
+{
+	static const char msg[] = "Unauthorized\n";
+	struct MHD_Response *r = MHD_create_response_from_buffer(sizeof(msg) - 1, (void *)msg,
+								 MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	add_policy_headers(r);
+	/* 401 with WWW-Authenticate: Basic realm="pmiprof" */
+	ret = MHD_queue_basic_auth_fail_response(c, "pmiprof", r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result serve(struct http_server *h, struct MHD_Connection *c, const char *url,
+			     const char *method, size_t upload_size);
+
+/*
+ * A request with a body, or of another method than GET/HEAD, is answered
+ * from its headers, before libmicrohttpd reads the body (no "100
+ * Continue"), and the connection is closed after the answer: a client
+ * sending 10 MB held its connection for ever, and a small body made
+ * libmicrohttpd drop the connection without an answer.
+ */
+static enum MHD_Result refuse_early(struct MHD_Connection *c, const char *method)
+{
+	const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_TRANSFER_ENCODING);
+	bool body = (cl && strcmp(cl, "0")) || te;
+	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	static const char too_large[] = "no request body expected\n", only_get[] = "only GET\n";
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (!body && get)
+		return MHD_YES;
+	r = MHD_create_response_from_buffer(get ? sizeof(too_large) - 1 : sizeof(only_get) - 1,
+					    (void *)(get ? too_large : only_get),
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	if (!get)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(c, get ? 413 : 405, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/*
+ * Every request: the client certificate (client_auth_type), then basic
+ * auth (basic_auth_users), with the policy current when the request came.
+ */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **con_cls)
 {
 	struct http_server *h = cls;
-	static const char *const none[] = { NULL };
-	struct args_check ac = { .known = none };
-	char why[256];
+	struct web_policy *p;
+	const char *refused;
+	enum MHD_Result ret;
 
 	(void)version;
 	(void)upload;
 	/* first call: headers only; answer on the second (nothing to upload for GET) */
 	if (!*con_cls) {
 		*con_cls = h;
+		return refuse_early(c, method);
+	}
+	if (*upload_size) {
+		/* a body after all (refuse_early() answered): take it, bounded by the close */
+		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (*upload_size)
+	p = policy_get(h);
+	tl_policy = p;
+	refused = client_cert_refused(h, c);
+	if (refused) {
+		ret = reply_text(c, 403, "%s\n", refused);
+	} else if (p && basic_auth_required(p->auth)) {
+		char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
+		bool ok = basic_auth_check(p->auth, user, pass);
+
+		if (pass)
+			explicit_bzero(pass, strlen(pass));
+		MHD_free(user);
+		MHD_free(pass);
+		ret = ok ? serve(h, c, url, method, *upload_size) : reply_unauthorized(c);
+	} else {
+		ret = serve(h, c, url, method, *upload_size);
+	}
+	tl_policy = NULL;
+	policy_put(h, p);
+	return ret;
+}
+
+static enum MHD_Result serve(struct http_server *h, struct MHD_Connection *c, const char *url,
+			     const char *method, size_t upload_size)
+{
+	static const char *const none[] = { NULL };
+	struct args_check ac = { .known = none };
+	char why[256];
+
+	if (upload_size)
 		return reply_text(c, 413, "no request body expected\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(c, 405, "only GET\n");
@@ -311,14 +545,60 @@ int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len
 	}
 }
 
-int http_server_start(struct http_server **out, const char *listen, struct daemon_state *d)
+/* libmicrohttpd's own messages, through the daemon's log with its prefix. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+		msg[--n] = '\0';
+	pm_info("http: %s", msg);
+}
+
+static void server_free(struct http_server *h)
+{
+	policy_put(h, h->policy);
+	free(h->cert);
+	if (h->key)
+		explicit_bzero(h->key, strlen(h->key));
+	free(h->key);
+	free(h->ca);
+	free(h->prio);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+}
+
+/* What libmicrohttpd needs of wc's TLS side, copied into h.  0 or -errno. */
+static int take_tls(struct http_server *h, const struct web_config *wc)
+{
+	if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		pm_err("%s: tls_server_config: this libmicrohttpd was built without TLS", wc->path);
+		return -ENOTSUP;
+	}
+	h->tls = true;
+	h->client_auth = wc->client_auth;
+	h->cert = strdup(wc->cert_pem);
+	h->key = strdup(wc->key_pem);
+	h->prio = strdup(wc->priorities);
+	h->ca = wc->ca_pem ? strdup(wc->ca_pem) : NULL;
+	return h->cert && h->key && h->prio && (h->ca || !wc->ca_pem) ? 0 : -ENOMEM;
+}
+
+int http_server_start(struct http_server **out, const char *listen, struct daemon_state *d,
+		      const struct web_config *wc)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	const union MHD_DaemonInfo *info;
 	struct http_server *h;
+	struct MHD_OptionItem ops[8];
 	unsigned int flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 			     MHD_USE_ERROR_LOG;
+	int n = 0, e = 0;
 
 	*out = NULL;
 	if (http_parse_listen(listen, &ss, &sl)) {
@@ -328,18 +608,40 @@ int http_server_start(struct http_server **out, const char *listen, struct daemo
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
+	pthread_mutex_init(&h->lock, NULL);
 	h->d = d;
+	if (wc)
+		e = policy_new(&h->policy, wc);
+	if (!e && wc && wc->tls)
+		e = take_tls(h, wc);
+	if (e) {
+		if (e == -ENOMEM)
+			pm_err("out of memory");
+		server_free(h);
+		return e;
+	}
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, &ss };
+	ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS, NULL };
+	ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S, NULL };
+	if (h->tls) {
+		flags |= MHD_USE_TLS;
+		ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, h->key };
+		ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, h->cert };
+		ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0, h->prio };
+		if (h->ca)	/* GnuTLS then requests a client certificate */
+			ops[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0, h->ca };
+	}
+	ops[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
-				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IDLE_TIMEOUT_S,
-				  MHD_OPTION_END);
+				  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
+				  MHD_OPTION_ARRAY, ops, MHD_OPTION_END);
 	if (!h->mhd) {
-		pm_err("cannot serve HTTP on %s (address in use, or not an address of this "
-		       "machine?)", listen);
-		free(h);
+		pm_err("cannot serve %s on %s (address in use, or not an address of this "
+		       "machine?%s)", h->tls ? "HTTPS" : "HTTP", listen,
+		       h->tls ? " or the certificate" : "");
+		server_free(h);
 		return -EADDRNOTAVAIL;
 	}
 	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
@@ -348,11 +650,22 @@ int http_server_start(struct http_server **out, const char *listen, struct daemo
 		const char *colon = strrchr(listen, ':');
 
 		snprintf(host, sizeof(host), "%.*s", (int)(colon - listen), listen);
-		pm_info("serving http://%s:%u/ (/metrics, /debug/pprof/profile, /healthz)", host,
-			info ? (unsigned int)info->port : 0);
+		pm_info("serving %s://%s:%u/ (/metrics, /debug/pprof/profile, /healthz)%s%s%s",
+			h->tls ? "https" : "http", host, info ? (unsigned int)info->port : 0,
+			h->tls ? ", client certificates: " : "",
+			h->tls ? web_client_auth_name(h->client_auth) : "",
+			basic_auth_required(h->policy ? h->policy->auth : NULL) ?
+			", basic auth" : "");
 	}
 	*out = h;
 	return 0;
+}
+
+unsigned int http_server_port(const struct http_server *h)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
+
+	return info ? info->port : 0;
 }
 
 void http_server_stop(struct http_server *h)
@@ -360,5 +673,5 @@ void http_server_stop(struct http_server *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->mhd);
-	free(h);
+	server_free(h);
 }

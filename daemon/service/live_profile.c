@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -28,8 +29,14 @@
 #define QUEUE_MAX		(64u << 20)
 /* A spare queue buffer bigger than this is given back after use. */
 #define QUEUE_KEEP		(16u << 20)
-/* The symbolizer is started afresh past these sizes (a bound on its memory). */
-#define MAX_DSOS		4096u
+/*
+ * The symbolizer is started afresh past these sizes (a bound on its memory
+ * and open files: each file it read stays open, mapped, until then), when
+ * the daemon's RSS passes 3/4 of --max-memory, and when a whole segment
+ * went by without a profile asked for: what one profile of a machine
+ * running clang loaded (libLLVM: 105 MB, 30 files) is not kept for ever.
+ */
+#define MAX_DSOS		512u
 #define MAX_SYMS		(1u << 20)
 
 /* Profiles served at once (the HTTP server takes 64 connections). */
@@ -98,6 +105,8 @@ struct live_profile {
 	size_t tail_sample;		/* offset of the last entry when it is a sample, or SIZE_MAX */
 	bool wait_ustack;		/* samples may have a USTACK (dwarf, fp leaf words) */
 	struct live_scrape *scrapes;
+	bool requested;			/* a profile was asked for since the last restart */
+	uint64_t max_rss;		/* --max-memory: bytes, 0 = none */
 	uint64_t seg_start_ns, seg_start_real_ns;
 	struct live_profile_stats st;
 	/* the worker's */
@@ -342,12 +351,17 @@ static bool files_changed(struct live_profile *lp)
 /* A new segment: the session starts again; the stack ids of every profile too. */
 static int restart(struct live_profile *lp)
 {
-	bool reload;
+	bool reload, idle;
 	uint32_t i;
 	int err;
 
+	pthread_mutex_lock(&lp->lock);
+	idle = !lp->requested && !lp->scrapes;
+	lp->requested = false;
+	pthread_mutex_unlock(&lp->lock);
 	reload = symbolizer_nr_dsos(lp->s.sy) > MAX_DSOS || symbolizer_nr_syms(lp->s.sy) > MAX_SYMS ||
-		 files_changed(lp);
+		 files_changed(lp) || (idle && symbolizer_nr_syms(lp->s.sy)) ||
+		 (lp->max_rss && pm_rss_bytes() > lp->max_rss / 4 * 3);
 	for (i = 0; i < lp->nr_cur; i++)
 		if (lp->cur[i]->state == SC_OPEN && !lp->cur[i]->err)
 			lp->cur[i]->err = pprof_pass_forget(lp->cur[i]->pp);
@@ -360,6 +374,8 @@ static int restart(struct live_profile *lp)
 		free(lp->fids);
 		lp->fids = NULL;
 		lp->nr_fids = 0;
+		/* the symbol tables were heap: hand the pages back, RSS shows it */
+		malloc_trim(0);
 	}
 	return err;
 }
@@ -640,7 +656,7 @@ static void *worker_main(void *arg)
 
 /* ---- life ---- */
 
-int live_profile_new(struct live_profile **out, const struct trace_header *h)
+int live_profile_new(struct live_profile **out, const struct trace_header *h, uint64_t max_rss)
 {
 	struct live_profile *lp = calloc(1, sizeof(*lp));
 	struct session_opts so = { 0 };
@@ -651,7 +667,9 @@ int live_profile_new(struct live_profile **out, const struct trace_header *h)
 		return -ENOMEM;
 	pthread_mutex_init(&lp->lock, NULL);
 	lp->tail_sample = SIZE_MAX;
-	lp->queue_max = QUEUE_MAX;
+	/* the queue is a cache too: at most a quarter of --max-memory */
+	lp->queue_max = max_rss && max_rss / 4 < QUEUE_MAX ? max_rss / 4 : QUEUE_MAX;
+	lp->max_rss = max_rss;
 	/* a tiny queue, so that a test sees samples dropped and counted */
 	if (getenv("PMIPROF_TEST_PROFILE_QUEUE_MAX"))
 		lp->queue_max = strtoull(getenv("PMIPROF_TEST_PROFILE_QUEUE_MAX"), NULL, 0);
@@ -750,6 +768,7 @@ int live_profile_begin(struct live_profile *lp, uint64_t from_real_ns, uint64_t 
 	sc->state = SC_NEW;
 	sc->next = lp->scrapes;
 	lp->scrapes = sc;
+	lp->requested = true;
 	atomic_fetch_add(&lp->active, 1);
 	pthread_cond_signal(&lp->work);
 	pthread_mutex_unlock(&lp->lock);

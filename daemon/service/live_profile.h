@@ -14,7 +14,8 @@
  * the side-band of every process, as a report of that segment on its own
  * sees it), so its tables hold one segment's processes; the symbolizer
  * (loaded ELF and DWARF) lives on, and is dropped when a file it read
- * changed (dev, inode, mtime) or it holds too many files.
+ * changed (dev, inode, mtime), it holds too many files, the daemon's RSS
+ * nears --max-memory, or a whole segment passed without a profile asked for.
  */
 #ifndef PMIPROF_DAEMON_LIVE_PROFILE_H
 #define PMIPROF_DAEMON_LIVE_PROFILE_H
@@ -28,7 +29,8 @@
 struct live_profile;
 struct live_scrape;
 
-int live_profile_new(struct live_profile **out, const struct trace_header *h);
+/* max_rss: --max-memory in bytes (0: none), a bound on what the symbols may keep. */
+int live_profile_new(struct live_profile **out, const struct trace_header *h, uint64_t max_rss);
 /* Stops the worker (profiles in progress fail), frees. */
 void live_profile_free(struct live_profile *lp);
 /* The tap's members to call (stack, ustack, mmap, comm, task; arg = lp). */

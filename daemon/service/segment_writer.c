@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -147,4 +148,34 @@ int segment_close(struct segment *sg, const char *dir, const struct record_sessi
 	}
 	fsync(sg->dir_fd);
 	return sg->failed ? sg->err : ret;
+}
+
+int segment_recover_orphans(int dir_fd, const char *dir)
+{
+	struct trace_seg *v;
+	size_t nr, i;
+	int n = 0, err = trace_dir_list(dir, &v, &nr);
+
+	if (err)
+		return err;
+	for (i = 0; i < nr && !err; i++) {
+		char to[TRACE_SEG_NAME_MAX + 16];
+		size_t l = strlen(v[i].name) - strlen(TRACE_SEG_OPEN_SUFFIX);
+
+		if (!v[i].open)
+			continue;
+		snprintf(to, sizeof(to), "%.*s%s", (int)l, v[i].name, TRACE_SEG_UNFINISHED_SUFFIX);
+		if (renameat(dir_fd, v[i].name, dir_fd, to)) {
+			err = -errno;
+			pm_err("cannot close %s/%s as unfinished: %s", dir, v[i].name, strerror(-err));
+			break;
+		}
+		pm_warn("%s/%s: left open by a daemon that was killed (kill -9, power loss): "
+			"closed as %s (no FINISH; read as far as it is complete)", dir, v[i].name, to);
+		n++;
+	}
+	free(v);
+	if (!err && n && fsync(dir_fd))
+		err = -errno;
+	return err ? err : n;
 }

@@ -53,4 +53,13 @@ void segment_after_drain(struct segment *sg, const char *dir, int n);
 int segment_close(struct segment *sg, const char *dir, const struct record_session *s,
 		  uint32_t finish_flags);
 
+/*
+ * At start, with the directory locked: every ".open" segment is an orphan
+ * of a daemon that was killed (kill -9, power loss) before closing it.  It
+ * is renamed to its ".unfinished" name (readers warn that it has no
+ * FINISH; retention counts and deletes it as a closed one), with a warning
+ * each; the directory is fsync'd.  Returns how many, or -errno.
+ */
+int segment_recover_orphans(int dir_fd, const char *dir);
+
 #endif /* PMIPROF_DAEMON_SEGMENT_WRITER_H */

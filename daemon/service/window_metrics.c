@@ -18,7 +18,7 @@
 #include "util.h"
 
 #define MAX_HIST	(PMIPROF_MAX_EVENTS + 1)
-#define MAX_BUCKETS	12
+#define MAX_BUCKETS	26	/* bounds_setup(): at most 25 bounds and +Inf */
 #define NR_REASONS	8
 /* names: as the report names threads without a COMM (report/input/session.c) */
 #define NAME_UNKNOWN	0		/* "[unknown]" */
@@ -47,6 +47,14 @@
  */
 #define NAMED_MIN_NS		SERIES_IDLE_NS
 #define NAMED_DISPLACE		2
+/*
+ * Before the first scrape nothing has been shown, so names are free: every
+ * pair (up to this many) keeps its counts, and the first scrape names the
+ * K most active of them with everything they counted; the rest go to
+ * "other".  Else the first K pairs to have a window (a shell, ls) would
+ * hold the names and a busy service started a moment later would wait 60 s.
+ */
+#define PRE_SCRAPE_PAIRS	1024u
 #define REBORN			(HM_EMPTY - 1)
 
 struct hist_def {
@@ -54,7 +62,7 @@ struct hist_def {
 	char label[160];		/* extra label ("event=\"...\",") or "" */
 	struct metric m;
 	double scale;			/* value multiplier (ns -> s) */
-	const double *bounds;
+	double bounds[MAX_BUCKETS - 1];	/* ascending upper bounds; +Inf after them */
 	unsigned int nr_bounds;
 	char le[MAX_BUCKETS][32];	/* each bucket's le="..." value: "%g" of its bound, "+Inf" */
 };
@@ -63,6 +71,17 @@ struct hist {
 	uint64_t buckets[MAX_BUCKETS];	/* non-cumulative; the last is +Inf */
 	uint64_t count;
 	double sum;
+};
+
+/*
+ * What a named series (and "other") exposes besides its windows: the event
+ * sums and histograms, about 4 KiB, so only named pairs have them (an
+ * unnamed pair's windows are counted in "other" as they come).
+ */
+struct counts {
+	uint64_t windows;		/* of shown: the windows then */
+	uint64_t events[PMIPROF_MAX_EVENTS];
+	struct hist h[MAX_HIST];
 };
 
 /*
@@ -76,8 +95,14 @@ struct series {
 	uint64_t period, recent;	/* activity: windows this period, earlier decayed */
 	uint64_t named_at;		/* since when (trace clock) */
 	uint64_t last_time;		/* its last window's time (trace clock) */
-	uint64_t events[PMIPROF_MAX_EVENTS];
-	struct hist h[MAX_HIST];
+	struct counts *k;		/* named (and "other"): its counts; else NULL */
+	/*
+	 * Named: its counts as the last scrape showed them (NULL: not shown
+	 * yet).  When it gives its name back, only what it counted since goes
+	 * to "other": what Prometheus saw stays in the named series, which ends
+	 * there (goes stale), so no series ever jumps by counts of the past.
+	 */
+	struct counts *shown;
 };
 
 /* A pair's place in a scrape's ranking (choose_named()): sorted in its own array. */
@@ -110,6 +135,8 @@ struct window_metrics {
 	struct rank *order;		/* series by activity */
 	uint32_t order_cap;
 	struct series *snap;		/* the named series, then "other" */
+	struct counts *snap_k;		/* their counts */
+	uint32_t snap_k_cap;
 	const char **snap_names;	/* their comm and cgroup: 2 per series */
 	uint32_t snap_cap, names_cap;
 	uint64_t lost[NR_REASONS];
@@ -123,19 +150,73 @@ struct window_metrics {
 	 * (a float sum would wobble), so it never goes back.
 	 */
 	struct series other;
+	struct counts other_k;
 	struct exited *exited;		/* EXITs in time order, not yet forgotten */
 	uint32_t nr_exited, cap_exited, exit_seq;
 	struct hashmap exit_at;		/* tid -> its last EXIT's seq; REBORN after a FORK/COMM */
 	uint64_t now, next_compact;	/* latest record time; when compact() runs next */
 	uint64_t evicted_series, evicted_threads, compactions;
 	uint32_t nr_named;
+	bool scraped;			/* a snapshot was taken: names are shown */
 	uint64_t renamed;		/* named pairs that gave way to busier ones */
 };
 
-static const double ipc_bounds[] = { 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4, 5 };
-static const double mpki_bounds[] = { 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200 };
-static const double sec_bounds[] = { 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3,
-				     1e-2, 0.1, 1 };
+/*
+ * Bucket bounds.  histogram_quantile() interpolates linearly inside a
+ * bucket, so its error is the width of the bucket the quantile falls in:
+ * IPC and MPKI, whose range depends on the program, get exponential
+ * buckets over everything that occurs (IPC 0.05..10.6, a bound 1.25x the
+ * last: within 12 % anywhere; MPKI 0.01..792, 1.6x); time-based windows,
+ * which all hold about one sampling period P, get fine buckets around P
+ * (1 % steps from 0.95 P to 1.05 P) and coarse ones for the tails (idle
+ * stretches, throttling).  Bounds are rounded to 3 (time: 4) significant
+ * digits so that their le="..." labels read as they are.
+ */
+static const double period_factors[] = { 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.97, 0.98, 0.99,
+					 1.0, 1.01, 1.02, 1.03, 1.05, 1.1, 1.25, 1.5, 2, 3, 5,
+					 10, 30, 100 };
+
+static double round_sig(double v, int digits)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%.*g", digits, v);
+	return strtod(b, NULL);
+}
+
+/* n exponential bounds from lo, each f times the last. */
+static void exp_bounds(struct hist_def *d, double lo, double f, unsigned int n)
+{
+	double v = lo;
+
+	for (d->nr_bounds = 0; d->nr_bounds < n && d->nr_bounds < MAX_BUCKETS - 1; v *= f)
+		d->bounds[d->nr_bounds++] = round_sig(v, 3);
+}
+
+/*
+ * Time-based windows (the trigger is a clock: cpu-clock at F Hz, or every
+ * period ns): a busy task's window holds about one period of its clock
+ * (task-clock, or cpu-clock), so the buckets go around it; else exponential.
+ */
+static void sec_bounds(struct hist_def *d, const struct trace_header *h)
+{
+	double p = 0;
+	unsigned int i;
+
+	if (h->flags & PMIPROF_TRACE_F_TIME_BASED)
+		p = h->freq_hz ? 1.0 / (double)h->freq_hz : (double)h->period * 1e-9;
+	if (!(p > 0)) {
+		exp_bounds(d, 1e-5, 1.8, 25);	/* 10 us .. 13 s */
+		return;
+	}
+	d->nr_bounds = 0;
+	for (i = 0; i < ARRAY_SIZE(period_factors) && d->nr_bounds < MAX_BUCKETS - 1; i++) {
+		double v = round_sig(p * period_factors[i], 4);
+
+		if (!d->nr_bounds || v > d->bounds[d->nr_bounds - 1])
+			d->bounds[d->nr_bounds++] = v;
+	}
+}
 
 static void defs_setup(struct window_metrics *m)
 {
@@ -149,8 +230,7 @@ static void defs_setup(struct window_metrics *m)
 
 		if (!strcmp(set.m[i].name, "ipc")) {
 			snprintf(d->name, sizeof(d->name), "pmiprof_window_ipc");
-			d->bounds = ipc_bounds;
-			d->nr_bounds = ARRAY_SIZE(ipc_bounds);
+			exp_bounds(d, 0.05, 1.25, 25);
 		} else if (set.m[i].kind == METRIC_PER_KILO) {
 			snprintf(d->name, sizeof(d->name), "pmiprof_window_mpki");
 			const char *ev = m->h.events[set.m[i].a].name;
@@ -159,8 +239,7 @@ static void defs_setup(struct window_metrics *m)
 			memcpy(d->label, "event=\"", 7);
 			memcpy(d->label + 7, ev, l);
 			memcpy(d->label + 7 + l, "\",", 3);
-			d->bounds = mpki_bounds;
-			d->nr_bounds = ARRAY_SIZE(mpki_bounds);
+			exp_bounds(d, 0.01, 1.6, 25);
 		} else {
 			continue;
 		}
@@ -179,8 +258,7 @@ static void defs_setup(struct window_metrics *m)
 		d->m.a = roles.clock;
 		d->m.b = -1;
 		d->scale = 1e-9;
-		d->bounds = sec_bounds;
-		d->nr_bounds = ARRAY_SIZE(sec_bounds);
+		sec_bounds(d, &m->h);
 	}
 	/* formatted once here, not at every scrape's every bucket line */
 	for (i = 0; i < m->nr_defs; i++) {
@@ -213,6 +291,7 @@ int window_metrics_new(struct window_metrics **out, const struct trace_header *h
 	m->h = *h;
 	m->top = top_comms;
 	m->cgroups = cgroups;
+	m->other.k = &m->other_k;
 	defs_setup(m);
 	m->tap = (struct trace_writer_tap){ .samples = on_samples, .comm = on_comm,
 					    .task = on_task, .lost = on_lost, .arg = m };
@@ -238,8 +317,15 @@ int window_metrics_new(struct window_metrics **out, const struct trace_header *h
 
 void window_metrics_free(struct window_metrics *m)
 {
+	uint32_t i;
+
 	if (!m)
 		return;
+	for (i = 0; i < m->nr; i++) {
+		free(m->v[i].k);
+		free(m->v[i].shown);
+	}
+	free(m->snap_k);
 	strtab_free(&m->names);
 	hm_free(&m->tid2comm);
 	hm_free(&m->ids);
@@ -331,7 +417,8 @@ static struct series *series_of(struct window_metrics *m, uint32_t comm, uint32_
 	m->v[m->nr].comm = comm;
 	m->v[m->nr].cgroup = cgroup;
 	/* named from its first window while there is room: its series then holds them all */
-	if (m->nr_named < m->top) {
+	if ((m->nr_named < m->top || (!m->scraped && m->nr_named < PRE_SCRAPE_PAIRS)) &&
+	    (m->v[m->nr].k = calloc(1, sizeof(struct counts)))) {
 		m->v[m->nr].named = true;
 		m->v[m->nr].named_at = time;
 		m->nr_named++;
@@ -345,14 +432,16 @@ static void count_window(const struct window_metrics *m, struct series *c,
 	unsigned int k, i;
 
 	c->windows++;
+	if (!c->k)
+		return;		/* unnamed: counted in "other" */
 	if (window_counts_events(smp->flags))
 		for (i = 0; i < smp->nr && i < nr_events(m); i++)
-			c->events[i] += smp->counts[i];
+			c->k->events[i] += smp->counts[i];
 	if (!window_in_stats(smp->flags))
 		return;
 	for (k = 0; k < m->nr_defs; k++) {
 		const struct hist_def *d = &m->defs[k];
-		struct hist *h = &c->h[k];
+		struct hist *h = &c->k->h[k];
 		double v;
 
 		if (!metric_value(&d->m, smp->counts, &v))
@@ -577,7 +666,7 @@ static void put_series(FILE *f, const struct window_metrics *m, const char *comm
 		p = put_bytes(line, "\",", 2);
 		p = put_bytes(p, labels, ll);
 		p = put_bytes(p, "} ", 2);
-		p = put_u64(p, c->events[e]);
+		p = put_u64(p, c->k->events[e]);
 		*p++ = '\n';
 		fwrite(line, 1, (size_t)(p - line), f);
 	}
@@ -587,7 +676,7 @@ static void put_series(FILE *f, const struct window_metrics *m, const char *comm
 		uint64_t cum = 0;
 
 		for (i = 0; i <= d->nr_bounds; i++) {
-			cum += c->h[k].buckets[i];
+			cum += c->k->h[k].buckets[i];
 			p = put_bytes(line, d->name, nl);
 			p = put_bytes(p, "_bucket{", 8);
 			p = put_bytes(p, d->label, dl);
@@ -599,32 +688,41 @@ static void put_series(FILE *f, const struct window_metrics *m, const char *comm
 			*p++ = '\n';
 			fwrite(line, 1, (size_t)(p - line), f);
 		}
-		fprintf(f, "%s_sum{%s%s} %.17g\n", d->name, d->label, labels, c->h[k].sum);
+		fprintf(f, "%s_sum{%s%s} %.17g\n", d->name, d->label, labels, c->k->h[k].sum);
 		p = put_bytes(line, d->name, nl);
 		p = put_bytes(p, "_count{", 7);
 		p = put_bytes(p, d->label, dl);
 		p = put_bytes(p, labels, ll);
 		p = put_bytes(p, "} ", 2);
-		p = put_u64(p, c->h[k].count);
+		p = put_u64(p, c->k->h[k].count);
 		*p++ = '\n';
 		fwrite(line, 1, (size_t)(p - line), f);
 	}
 }
 
-/* A named pair's counts into "other" (set_named()): the events and histograms in use. */
-static void series_add(const struct window_metrics *m, struct series *to,
-		       const struct series *from)
+/*
+ * What a named pair counted since the last scrape showed it (base, or
+ * everything when base is NULL) into "other" (set_named()): the events and
+ * histograms in use.
+ */
+static void series_add_since(const struct window_metrics *m, struct series *to,
+			     const struct series *from, const struct counts *base)
 {
+	static const struct counts zero;
+	struct counts *t = to->k;
+	const struct counts *f = from->k;
 	unsigned int e, k;
 
-	to->windows += from->windows;
+	if (!base)
+		base = &zero;
+	to->windows += from->windows - base->windows;
 	for (e = 0; e < nr_events(m); e++)
-		to->events[e] += from->events[e];
+		t->events[e] += f->events[e] - base->events[e];
 	for (k = 0; k < m->nr_defs; k++) {
 		for (e = 0; e <= m->defs[k].nr_bounds; e++)
-			to->h[k].buckets[e] += from->h[k].buckets[e];
-		to->h[k].count += from->h[k].count;
-		to->h[k].sum += from->h[k].sum;
+			t->h[k].buckets[e] += f->h[k].buckets[e] - base->h[k].buckets[e];
+		t->h[k].count += f->h[k].count - base->h[k].count;
+		t->h[k].sum += f->h[k].sum - base->h[k].sum;
 	}
 }
 
@@ -784,25 +882,37 @@ static void maybe_compact(struct window_metrics *m)
 }
 
 /*
- * A pair changes between a name and "other": what it counted so far goes
- * to "other" for good (an unnamed pair's is there already) and its series
- * starts again from 0, so that neither
- * "other" nor a named series ever goes back (Prometheus would take it for a
- * counter reset).  A pair named at its creation (series_of()) keeps all.
+ * A pair changes between a name and "other".  Named -> other: its named
+ * series ends (missing from the next scrape: Prometheus marks it stale),
+ * and what it counted after the last scrape showed it goes to "other"
+ * (an unnamed pair's windows are there already), so the increases of all
+ * series between two scrapes are the windows recorded between them: no
+ * series jumps by counts Prometheus already saw (sum(rate()) stays the
+ * recorded rate).  Either way its series starts again from 0, so neither
+ * "other" nor a named series ever goes back (a named series that comes back
+ * after going stale starts at 0, which rate() reads as a reset from there).
+ * A pair named at its creation (series_of()) keeps all.
  */
-static void set_named(struct window_metrics *m, struct series *c, bool named)
+static int set_named(struct window_metrics *m, struct series *c, bool named)
 {
+	struct counts *k = NULL;
+
+	if (named && !(k = calloc(1, sizeof(*k))))
+		return -ENOMEM;
 	if (c->named)
-		series_add(m, &m->other, c);
+		series_add_since(m, &m->other, c, c->shown);
+	free(c->shown);
+	c->shown = NULL;
+	free(c->k);
+	c->k = k;
 	c->windows = 0;
-	memset(c->events, 0, sizeof(c->events));
-	memset(c->h, 0, sizeof(c->h));
 	c->named = named;
 	c->named_at = m->now;
 	if (named)
 		m->nr_named++;
 	else
 		m->nr_named--;
+	return 0;
 }
 
 static bool may_give_way(const struct window_metrics *m, const struct series *c)
@@ -830,13 +940,15 @@ static int choose_named(struct window_metrics *m)
 	o = m->order;
 	for (j = m->nr; j-- > 0 && m->nr_named > m->top;) {
 		if (m->v[o[j].i].named) {
-			set_named(m, &m->v[o[j].i], false);
-			m->renamed++;
+			/* before the first scrape no name was shown: none is taken away */
+			m->renamed += m->v[o[j].i].shown != NULL;
+			(void)set_named(m, &m->v[o[j].i], false);	/* frees only */
 		}
 	}
+	m->scraped = true;
 	for (i = 0; i < m->nr && m->nr_named < m->top; i++)
-		if (!m->v[o[i].i].named && o[i].activity)
-			set_named(m, &m->v[o[i].i], true);
+		if (!m->v[o[i].i].named && o[i].activity && set_named(m, &m->v[o[i].i], true))
+			return -ENOMEM;
 	for (i = 0, j = m->nr;; i++, j--) {
 		struct series *u, *n;
 
@@ -850,8 +962,9 @@ static int choose_named(struct window_metrics *m)
 		n = &m->v[o[j - 1].i];
 		if (activity(u) <= NAMED_DISPLACE * activity(n))
 			break;
-		set_named(m, n, false);
-		set_named(m, u, true);
+		if (set_named(m, u, true))
+			return -ENOMEM;
+		(void)set_named(m, n, false);
 		m->renamed++;
 	}
 	return 0;
@@ -871,17 +984,35 @@ static int64_t snapshot(struct window_metrics *m, uint64_t lost[NR_REASONS], uin
 	if (choose_named(m))
 		return -ENOMEM;
 	named = m->nr_named;
-	if (pm_grow(&m->snap, &m->snap_cap, (uint64_t)named + 1, 32, sizeof(*m->snap)) ||
-	    pm_grow(&m->snap_names, &m->names_cap, 2 * ((uint64_t)named + 1), 64,
+	if (pm_grow(&m->snap, &m->snap_cap, (uint64_t)named + 1, 32, sizeof(*m->snap)))
+		return -ENOMEM;
+	/* snap_k grows with snap: one count block per snapshot entry */
+	if (m->snap_cap > m->snap_k_cap) {
+		struct counts *k = realloc(m->snap_k, m->snap_cap * sizeof(*k));
+
+		if (!k)
+			return -ENOMEM;
+		m->snap_k = k;
+		m->snap_k_cap = m->snap_cap;
+	}
+	if (pm_grow(&m->snap_names, &m->names_cap, 2 * ((uint64_t)named + 1), 64,
 		    sizeof(*m->snap_names)))
 		return -ENOMEM;
 	m->snap[named] = m->other;
+	m->snap_k[named] = m->other_k;
+	m->snap[named].k = &m->snap_k[named];
 	for (i = 0; i < m->nr; i++) {
 		const struct series *c = &m->v[m->order[i].i];
 
 		if (!c->named)
 			continue;
+		if (!c->shown && !(m->v[m->order[i].i].shown = malloc(sizeof(*c->shown))))
+			return -ENOMEM;
+		*c->shown = *c->k;
+		c->shown->windows = c->windows;
 		m->snap[n] = *c;
+		m->snap_k[n] = *c->k;
+		m->snap[n].k = &m->snap_k[n];
 		/* strtab's strings stay where they are; its array of them may move */
 		m->snap_names[2 * n] = strtab_str(&m->names, c->comm);
 		m->snap_names[2 * n + 1] = strtab_str(&m->names, c->cgroup);

@@ -252,6 +252,7 @@ enum {
 #define PMIPROF_LOST_UNREADABLE		4	/* synthesized by the reader: bad chunk */
 #define PMIPROF_LOST_TRUNCATED		5	/* synthesized by the reader: cut file */
 #define PMIPROF_LOST_REGION_MARKERS	6	/* 1.4: region markers the workload dropped */
+#define PMIPROF_LOST_CPU_OFFLINE	7	/* a CPU not recorded: offline, count 0, duration */
 
 /* COMM flags */
 #define PMIPROF_COMM_F_EXEC		(1u << 0)

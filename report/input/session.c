@@ -663,6 +663,12 @@ int session_lost(struct session *s, const struct trace_lost *l)
 	/* markers, not samples: the region counts say so (print_meta_counts) */
 	if (l->reason == PMIPROF_LOST_REGION_MARKERS)
 		return 0;
+	if (l->reason == PMIPROF_LOST_CPU_OFFLINE) {
+		/* a time, not samples: nothing runs on an offline CPU */
+		s->cpu_offline_ns += l->duration;
+		s->cpu_offline_stretches++;
+		return 0;
+	}
 	if (l->reason != PMIPROF_LOST_THROTTLE) {
 		s->lost_total += l->count;
 	} else if (s->h->version_minor == 0 && s->h->version_major == 1) {
@@ -941,6 +947,11 @@ void session_print_warnings(const struct session *s, bool quiet)
 		pm_warn("%" PRIu64 " code-region marker(s) were dropped in the workload (marker ring "
 			"full): windows inside those regions count for the enclosing region or "
 			"[no region]", s->lost[PMIPROF_LOST_REGION_MARKERS]);
+	if (s->cpu_offline_stretches)
+		pm_warn("%" PRIu32 " time(s) a CPU went offline and was not recorded, %.3f s of "
+			"CPU time in all (LOST cpu-offline): what ran on it just after it came "
+			"back may be missing", s->cpu_offline_stretches,
+			(double)s->cpu_offline_ns / 1e9);
 	if (s->throttle_events)
 		pm_warn("the kernel throttled sampling %" PRIu64 " time(s) for %.3f s%s: fewer "
 			"samples in those stretches", s->throttle_events,

@@ -120,6 +120,8 @@ struct session {
 	/* THROTTLE LOST records: events and ns (1.1), or 1.0's estimate of windows. */
 	uint64_t throttle_events, throttled_ns, throttle_est_windows;
 	uint64_t throttle_no_duration;	/* of throttle_events: duration 0 (unknown) */
+	uint64_t cpu_offline_ns;	/* LOST cpu-offline: CPU time not recorded */
+	uint32_t cpu_offline_stretches;
 	bool read_all;			/* the pass reached the end of the trace */
 	uint64_t mmaps, comm_records, forks, marks, unknown_records;
 	uint64_t chunks_summarized;	/* chunks answered by their SUMMARY (parallel.c) */

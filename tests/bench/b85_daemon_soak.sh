@@ -113,6 +113,8 @@ while [ $t -lt "$DURATION" ]; do
 		( while :; do curl -s -o /dev/null --max-time 5 "$U/metrics"; sleep 1; done ) &
 		sp=$!
 		sleep 3
+		[ -n "$open" ] && [ -e "${open%.open}.unfinished" ]
+		check $? "the restarted daemon closed the killed run's segment as .unfinished" "$(ls "$D" | tail -3)"
 		# segments written in the last 2 s (1 s segments are renamed all the time: no stat of one name)
 		recent=$(find "$D" -name 'seg-*' -newermt '-2 seconds' | wc -l)
 		kill -0 "$dp" 2>/dev/null && [ "$recent" -ge 1 ]

@@ -41,6 +41,18 @@ for m in pmiprof_daemon_cpu_seconds_total pmiprof_daemon_resident_memory_bytes p
 	grep -q "^$m " "$TMPD/m1" || miss="$miss $m"
 done
 [ -z "$miss" ] && ok "daemon self-metrics" || not_ok "daemon self-metrics" "missing:$miss"
+# the standard process_* metrics of Prometheus client libraries, and build info
+pm() { awk -v m="$1" '$1 == m { print $2 }' "$TMPD/m1"; }
+fd_now=$(ls /proc/$dp/fd | wc -l)
+python3 -c '
+import sys, time
+fds, real, start, cpu, rss = map(float, sys.argv[1:6])
+sys.exit(not (abs(fds - real) <= 3 and 0 < time.time() - start < 600 and cpu > 0 and rss > 1e6))' \
+	"$(pm process_open_fds)" "$fd_now" "$(pm process_start_time_seconds)" "$(pm process_cpu_seconds_total)" \
+	"$(pm process_resident_memory_bytes)" 2>/dev/null \
+	&& ok "process_* metrics: open fds $(pm process_open_fds) ($fd_now in /proc), start time, CPU, RSS, max fds $(pm process_max_fds)" \
+	|| not_ok "process_* metrics" "$(grep '^process_' "$TMPD/m1")"
+grep -q '^pmiprof_build_info{version="[0-9.]*"} 1$' "$TMPD/m1" && ok "pmiprof_build_info" || not_ok "pmiprof_build_info" "$(grep build_info "$TMPD/m1")"
 
 # OpenMetrics when the scraper asks for it (Prometheus does, first)
 curl -s -D "$TMPD/omhdr" -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' "$U/metrics" >"$TMPD/om"
@@ -50,6 +62,19 @@ grep -qi '^content-type: application/openmetrics-text; version=1.0.0' "$TMPD/omh
 grep -q '^# EOF' "$TMPD/m1" && not_ok "no # EOF in text format 0.0.4" || ok "no # EOF in text format 0.0.4"
 [ "$(code "$U/nope")" = 404 ] && ok "unknown path: 404" || not_ok "unknown path: 404" "$(code "$U/nope")"
 [ "$(code -X POST "$U/metrics")" = 405 ] && ok "POST: 405" || not_ok "POST: 405"
+# a body is refused from the headers, unread (no 100 Continue), and the connection closed:
+# a 10 MB POST held its connection for ever, a small body got no answer at all
+head -c 10000000 /dev/zero >"$TMPD/big"
+r=$(timeout 20 curl -s -o /dev/null -w '%{http_code} %{size_upload} %{time_total}' -X POST --data-binary @"$TMPD/big" "$U/metrics")
+set -- $r
+[ "${1:-}" = 405 ] && [ "${2:-x}" = 0 ] && python3 -c "import sys; sys.exit(not float('${3:-99}') < 5)" \
+	&& ok "a 10 MB POST: 405 at once, body not read ($3 s)" || not_ok "10 MB POST" "$r"
+r=$(timeout 20 curl -s -o /dev/null -w '%{http_code} %{size_upload}' -X GET --data-binary @"$TMPD/big" "$U/metrics")
+[ "$r" = "413 0" ] && ok "a GET with a 10 MB body: 413, body not read" || not_ok "GET with a body" "$r"
+[ "$(code -X GET --data-binary abc "$U/metrics")" = 413 ] && ok "a GET with a 3-byte body: 413" || not_ok "small body" "$(code -X GET --data-binary abc "$U/metrics")"
+curl -s -D - -o /dev/null -X PUT --data-binary x "$U/metrics" | grep -qi '^Connection: close' \
+	&& ok "the refusal closes the connection (Connection: close)" || not_ok "Connection: close"
+[ "$(code "$U/healthz")" = 200 ] && ok "serving as before after them" || not_ok "serving after bodies"
 [ "$(code "$U/healthz?x=1")" = 400 ] && ok "/healthz?x=1: 400" || not_ok "/healthz?x=1"
 for s in 0 -1 1e9 text 601 ''; do
 	c=$(code "$U/debug/pprof/profile?seconds=$s")
@@ -57,6 +82,9 @@ for s in 0 -1 1e9 text 601 ''; do
 done
 [ "$(code "$U/debug/pprof/profile?seconds=1&bogus=1")" = 400 ] && ok "profile unknown argument: 400" || not_ok "profile unknown argument"
 [ "$(code "$U/debug/pprof/profile?seconds=1&pid=x")" = 400 ] && ok "profile pid=x: 400" || not_ok "profile pid=x"
+# /metrics ignores query arguments, as exporters do (docs/daemon.md: a scrape config's params)
+[ "$(code "$U/metrics?x=1")" = 200 ] && ok "/metrics?x=1: 200 (ignored, as documented)" || not_ok "/metrics?x=1" "$(code "$U/metrics?x=1")"
+[ "$(code "$U/healthz?x=1")" = 400 ] && ok "/healthz?x=1: 400" || not_ok "/healthz?x=1" "$(code "$U/healthz?x=1")"
 long=$(head -c 10240 /dev/zero | tr '\0' a)
 c=$(code "$U/debug/pprof/profile?seconds=1&comm=$long")
 case $c in 4*) ok "10 kB query string: $c";; *) not_ok "10 kB query string" "$c";; esac

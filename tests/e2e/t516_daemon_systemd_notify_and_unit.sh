@@ -59,6 +59,8 @@ command -v systemd-analyze >/dev/null || { skip "systemd-analyze verify" "system
 make -s install DESTDIR="$TMPD/root" PREFIX=/usr >"$TMPD/inst" 2>&1 || { not_ok "make install" "$(tail -5 "$TMPD/inst")"; done_testing; }
 u=$TMPD/root/usr/lib/systemd/system/pmiprof.service
 [ -f "$u" ] && grep -q '^ExecStart=/usr/bin/pmiprof daemon' "$u" && ok "make install puts pmiprof.service with its ExecStart" || not_ok "unit installed" "$(ls -R "$TMPD/root" | head)"
+grep -q '^LimitNOFILE=[0-9]' "$u" && grep -q '^UMask=0027' "$u" && ok "the unit sets LimitNOFILE and UMask" || not_ok "LimitNOFILE, UMask" "$(grep -E 'Limit|UMask' "$u")"
+[ -f "$TMPD/root/usr/share/doc/pmiprof/web-config.example.yml" ] && ok "an example --web.config.file is installed" || not_ok "example web config installed"
 # verify against the binary just built (the installed path is not on this machine)
 sed "s|^ExecStart=/usr/bin/pmiprof|ExecStart=$PMIPROF|" "$u" >"$TMPD/pmiprof.service"
 # no man page of pmiprof installed here: --man=no

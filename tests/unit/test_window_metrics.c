@@ -8,8 +8,10 @@
  * the totals of every counter and histogram, summed over all series, are
  * the same before and after; a thread is forgotten 10 s after its EXIT, but
  * not when its id was born again (FORK) meanwhile; past 20,000 unnamed
- * pairs every unnamed one is folded at once.  Naming: a pair is named from
- * its first window while fewer than K are; a pair named for 60 s gives its
+ * pairs every unnamed one is folded at once.  Naming: the first scrape
+ * names the K most active pairs with all they counted (nothing was shown
+ * before it); after it a pair is named from its first window while fewer
+ * than K are; a pair named for 60 s gives its
  * name to an unnamed one more than twice as active (not to one less
  * active); K lowered gives names back, least active first; through all
  * of it "other" never goes back and no total changes.
@@ -29,8 +31,13 @@
 
 #define S 1000000000ull
 
+#define MAX_KEPT	256
+
 struct totals {
 	double windows, events, ipc_count, mpki_count, ipc_sum;
+	/* each series of windows, events and IPC counts: what rate() reads */
+	struct kept { char key[200]; double v; } kept[MAX_KEPT];
+	unsigned int nr_kept;
 	double other_windows, evicted_series, evicted_threads, evicted_named, series_held;
 	char comm_of_tid_300[64];
 	char named[512];	/* the named comms' windows: " comm=N" each */
@@ -53,6 +60,14 @@ static void scrape(struct window_metrics *m, struct totals *t)
 
 		if (line[0] == '#')
 			continue;
+		if (sp && (!strncmp(line, "pmiprof_windows_total{", 22) ||
+			   !strncmp(line, "pmiprof_events_total{", 21) ||
+			   !strncmp(line, "pmiprof_window_ipc_count{", 25))) {
+			assert_true(t->nr_kept < MAX_KEPT);
+			snprintf(t->kept[t->nr_kept].key, sizeof(t->kept[0].key), "%.*s",
+				 (int)(sp - line), line);
+			t->kept[t->nr_kept++].v = v;
+		}
 		if (!strncmp(line, "pmiprof_windows_total{", 22)) {
 			t->windows += v;
 			if (strstr(line, "comm=\"other\""))
@@ -224,31 +239,99 @@ static void past_the_cap_every_unnamed_pair_folds(void **state)
 	window_metrics_free(m);
 }
 
-/* Every total, and that "other" did not go back. */
+/*
+ * What Prometheus's increase() adds up from scrape a to scrape b over every
+ * series whose name starts with prefix: a series in both counts b - a (b
+ * when it went back: a reset), one new in b counts b (it starts at 0 after
+ * a), one gone from b counts nothing (it went stale).
+ */
+static double increase(const struct totals *a, const struct totals *b, const char *prefix)
+{
+	double sum = 0;
+
+	for (unsigned int i = 0; i < b->nr_kept; i++) {
+		double was = 0;
+
+		if (strncmp(b->kept[i].key, prefix, strlen(prefix)))
+			continue;
+		for (unsigned int j = 0; j < a->nr_kept; j++)
+			if (!strcmp(a->kept[j].key, b->kept[i].key))
+				was = a->kept[j].v;
+		sum += b->kept[i].v >= was ? b->kept[i].v - was : b->kept[i].v;
+	}
+	return sum;
+}
+
+/*
+ * The series' increases from a to b are exactly what was recorded in
+ * between (no series jumps by earlier counts: sum(rate()) is the recorded
+ * rate), and "other" did not go back.
+ */
 static void same_totals_other_up(const struct totals *a, const struct totals *b, double windows)
 {
-	assert_true(b->windows == a->windows + windows);
-	assert_true(b->ipc_count == a->ipc_count + windows);
-	assert_true(b->events == a->events + windows * (1000 + 500 + 3 + 7));
+	assert_true(increase(a, b, "pmiprof_windows_total{") == windows);
+	assert_true(increase(a, b, "pmiprof_window_ipc_count{") == windows);
+	assert_true(increase(a, b, "pmiprof_events_total{") == windows * (1000 + 500 + 3 + 7));
 	assert_true(b->other_windows >= a->other_windows);
 }
 
+static void steady(struct window_metrics *m, uint32_t tid, uint32_t from, uint32_t to,
+		   unsigned int n);
+
 static void new_pair_named_from_its_first_window(void **state)
 {
-	struct window_metrics *m = new_metrics(2);
-	struct totals t;
+	struct window_metrics *m = new_metrics(3);
+	struct totals t0, t1;
 
 	(void)state;
 	comm(m, 1 * S, 10, "first");
 	windows(m, 1 * S, 10, 7);
 	comm(m, 1 * S, 11, "second");
 	windows(m, 1 * S, 11, 5);
-	comm(m, 1 * S, 12, "third");
-	windows(m, 1 * S, 12, 9);
-	scrape(m, &t);
-	/* every window of the first two under their names; no room for the third */
-	assert_string_equal(t.named, " first=7 second=5");
-	assert_true(t.other_windows == 9);
+	scrape(m, &t0);
+	assert_string_equal(t0.named, " first=7 second=5");
+	/* room for one more: named from its first window, with every window */
+	comm(m, 2 * S, 12, "third");
+	windows(m, 2 * S, 12, 9);
+	scrape(m, &t1);
+	assert_string_equal(t1.named, " third=9 first=7 second=5");
+	assert_true(t1.other_windows == 0);
+	same_totals_other_up(&t0, &t1, 9);
+	window_metrics_free(m);
+}
+
+/*
+ * Before the first scrape nothing was shown: the K most active pairs get
+ * the names with all they counted, not the first K to have a window (t541:
+ * a busy workload started just after 20 one-window commands was "other").
+ */
+static void first_scrape_names_the_most_active(void **state)
+{
+	struct window_metrics *m = new_metrics(2);
+	struct totals t0, t1;
+	uint32_t tid;
+
+	(void)state;
+	for (tid = 10; tid < 15; tid++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "ls%u", tid);
+		comm(m, 1 * S, tid, name);
+		windows(m, 1 * S, tid, 1);
+	}
+	comm(m, 2 * S, 20, "busy");
+	steady(m, 20, 2, 4, 30);
+	comm(m, 2 * S, 21, "busier");
+	steady(m, 21, 2, 4, 40);
+	scrape(m, &t0);
+	assert_string_equal(t0.named, " busier=120 busy=90");
+	assert_true(t0.other_windows == 5);
+	assert_true(t0.windows == 5 + 90 + 120);
+	/* no name was taken away: nothing was shown before */
+	assert_true(t0.evicted_named == 0);
+	steady(m, 20, 5, 5, 1);
+	scrape(m, &t1);
+	same_totals_other_up(&t0, &t1, 1);
 	window_metrics_free(m);
 }
 
@@ -294,7 +377,8 @@ static void busier_pair_takes_the_name_of_one_named_60s_ago(void **state)
 	assert_non_null(strstr(t2.named, " newcomer=0"));
 	assert_null(strstr(t2.named, "quiet"));
 	same_totals_other_up(&t1, &t2, 20 + 20 * 20);
-	assert_true(t2.other_windows == 3 + 41 * 20);
+	/* quiet's 3 windows were shown under its name: they do not move to "other" */
+	assert_true(t2.other_windows == 41 * 20);
 	/* named from now on: it counts from 0 */
 	windows(m, 71 * S, 12, 4);
 	scrape(m, &t1);
@@ -342,8 +426,57 @@ static void lowering_top_gives_names_back_least_active_first(void **state)
 	scrape(m, &t1);
 	assert_string_equal(t1.named, " most=45");
 	assert_true(t1.evicted_named == 2);
-	assert_true(t1.other_windows == 30);
+	/* their 30 windows were shown under their names: "other" does not jump by them */
+	assert_true(t1.other_windows == 0);
 	same_totals_other_up(&t0, &t1, 0);
+	/* what the demoted pairs count from now on is in "other" */
+	steady(m, 11, 6, 7, 5);
+	steady(m, 12, 6, 7, 1);
+	steady(m, 10, 6, 7, 9);
+	scrape(m, &t0);
+	assert_true(t0.other_windows == 12);
+	same_totals_other_up(&t1, &t0, 30);
+	window_metrics_free(m);
+}
+
+/*
+ * Hand-overs under churn: every scrape demotes a pair or names one; the
+ * series' increases are always the windows recorded in between, also for
+ * the windows a demoted pair counted after the scrape before its demotion
+ * (they go to "other", not lost, not counted twice).
+ */
+static void hand_overs_never_count_earlier_windows(void **state)
+{
+	struct window_metrics *m = new_metrics(2);
+	struct totals a, b;
+	uint32_t tid;
+
+	(void)state;
+	for (tid = 10; tid < 16; tid++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "p%u", tid);
+		comm(m, 1 * S, tid, name);
+	}
+	steady(m, 10, 1, 2, 8);
+	steady(m, 11, 1, 2, 4);
+	scrape(m, &a);
+	for (uint32_t round = 0; round < 12; round++) {
+		double n = 0;
+
+		/* the K shrinks and grows: names change hands at each scrape */
+		window_metrics_set_top(m, round % 2 ? 2 : 1);
+		for (tid = 10; tid < 16; tid++) {
+			unsigned int k = 1 + (tid + round) % 7;
+
+			windows(m, (3 + round) * S + tid * 1000, tid, k);
+			n += k;
+		}
+		scrape(m, &b);
+		same_totals_other_up(&a, &b, n);
+		a = b;
+	}
+	assert_true(a.evicted_named >= 6);
 	window_metrics_free(m);
 }
 
@@ -357,6 +490,8 @@ int main(void)
 		cmocka_unit_test(busier_pair_takes_the_name_of_one_named_60s_ago),
 		cmocka_unit_test(named_pair_half_as_active_keeps_its_name),
 		cmocka_unit_test(lowering_top_gives_names_back_least_active_first),
+		cmocka_unit_test(hand_overs_never_count_earlier_windows),
+		cmocka_unit_test(first_scrape_names_the_most_active),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
