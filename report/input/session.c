@@ -333,6 +333,7 @@ int session_live_restart(struct session *s, bool new_symbolizer)
 	if (new_symbolizer) {
 		symbolizer_free(s->sy);
 		s->sy = NULL;
+		s->sy_gen++;
 		s->hidden_sym = -1;
 		err = symbolizer_new(&s->sy, &s->opts.sym);
 	}

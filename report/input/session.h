@@ -84,6 +84,9 @@ struct session {
 	struct trace_reader *r;
 	const struct trace_header *h;
 	struct symbolizer *sy;
+	/* Bumped when session_live_restart() replaces the symbolizer: sym ids of an
+	 * older generation name nothing in the new one. */
+	uint32_t sy_gen;
 	struct maps maps;
 	struct hashmap ipcache;		/* (ip, space or special tag) -> sym id */
 	struct strtab comms;

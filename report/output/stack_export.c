@@ -90,11 +90,11 @@ int stack_agg_sample(void *arg, const struct trace_sample *smp, uint64_t index, 
 	return 0;
 }
 
-const char *stack_frame_name(const struct session *s, const struct cs_frame *f, char *buf,
-			     size_t size)
+/* A frame's name, qualified with its DSO when shared (a name two DSOs have). */
+static const char *frame_name_as(const struct session *s, const struct cs_frame *f, bool shared,
+				 char *buf, size_t size)
 {
 	const struct sym *y = symbolizer_sym(s->sy, f->sym);
-	bool shared = symbolizer_name_shared(s->sy, f->sym);
 
 	if (!(f->flags & CS_F_KERNEL) && !shared)
 		return y->name;
@@ -104,6 +104,12 @@ const char *stack_frame_name(const struct session *s, const struct cs_frame *f, 
 		 /* stackcollapse-perf's marker for kernel frames, as the --windows stack column */
 		 f->flags & CS_F_KERNEL ? "_[k]" : "");
 	return buf;
+}
+
+const char *stack_frame_name(const struct session *s, const struct cs_frame *f, char *buf,
+			     size_t size)
+{
+	return frame_name_as(s, f, symbolizer_name_shared(s->sy, f->sym), buf, size);
 }
 
 int stack_agg_tree(const struct stack_agg *a, int value_event, const struct metric *m,
@@ -281,7 +287,8 @@ struct pp_pass {
 	const char *label_key;		/* the samples' numeric label ("window"), or NULL */
 	/* Per function id - 1: a frame of it, to name it at the end (fn_names()). */
 	struct cs_frame *fn_frames;
-	uint32_t cap_fn_frames;
+	uint32_t *fn_gen;		/* the session's symbolizer generation of each */
+	uint32_t cap_fn_frames, cap_fn_gen;
 };
 
 /* "file.c:42" -> file and line; no srcline -> "" and 0. */
@@ -416,9 +423,11 @@ static int64_t pp_location(struct pp_pass *pp, const struct cs_frame *f, uint32_
 		if (fid < 0)
 			return fid;
 		if (pm_grow(&pp->fn_frames, &pp->cap_fn_frames, (uint64_t)fid, 256,
-			    sizeof(*pp->fn_frames)))
+			    sizeof(*pp->fn_frames)) ||
+		    pm_grow(&pp->fn_gen, &pp->cap_fn_gen, (uint64_t)fid, 256, sizeof(*pp->fn_gen)))
 			return -ENOMEM;
 		pp->fn_frames[fid - 1] = f[k];
+		pp->fn_gen[fid - 1] = pp->s->sy_gen;
 		pp->lines[k].function = (uint64_t)fid;
 	}
 	if (!(phys->flags & CS_F_TRUNCATED)) {
@@ -624,27 +633,69 @@ static int pp_header(struct pp_pass *pp, int value_event)
 	return rc;
 }
 
+struct fn_key {
+	const char *name, *dso;		/* the function's name, its DSO's file name */
+	uint32_t i;			/* pprof function id - 1 */
+};
+
+static int fn_key_cmp(const void *x, const void *y)
+{
+	const struct fn_key *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : strcmp(a->dso, b->dso);
+}
+
 /*
- * Functions named as the symbols stand at the end: a name found shared by
- * two DSOs only later in the pass is qualified in every sample (0 or -errno).
+ * Functions named at the end of the pass: a name that two DSOs of this
+ * profile's functions share is qualified with its DSO in every sample, so
+ * the same samples give the same names whatever else the symbolizer has
+ * seen (a live profile's symbolizer outlives it; 0 or -errno).  A live
+ * profile whose symbols were dropped at a segment boundary (the daemon's
+ * memory bound) keeps the names its older functions were given: their sym
+ * ids name nothing in the new symbolizer.
  */
 static int fn_names(struct pp_pass *pp)
 {
-	uint32_t i, n = pprof_nr_functions(pp->pp);
+	const struct symbolizer *sy = pp->s->sy;
+	uint32_t i, j, k, n = pprof_nr_functions(pp->pp), m = 0;
+	struct fn_key *keys = malloc((n ? n : 1) * sizeof(*keys));
 	char nb[512];
 	int rc = 0;
 
-	for (i = 0; i < n && !rc; i++)
-		if (symbolizer_name_shared(pp->s->sy, pp->fn_frames[i].sym))
-			rc = pprof_function_rename(pp->pp, (int64_t)i + 1,
-						   stack_frame_name(pp->s, &pp->fn_frames[i],
-								    nb, sizeof(nb)));
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct sym *y;
+
+		if (pp->fn_gen[i] != pp->s->sy_gen)
+			continue;
+		y = symbolizer_sym(sy, pp->fn_frames[i].sym);
+		if (!y->name || !y->name[0] || y->name[0] == '[')
+			continue;
+		keys[m++] = (struct fn_key){ y->name, symbolizer_dso_info(sy, y->dso)->short_name, i };
+	}
+	qsort(keys, m, sizeof(*keys), fn_key_cmp);
+	for (i = 0; i < m && !rc; i = j) {
+		bool shared;
+
+		for (j = i + 1; j < m && !strcmp(keys[j].name, keys[i].name); j++)
+			;
+		/* one DSO (maybe under two paths): the plain name */
+		shared = strcmp(keys[i].dso, keys[j - 1].dso) != 0;
+		for (k = i; k < j && !rc; k++)
+			rc = pprof_function_rename(pp->pp, (int64_t)keys[k].i + 1,
+						   frame_name_as(pp->s, &pp->fn_frames[keys[k].i],
+								 shared, nb, sizeof(nb)));
+	}
+	free(keys);
 	return rc;
 }
 
 static void pp_free(struct pp_pass *pp)
 {
 	free(pp->fn_frames);
+	free(pp->fn_gen);
 	hm_free(&pp->loc_ids);
 	free(pp->stacks);
 	free(pp->locs);
