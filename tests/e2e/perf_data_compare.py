@@ -11,7 +11,8 @@
 # a symbol is one "[unknown]" row on both sides (perf prints each address,
 # pmiprof "[unknown] 0x.. <nearest>") and not compared: which
 # code each names differs (other programs' under -a); perf's "[JIT] tid N" is
-# pmiprof's "//anon", perf's "name@plt" pmiprof's "[plt]"; C++ names are
+# pmiprof's "//anon", perf's "name@plt" pmiprof's "[plt]", perf's
+# "name@@VERSION" pmiprof's "name"; C++ names are
 # compared without their parameters.  Prints one
 # line per compared row; exit 1 on any miss.
 import csv
@@ -42,6 +43,9 @@ for line in open(perf_txt, errors="replace"):
         # PLT entries: perf's "name@plt" / "@plt", pmiprof's "[plt]"
         if sym.endswith("@plt"):
             sym = "[plt]"
+        # a default symbol version: perf "__libc_start_main@@GLIBC_2.34", pmiprof
+        # the plain name (docs/report.md; a non-default name@VERSION is kept by both)
+        sym = re.sub(r"@@[A-Za-z0-9_.]+$", "", sym)
         f = f[:1] + [sym] if keycol == "children" else [sym]
     key = " ".join(f)
     # anonymous executable memory without a perf-PID.map: perf's name, pmiprof's
