@@ -27,7 +27,7 @@ bid=$(readelf -n "$WORKLOADS/shares" | awk '/Build ID/ { print $3 }')
 top3() { "$PMIPROF" report -i "$1" --format csv "${@:3}" 2>"$TMPD/err" |
 	awk -F, -v d="$2" 'NR > 1 && $4 == d { print $3 }' | head -3 | sort | tr '\n' ' '; }
 run() {	# $1 variant dir holding "shares": record it
-	"$PMIPROF" record -q -o "$1/t.data" -- "$1/shares" 0.3 >/dev/null 2>"$TMPD/rec.err" ||
+	"$PMIPROF" record -q --no-buildid-cache -o "$1/t.data" -- "$1/shares" 0.3 >/dev/null 2>"$TMPD/rec.err" ||
 		not_ok "record $1" "$(cat "$TMPD/rec.err")"
 }
 variant() {	# $1 name: a fresh dir with a stripped copy and its debug file $d/shares.debug
