@@ -259,8 +259,12 @@ static void save_one(const struct buildid_cache_obj *o, const char *dir,
 	snprintf(dst, sizeof(dst), "%s/%s", sub, hex + 2);
 	if (!lstat(dst, &st)) {
 		res->present++;
-		/* Used again: younger for the eviction (a copy we own; a link may refuse). */
-		utimensat(AT_FDCWD, dst, NULL, 0);
+		/*
+		 * Used again: younger for the eviction, when it is a copy of ours
+		 * (one link); never touch the times of a linked original.
+		 */
+		if (st.st_nlink == 1)
+			utimensat(AT_FDCWD, dst, NULL, 0);
 		return;
 	}
 	fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
