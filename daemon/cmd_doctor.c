@@ -8,7 +8,6 @@
  * backend and trigger record would use and why, and exits 0 when record can
  * work, 1 when it cannot.
  */
-#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -178,34 +177,6 @@ static int try_perf(uint32_t type, uint64_t config, bool exclude_kernel)
 		return -errno;
 	close(fd);
 	return 0;
-}
-
-bool doctor_hypervisor(char *vendor, size_t len)
-{
-	unsigned int a, b, c, dx;
-	char sig[13];
-
-	vendor[0] = '\0';
-	if (!__get_cpuid(1, &a, &b, &c, &dx) || !(c & (1u << 31)))
-		return false;
-	__cpuid(0x40000000, a, b, c, dx);
-	memcpy(sig, &b, 4);
-	memcpy(sig + 4, &c, 4);
-	memcpy(sig + 8, &dx, 4);
-	sig[12] = '\0';
-	if (!strcmp(sig, "KVMKVMKVM"))
-		pm_strlcpy(vendor, "KVM", len);
-	else if (!strcmp(sig, "TCGTCGTCGTCG"))
-		pm_strlcpy(vendor, "QEMU TCG", len);
-	else if (!strcmp(sig, "Microsoft Hv"))
-		pm_strlcpy(vendor, "Hyper-V", len);
-	else if (!strcmp(sig, "VMwareVMware"))
-		pm_strlcpy(vendor, "VMware", len);
-	else if (!strcmp(sig, "XenVMMXenVMM"))
-		pm_strlcpy(vendor, "Xen", len);
-	else
-		snprintf(vendor, len, "'%s'", sig);
-	return true;
 }
 
 static const char *paranoid_meaning(long p)
@@ -388,7 +359,7 @@ int cmd_doctor(int argc, char **argv)
 	/* Hardware PMU */
 	hw_err = try_perf(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, !priv);
 	hw_ok = hw_err == 0;
-	hv = doctor_hypervisor(hv_vendor, sizeof(hv_vendor));
+	hv = host_hypervisor(hv_vendor, sizeof(hv_vendor));
 	if (hw_ok)
 		line(&d, V_OK, "hw PMU", NULL, "perf_event_open(instructions) works: event-based "
 		     "windows available");

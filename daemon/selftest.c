@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "module/module_dev.h"
+#include "engine/host_info.h"
 #include "selftest.h"
 
 /* report/output/format.c's JSON string writer (valid UTF-8, escaped controls). */
@@ -114,7 +115,7 @@ static void machine_fill(struct machine *m, const char *device)
 		m->nr_gp = b & 0xf;
 		m->gp_width = 48;
 	}
-	m->hv = doctor_hypervisor(m->hypervisor, sizeof(m->hypervisor));
+	m->hv = host_hypervisor(m->hypervisor, sizeof(m->hypervisor));
 	fd = module_dev_open(device, &m->info, why, sizeof(why));
 	if (fd >= 0) {
 		close(fd);

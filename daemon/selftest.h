@@ -78,8 +78,6 @@ void st_perf_window_checks(struct selftest *st);	/* selftest_perf_windows.c */
 /* The PMI line of /proc/interrupts, summed over CPUs; -1 if absent. */
 long long st_proc_pmis(void);
 
-/* The CPUID hypervisor vendor, from cmd_doctor.c; false on bare metal. */
-bool doctor_hypervisor(char *vendor, size_t len);
 
 int doctor_selftest(int argc, char **argv);
 int doctor_workload(int argc, char **argv);	/* selftest_run.c */

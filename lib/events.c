@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -188,7 +189,8 @@ static void suggest_consider(struct suggest_state *st, const char *cand, bool co
 	/* Case-insensitive match counts as almost exact (pfm names are upper case). */
 	if (!strcasecmp(st->name, cand))
 		d = 0;
-	if (d > strlen(st->name) / 2 + 2)
+	/* a real similarity: at most a third of the typed name's letters differ */
+	if (d > strlen(st->name) / 3)
 		return;
 	for (i = 0; i < st->nr; i++)
 		if (!strcmp(st->best[i], cand))
@@ -244,6 +246,60 @@ unsigned int pm_events_suggest(const char *name, const char **out, unsigned int 
 }
 
 /* ---- parsing ---- */
+
+/*
+ * perf's tracepoint syntax SYS:NAME (sched:sched_switch): the id from tracefs
+ * (PMIPROF_TRACEFS, else /sys/kernel/tracing, else /sys/kernel/debug/tracing).
+ * 1 when spec is not of that form, 0 found, -ENOENT with err set.
+ */
+static int parse_tracepoint(const char *spec, struct pm_event *ev, char *err, size_t err_len)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+	const char *dirs[3] = { getenv("PMIPROF_TRACEFS"), "/sys/kernel/tracing",
+				"/sys/kernel/debug/tracing" };
+	const char *colon = strchr(spec, ':');
+	size_t ns = colon ? (size_t)(colon - spec) : 0;
+	unsigned long long id;
+	char path[512];
+	unsigned int i;
+	FILE *f;
+
+	if (!ns || strspn(spec, ok) != ns || !colon[1] ||
+	    strspn(colon + 1, ok) != strlen(colon + 1))
+		return 1;
+	for (i = 0; i < 3; i++) {
+		if (!dirs[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%.*s/%s/id", dirs[i], (int)ns, spec,
+			 colon + 1);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu", &id) != 1) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		ev->type = PERF_TYPE_TRACEPOINT;
+		ev->config = id;
+		ev->software = true;	/* no PMU needed */
+		return 0;
+	}
+	/* SYS unknown too: not a tracepoint (INST_RETIRD:ANY_P gets suggestions) */
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/events/%.*s", dirs[i] ? dirs[i] : "/nonexistent",
+			 (int)ns, spec);
+		if (!access(path, F_OK))
+			break;
+	}
+	if (i == 3)
+		return 1;
+	snprintf(path, sizeof(path), "%s/events", dirs[i]);
+	return pm_set_err(err, err_len, -ENOENT, "unknown event '%s': no tracepoint %.*s:%s in "
+			  "%s (see 'ls /sys/kernel/tracing/events'; tracefs mounted? 'mount -t "
+			  "tracefs nodev /sys/kernel/tracing', as root)", spec, (int)ns, spec,
+			  colon + 1, path);
+}
 
 static const struct pm_generic_event *find_generic(const char *name)
 {
@@ -391,6 +447,9 @@ int pm_event_parse_one(const char *spec, struct pm_event *ev, bool *trigger,
 		return pm_set_err(err, err_len, -EINVAL,
 			       "event '%s': libpfm4 knows the event but not these attributes "
 			       "(see 'pmiprof list' and libpfm4's modifiers)", ev->name);
+	ret = parse_tracepoint(buf, ev, err, err_len);
+	if (ret <= 0)
+		return ret;
 	{
 		const char *sug[MAX_SUGGEST];
 		char base[sizeof(buf)], *c;

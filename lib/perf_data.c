@@ -396,8 +396,10 @@ int perf_data_open(struct perf_data **pp, const uint8_t *buf, size_t size, const
 			if ((a->sample_type & PERF_SAMPLE_CALLCHAIN) && !a->exclude_callchain_kernel &&
 			    !a->exclude_kernel)
 				h->call_graph_flags |= PMIPROF_CALL_GRAPH_F_KERNEL;
-			if (a->sample_max_stack)
-				h->call_graph_max_stack = a->sample_max_stack;
+			/* 0: the recording kernel's perf_event_max_stack, 127 unless changed */
+			if (a->sample_type & PERF_SAMPLE_CALLCHAIN)
+				h->call_graph_max_stack = a->sample_max_stack ? a->sample_max_stack :
+							  127;
 		}
 	}
 	*pp = p;

@@ -327,6 +327,7 @@ int perf_meta_header(struct perf_meta *m, bool pipe, struct trace_header *h, con
 	memset(h, 0, sizeof(*h));
 	h->version_major = PMIPROF_TRACE_VERSION_MAJOR;
 	h->version_minor = PMIPROF_TRACE_VERSION_MINOR;
+	h->input = PMIPROF_INPUT_PERF_DATA;
 	pm_strlcpy(h->hostname, m->hostname, sizeof(h->hostname));
 	pm_strlcpy(h->kernel_release, m->osrelease, sizeof(h->kernel_release));
 	pm_strlcpy(h->cpu_model_name, m->cpudesc, sizeof(h->cpu_model_name));

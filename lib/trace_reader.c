@@ -10,7 +10,8 @@
  * a second trace's prologue (files concatenated) ends the reading, said once.
  * Every allocation is bounded by the format limits in trace.h.  A caller
  * may take a chunk's SUMMARY (1.4) instead of its records: the records are
- * then neither inflated nor decoded.
+ * then neither inflated nor decoded.  A perf.data ("PERFILE2") is handed
+ * to lib/perf_data.c at open, and every next() then comes from there.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -24,6 +24,7 @@
 #include "analysis/histogram.h"
 #include "analysis/metrics.h"
 #include "analysis/phases.h"
+#include "output/phases_bands.h"
 #include "analysis/region_bands.h"
 #include "analysis/profile.h"
 #include "input/session.h"
@@ -87,6 +88,8 @@ const char cmd_plot_help[] =
 "                        phases' finds them: a bar along the bottom of each\n"
 "                        time panel, a light band behind it, each phase named\n"
 "                        in the key by its top function; docs/phases.md)\n"
+"    --phase-interval M, --phase-max-k N\n"
+"                        --phases with phases' --interval and --max-k\n"
 "    -q, --quiet         no notes about symbols, no summary line\n"
 "    FILTERS             as for pmiprof report: --pid, --tid, --comm, --dso,\n"
 "                        --symbol, --time START,END, --window A-B\n"
@@ -110,7 +113,8 @@ const char cmd_plot_help[] =
 #define PLOT_BUCKETS 2000
 #define PLOT_MAX_ARROWS 200
 
-enum { OPT_KEEP = 0x3000, OPT_TOP, OPT_SIZE, OPT_TITLE, OPT_PHASES };
+enum { OPT_KEEP = 0x3000, OPT_TOP, OPT_SIZE, OPT_TITLE, OPT_PHASES, OPT_PHASE_INTERVAL,
+       OPT_PHASE_MAX_K };
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -120,6 +124,8 @@ static const struct option long_opts[] = {
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "phases", no_argument, NULL, OPT_PHASES },
+	{ "phase-interval", required_argument, NULL, OPT_PHASE_INTERVAL },
+	{ "phase-max-k", required_argument, NULL, OPT_PHASE_MAX_K },
 	{ "help", no_argument, NULL, 'h' },
 	SESSION_FILTER_OPTIONS,
 	{ NULL, 0, NULL, 0 }
@@ -133,6 +139,7 @@ struct plot_args {
 	unsigned int width, height;
 	const char *terminal;	/* gnuplot terminal for the extension */
 	bool phases;		/* --phases */
+	struct phases_opts po;	/* --phase-interval, --phase-max-k */
 	struct phases_result *pr;	/* its phases, else NULL */
 	char phase_names[PHASES_MAX_K][96];	/* their legend entries (phases_names()) */
 };
@@ -202,6 +209,22 @@ static int parse_args(struct plot_args *a, int argc, char **argv)
 		case OPT_PHASES:
 			a->phases = true;
 			break;
+		case OPT_PHASE_INTERVAL:
+			if (pm_parse_u64(optarg, 1, UINT32_MAX, &a->po.interval))
+				return pm_usage_error("plot", "--phase-interval '%s': expected a "
+						      "number of windows >= 1", optarg);
+			a->phases = true;
+			break;
+		case OPT_PHASE_MAX_K: {
+			uint64_t v;
+
+			if (pm_parse_u64(optarg, 1, PHASES_MAX_K, &v))
+				return pm_usage_error("plot", "--phase-max-k '%s': expected 1..%d",
+						      optarg, PHASES_MAX_K);
+			a->po.max_k = (uint32_t)v;
+			a->phases = true;
+			break;
+		}
 		case 'h':
 			return -1;
 		case ':':
@@ -952,13 +975,12 @@ static int make_plot(struct plot_args *a)
 	memset(&d, 0, sizeof(d));
 	if (a->phases) {
 		/* a pass of its own: the phases of the same windows */
-		static const struct phases_opts po;
 		static struct phases_result pr;
 
 		rc = session_open(&s, &a->so);
 		if (rc)
 			return 1;
-		rc = phases_detect(&s, &po, &pr);
+		rc = phases_detect(&s, &a->po, &pr);
 		if (!rc)
 			rc = phases_names(&s, &pr, &a->phase_names[0][0], sizeof(a->phase_names[0]));
 		session_close(&s);

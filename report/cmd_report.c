@@ -91,7 +91,16 @@ const char cmd_report_help[] =
 "                        libpmiprof-region, docs/regions.md), [no region] for\n"
 "                        windows outside any\n"
 "    -s, --sort KEY      order rows by samples (default), an event name, a\n"
-"                        derived metric name (ipc, ...), or name\n"
+"                        derived metric name (ipc, ...), or name.  perf's\n"
+"                        keys too, several with commas: sym/symbol, dso\n"
+"                        (= --by dso), dso,sym (the symbol rows), comm, pid,\n"
+"                        tid (= --by), srcline (= --srcline), overhead\n"
+"                        (= samples)\n"
+"    --stdio             accepted for perf users: text is the default\n"
+"    --header-only       print the table's header lines only\n"
+"    --percent-limit P   hide rows under P% of the samples (and with --tree\n"
+"                        paths: default 0.5 there)\n"
+"    --no-children       the flat profile (perf's; cancels --children)\n"
 "    -f, --format FMT    table (default), csv or json.  The CSV header starts\n"
 "                        samples,percent,symbol,dso then one column per event\n"
 "                        and per derived metric, then ci95_low,ci95_high.\n"
@@ -157,7 +166,8 @@ const char cmd_report_help[] =
 "                        EVENT...(inclusive), self_EVENT..., metrics, dso_path\n"
 "    -G, --tree          caller -> callee tree with the share of samples\n"
 "                        through each path\n"
-"    --percent-limit P   --tree: hide paths below P% of samples (default 0.5)\n"
+"    --percent-limit P   --tree: hide paths below P% of samples (default 0.5);\n"
+"                        the flat profile: rows below P% (none by default)\n"
 "    --callers SYM       who calls SYM (a glob), with shares of SYM's samples\n"
 "    --callees SYM       what SYM calls, and [self]\n"
 "    --no-leaf-fixup     fp stacks as recorded: do not restore the caller of a\n"
@@ -221,7 +231,8 @@ enum {
 	OPT_BY = 0x2000, OPT_HIST, OPT_HIST_METRIC, OPT_SRCLINE, OPT_INLINE, OPT_WIDTH,
 	OPT_NO_DEMANGLE, OPT_CHILDREN, OPT_PERCENT_LIMIT, OPT_CALLERS, OPT_CALLEES,
 	OPT_NO_LEAF_FIXUP, OPT_VALUE, OPT_NO_SUMMARIES, OPT_PHASE, OPT_PHASE_INTERVAL,
-	OPT_PHASE_MAX_K, OPT_HTML, OPT_HTML_BUCKETS,
+	OPT_PHASE_MAX_K, OPT_HTML, OPT_HTML_BUCKETS, OPT_STDIO, OPT_NO_CHILDREN,
+	OPT_HEADER_ONLY,
 };
 
 static const struct option long_opts[] = {
@@ -239,6 +250,9 @@ static const struct option long_opts[] = {
 	{ "value", required_argument, NULL, OPT_VALUE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "children", no_argument, NULL, OPT_CHILDREN },
+	{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+	{ "stdio", no_argument, NULL, OPT_STDIO },
+	{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
 	{ "tree", no_argument, NULL, 'G' },
 	{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 	{ "callers", required_argument, NULL, OPT_CALLERS },
@@ -270,11 +284,79 @@ struct report_args {
 	enum sv_kind view;
 	const char *view_sym;
 	double percent_limit;
+	bool percent_limit_given;	/* the flat profile applies it only then */
+	bool by_given;			/* --by (or a --sort grouping key) */
+	bool header_only;		/* --header-only */
+	char sort_buf[128];		/* --sort's order key (parse_sort_keys) */
 	uint64_t phase;			/* --phase K, 0 = none */
 	struct phases_opts po;
 	bool html;			/* --html (html.c) */
 	uint64_t html_buckets;
 };
+
+/*
+ * --sort as perf users type it: a comma list of perf's keys (sym/symbol,
+ * dso, comm, pid, tid, srcline, overhead) mapped onto --by and the order,
+ * with at most one of pmiprof's own order keys (samples, name, an event or
+ * a metric, resolved against the trace later).  dso,sym is the symbol rows
+ * (each row shows its DSO).
+ */
+static int parse_sort_keys(struct report_args *a, const char *list)
+{
+	static const struct { const char *key; enum group_by by; } groups[] = {
+		{ "sym", BY_SYMBOL }, { "symbol", BY_SYMBOL }, { "dso", BY_DSO },
+		{ "comm", BY_COMM }, { "pid", BY_PID }, { "tid", BY_TID },
+	};
+	static const char accepted[] = "perf's sym, symbol, dso, comm, pid, tid, "
+		"srcline, overhead (several with commas: dso,sym), or one of samples, "
+		"name, an event or a metric of the trace";
+	unsigned int seen = 0;	/* 1 << group_by of the grouping keys given */
+	bool known = false;
+	char copy[sizeof(a->sort_buf)], *tok, *save = NULL;
+	size_t i;
+
+	if (!*list || strlen(list) >= sizeof(copy))
+		return pm_usage_error("report", "--sort '%s': accepted keys: %s", list, accepted);
+	strcpy(copy, list);
+	a->sort = NULL;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < ARRAY_SIZE(groups) && strcmp(groups[i].key, tok); i++)
+			;
+		if (i < ARRAY_SIZE(groups)) {
+			seen |= 1u << groups[i].by;
+		} else if (!strcmp(tok, "srcline")) {
+			/* perf's "--sort srcline": rows per source line, by samples */
+			a->so.sym.srcline = true;
+		} else if (!strcmp(tok, "overhead")) {
+			known = true;	/* perf's share of samples: the default order */
+		} else if (a->sort) {
+			return pm_usage_error("report", "--sort '%s': one order key at most "
+					      "('%s' and '%s'); accepted: %s", list, a->sort,
+					      tok, accepted);
+		} else {
+			strcpy(a->sort_buf, tok);
+			a->sort = a->sort_buf;	/* checked against the trace later */
+		}
+	}
+	if (!seen && !known && !a->sort && !a->so.sym.srcline)
+		return pm_usage_error("report", "--sort '%s': accepted keys: %s", list, accepted);
+	/* dso,sym: the symbol rows, each with its DSO */
+	if (seen & (1u << BY_SYMBOL))
+		seen &= ~(1u << BY_DSO);
+	if (seen & (seen - 1))
+		return pm_usage_error("report", "--sort '%s': rows are grouped by one key "
+				      "(dso,sym is the symbol rows): give one of sym, dso, comm, "
+				      "pid, tid", list);
+	for (i = 0; i < ARRAY_SIZE(groups); i++)
+		if (seen == 1u << groups[i].by && groups[i].by != BY_SYMBOL) {
+			if (a->by_given && a->by != groups[i].by)
+				return pm_usage_error("report", "--sort '%s' and --by group rows "
+						      "differently: give one", list);
+			a->by = groups[i].by;
+			a->by_given = true;
+		}
+	return 0;
+}
 
 static int parse_args(struct report_args *a, int argc, char **argv)
 {
@@ -300,6 +382,16 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 				  c == OPT_CALLERS ? SV_CALLERS : SV_CALLEES;
 			a->view_sym = optarg;
 			break;
+		case OPT_NO_CHILDREN:
+			/* perf's flat profile; cancels an earlier --children */
+			if (a->stack_view && a->view == SV_CHILDREN)
+				a->stack_view = false;
+			break;
+		case OPT_STDIO:
+			break;	/* perf's text UI: the default here */
+		case OPT_HEADER_ONLY:
+			a->header_only = true;
+			break;
 		case OPT_PERCENT_LIMIT: {
 			char *end;
 
@@ -307,6 +399,7 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			if (end == optarg || *end || a->percent_limit < 0 || a->percent_limit > 100)
 				return pm_usage_error("report", "--percent-limit '%s': expected a "
 						      "percentage 0..100", optarg);
+			a->percent_limit_given = true;
 			break;
 		}
 		case OPT_NO_LEAF_FIXUP:
@@ -348,14 +441,16 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			if (i == ARRAY_SIZE(bys))
 				return pm_usage_error("report", "--by '%s': expected symbol, dso, "
 						      "pid, tid, comm or region", optarg);
+			if (a->by_given && a->by != (enum group_by)i)
+				return pm_usage_error("report", "--by '%s' and --sort group rows "
+						      "differently: give one", optarg);
 			a->by = (enum group_by)i;
+			a->by_given = true;
 			break;
 		case 's':
-			/* perf's "--sort srcline": rows per source line, by samples */
-			if (!strcmp(optarg, "srcline"))
-				a->so.sym.srcline = true;
-			else
-				a->sort = optarg;
+			rc = parse_sort_keys(a, optarg);
+			if (rc)
+				return rc;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "folded") || !strcmp(optarg, "pprof"))
@@ -430,6 +525,11 @@ static int parse_args(struct report_args *a, int argc, char **argv)
 			a->by != BY_SYMBOL))
 		return pm_usage_error("report", "--html goes without --windows, --hist, --by, "
 				      "--phase, --format and the stack views");
+	if (a->header_only && (a->stack_view || a->windows || a->stack_format || a->html ||
+			       a->format != FMT_TABLE))
+		return pm_usage_error("report", "--header-only prints the flat profile's header: "
+				      "it goes without --format, --windows, --html and the stack "
+				      "views");
 	/* --windows CSV/JSON show each window's stack when the trace has them. */
 	a->so.stacks = (a->stack_view || (a->windows && a->format != FMT_TABLE)) ? &callstack_hooks : NULL;
 	return 0;
@@ -467,7 +567,8 @@ static void print_sort_keys(const struct session *s, const struct metric_set *ms
 {
 	uint32_t i;
 
-	fprintf(stderr, "  valid keys: samples, name");
+	fprintf(stderr, "  valid keys: perf's sym, symbol, dso, dso,sym, comm, pid, tid, srcline, "
+		"overhead; samples, name");
 	for (i = 0; i < s->h->nr_events && i < PMIPROF_MAX_EVENTS; i++)
 		fprintf(stderr, ", %s", s->h->events[i].name);
 	for (i = 0; i < ms->n; i++)
@@ -628,7 +729,7 @@ static int run_report(struct report_args *a)
 		goto done;
 	}
 	if (sort_key_of(&s, a->sort, &key)) {
-		pm_usage_error("report", "--sort '%s': no such event or metric in this trace",
+		pm_usage_error("report", "--sort '%s': not a sort key, event or metric of this trace",
 			       a->sort);
 		print_sort_keys(&s, &derived);
 		session_close(&s);
@@ -668,6 +769,19 @@ static int run_report(struct report_args *a)
 		};
 
 		order = profile_sorted(&p, &key, &n);
+		/* --percent-limit P: rows under P% of the samples left out */
+		if (order && a->percent_limit_given) {
+			uint32_t i, k = 0;
+
+			for (i = 0; i < n; i++)
+				if ((double)p.rows[order[i]].samples * 100.0 >=
+				    a->percent_limit * (double)p.samples)
+					order[k++] = order[i];
+			fo.below_limit = n - k;
+			fo.percent_limit = a->percent_limit;
+			n = k;
+		}
+		fo.header_only = a->header_only;
 		rc = order ? print_flat(stdout, &p, order, n, &fo) : -ENOMEM;
 	}
 	free(order);

@@ -2,6 +2,7 @@
 /* Host, CPU, clock and command-line fields of the trace header (see host_info.h). */
 #include "engine/host_info.h"
 
+#include <cpuid.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,4 +108,32 @@ void host_info_fill(struct trace_header *h, int argc, char **argv)
 			break;
 		off += (size_t)w;
 	}
+}
+
+bool host_hypervisor(char *vendor, size_t len)
+{
+	unsigned int a, b, c, dx;
+	char sig[13];
+
+	vendor[0] = '\0';
+	if (!__get_cpuid(1, &a, &b, &c, &dx) || !(c & (1u << 31)))
+		return false;
+	__cpuid(0x40000000, a, b, c, dx);
+	memcpy(sig, &b, 4);
+	memcpy(sig + 4, &c, 4);
+	memcpy(sig + 8, &dx, 4);
+	sig[12] = '\0';
+	if (!strcmp(sig, "KVMKVMKVM"))
+		pm_strlcpy(vendor, "KVM", len);
+	else if (!strcmp(sig, "TCGTCGTCGTCG"))
+		pm_strlcpy(vendor, "QEMU TCG", len);
+	else if (!strcmp(sig, "Microsoft Hv"))
+		pm_strlcpy(vendor, "Hyper-V", len);
+	else if (!strcmp(sig, "VMwareVMware"))
+		pm_strlcpy(vendor, "VMware", len);
+	else if (!strcmp(sig, "XenVMMXenVMM"))
+		pm_strlcpy(vendor, "Xen", len);
+	else
+		snprintf(vendor, len, "'%s'", sig);
+	return true;
 }

@@ -8,6 +8,9 @@
 #ifndef PMIPROF_DAEMON_HOST_INFO_H
 #define PMIPROF_DAEMON_HOST_INFO_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "pmiprof/trace.h"
 
 void host_info_fill(struct trace_header *h, int argc, char **argv);
@@ -15,5 +18,7 @@ void host_info_fill(struct trace_header *h, int argc, char **argv);
 unsigned int host_kernel_version(void);
 /* Append text to h->note, separated by "; ". */
 void host_note_append(struct trace_header *h, const char *text);
+/* The CPUID hypervisor vendor ("KVM", "QEMU TCG", ...) into vendor; false on bare metal. */
+bool host_hypervisor(char *vendor, size_t len);
 
 #endif /* PMIPROF_DAEMON_HOST_INFO_H */

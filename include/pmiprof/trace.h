@@ -319,7 +319,16 @@ struct trace_header {
 	 * frequency or period when the caller leaves it zero.
 	 */
 	uint64_t time_step;
+	/*
+	 * Not in the file: what the input was (PMIPROF_INPUT_*), set by the
+	 * reader, so that a report can search perf's build-id cache for perf's
+	 * files.
+	 */
+	uint32_t input;
 };
+
+#define PMIPROF_INPUT_TRACE		0	/* a pmiprof trace */
+#define PMIPROF_INPUT_PERF_DATA		1	/* perf's perf.data (docs/perf-data.md) */
 
 #define PMIPROF_CALL_GRAPH_F_KERNEL	(1u << 0)	/* kernel frames recorded */
 #define PMIPROF_CALL_GRAPH_F_LEAF_WORDS	(1u << 1)	/* fp: USTACK words for leaf fix-up */
@@ -701,7 +710,9 @@ typedef bool (*trace_summary_fn)(void *arg, const struct trace_chunk_summary *su
  * -errno (-EBADMSG bad magic/CRC, -EPROTONOSUPPORT version, -ENOENT ...) and
  * has already passed one specific message to diag.  diag NULL = stderr.
  * Regular files are mapped read-only (do not truncate a trace while it is
- * being read); pipes are read into memory.
+ * being read); pipes are read into memory.  An input that starts with perf's
+ * "PERFILE2" is read as a trace too: its records come out as the ones below
+ * (lib/perf_data.c, docs/perf-data.md).
  */
 int trace_reader_open(struct trace_reader **rp, const char *path,
 		      trace_diag_fn diag, void *diag_arg);

@@ -264,12 +264,20 @@ void phases_result_free(struct phases_result *r);
  */
 int phases_profile(struct session *s, const struct phases_opts *o, uint32_t phase,
 		   struct profile *p, uint32_t *nr_phases);
-/*
- * plot: gnuplot rectangles (objects from 'first') colouring the time axis
- * by phase; returns the number of phases (key entries: phases_color()).
- */
-uint32_t phases_gnuplot_bands(FILE *f, const struct phases_result *r, uint32_t first);
-const char *phases_color(uint32_t phase);
+/* A phase's summary: its windows, intervals, mean and sd of each rate, top functions. */
+struct phase_summary {
+	uint64_t windows;
+	uint32_t intervals, transitions;
+	double *mean, *sd;		/* per rate */
+	uint64_t *fn_windows;		/* per fn */
+	uint32_t *top;			/* top fns */
+	uint32_t nr_top;
+};
+/* ps[0..k): each phase's summary with its `top` hottest functions; 0 or -ENOMEM. */
+int phases_summarize(const struct phases_result *r, uint32_t top, struct phase_summary *ps);
+void phases_summary_free(struct phase_summary *ps, uint32_t k);
+/* The name of dense function fn of r (its symbol in the session that detected it). */
+const char *phases_fn_name(const struct session *s, const struct phases_result *r, uint32_t fn);
 /*
  * Per phase, its name for a legend: "phase 2: phase_chase 97%" (the top
  * function and its share; a second function when another phase has the

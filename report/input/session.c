@@ -145,6 +145,7 @@ static int lookup_setup(struct session *s)
 	}
 	so->buildid_dirs[0] = s->archive_dir;
 	so->buildid_dirs[1] = s->buildid_dir;
+	so->perf_buildid_cache = h->input == PMIPROF_INPUT_PERF_DATA;
 	so->own_vdso = ours;
 	if (!so->kernel || so->kallsyms || ours)
 		return 0;

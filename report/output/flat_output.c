@@ -558,6 +558,8 @@ int print_flat(FILE *f, const struct profile *p, const uint32_t *order, uint32_t
 		return print_json(f, p, order, shown, o);
 	default:
 		print_meta_text(f, p->s);
+		if (o->header_only)
+			return 0;
 		fputs("#\n", f);
 		if (!p->s->kept) {
 			fputs("# no samples to show\n", f);
@@ -566,6 +568,9 @@ int print_flat(FILE *f, const struct profile *p, const uint32_t *order, uint32_t
 		print_table(f, p, order, shown, o);
 		if (shown < n)
 			fprintf(f, "# %u more rows not shown (--limit %u)\n", n - shown, o->limit);
+		if (o->below_limit)
+			fprintf(f, "# %u rows under %g%% of the samples not shown (--percent-limit)\n",
+				o->below_limit, o->percent_limit);
 		if (o->hist)
 			return print_hist_text(f, p, order, n, o);
 		return 0;

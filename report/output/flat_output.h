@@ -24,6 +24,9 @@ struct flat_opts {
 	const struct metric *hist_metrics;	/* what the histograms show */
 	uint32_t nr_hist;
 	uint32_t hist_top;		/* functions with their own distribution */
+	bool header_only;		/* table: the header lines only */
+	uint32_t below_limit;		/* rows left out by --percent-limit */
+	double percent_limit;
 };
 
 int print_flat(FILE *f, const struct profile *p, const uint32_t *order, uint32_t n,

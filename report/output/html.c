@@ -345,16 +345,30 @@ static void write_script_text(FILE *out, const char *d, size_t len)
 	fwrite(d + from, 1, len - from, out);
 }
 
+bool html_libs_embedded(unsigned int uplot_js, unsigned int uplot_css,
+			unsigned int flamegraph_js, unsigned int flamegraph_css)
+{
+	return uplot_js && uplot_css && flamegraph_js && flamegraph_css;
+}
+
+int html_check_libs(void)
+{
+	/* PMIPROF_TEST_NO_HTML_LIBS: tests see a build without them */
+	if (!getenv("PMIPROF_TEST_NO_HTML_LIBS") &&
+	    html_libs_embedded(html_uplot_js_len, html_uplot_css_len,
+			       html_flamegraph_js_len, html_flamegraph_css_len))
+		return 0;
+	pm_err("--html: this pmiprof was built without the page's JavaScript libraries "
+	       "(uPlot, d3-flame-graph in report/output/html/node_modules); nothing written. "
+	       "Fix: run 'make deps && make' in the source tree, then rerun");
+	return -ENOENT;
+}
+
 /* The template with its markers replaced: the libraries, the app, the data. */
 static int write_page(FILE *out, const char *data, size_t len)
 {
 	const char *t = (const char *)html_page_html, *end = t + html_page_html_len;
 
-	if (!html_uplot_js_len || !html_flamegraph_js_len) {
-		pm_err("report --html: this pmiprof was built without the page's JavaScript "
-		       "libraries (report/output/html/node_modules): run 'make deps' and rebuild");
-		return -ENOENT;
-	}
 	while (t < end) {
 		const char *m = memmem(t, (size_t)(end - t), "@@", 2), *e;
 
@@ -396,6 +410,9 @@ int report_html(const struct session_opts *so, const char *path, uint32_t bucket
 	FILE *mem, *out = stdout;
 	int rc;
 
+	/* before anything is read or written: no page without its libraries */
+	if (html_check_libs())
+		return 1;
 	/* the phases: a pass of their own (as plot --phases) */
 	rc = html_phases_json(so, po, &phases);
 	if (rc) {
@@ -441,8 +458,7 @@ int report_html(const struct session_opts *so, const char *path, uint32_t bucket
 	if (out && out != stdout && fclose(out) && !rc)
 		rc = -EIO;
 	if (rc)
-		pm_err("%s: %s", rc == -ENOENT ? "report --html" : path ? path : "stdout",
-		       strerror(-rc));
+		pm_err("%s: %s", path ? path : "stdout", strerror(-rc));
 	else
 		session_print_warnings(&s, pm_quiet);
 	free(data);

@@ -10,6 +10,7 @@
 #ifndef PMIPROF_REPORT_HTML_H
 #define PMIPROF_REPORT_HTML_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "input/session.h"
@@ -24,5 +25,19 @@ struct phases_opts;
  */
 int report_html(const struct session_opts *so, const char *path, uint32_t buckets,
 		const struct phases_opts *po);
+
+/*
+ * Whether the page's libraries were embedded at build time, from their
+ * embedded lengths (0: the file was absent when html_assets.h was made).
+ */
+bool html_libs_embedded(unsigned int uplot_js, unsigned int uplot_css,
+			unsigned int flamegraph_js, unsigned int flamegraph_css);
+
+/*
+ * 0 when this build can write the page; else says which command fixes it
+ * (make deps && make) and returns -ENOENT.  PMIPROF_TEST_NO_HTML_LIBS set:
+ * as if the libraries were absent (tests).
+ */
+int html_check_libs(void);
 
 #endif /* PMIPROF_REPORT_HTML_H */

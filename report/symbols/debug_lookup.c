@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Finding the file to read for a DSO: the build-id caches, the recorded
+ * Finding the file to read for a DSO: the build-id caches (pmiprof's; for
+ * a perf.data, then perf's ~/.debug or $PERF_BUILDID_DIR), the recorded
  * path under --symfs, separate debug files (libdwfl's find_debuginfo with
  * build-id, .gnu_debuglink, debuginfod), each checked against the recorded
  * build-id; and the warnings when none is usable.
@@ -259,9 +260,28 @@ static bool by_build_id(const struct symbolizer *sy, const struct dso *d, bool d
 		}
 		dirs[n++] = "/usr/lib/debug";
 	}
+	build_id_hex(hex, d->build_id, d->build_id_len);
+	if (i == n && sy->opts.perf_buildid_cache) {
+		/*
+		 * perf's build-id cache, last, for perf's files: .build-id/xx/rest
+		 * is a directory (perf 4.x on: a link to it) holding the binary as
+		 * "elf" and its debug file as "debug" (docs/perf-data.md).
+		 */
+		const char *perf_dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+		char cache[4096];
+
+		if (perf_dir && *perf_dir)
+			snprintf(cache, sizeof(cache), "%s", perf_dir);
+		else if (home && *home)
+			snprintf(cache, sizeof(cache), "%s/.debug", home);
+		else
+			return false;
+		snprintf(buf, size, "%s/.build-id/%.2s/%s/%s", cache, hex, hex + 2,
+			 debug ? "debug" : "elf");
+		return true;
+	}
 	if (i >= n)
 		return false;
-	build_id_hex(hex, d->build_id, d->build_id_len);
 	snprintf(buf, size, "%s/.build-id/%.2s/%s%s", dirs[i], hex, hex + 2, debug ? ".debug" : "");
 	return true;
 }

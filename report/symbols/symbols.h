@@ -59,6 +59,9 @@ struct symbolizer_opts {
 	/* Build-id caches, searched in order before the recorded path: the
 	 * extracted --archive, then --buildid-dir (default ~/.pmiprof/debug). */
 	const char *buildid_dirs[2];
+	/* Then perf's build-id cache ($PERF_BUILDID_DIR, else ~/.debug): for
+	 * perf's perf.data, whose recording filled it. */
+	bool perf_buildid_cache;
 	/* Without kallsyms: an earlier boot of this machine whose cached copy
 	 * (kallsyms_cache.c) serves, or NULL. */
 	const char *kallsyms_boot;

@@ -9,9 +9,10 @@
 # "dso symbol", against perf report --children --sort dso,sym (NEVENTS 2).
 # Rows of either side at or above MIN percent must be in both.  Code without
 # a symbol is one "[unknown]" row on both sides (perf prints each address,
-# pmiprof "[unknown] 0x.. <nearest>" or "[plt]") and not compared: which
+# pmiprof "[unknown] 0x.. <nearest>") and not compared: which
 # code each names differs (other programs' under -a); perf's "[JIT] tid N" is
-# pmiprof's "//anon"; C++ names are compared without their parameters.  Prints one
+# pmiprof's "//anon", perf's "name@plt" pmiprof's "[plt]"; C++ names are
+# compared without their parameters.  Prints one
 # line per compared row; exit 1 on any miss.
 import csv
 import os
@@ -32,10 +33,17 @@ for line in open(perf_txt, errors="replace"):
         pcts.append(float(f.pop(0)[:-1]))
     if len(pcts) < nev or not f:
         continue
-    key = " ".join(t for t in f if not re.fullmatch(r"\[.\]", t))
-    # code without a symbol: perf prints its address, pmiprof "[unknown]"
-    if re.fullmatch(r"0x[0-9a-f]+", key):
-        key = "[unknown]"
+    f = [t for t in f if not re.fullmatch(r"\[.\]", t)]
+    if keycol in ("symbol", "children") and f:
+        sym = " ".join(f[1:] if keycol == "children" else f)
+        # code without a symbol: perf prints its address, pmiprof "[unknown]"
+        if re.fullmatch(r"0x[0-9a-f]+", sym):
+            sym = "[unknown]"
+        # PLT entries: perf's "name@plt" / "@plt", pmiprof's "[plt]"
+        if sym.endswith("@plt"):
+            sym = "[plt]"
+        f = f[:1] + [sym] if keycol == "children" else [sym]
+    key = " ".join(f)
     # anonymous executable memory without a perf-PID.map: perf's name, pmiprof's
     key = re.sub(r"^\[JIT\] tid \d+$", "anon", key)
     old = perf.get(key, [0.0] * nev)
@@ -51,7 +59,8 @@ if keycol == "children":
     for r in body:
         if r[k] == "[truncated]":
             continue	# pmiprof's row for stacks that end before a root; perf has none
-        key = r[d] + " " + r[k]
+        sym = "[unknown]" if r[k].startswith("[unknown]") else re.sub(r"\(.*\)( const)?$", "", r[k])
+        key = r[d] + " " + sym
         old = ours.get(key, [0.0, 0.0])
         ours[key] = [max(old[0], float(r[cols[0]])), old[1] + float(r[cols[1]])]
     body = []
@@ -65,7 +74,7 @@ if keycol != "children":
 for r in body:
     key = os.path.basename(r[k]) if keycol == "dso" and r[k].startswith("/") else r[k]
     # "[unknown] 0xOFF <nearest+0x..>", "[plt]": no function symbol, as perf's addresses
-    if keycol == "symbol" and (key.startswith("[unknown]") or key == "[plt]"):
+    if keycol == "symbol" and key.startswith("[unknown]"):
         key = "[unknown]"
     # perf prints C++ names without their parameter list
     if keycol == "symbol":
@@ -77,7 +86,7 @@ for r in body:
 bad = 0
 for key in sorted(set(perf) | set(ours), key=lambda x: -max(perf.get(x, ours.get(x)))):
     p, o = perf.get(key), ours.get(key)
-    if key == "[unknown]":
+    if key == "[unknown]" or key.endswith(" [unknown]"):
         continue	# what is unnamed differs with what each names (other programs' code under -a)
     if p is None or o is None:
         share = max(p or o)

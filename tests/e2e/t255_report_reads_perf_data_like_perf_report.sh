@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # pmiprof report reads perf's own perf.data (docs/perf-data.md): files recorded
 # here by Debian's perf in the modes this VM allows (cpu-clock -c and -F, -g,
-# --call-graph dwarf, -a, -p, a group of software events with :S, pipe mode
-# to a file and through stdin, -z, pipe -z).  For each, the shares of every
+# --call-graph dwarf, -a, -p, a group of software events with :S,
+# --switch-events with -s, pipe mode to a file and through stdin, -z, pipe -z).  For each, the shares of every
 # row of `pmiprof report --by dso|symbol|comm` (each event's column over its
 # total: perf weighs by period) equal `perf report --stdio --sort ...` of the
 # same file within 0.1 point (perf_data_compare.py), the sample count equals
@@ -16,7 +16,8 @@ command -v python3 >/dev/null || skip_all "python3 not installed"
 CMP=$(dirname "$0")/perf_data_compare.py
 # --buildid-mmap: perf 6.1's build-id pass at the end aborts on this kernel
 # (util/build-id.c assertion); with build-ids in MMAP2 it has nothing to do.
-REC="perf record --buildid-mmap -q"
+# -N: the machine's build-id cache (~/.debug) is left alone.
+REC="perf record --buildid-mmap -N -q"
 
 # record NAME ARGS...: perf record into $TMPD/NAME.data; 1 when perf failed.
 record() {
@@ -102,6 +103,14 @@ fi
 if [ -x "$WORKLOADS/callgraph_nofp" ] &&
 	one dwarf 1 --call-graph dwarf -e cpu-clock -c 500000 -- "$WORKLOADS/callgraph_nofp" 1; then
 	children dwarf
+fi
+
+# --switch-events and -s (per-thread READ at exit): read, and said to be not used
+if [ -x "$WORKLOADS/threads2" ] && one switch 1 --switch-events -s -e cpu-clock -c 300000 -- "$WORKLOADS/threads2"; then
+	"$PMIPROF" report -i "$TMPD/switch.data" >/dev/null 2>"$TMPD/switch.msg"
+	grep -q "perf records read but not used: READ [0-9]*, SWITCH [0-9]*" "$TMPD/switch.msg" \
+		&& ok "switch: the SWITCH and READ records are counted and named" \
+		|| not_ok "switch: the SWITCH and READ records are counted and named" "$(cat "$TMPD/switch.msg")"
 fi
 
 # -p: a running process, attached for a second

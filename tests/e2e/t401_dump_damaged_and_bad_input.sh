@@ -68,7 +68,7 @@ expect_fail "version 99" tests/fixtures/version-99.pmiprof "offset 8: unsupporte
 expect_fail "truncated header" tests/fixtures/truncated-header.pmiprof "file ends inside the header section"
 expect_fail "empty file" tests/fixtures/empty.pmiprof "offset 0: empty file, not a pmiprof trace"
 # perf's own files are read (docs/perf-data.md); a cut one says where it ends
-if command -v perf >/dev/null && perf record --buildid-mmap -q -o "$TMPD/perf.data" -e cpu-clock true >/dev/null 2>&1; then
+if command -v perf >/dev/null && perf record --buildid-mmap -N -q -o "$TMPD/perf.data" -e cpu-clock true >/dev/null 2>&1; then
 	"$PMIPROF" dump -i "$TMPD/perf.data" >"$TMPD/out" 2>"$TMPD/err" && grep -q " comm " "$TMPD/out" \
 		&& ok "perf.data: dumped" || not_ok "perf.data: dumped" "$(cat "$TMPD/err")"
 	head -c 60 "$TMPD/perf.data" >"$TMPD/cut.data"

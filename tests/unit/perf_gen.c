@@ -237,7 +237,7 @@ static void hstring(struct pgen *g, const char *s)
 
 /* One feature's bytes, or nothing when f does not give it. */
 static int feature(struct pgen *g, uint32_t feat, const struct pg_attr *attrs, uint32_t nr,
-		   const struct pg_feat *f)
+		   const struct pg_feat *f, uint32_t attr_size)
 {
 	uint32_t i;
 
@@ -268,11 +268,11 @@ static int feature(struct pgen *g, uint32_t feat, const struct pg_attr *attrs, u
 		return 1;
 	case PERF_FEAT_EVENT_DESC:
 		pg_u32(g, nr);
-		pg_u32(g, sizeof(struct perf_event_attr));
+		pg_u32(g, attr_size);
 		for (i = 0; i < nr; i++) {
 			uint32_t k;
 
-			pg_put(g, &attrs[i].attr, sizeof(attrs[i].attr));
+			pg_put(g, &attrs[i].attr, attr_size);
 			pg_u32(g, attrs[i].nr_ids);
 			hstring(g, attrs[i].name ? attrs[i].name : "");
 			for (k = 0; k < attrs[i].nr_ids; k++)
@@ -293,6 +293,13 @@ static const uint32_t feats[] = {
 void pgen_file(struct pgen *out, const struct pg_attr *attrs, uint32_t nr_attrs,
 	       const uint8_t *data, size_t dlen, const struct pg_feat *f)
 {
+	pgen_file_attr_size(out, attrs, nr_attrs, data, dlen, f, sizeof(struct perf_event_attr));
+}
+
+void pgen_file_attr_size(struct pgen *out, const struct pg_attr *attrs, uint32_t nr_attrs,
+			 const uint8_t *data, size_t dlen, const struct pg_feat *f,
+			 uint32_t attr_size)
+{
 	struct perf_file_header fh = { 0 };
 	uint64_t ids_at[64];
 	struct pgen body[ARRAY_LEN(feats)];
@@ -308,20 +315,22 @@ void pgen_file(struct pgen *out, const struct pg_attr *attrs, uint32_t nr_attrs,
 	}
 	fh.magic = PERF_DATA_MAGIC;
 	fh.size = sizeof(fh);
-	fh.attr_size = sizeof(struct perf_event_attr) + sizeof(struct perf_file_section);
+	fh.attr_size = attr_size + sizeof(struct perf_file_section);
 	fh.attrs.offset = out->len;
 	fh.attrs.size = nr_attrs * fh.attr_size;
 	for (i = 0; i < nr_attrs; i++) {
 		struct perf_file_section s = { ids_at[i], attrs[i].nr_ids * 8ull };
+		struct perf_event_attr a = attrs[i].attr;
 
-		pg_put(out, &attrs[i].attr, sizeof(attrs[i].attr));
+		a.size = attr_size;	/* an older perf's attr: the fields it knew */
+		pg_put(out, &a, attr_size);
 		pg_put(out, &s, sizeof(s));
 	}
 	fh.data.offset = out->len;
 	fh.data.size = dlen;
 	pg_put(out, data, dlen);
 	for (i = 0; i < ARRAY_LEN(feats); i++) {
-		if (feature(&body[nf], feats[i], attrs, nr_attrs, f)) {
+		if (feature(&body[nf], feats[i], attrs, nr_attrs, f, attr_size)) {
 			fh.features[feats[i] / 64] |= 1ull << (feats[i] % 64);
 			nf++;
 		} else {
@@ -362,7 +371,8 @@ void pgen_pipe(struct pgen *out, const struct pg_attr *attrs, uint32_t nr_attrs,
 	for (i = 0; i < ARRAY_LEN(feats); i++) {
 		struct pgen b = { 0 };
 
-		if (feats[i] == PERF_FEAT_BUILD_ID || !feature(&b, feats[i], attrs, nr_attrs, f)) {
+		if (feats[i] == PERF_FEAT_BUILD_ID ||
+		    !feature(&b, feats[i], attrs, nr_attrs, f, sizeof(struct perf_event_attr))) {
 			pg_free(&b);
 			continue;
 		}

@@ -74,6 +74,10 @@ struct pg_feat {
 /* A whole file-mode perf.data around data[0 .. dlen). */
 void pgen_file(struct pgen *out, const struct pg_attr *attrs, uint32_t nr_attrs,
 	       const uint8_t *data, size_t dlen, const struct pg_feat *f);
+/* The same with attrs of attr_size bytes (older perfs: 64 = PERF_ATTR_SIZE_VER0, 72, ...). */
+void pgen_file_attr_size(struct pgen *out, const struct pg_attr *attrs, uint32_t nr_attrs,
+			 const uint8_t *data, size_t dlen, const struct pg_feat *f,
+			 uint32_t attr_size);
 /* The same content as a pipe: header, attrs and features as records, data, build-ids. */
 void pgen_pipe(struct pgen *out, const struct pg_attr *attrs, uint32_t nr_attrs,
 	       const uint8_t *data, size_t dlen, const struct pg_feat *f);

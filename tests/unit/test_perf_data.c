@@ -360,7 +360,8 @@ static void build_ids(struct pgen *g, uint32_t type)
 	pg_build_id(g, type, PERF_RECORD_MISC_KERNEL, -1, bid_kernel, 20, "[kernel.kallsyms]");
 }
 
-static void make_file(struct pgen *out, bool pipe, const uint8_t *data, size_t dlen)
+static void make_file_sized(struct pgen *out, bool pipe, const uint8_t *data, size_t dlen,
+			    uint32_t attr_size)
 {
 	struct pg_attr a[2];
 	struct pgen b = { 0 };
@@ -374,8 +375,13 @@ static void make_file(struct pgen *out, bool pipe, const uint8_t *data, size_t d
 	if (pipe)
 		pgen_pipe(out, a, 2, data, dlen, &f);
 	else
-		pgen_file(out, a, 2, data, dlen, &f);
+		pgen_file_attr_size(out, a, 2, data, dlen, &f, attr_size);
 	pg_free(&b);
+}
+
+static void make_file(struct pgen *out, bool pipe, const uint8_t *data, size_t dlen)
+{
+	make_file_sized(out, pipe, data, dlen, sizeof(struct perf_event_attr));
 }
 
 /* What a reading gave, flattened for comparison. */
@@ -634,6 +640,36 @@ static void compressed_records_give_the_same_records(void **state)
 	free(g);
 }
 
+/* perf 3.x wrote 64-byte attrs (PERF_ATTR_SIZE_VER0), later ones 72, 80, ...: all read. */
+static void older_attr_sizes_read(void **state)
+{
+	static const uint32_t sizes[] = { PERF_ATTR_SIZE_VER0, PERF_ATTR_SIZE_VER1,
+					  PERF_ATTR_SIZE_VER2, PERF_ATTR_SIZE_VER3 };
+	struct pgen d = { 0 }, f = { 0 };
+	struct trace_header *h = malloc(sizeof(*h));
+	struct got *g = malloc(sizeof(*g));
+	size_t i;
+
+	(void)state;
+	data_records(&d);
+	for (i = 0; i < ARRAY_LEN(sizes); i++) {
+		make_file_sized(&f, false, d.b, d.len, sizes[i]);
+		assert_int_equal(read_all(f.b, f.len, h, g), 0);
+		check_records(g);
+		assert_string_equal(h->events[1].name, "task-clock");
+		pg_free(&f);
+	}
+	/* shorter than perf ever wrote: refused with the offset of the header field */
+	make_file_sized(&f, false, d.b, d.len, 56);
+	diags = 0;
+	assert_int_equal(read_all(f.b, f.len, NULL, g), -EBADMSG);
+	assert_non_null(strstr(last_diag, "offset 8: perf.data header"));
+	pg_free(&f);
+	pg_free(&d);
+	free(h);
+	free(g);
+}
+
 static void big_endian_and_aux_data_refused(void **state)
 {
 	struct pgen d = { 0 }, f = { 0 };
@@ -744,6 +780,7 @@ int main(void)
 		cmocka_unit_test(file_mode_records_and_header),
 		cmocka_unit_test(pipe_mode_gives_the_same_records),
 		cmocka_unit_test(compressed_records_give_the_same_records),
+		cmocka_unit_test(older_attr_sizes_read),
 		cmocka_unit_test(big_endian_and_aux_data_refused),
 		cmocka_unit_test(damaged_sample_counted_as_lost),
 		cmocka_unit_test(cut_anywhere_reads_up_to_the_cut),
