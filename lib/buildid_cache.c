@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
 #include <gelf.h>
 
 #include "buildid_cache.h"
@@ -243,6 +244,44 @@ static void failed(struct buildid_cache_result *res, int err, const char *path)
 	}
 }
 
+static char *debuginfo_path_default;
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path_default,
+};
+
+/*
+ * The separate debug file libdwfl finds for the ELF file at path through its
+ * .gnu_debuglink (build-id or CRC checked), opened; -1 when there is none, or
+ * the file carries its own debug info.
+ */
+static int open_debuglink_file(const char *path)
+{
+	const char *mainfile = NULL, *debugfile = NULL;
+	Dwfl_Module *mod;
+	GElf_Addr bias;
+	Dwfl *dwfl;
+	int fd = -1;
+
+	dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!dwfl)
+		return -1;
+	dwfl_report_begin(dwfl);
+	mod = dwfl_report_elf(dwfl, "x", path, -1, 0, true);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (mod) {
+		dwfl_module_getdwarf(mod, &bias);
+		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
+		if (debugfile && !(mainfile && !strcmp(debugfile, mainfile)))
+			fd = open(debugfile, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	}
+	dwfl_end(dwfl);
+	return fd;
+}
+
 static void save_one(const struct buildid_cache_obj *o, const char *dir,
 		     struct buildid_cache_result *res)
 {
@@ -293,10 +332,21 @@ static void save_one(const struct buildid_cache_obj *o, const char *dir,
 		res->linked++;
 	else
 		res->copied++;
-	/* Its separate debug file (Debian's -dbgsym), which upgrades along with it. */
+	/*
+	 * Its separate debug file (Debian's -dbgsym), which upgrades along with
+	 * it; else the one its .gnu_debuglink names (next to it, in .debug/,
+	 * under /usr/lib/debug/PATH), found as `pmiprof archive` finds it: the
+	 * report of the cached copy looks for rest.debug, never next to the
+	 * original path.
+	 */
 	snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 	snprintf(dst, sizeof(dst), "%s/%s.debug", sub, hex + 2);
-	if (lstat(dst, &st) && (fd = open(dbg, O_RDONLY | O_CLOEXEC)) >= 0) {
+	if (!lstat(dst, &st))
+		return;
+	fd = open(dbg, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open_debuglink_file(o->path);
+	if (fd >= 0) {
 		r = put_file(fd, dst, res);
 		close(fd);
 		if (r < 0) {
