@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include <elfutils/libdwelf.h>
-#include <elfutils/libdwfl.h>
 #include <gelf.h>
 
 #include "buildid_cache.h"
@@ -244,42 +243,58 @@ static void failed(struct buildid_cache_result *res, int err, const char *path)
 	}
 }
 
-static char *debuginfo_path_default;
-
-static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path_default,
-};
-
 /*
- * The separate debug file libdwfl finds for the ELF file at path through its
- * .gnu_debuglink (build-id or CRC checked), opened; -1 when there is none, or
- * the file carries its own debug info.
+ * The separate debug file the .gnu_debuglink of the ELF file open on fd (at
+ * path) names, where gdb and libdwfl look for it: next to the file, in its
+ * .debug/, under /usr/lib/debug/DIR.  Only a file of the same build-id (the
+ * recorded one) is taken, never the file itself.  Local files only: libdwfl's
+ * standard lookup (pmiprof archive's) would also ask debuginfod servers when
+ * DEBUGINFOD_URLS is set, and the end of a recording reaches no network.
+ * Returns the opened file, or -1.
  */
-static int open_debuglink_file(const char *path)
+static int open_debuglink_file(int fd, const char *path, const uint8_t *bid, uint32_t bid_len)
 {
-	const char *mainfile = NULL, *debugfile = NULL;
-	Dwfl_Module *mod;
-	GElf_Addr bias;
-	Dwfl *dwfl;
-	int fd = -1;
+	char name[256], dir[4096], cand[4096 + 300];
+	const char *link, *slash;
+	struct stat mst, st;
+	uint8_t got[20];
+	GElf_Word crc;
+	int i, dfd;
+	Elf *e;
 
-	dwfl = dwfl_begin(&dwfl_callbacks);
-	if (!dwfl)
+	if (fstat(fd, &mst))
 		return -1;
-	dwfl_report_begin(dwfl);
-	mod = dwfl_report_elf(dwfl, "x", path, -1, 0, true);
-	dwfl_report_end(dwfl, NULL, NULL);
-	if (mod) {
-		dwfl_module_getdwarf(mod, &bias);
-		dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &mainfile, &debugfile);
-		if (debugfile && !(mainfile && !strcmp(debugfile, mainfile)))
-			fd = open(debugfile, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e)
+		return -1;
+	link = elf_kind(e) == ELF_K_ELF ? dwelf_elf_gnu_debuglink(e, &crc) : NULL;
+	if (!link || !*link || strchr(link, '/') || strlen(link) >= sizeof(name)) {
+		elf_end(e);
+		return -1;
 	}
-	dwfl_end(dwfl);
-	return fd;
+	pm_strlcpy(name, link, sizeof(name));
+	elf_end(e);
+	slash = strrchr(path, '/');
+	if (!slash || (size_t)(slash - path) >= sizeof(dir))
+		return -1;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	for (i = 0; i < 3; i++) {
+		static const char *const fmt[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
+
+		if ((size_t)snprintf(cand, sizeof(cand), fmt[i], dir, name) >= sizeof(cand))
+			continue;
+		dfd = open(cand, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (dfd < 0)
+			continue;
+		if (!fstat(dfd, &st) && S_ISREG(st.st_mode) &&
+		    !(st.st_dev == mst.st_dev && st.st_ino == mst.st_ino) &&
+		    fd_build_id(dfd, got) == bid_len && !memcmp(got, bid, bid_len))
+			return dfd;
+		close(dfd);
+	}
+	return -1;
 }
 
 static void save_one(const struct buildid_cache_obj *o, const char *dir,
@@ -288,7 +303,7 @@ static void save_one(const struct buildid_cache_obj *o, const char *dir,
 	char hex[41], sub[4096], dst[4096 + 64], dbg[128];
 	uint8_t now_id[20];
 	struct stat st;
-	int fd, r;
+	int fd, mfd, r;
 
 	hex_of(hex, o->build_id, o->build_id_len);
 	if ((size_t)snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex) >= sizeof(sub)) {
@@ -306,23 +321,23 @@ static void save_one(const struct buildid_cache_obj *o, const char *dir,
 			utimensat(AT_FDCWD, dst, NULL, 0);
 		return;
 	}
-	fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
+	mfd = open(o->path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (mfd < 0) {
 		res->changed++;		/* gone since: nothing of that build to keep */
 		return;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    fd_build_id(fd, now_id) != o->build_id_len ||
+	if (fstat(mfd, &st) || !S_ISREG(st.st_mode) ||
+	    fd_build_id(mfd, now_id) != o->build_id_len ||
 	    memcmp(now_id, o->build_id, o->build_id_len)) {
-		close(fd);
+		close(mfd);
 		res->changed++;		/* rebuilt or upgraded during the recording */
 		return;
 	}
 	r = mkdir_p(sub);
 	if (!r)
-		r = put_file(fd, dst, res);
-	close(fd);
+		r = put_file(mfd, dst, res);
 	if (r < 0) {
+		close(mfd);
 		res->failed++;
 		failed(res, r, dst);
 		return;
@@ -341,11 +356,13 @@ static void save_one(const struct buildid_cache_obj *o, const char *dir,
 	 */
 	snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
 	snprintf(dst, sizeof(dst), "%s/%s.debug", sub, hex + 2);
-	if (!lstat(dst, &st))
-		return;
-	fd = open(dbg, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fd = open_debuglink_file(o->path);
+	fd = -1;
+	if (lstat(dst, &st)) {
+		fd = open(dbg, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fd = open_debuglink_file(mfd, o->path, o->build_id, o->build_id_len);
+	}
+	close(mfd);
 	if (fd >= 0) {
 		r = put_file(fd, dst, res);
 		close(fd);
