@@ -14,6 +14,7 @@
 #include "perf/perf_group.h"
 #include "engine/record.h"
 #include "topdown.h"
+#include "buildid_cache.h"
 #include "util.h"
 
 const char cmd_record_summary[] = "Record windowed samples of a command, processes or CPUs";
@@ -25,6 +26,7 @@ const char cmd_record_help[] =
 "SYNOPSIS\n"
 "    pmiprof record [-e EVENTS] [-c PERIOD | -F HZ] [-o FILE] [--backend B] [-q]\n"
 "                   [-m PAGES] [-z LEVEL] [-g | --call-graph MODE] [--max-stack N]\n"
+"                   [--no-buildid-cache | --buildid-cache-size SIZE]\n"
 "                   -- COMMAND [ARGS...]\n"
 "    pmiprof record [options] -p PID[,PID...]\n"
 "    pmiprof record [options] -a [-- COMMAND [ARGS...]]\n"
@@ -124,6 +126,16 @@ const char cmd_record_help[] =
 "    --max-stack N\n"
 "        At most N frames per stack (default 127, at most\n"
 "        kernel.perf_event_max_stack).\n"
+"    --no-buildid-cache\n"
+"        Do not save the recorded binaries and libraries into the build-id\n"
+"        cache.  By default, at the end, each executable file the trace maps\n"
+"        (with its build-id) that the cache lacks is hard-linked there, or\n"
+"        copied, with its /usr/lib/debug/.build-id debug file, so that reports\n"
+"        of this trace keep their names after the files are rebuilt or\n"
+"        upgraded (docs/record.md, \"Build-id cache\").\n"
+"    --buildid-cache-size SIZE\n"
+"        The cache's size limit (K, M, G: powers of 1024; default 2G, or\n"
+"        $PMIPROF_BUILDID_CACHE_SIZE): the oldest files go first.\n"
 "    -q, --quiet\n"
 "        No notices, progress or summary; errors are still printed.\n"
 "    -h, --help\n"
@@ -135,6 +147,10 @@ const char cmd_record_help[] =
 "        PERF_SAMPLE_READ with inherit: per-CPU groups filtered to the workload's\n"
 "        processes, windows per CPU (header flag NO_INHERIT_READ).  pmiprof\n"
 "        switches to this mode by itself on such kernels and says so.\n"
+"    PMIPROF_BUILDID_DIR=DIR\n"
+"        The build-id cache (default ~/.pmiprof/debug), for record and report.\n"
+"    PMIPROF_BUILDID_CACHE_SIZE=SIZE\n"
+"        The cache's size limit when --buildid-cache-size is not given.\n"
 "\n"
 "EXAMPLES\n"
 "    pmiprof record -- ./app --size 1000\n"
@@ -150,7 +166,8 @@ const char cmd_record_help[] =
 "    keeps every complete chunk), 2 for usage errors.  With -p or -a and no\n"
 "    command: 0 on success.\n";
 
-enum { OPT_BACKEND = 256, OPT_CALL_GRAPH, OPT_MAX_STACK };
+enum { OPT_BACKEND = 256, OPT_CALL_GRAPH, OPT_MAX_STACK, OPT_NO_BUILDID_CACHE,
+       OPT_BUILDID_CACHE_SIZE };
 
 static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -164,6 +181,8 @@ static const struct option long_opts[] = {
 	{ "compression-level", required_argument, NULL, 'z' },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+	{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
+	{ "buildid-cache-size", required_argument, NULL, OPT_BUILDID_CACHE_SIZE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -236,6 +255,7 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 {
 	const char *events = d->events, *env;
 	char err[512];
+	bool no_cache = false;
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
@@ -317,6 +337,15 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 			o->max_stack_given = true;
 			break;
 		}
+		case OPT_NO_BUILDID_CACHE:
+			no_cache = true;
+			break;
+		case OPT_BUILDID_CACHE_SIZE:
+			if (buildid_cache_parse_size(optarg, &o->buildid_cache_limit))
+				return pm_usage_error(cmd, "invalid --buildid-cache-size '%s': bytes, "
+						      "with K, M or G (powers of 1024), e.g. 2G",
+						      optarg);
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -361,6 +390,8 @@ int record_parse_common(const char *cmd, int argc, char **argv, struct record_op
 		return pm_usage_error(cmd, "%s", err);
 	env = getenv("PMIPROF_FORCE_NO_INHERIT_READ");
 	o->force_no_inherit_read = env && *env && strcmp(env, "0");
+	/* Only record keeps files for its trace (daemon segments, top and stat do not). */
+	o->buildid_cache = !strcmp(cmd, "record") && !no_cache;
 	pm_quiet = o->quiet;
 	return 0;
 }

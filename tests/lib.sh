@@ -12,6 +12,9 @@ _tap_n=0
 _tap_failed=0
 TMPD=$(mktemp -d /tmp/pmiprof-t.XXXXXX)
 trap 'rm -rf "$TMPD"' EXIT
+# record saves the mapped files into a build-id cache that report searches
+# first: each test gets its own, never the user's ~/.pmiprof/debug.
+export PMIPROF_BUILDID_DIR=$TMPD/buildid-cache
 
 ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $1"; }
 not_ok() {

@@ -84,6 +84,9 @@ struct record_opts {
 	bool max_stack_given;
 	/* Debug knob: behave as on a kernel < 6.12 (PMIPROF_FORCE_NO_INHERIT_READ=1). */
 	bool force_no_inherit_read;
+	/* record only: fill the build-id cache at the end (--no-buildid-cache: off) */
+	bool buildid_cache;
+	uint64_t buildid_cache_limit;	/* --buildid-cache-size, 0: the env or default */
 };
 
 struct record_stats {

@@ -28,6 +28,7 @@
 #include "engine/host_info.h"
 #include "engine/perf_ring.h"
 #include "engine/record_regions.h"
+#include "buildid_cache.h"
 #include "util.h"
 #include "engine/workload.h"
 
@@ -70,6 +71,7 @@ struct loop {
 	struct record_regions *regions;	/* code-region markers, or NULL */
 	struct record_hooks *hk;	/* a watcher's calls (record_run_hooked), or NULL */
 	uint64_t last_tick;
+	struct buildid_cache_set bids;	/* executable mappings, for the build-id cache */
 };
 
 static int sys_pidfd_open(pid_t pid)
@@ -405,6 +407,48 @@ static int check_pids(const struct record_opts *o)
 	return 0;
 }
 
+static void note_mmap(void *arg, const struct trace_mmap *m)
+{
+	buildid_cache_note(arg, m->path, m->prot, m->build_id, m->build_id_len);
+}
+
+/*
+ * After the trace is complete: the files it maps into the build-id cache
+ * (lib/buildid_cache.h).  Whatever goes wrong is one warning; the
+ * recording stands.
+ */
+static void save_buildid_cache(struct loop *l)
+{
+	struct buildid_cache_result res;
+	uint64_t limit = l->o->buildid_cache_limit;
+	char dir[4096], size[32];
+	int err;
+
+	if (!l->bids.nr)
+		return;
+	err = buildid_cache_dir(dir, sizeof(dir));
+	if (err) {
+		pm_warn("build-id cache not written: no $HOME (set PMIPROF_BUILDID_DIR, or pass "
+			"--no-buildid-cache)");
+		return;
+	}
+	if (!limit && buildid_cache_limit(&limit))
+		pm_warn("PMIPROF_BUILDID_CACHE_SIZE='%s' is not a size (e.g. 2G): using 2G",
+			getenv("PMIPROF_BUILDID_CACHE_SIZE"));
+	buildid_cache_save(&l->bids, dir, limit, &res);
+	if (res.failed)
+		pm_warn("build-id cache %s: %u of %u file(s) not saved (%s); reports of %s will "
+			"lack their names once they change (--no-buildid-cache skips this)", dir,
+			res.failed, l->bids.nr, strerror(-res.first_err), l->o->output);
+	if (res.added || res.evicted) {
+		fmt_bytes(size, sizeof(size), res.total_bytes);
+		pm_info("build-id cache %s: %u mapped file(s) and %u debug file(s) added (%u hard "
+			"link(s), %u cop%s), %u already there%s; %s in all", dir, res.added,
+			res.debugs, res.linked, res.copied, res.copied == 1 ? "y" : "ies",
+			res.present, res.evicted ? ", oldest evicted for the limit" : "", size);
+	}
+}
+
 static void summary(struct loop *l, uint64_t bytes)
 {
 	const struct trace_header *h = &l->s.hdr;
@@ -464,6 +508,7 @@ int record_run_hooked(const struct record_opts *o, int argc, char **argv,
 {
 	struct trace_writer_opts wopts = { 0 };
 	struct loop l;
+	const struct trace_writer_tap bids_tap = { .mmap = note_mmap, .arg = &l.bids };
 	struct trace_finish fin;
 	sigset_t oldmask;
 	struct sigaction pipe_ign = { .sa_handler = SIG_IGN }, old_pipe;
@@ -572,6 +617,8 @@ int record_run_hooked(const struct record_opts *o, int argc, char **argv,
 		}
 		trace_writer_set_tap(l.w, tap);
 	}
+	if (o->buildid_cache && !(hk && hk->open))
+		trace_writer_set_tap(l.w, &bids_tap);
 	if (l.b->synthesize) {
 		ret = l.b->synthesize(&l.s, l.w);
 		if (ret) {
@@ -658,6 +705,8 @@ int record_run_hooked(const struct record_opts *o, int argc, char **argv,
 			l.err = ret;
 			pm_err("writing %s: %s", o->output, strerror(-ret));
 		}
+		if (!l.err && o->buildid_cache)
+			save_buildid_cache(&l);
 		if (!l.err)
 			summary(&l, bytes);
 	}
@@ -682,6 +731,7 @@ out_pidfds:
 		close(l.pidfds[i]);
 	workload_close(&l.wl);
 out_signals:
+	buildid_cache_set_free(&l.bids);
 	record_regions_free(l.regions);
 	close(l.sfd);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);

@@ -17,6 +17,7 @@
 
 #include "symbols/kallsyms_cache.h"
 #include "kernel_id.h"
+#include "buildid_cache.h"
 #include "util.h"
 
 /* Cache tags for addresses that are not in a recorded address space. */
@@ -107,7 +108,6 @@ static int lookup_setup(struct session *s)
 {
 	struct symbolizer_opts *so = &s->opts.sym;
 	const struct trace_header *h = s->h;
-	const char *home = getenv("HOME");
 	bool ours = same_kernel(h);
 	char dflt[PATH_MAX];
 	int err;
@@ -124,11 +124,18 @@ static int lookup_setup(struct session *s)
 			return -ENOTDIR;
 		}
 		pm_strlcpy(dflt, s->opts.buildid_dir, sizeof(dflt));
-	} else if (home && *home) {
-		/* The default cache only when it exists: most reports have none. */
-		if ((size_t)snprintf(dflt, sizeof(dflt), "%s/.pmiprof/debug", home) >= sizeof(dflt) ||
-		    !is_dir(dflt))
+	} else if (!buildid_cache_dir(dflt, sizeof(dflt))) {
+		/*
+		 * The cache record fills ($PMIPROF_BUILDID_DIR, else
+		 * ~/.pmiprof/debug), only when it exists: libdwfl's debug path
+		 * takes absolute directories only.
+		 */
+		char abs[PATH_MAX];
+
+		if (!is_dir(dflt) || !realpath(dflt, abs))
 			dflt[0] = 0;
+		else
+			pm_strlcpy(dflt, abs, sizeof(dflt));
 	}
 	if (dflt[0] && !(s->buildid_dir = strdup(dflt)))
 		return -ENOMEM;

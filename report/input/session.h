@@ -293,8 +293,9 @@ enum {
 "                                  recorded path (a copy of the recording root)\n" \
 "    --archive FILE                read binaries, debug files and kallsyms by\n" \
 "                                  build-id from a 'pmiprof archive' tar(.gz)\n" \
-"    --buildid-dir DIR             build-id cache: an extracted archive (default\n" \
-"                                  ~/.pmiprof/debug)\n"
+"    --buildid-dir DIR             build-id cache: the one record fills, or an\n" \
+"                                  extracted archive (default\n" \
+"                                  $PMIPROF_BUILDID_DIR, else ~/.pmiprof/debug)\n"
 /* Handles 'i', 'q' or one of the codes above: 0, or a usage error's exit status. */
 int session_filter_option(struct session_opts *o, int code, const char *arg, const char *cmd);
 void session_opts_free(struct session_opts *o);

@@ -8,7 +8,9 @@ have_perf_sw || skip_all "perf_event_open not usable here"
 [ -x "$WORKLOADS/shares" ] || skip_all "workload shares not built"
 cp "$WORKLOADS/shares" "$TMPD/shares_copy"
 # 3 s at 40 kHz: usually several chunks; a cut in the last one keeps the others.
-"$PMIPROF" record -q -o "$TMPD/t.data" -F 40000 -- "$TMPD/shares_copy" 3 >/dev/null 2>"$TMPD/err" \
+# --no-buildid-cache: the deleted-binary checks below test the lookup behind
+# the build-id cache (the recorded path, gone); a cached copy would name it.
+"$PMIPROF" record -q --no-buildid-cache -o "$TMPD/t.data" -F 40000 -- "$TMPD/shares_copy" 3 >/dev/null 2>"$TMPD/err" \
 	|| { not_ok "record" "$(cat "$TMPD/err")"; done_testing; }
 size=$(stat -c %s "$TMPD/t.data")
 chunks=$("$PMIPROF" dump -i "$TMPD/t.data" 2>/dev/null | sed -n 's/.*chunks ok \([0-9]*\).*/\1/p')

@@ -26,12 +26,17 @@ bid=$(readelf -n "$WORKLOADS/shares" | awk '/Build ID/ { print $3 }')
 # The three functions with the most samples in DSO $2 of trace $1, by name.
 top3() { "$PMIPROF" report -i "$1" --format csv "${@:3}" 2>"$TMPD/err" |
 	awk -F, -v d="$2" 'NR > 1 && $4 == d { print $3 }' | head -3 | sort | tr '\n' ' '; }
-run() {	# $1 variant dir holding "shares": record it
-	"$PMIPROF" record -q -o "$1/t.data" -- "$1/shares" 0.3 >/dev/null 2>"$TMPD/rec.err" ||
+run() {	# $1 variant dir holding "shares": record it (more: record options)
+	"$PMIPROF" record -q "${@:2}" -o "$1/t.data" -- "$1/shares" 0.3 >/dev/null 2>"$TMPD/rec.err" ||
 		not_ok "record $1" "$(cat "$TMPD/rec.err")"
 }
+# Every variant is the same build (one build-id), so each records into a
+# build-id cache of its own (record fills it, report searches it first): the
+# report is then served the cached copy, and its entry must be complete
+# (rest.debug) for the names to come from the variant's debug file.
 variant() {	# $1 name: a fresh dir with a stripped copy and its debug file $d/shares.debug
 	d=$TMPD/$1; mkdir -p "$d"; cp "$WORKLOADS/shares" "$d/shares"
+	export PMIPROF_BUILDID_DIR=$d/bcache
 	objcopy --only-keep-debug "$d/shares" "$d/shares.debug" && strip --strip-all "$d/shares"
 }
 expect_names() {	# $1 test name, $2 dir, more: report options
@@ -52,6 +57,20 @@ dso=$("$PMIPROF" report -i "$d/t.data" --format csv --by dso 2>/dev/null | awk -
 
 variant link; objcopy --add-gnu-debuglink="$d/shares.debug" "$d/shares"; run "$d"
 expect_names ".gnu_debuglink, same directory" "$d"
+cached=$d/bcache/.build-id/${bid:0:2}/${bid:2}
+[ -f "$cached" ] && cmp -s "$cached.debug" "$d/shares.debug" &&
+	ok "the cache holds the debuglink's debug file as rest.debug" ||
+	not_ok "the cache holds the debuglink's debug file as rest.debug" "$(ls -l "$d/bcache/.build-id/${bid:0:2}" 2>&1)"
+# The lookup behind the cache: the debug file next to the original path.
+PMIPROF_BUILDID_DIR=$d/nocache "$PMIPROF" record -q --no-buildid-cache -o "$d/nc.data" -- "$d/shares" 0.3 >/dev/null 2>"$TMPD/rec.err" ||
+	not_ok "record --no-buildid-cache" "$(cat "$TMPD/rec.err")"
+got=$(PMIPROF_BUILDID_DIR=$d/nocache top3 "$d/nc.data" shares)
+[ "$got" = "$ref" ] && ok ".gnu_debuglink, same directory, --no-buildid-cache (no cache)" ||
+	not_ok ".gnu_debuglink, same directory, --no-buildid-cache (no cache)" "got: $got" "$(cat "$TMPD/err")"
+[ ! -e "$d/nocache" ] && ok "--no-buildid-cache wrote no cache" || not_ok "--no-buildid-cache wrote no cache"
+# Served from the cache: the names outlive the debug file at its place.
+rm "$d/shares.debug"
+expect_names ".gnu_debuglink: from the cache, the debug file next to the binary gone" "$d"
 variant dotdebug; objcopy --add-gnu-debuglink="$d/shares.debug" "$d/shares"
 mkdir -p "$d/.debug"; mv "$d/shares.debug" "$d/.debug/"; run "$d"
 expect_names ".gnu_debuglink, in .debug/" "$d"
@@ -103,7 +122,7 @@ run "$d"; expect_names "MiniDebugInfo (.gnu_debugdata)" "$d"
 
 # CRC: build-id-less builds, the debuglink's file is of another build.
 if command -v cc >/dev/null; then
-	d=$TMPD/crc; mkdir -p "$d"
+	d=$TMPD/crc; mkdir -p "$d"; export PMIPROF_BUILDID_DIR=$d/bcache
 	cc -O1 -g -fno-omit-frame-pointer -fno-inline -Wl,--build-id=none -o "$d/shares" tests/workloads/shares.c &&
 	cc -O0 -g -fno-omit-frame-pointer -fno-inline -Wl,--build-id=none -o "$d/other" tests/workloads/shares.c &&
 	objcopy --only-keep-debug "$d/shares" "$d/shares.debug" && strip --strip-all "$d/shares" &&

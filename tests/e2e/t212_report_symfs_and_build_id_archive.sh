@@ -10,8 +10,9 @@ have_perf_sw || skip_all "perf_event_open not usable here"
 [ -x "$WORKLOADS/threads2" ] || skip_all "workload threads2 not built"
 mkdir -p "$TMPD/bin" "$TMPD/home"
 export HOME=$TMPD/home XDG_CACHE_HOME=$TMPD/cache
+unset PMIPROF_BUILDID_DIR	# its default, ~/.pmiprof/debug, is under test
 cp "$WORKLOADS/threads2" "$TMPD/bin/threads2"
-"$PMIPROF" record -q -o "$TMPD/t.data" -- "$TMPD/bin/threads2" 0.5 >/dev/null 2>"$TMPD/err" ||
+"$PMIPROF" record -q --no-buildid-cache -o "$TMPD/t.data" -- "$TMPD/bin/threads2" 0.5 >/dev/null 2>"$TMPD/err" ||
 	{ not_ok "record" "$(cat "$TMPD/err")"; done_testing; }
 "$PMIPROF" dump -i "$TMPD/t.data" | grep -q " mmap .*build-id=[0-9a-f]\{40\} path=\"$TMPD/bin/threads2\"" &&
 	ok "the MMAP of the workload carries its build-id" || not_ok "the MMAP of the workload carries its build-id"

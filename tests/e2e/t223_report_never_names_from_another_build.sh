@@ -15,7 +15,7 @@ bid=$(readelf -n "$libc" 2>/dev/null | awk '/Build ID/ { print $3 }')
 [ -n "$bid" ] && [ -f "/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug" ] || skip_all "libc's debug file is not installed (libc6-dbg)"
 
 # Part 1: libc through its debug file alone, placed by the recorded mapping.
-"$PMIPROF" record -q -o "$TMPD/sort.data" -- bash -c 'seq 1 150000 | sed "s/^/line /" | sort -R >/dev/null' \
+"$PMIPROF" record -q --no-buildid-cache -o "$TMPD/sort.data" -- bash -c 'seq 1 150000 | sed "s/^/line /" | sort -R >/dev/null' \
 	2>"$TMPD/err" || { not_ok "record sort" "$(cat "$TMPD/err")"; done_testing; }
 mkdir -p "$TMPD/empty"
 libc_rows() { awk -F, 'NR > 1 && $4 == "libc.so.6" { print $3 "," $1 }' "$1" | sort; }
@@ -41,7 +41,7 @@ awk -F, 'NR > 1 && $4 == "sort" { print $3 }' "$TMPD/symfs.csv" | grep -qv '^\[u
 # Part 2: our workload, with another program where it was.
 mkdir -p "$TMPD/bin"
 cp "$WORKLOADS/shares" "$TMPD/bin/shares"
-"$PMIPROF" record -q -o "$TMPD/t.data" -- "$TMPD/bin/shares" 0.4 >/dev/null 2>"$TMPD/err" ||
+"$PMIPROF" record -q --no-buildid-cache -o "$TMPD/t.data" -- "$TMPD/bin/shares" 0.4 >/dev/null 2>"$TMPD/err" ||
 	{ not_ok "record shares" "$(cat "$TMPD/err")"; done_testing; }
 mkdir -p "$TMPD/root$TMPD/bin"
 cp "$WORKLOADS/threads2" "$TMPD/root$TMPD/bin/shares"

@@ -17,7 +17,7 @@ want=$(build_id "$TMPD/prog")
 "$TMPD/prog" 2 >/dev/null &
 wp=$!
 sleep 0.3	# running, mapped, before the recording
-"$PMIPROF" record -q -p "$wp" -o "$TMPD/p.data" 2>"$TMPD/rec" || { not_ok "record -p" "$(cat "$TMPD/rec")"; done_testing; }
+"$PMIPROF" record -q --no-buildid-cache -p "$wp" -o "$TMPD/p.data" 2>"$TMPD/rec" || { not_ok "record -p" "$(cat "$TMPD/rec")"; done_testing; }
 wait "$wp"
 "$PMIPROF" dump -i "$TMPD/p.data" >"$TMPD/dump" 2>&1
 got=$(grep " mmap .*path=\"$TMPD/prog\"" "$TMPD/dump" | sed -n 's/.* build-id=\([0-9a-f]*\) .*/\1/p' | sort -u)
