@@ -21,15 +21,12 @@ static void keep_error(struct top_live *t, int err)
 		t->err = err;
 }
 
-/* session_sample_fn: one kept sample into the open interval. */
-static int store(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
-		 uint32_t comm)
+int top_live_store(struct top_live *t, const struct trace_sample *smp, uint32_t sym,
+		   uint32_t comm, uint32_t n)
 {
-	struct top_live *t = arg;
 	struct top_interval *iv = &t->iv[t->cur];
 	struct top_sample *e;
 
-	(void)index;
 	if (iv->n == iv->cap && pm_grow(&iv->v, &iv->cap, (uint64_t)iv->n + 1, 4096,
 					 sizeof(*iv->v)))
 		return -ENOMEM;
@@ -37,7 +34,16 @@ static int store(void *arg, const struct trace_sample *smp, uint64_t index, uint
 	e->s = *smp;
 	e->sym = sym;
 	e->comm = comm;
+	e->n = n;
 	return 0;
+}
+
+/* session_sample_fn: one kept sample into the open interval. */
+static int store(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
+		 uint32_t comm)
+{
+	(void)index;
+	return top_live_store(arg, smp, sym, comm, 1);
 }
 
 static void tap_samples(void *arg, const struct trace_sample *s, size_t n)

@@ -23,6 +23,7 @@
 struct top_sample {
 	struct trace_sample s;
 	uint32_t sym, comm;
+	uint32_t n;			/* windows it stands for: 1 but from a profile */
 };
 
 struct top_interval {
@@ -45,6 +46,7 @@ struct top_live {
 	uint32_t seq;			/* intervals opened so far (the open one's number) */
 	struct hashmap exited;		/* pid -> seq of the interval it exited in */
 	uint64_t total_seen, total_lost;
+	bool remote;			/* fed from a daemon's profiles: no addresses */
 	int err;			/* first error in the tap (-errno), 0 */
 };
 
@@ -55,6 +57,10 @@ void top_live_close(struct top_live *t);
 const struct trace_writer_tap *top_live_tap(struct top_live *t);
 /* Close the open interval at now_ns and open the next: 0, or the tap's first error. */
 int top_live_rotate(struct top_live *t, uint64_t now_ns);
+
+/* n windows (summed in *smp) of function sym, command comm into the open interval. */
+int top_live_store(struct top_live *t, const struct trace_sample *smp, uint32_t sym,
+		   uint32_t comm, uint32_t n);
 
 /* The closed intervals in the window, oldest first: index i < t->closed. */
 const struct top_interval *top_live_interval(const struct top_live *t, uint32_t i);

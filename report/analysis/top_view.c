@@ -88,8 +88,8 @@ static int build_profile(struct top_view *v, struct top_live *t, const char *fil
 
 		for (k = 0; !err && k < iv->n; k++)
 			if (in_scope(t, &v->scope, &iv->v[k]))
-				err = profile_add_aggregate(&p, &iv->v[k].s, 1, iv->v[k].sym,
-							    iv->v[k].comm);
+				err = profile_add_aggregate(&p, &iv->v[k].s, iv->v[k].n,
+							    iv->v[k].sym, iv->v[k].comm);
 	}
 	v->samples = p.samples;
 	for (i = 0; !err && i < p.nr_rows; i++) {
@@ -130,7 +130,13 @@ static int build_lines(struct top_view *v, struct top_live *t, const char *filte
 	struct ann_view av;
 	struct disasm *d = NULL;
 	uint32_t i, k, idx, fi, cap = 0;
-	int err = annotate_init(&a, &t->s);
+	int err;
+
+	if (t->remote) {
+		v->why = "a daemon's profile has no addresses to find lines by (--from)";
+		return 0;
+	}
+	err = annotate_init(&a, &t->s);
 
 	for (i = 0; !err && i < t->closed; i++) {
 		const struct top_interval *iv = top_live_interval(t, i);

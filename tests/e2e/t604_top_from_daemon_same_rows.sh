@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# pmiprof top --from http://HOST:PORT reads a running `pmiprof daemon`
+# (its /debug/pprof/profile of each -d seconds) instead of recording: on
+# tests/workloads/shares (work_a/b/c 50/30/20 by construction), while top
+# records the same process itself at the same time, both give three
+# tables whose work_a/b/c shares are 50/30/20 within 5 points and agree
+# with each other within 5; --by process names the workload's pid and
+# command; --format json parses.  Errors, each with its message: a URL that
+# is not http://, a malformed one, a refused connection, a server that is
+# not a pmiprof daemon (HTTP 404, an answer that is no pprof, another
+# program's pprof), -d not whole seconds, a recording option with --from.
+. "$(dirname "$0")/../lib.sh"
+t() {	# t EXPECTED_RC "regex of the message" ARGS...
+	local want=$1 re=$2 rc; shift 2
+	"$PMIPROF" top "$@" </dev/null >"$TMPD/out" 2>"$TMPD/err"; rc=$?
+	if [ $rc -eq "$want" ] && grep -Eq -- "$re" "$TMPD/err"; then ok "top $* -> $rc: $re"
+	else not_ok "top $* -> $want: $re" "rc $rc: $(cat "$TMPD/err")"; fi
+}
+dp=; wl=; hp=
+trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; [ -n "$wl" ] && kill -9 $wl 2>/dev/null;
+      [ -n "$hp" ] && kill $hp 2>/dev/null; rm -rf "$TMPD"' EXIT
+
+# errors that need no daemon
+t 2 "--from 'ftp://x': expected http://HOST:PORT" --from ftp://x --batch
+t 2 "with --from, -d is whole seconds, 1..600" --from http://127.0.0.1:1 --batch -d 1.5
+t 2 "--from reads what the daemon records: '-e' is for recording here" \
+	--from http://127.0.0.1:1 --batch -e cpu-clock
+t 2 "--from http://\[::1: URL using bad/illegal format" --from "http://[::1" --batch -n 1 -d 1
+free=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+t 1 "--from http://127.0.0.1:$free: connection refused: no daemon listens there" \
+	--from "http://127.0.0.1:$free" --batch -n 1 -d 1
+# a web server that is not a pmiprof daemon: 404, then files that are no pmiprof profile
+mkdir -p "$TMPD/www/debug/pprof"
+python3 -m http.server --bind 127.0.0.1 --directory "$TMPD/www" 0 >"$TMPD/www.log" 2>&1 &
+hp=$!
+for _ in $(seq 100); do
+	hport=$(grep -o 'port [0-9]*' "$TMPD/www.log" | head -1 | cut -d' ' -f2)
+	[ -n "$hport" ] && break
+	sleep 0.1
+done
+t 1 "HTTP 404: <!DOCTYPE HTML> \(is it a pmiprof daemon\?\)" --from "http://127.0.0.1:$hport" --batch -n 1 -d 1
+echo "<html>hello</html>" >"$TMPD/www/debug/pprof/profile"
+t 1 "the answer is not a pmiprof daemon's profile \(not a pprof profile\)" \
+	--from "http://127.0.0.1:$hport/" --batch -n 1 -d 1
+# a valid pprof of another program: string table [""] and one sample type, no pmiprof comment
+python3 -c 'import gzip, sys; sys.stdout.buffer.write(gzip.compress(bytes([0x32, 0, 0x32, 1, 0x78, 0x0a, 4, 8, 1, 0x10, 1])))' \
+	>"$TMPD/www/debug/pprof/profile"
+t 1 "the answer is not a pmiprof daemon's profile \(another program's pprof\)" \
+	--from "http://127.0.0.1:$hport" --batch -n 1 -d 1
+kill $hp; wait $hp 2>/dev/null; hp=
+
+[ "$(id -u)" -eq 0 ] || { skip "--from a daemon" "needs root (the daemon records every CPU)"; done_testing; }
+have_perf_sw || { skip "--from a daemon" "perf_event_open not usable here"; done_testing; }
+daemon_start "$TMPD/log" --dir "$TMPD/d" --segment 2 --listen 127.0.0.1:0 -F 1000 -e cpu-clock
+[ -n "$port" ] || { not_ok "daemon serving" "$(cat "$TMPD/log")"; done_testing; }
+"$WORKLOADS/shares" 40 >/dev/null &
+wl=$!
+sleep 1
+
+# the same 6 seconds, from the daemon and recorded by top itself
+"$PMIPROF" top --from "http://127.0.0.1:$port" --by function --batch -n 3 -d 2 --format csv \
+	>"$TMPD/from.csv" 2>"$TMPD/from.err" &
+fp=$!
+"$PMIPROF" top -p "$wl" -e cpu-clock -F 1000 --by function --batch -n 3 -d 2 --format csv \
+	>"$TMPD/direct.csv" 2>"$TMPD/direct.err"; drc=$?
+wait $fp; frc=$?
+[ $frc -eq 0 ] && ok "top --from --batch -n 3 exits 0" || not_ok "top --from" "rc $frc: $(cat "$TMPD/from.err")"
+[ $drc -eq 0 ] || not_ok "direct top" "rc $drc: $(cat "$TMPD/direct.err")"
+
+# shares NAME.csv: per table, work_a/b/c as % of the three (the daemon sees every process)
+shares() {
+	python3 - "$1" <<'PY'
+import csv, sys
+tables = [t for t in open(sys.argv[1]).read().split('\n\n') if t.strip()]
+print(len(tables))
+for t in tables:
+    rows = list(csv.DictReader(t.splitlines()))
+    s = {r['name']: int(r['samples']) for r in rows if r['detail'] == 'shares'}
+    n = sum(s.get(f, 0) for f in ('work_a', 'work_b', 'work_c'))
+    print(' '.join('%.2f' % (100.0 * s.get(f, 0) / max(n, 1)) for f in ('work_a', 'work_b', 'work_c')), n)
+PY
+}
+shares "$TMPD/from.csv" >"$TMPD/from.sh"
+shares "$TMPD/direct.csv" >"$TMPD/direct.sh"
+{ read -r nf; for i in 1 2 3; do read -r fa[$i] fb[$i] fc[$i] fn[$i]; done; } <"$TMPD/from.sh"
+{ read -r nd; for i in 1 2 3; do read -r da[$i] db[$i] dc[$i] dn[$i]; done; } <"$TMPD/direct.sh"
+[ "$nf" = 3 ] && ok "--from: three CSV tables" || not_ok "--from: three tables" "$(cat "$TMPD/from.csv")"
+for i in 1 2 3; do
+	echo "# refresh $i: --from ${fa[$i]}/${fb[$i]}/${fc[$i]} of ${fn[$i]}; direct ${da[$i]}/${db[$i]}/${dc[$i]} of ${dn[$i]}"
+	perl -e 'exit(abs($ARGV[0]-50) <= 5 && abs($ARGV[1]-30) <= 5 && abs($ARGV[2]-20) <= 5 ? 0 : 1)' \
+		"${fa[$i]}" "${fb[$i]}" "${fc[$i]}" && ok "--from refresh $i: 50/30/20 within 5 points" ||
+		not_ok "--from refresh $i: 50/30/20 within 5 points" "${fa[$i]} ${fb[$i]} ${fc[$i]}"
+	perl -e 'exit(abs($ARGV[0]-$ARGV[3]) <= 5 && abs($ARGV[1]-$ARGV[4]) <= 5 && abs($ARGV[2]-$ARGV[5]) <= 5 ? 0 : 1)' \
+		"${fa[$i]}" "${fb[$i]}" "${fc[$i]}" "${da[$i]}" "${db[$i]}" "${dc[$i]}" &&
+		ok "refresh $i: --from's rows = direct mode's within 5 points" ||
+		not_ok "refresh $i: --from = direct" "from ${fa[$i]}/${fb[$i]}/${fc[$i]}, direct ${da[$i]}/${db[$i]}/${dc[$i]}"
+done
+"$PMIPROF" top --from "http://127.0.0.1:$port" --batch -n 1 -d 1 >"$TMPD/proc.txt" 2>"$TMPD/err"
+grep -Eq "^ +$wl +[0-9]+ +[0-9.]+ .* shares$" "$TMPD/proc.txt" &&
+	grep -q "backend http://127.0.0.1:$port, by process" "$TMPD/proc.txt" &&
+	ok "--from --by process: the workload's pid and command, the daemon named" ||
+	not_ok "--from --by process" "$(cat "$TMPD/proc.txt" "$TMPD/err")"
+"$PMIPROF" top --from "http://127.0.0.1:$port" --batch -n 1 -d 1 --format json \
+	>"$TMPD/from.json" 2>"$TMPD/err"
+python3 - "$TMPD/from.json" "$wl" <<'PY' && ok "--from --format json: the workload's row" || not_ok "--from --format json" "$(cat "$TMPD/from.json" "$TMPD/err")"
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert len(objs) == 1 and objs[0]['by'] == 'process'
+rows = [r for r in objs[0]['rows'] if r['key'] == int(sys.argv[2])]
+assert rows and rows[0]['name'] == 'shares' and 'cpu-clock' in rows[0]['rates']
+PY
+done_testing
