@@ -39,7 +39,7 @@ const char cmd_top_help[] =
 "SYNOPSIS\n"
 "    pmiprof top [-a | -p PID[,PID...] | -- COMMAND [ARGS...]] [-e EVENTS]\n"
 "                [-c PERIOD | -F HZ] [-d SECS] [--decay SECS] [--sort KEY]\n"
-"                [--by process|thread|function|dso] [--backend B] [-m PAGES]\n"
+"                [--by process|thread|function|dso|cgroup] [--backend B] [-m PAGES]\n"
 "                [--batch [-n N] [--format table|csv|json]]\n"
 "    pmiprof top --from http://HOST:PORT [-d SECS] [--decay SECS] [--sort KEY]\n"
 "                [--by process|thread|function|dso] [--batch ...]\n"
@@ -64,7 +64,8 @@ const char cmd_top_help[] =
 "    -d, --delay SECS      refresh every SECS seconds (default 2; 0.1..3600)\n"
 "    --decay SECS          rows cover the last SECS seconds (a multiple of -d,\n"
 "                          default -d), so a process that stops falls off\n"
-"    --by KEY              process (default), thread, function or dso\n"
+"    --by KEY              process (default), thread, function, dso or cgroup\n"
+"                          (Enter on a cgroup: its processes)\n"
 "    --sort KEY            samples (default), name, an event or a metric name\n"
 "    -b, --batch           no screen: print each refresh as a table\n"
 "    -n, --iterations N    with --batch: stop after N refreshes\n"
@@ -181,7 +182,7 @@ static int parse_top_args(int *argc, char **argv, struct top_args *a)
 		case 3:
 			if (top_by_parse(val, &a->by))
 				ret = pm_usage_error("top", "unknown --by '%s' (valid: process, thread, "
-						     "function, dso)", val);
+						     "function, dso, cgroup)", val);
 			break;
 		case 4:
 			a->sort = val;
@@ -217,6 +218,9 @@ static int parse_top_args(int *argc, char **argv, struct top_args *a)
 	if (a->from && (a->delay_ms % 1000 || a->delay_ms > 600000))
 		return pm_usage_error("top", "with --from, -d is whole seconds, 1..600 (the "
 				      "daemon's profile ?seconds=)");
+	if (a->from && a->by == TOP_BY_CGROUP)
+		return pm_usage_error("top", "--by cgroup reads this machine's /proc/PID/cgroup: "
+				      "not with --from (the daemon's /metrics has its cgroup label)");
 	if (a->from && strncmp(a->from, "http://", 7) && strncmp(a->from, "https://", 8))
 		return pm_usage_error("top", "--from '%s': expected http://HOST:PORT, the "
 				      "daemon's --listen address", a->from);
@@ -336,11 +340,13 @@ static int hook_open(void *arg, const struct trace_header *h, const char *backen
 	if (err)
 		return err;
 	err = top_live_open(&r->live, h, (uint32_t)(r->a->decay_ms / r->a->delay_ms));
+	r->have_live = !err;
+	if (!err && r->a->by == TOP_BY_CGROUP)
+		err = top_live_want_cgroups(&r->live);
 	if (err) {
 		pm_err("cannot start the live view: %s", strerror(-err));
 		return err;
 	}
-	r->have_live = true;
 	r->backend = backend;
 	r->origin.backend = backend;
 	*tap = top_live_tap(&r->live);
@@ -404,6 +410,11 @@ static int zoom(struct top_run *r)
 	case TOP_BY_DSO:
 		in.dso = (int64_t)row->key;
 		snprintf(in.label, sizeof(in.label), "functions of %s", row->name);
+		break;
+	case TOP_BY_CGROUP:
+		in.by = TOP_BY_PROCESS;
+		in.cgroup = (int64_t)row->key;
+		snprintf(in.label, sizeof(in.label), "processes of cgroup %s", row->name);
 		break;
 	default:
 		in.by = TOP_BY_LINE;
@@ -736,6 +747,8 @@ int cmd_top(int argc, char **argv)
 	}
 	o.output = "/dev/null";
 	o.quiet = true;
+	o.no_permission_hint = "; or watch a running daemon: pmiprof top --from "
+			       "http://HOST:PORT (its --listen address)";
 	memset(&r, 0, sizeof(r));
 	r.a = &a;
 	top_scope_init(&r.stack[0], a.by);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc_cgroup.h"
 #include "util.h"
 
 /* the exited-pid table is rebuilt with recent exits only past this size */
@@ -21,11 +22,43 @@ static void keep_error(struct top_live *t, int err)
 		t->err = err;
 }
 
+int top_live_want_cgroups(struct top_live *t)
+{
+	t->cgroups = true;
+	return hm_init(&t->cg_of_pid, 256);
+}
+
+/*
+ * The cgroup of pid as a string id: the idle task (pid 0) is the root's, a
+ * task the kernel no longer names or a process gone before its first
+ * sample here is "[unknown]".  The paths go into the session's name table
+ * so that the flat profile's by-name grouping (BY_COMM) groups and names
+ * them.
+ */
+static int64_t cgroup_of(struct top_live *t, uint32_t pid)
+{
+	uint32_t v = hm_get(&t->cg_of_pid, pid, 0);
+	char path[512];
+	int64_t id;
+
+	if (v != HM_EMPTY)
+		return v;
+	if (!pid)
+		pm_strlcpy(path, "/", sizeof(path));
+	else if (pid == UINT32_MAX || proc_cgroup_read((pid_t)pid, path, sizeof(path)))
+		pm_strlcpy(path, "[unknown]", sizeof(path));
+	id = strtab_intern(&t->s.comms, path);
+	if (id >= 0 && hm_put(&t->cg_of_pid, pid, 0, (uint32_t)id))
+		return -ENOMEM;
+	return id;
+}
+
 int top_live_store(struct top_live *t, const struct trace_sample *smp, uint32_t sym,
 		   uint32_t comm, uint32_t n)
 {
 	struct top_interval *iv = &t->iv[t->cur];
 	struct top_sample *e;
+	int64_t cg = t->cgroups ? cgroup_of(t, smp->pid) : 0;
 
 	if (iv->n == iv->cap && pm_grow(&iv->v, &iv->cap, (uint64_t)iv->n + 1, 4096,
 					 sizeof(*iv->v)))
@@ -35,7 +68,8 @@ int top_live_store(struct top_live *t, const struct trace_sample *smp, uint32_t 
 	e->sym = sym;
 	e->comm = comm;
 	e->n = n;
-	return 0;
+	e->cgroup = (uint32_t)cg;
+	return cg < 0 ? (int)cg : 0;
 }
 
 /* session_sample_fn: one kept sample into the open interval. */
@@ -160,6 +194,8 @@ void top_live_close(struct top_live *t)
 
 	session_close(&t->s);
 	hm_free(&t->exited);
+	if (t->cgroups)
+		hm_free(&t->cg_of_pid);
 	for (i = 0; i < TOP_MAX_INTERVALS; i++)
 		free(t->iv[i].v);
 	memset(t, 0, sizeof(*t));
@@ -186,6 +222,11 @@ int top_live_rotate(struct top_live *t, uint64_t now_ns)
 	next->end_ns = 0;
 	if (t->exited.used > EXITED_PRUNE)
 		keep_error(t, prune_exited(t));
+	/* read again in the next interval: a process may have moved */
+	if (t->cgroups) {
+		hm_free(&t->cg_of_pid);
+		keep_error(t, hm_init(&t->cg_of_pid, 256));
+	}
 	return t->err;
 }
 

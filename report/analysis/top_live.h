@@ -24,6 +24,7 @@ struct top_sample {
 	struct trace_sample s;
 	uint32_t sym, comm;
 	uint32_t n;			/* windows it stands for: 1 but from a profile */
+	uint32_t cgroup;		/* its process's cgroup path (in s.comms), with cgroups */
 };
 
 struct top_interval {
@@ -47,6 +48,8 @@ struct top_live {
 	struct hashmap exited;		/* pid -> seq of the interval it exited in */
 	uint64_t total_seen, total_lost;
 	bool remote;			/* fed from a daemon's profiles: no addresses */
+	bool cgroups;			/* each sample's cgroup is looked up */
+	struct hashmap cg_of_pid;	/* pid -> cgroup string, this interval's reads */
 	int err;			/* first error in the tap (-errno), 0 */
 };
 
@@ -58,6 +61,12 @@ const struct trace_writer_tap *top_live_tap(struct top_live *t);
 /* Close the open interval at now_ns and open the next: 0, or the tap's first error. */
 int top_live_rotate(struct top_live *t, uint64_t now_ns);
 
+/*
+ * Look each sample's process's cgroup up (/proc/PID/cgroup, once per
+ * process and interval, so a process that moves is seen moved): --by
+ * cgroup.  0 or -ENOMEM.
+ */
+int top_live_want_cgroups(struct top_live *t);
 /* n windows (summed in *smp) of function sym, command comm into the open interval. */
 int top_live_store(struct top_live *t, const struct trace_sample *smp, uint32_t sym,
 		   uint32_t comm, uint32_t n);

@@ -19,7 +19,8 @@
 #include "symbols/disasm.h"
 #include "util.h"
 
-static const char *const by_names[] = { "process", "thread", "function", "dso", "line" };
+static const char *const by_names[] = { "process", "thread", "function", "dso", "cgroup",
+					"line" };
 
 const char *top_by_name(enum top_by by)
 {
@@ -45,6 +46,7 @@ void top_scope_init(struct top_scope *sc, enum top_by by)
 	sc->by = by;
 	sc->dso = -1;
 	sc->sym = -1;
+	sc->cgroup = -1;
 }
 
 static bool in_scope(const struct top_live *t, const struct top_scope *sc,
@@ -55,6 +57,8 @@ static bool in_scope(const struct top_live *t, const struct top_scope *sc,
 	if (sc->tid && e->s.tid != sc->tid)
 		return false;
 	if (sc->sym >= 0 && e->sym != (uint32_t)sc->sym)
+		return false;
+	if (sc->cgroup >= 0 && e->cgroup != (uint32_t)sc->cgroup)
 		return false;
 	return sc->dso < 0 || symbolizer_sym(t->s.sy, e->sym)->dso == (uint32_t)sc->dso;
 }
@@ -74,7 +78,8 @@ static int add_row(struct top_view *v, uint32_t *cap, const struct top_row *r, c
 	return 0;
 }
 
-static const enum group_by profile_by[] = { BY_PID, BY_TID, BY_SYMBOL, BY_DSO };
+/* cgroups: their path ids stand in for the command (BY_COMM groups and names them) */
+static const enum group_by profile_by[] = { BY_PID, BY_TID, BY_SYMBOL, BY_DSO, BY_COMM };
 
 /* Processes, threads, functions, DSOs: the flat profile of the samples in scope. */
 static int build_profile(struct top_view *v, struct top_live *t, const char *filter)
@@ -89,7 +94,8 @@ static int build_profile(struct top_view *v, struct top_live *t, const char *fil
 		for (k = 0; !err && k < iv->n; k++)
 			if (in_scope(t, &v->scope, &iv->v[k]))
 				err = profile_add_aggregate(&p, &iv->v[k].s, iv->v[k].n,
-							    iv->v[k].sym, iv->v[k].comm);
+							    iv->v[k].sym, v->scope.by == TOP_BY_CGROUP ?
+							    iv->v[k].cgroup : iv->v[k].comm);
 	}
 	v->samples = p.samples;
 	for (i = 0; !err && i < p.nr_rows; i++) {

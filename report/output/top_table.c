@@ -53,7 +53,8 @@ const char *top_key_cell(const struct top_view *v, const struct top_row *r, char
 
 const char *top_name_head(const struct top_view *v)
 {
-	static const char *const heads[] = { "COMMAND", "COMMAND", "FUNCTION", "DSO", "LINE" };
+	static const char *const heads[] = { "COMMAND", "COMMAND", "FUNCTION", "DSO", "CGROUP",
+					     "LINE" };
 
 	return heads[v->scope.by];
 }
