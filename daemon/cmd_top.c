@@ -38,7 +38,7 @@ const char cmd_top_help[] =
 "\n"
 "SYNOPSIS\n"
 "    pmiprof top [-a | -p PID[,PID...] | -- COMMAND [ARGS...]] [-e EVENTS]\n"
-"                [-c PERIOD | -F HZ] [-d SECS] [--decay SECS] [--sort KEY]\n"
+"                [-c PERIOD | -F HZ] [-g] [-d SECS] [--decay SECS] [--sort KEY]\n"
 "                [--by process|thread|function|dso|cgroup] [--backend B] [-m PAGES]\n"
 "                [--batch [-n N] [--format table|csv|json]]\n"
 "    pmiprof top --from http://HOST:PORT [-d SECS] [--decay SECS] [--sort KEY]\n"
@@ -73,6 +73,8 @@ const char cmd_top_help[] =
 "                          refresh), json (an object per refresh and line)\n"
 "    --from URL            read a pmiprof daemon (http://HOST:PORT, as its\n"
 "                          --listen) instead of recording; -d whole seconds\n"
+"    -g                    frame-pointer call stacks: Enter on a function\n"
+"                          without source lines shows its callers\n"
 "    -e, -c, -F, -p, -a, --backend, -m   as for 'pmiprof record'; the default\n"
 "                          rate is lower than record's (cpu-clock at 250 Hz\n"
 "                          without a PMU): top runs while you watch\n"
@@ -339,7 +341,8 @@ static int hook_open(void *arg, const struct trace_header *h, const char *backen
 
 	if (err)
 		return err;
-	err = top_live_open(&r->live, h, (uint32_t)(r->a->decay_ms / r->a->delay_ms));
+	err = top_live_open(&r->live, h, (uint32_t)(r->a->decay_ms / r->a->delay_ms),
+			    h->call_graph != PMIPROF_CALL_GRAPH_NONE);
 	r->have_live = !err;
 	if (!err && r->a->by == TOP_BY_CGROUP)
 		err = top_live_want_cgroups(&r->live);
@@ -393,6 +396,7 @@ static int zoom(struct top_run *r)
 	const struct top_row *row = &r->view.rows[r->ui_stack[r->depth].cursor];
 	struct top_scope in = *sc;
 
+	/* lines, or the callers standing in for them, are the end of a zoom */
 	if (sc->by == TOP_BY_LINE || r->depth + 1 >= ARRAY_SIZE(r->stack))
 		return 0;
 	in.by = TOP_BY_FUNCTION;
@@ -491,7 +495,7 @@ static int from_open(struct top_run *r, const struct trace_header *h)
 
 	if (err)
 		return err;
-	err = top_live_open(&r->live, h, (uint32_t)(r->a->decay_ms / r->a->delay_ms));
+	err = top_live_open(&r->live, h, (uint32_t)(r->a->decay_ms / r->a->delay_ms), false);
 	if (err) {
 		pm_err("cannot start the live view: %s", strerror(-err));
 		return err;
@@ -735,9 +739,11 @@ int cmd_top(int argc, char **argv)
 		ret = command_help("top");
 	if (!ret && strcmp(o.output, RECORD_DEFAULT_OUTPUT))
 		ret = pm_usage_error("top", "-o: top writes no trace (use 'pmiprof record')");
-	if (!ret && o.call_graph)
-		ret = pm_usage_error("top", "call stacks (-g, --call-graph) are for 'pmiprof "
-				     "record' and the daemon");
+	/* -g: a function without lines zooms into its callers; DWARF unwinding
+	 * of every sample's stack copy would cost more than top may */
+	if (!ret && o.call_graph == PMIPROF_CALL_GRAPH_DWARF)
+		ret = pm_usage_error("top", "--call-graph dwarf is for 'pmiprof record' and the "
+				     "daemon: top takes -g (frame pointers)");
 	if (!ret && !a.batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
 		ret = pm_usage_error("top", "the screen needs a terminal on stdin and stdout: "
 				     "use --batch for scripts");

@@ -25,6 +25,15 @@ struct top_sample {
 	uint32_t sym, comm;
 	uint32_t n;			/* windows it stands for: 1 but from a profile */
 	uint32_t cgroup;		/* its process's cgroup path (in s.comms), with cgroups */
+	uint32_t stack;			/* report-wide stack id (s.cs), CS_NONE without -g */
+};
+
+/* A sample with its call stack, held until its USTACK (fp leaf words) comes. */
+struct top_pending {
+	bool on;
+	struct trace_sample s;
+	uint64_t *ips;
+	uint32_t nr, nr_kernel, cap;
 };
 
 struct top_interval {
@@ -49,12 +58,20 @@ struct top_live {
 	uint64_t total_seen, total_lost;
 	bool remote;			/* fed from a daemon's profiles: no addresses */
 	bool cgroups;			/* each sample's cgroup is looked up */
+	bool wait_ustack;		/* -g with leaf words: a USTACK follows each stack */
+	bool skip_samples;		/* the sample the stack tap just took comes again */
+	struct top_pending pend;
+	uint32_t chunk_seq;		/* one per sample with a stack: its STACK's scope */
 	struct hashmap cg_of_pid;	/* pid -> cgroup string, this interval's reads */
 	int err;			/* first error in the tap (-errno), 0 */
 };
 
-/* Opens the session for header h (copied); keep: intervals in the window, 1..63. */
-int top_live_open(struct top_live *t, const struct trace_header *h, uint32_t keep);
+/*
+ * Opens the session for header h (copied); keep: intervals in the window,
+ * 1..63; stacks: resolve the call stacks the recorder writes (-g), so a
+ * function without lines shows its callers (top_view.h).
+ */
+int top_live_open(struct top_live *t, const struct trace_header *h, uint32_t keep, bool stacks);
 void top_live_close(struct top_live *t);
 /* The tap to set on the recorder's writer (arg = t). */
 const struct trace_writer_tap *top_live_tap(struct top_live *t);

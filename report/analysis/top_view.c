@@ -16,6 +16,7 @@
 
 #include "analysis/annotate.h"
 #include "analysis/profile.h"
+#include "stacks/callstack.h"
 #include "symbols/disasm.h"
 #include "util.h"
 
@@ -78,10 +79,31 @@ static int add_row(struct top_view *v, uint32_t *cap, const struct top_row *r, c
 	return 0;
 }
 
-/* cgroups: their path ids stand in for the command (BY_COMM groups and names them) */
-static const enum group_by profile_by[] = { BY_PID, BY_TID, BY_SYMBOL, BY_DSO, BY_COMM };
+/*
+ * cgroups: their path ids stand in for the command (BY_COMM groups and
+ * names them); callers (a line view's stand-in): functions, by the caller's
+ * id in place of the sample's own.
+ */
+static const enum group_by profile_by[] = { BY_PID, BY_TID, BY_SYMBOL, BY_DSO, BY_COMM,
+					    BY_SYMBOL };
 
-/* Processes, threads, functions, DSOs: the flat profile of the samples in scope. */
+/* The first other function up e's stack; a marker for a root or no stack. */
+static int64_t caller_of(struct top_live *t, const struct top_sample *e)
+{
+	const struct cs_stack *st;
+	uint32_t k;
+
+	if (e->stack == CS_NONE)
+		return symbolizer_marker(t->s.sy, "[no stack]");
+	st = callstacks_get(t->s.cs, e->stack);
+	/* recursion: the function calling itself is not its caller */
+	for (k = 1; k < st->nr; k++)
+		if (st->frames[k].sym != e->sym && !(st->frames[k].flags & CS_F_INLINE))
+			return st->frames[k].sym;
+	return symbolizer_marker(t->s.sy, "[no caller]");
+}
+
+/* Processes, threads, functions, DSOs, cgroups, callers: the flat profile of the samples in scope. */
 static int build_profile(struct top_view *v, struct top_live *t, const char *filter)
 {
 	struct profile p;
@@ -91,11 +113,15 @@ static int build_profile(struct top_view *v, struct top_live *t, const char *fil
 	for (i = 0; !err && i < t->closed; i++) {
 		const struct top_interval *iv = top_live_interval(t, i);
 
-		for (k = 0; !err && k < iv->n; k++)
-			if (in_scope(t, &v->scope, &iv->v[k]))
-				err = profile_add_aggregate(&p, &iv->v[k].s, iv->v[k].n,
-							    iv->v[k].sym, v->scope.by == TOP_BY_CGROUP ?
-							    iv->v[k].cgroup : iv->v[k].comm);
+		for (k = 0; !err && k < iv->n; k++) {
+			const struct top_sample *e = &iv->v[k];
+			int64_t sym = v->callers ? caller_of(t, e) : e->sym;
+
+			if (!in_scope(t, &v->scope, e))
+				continue;
+			err = sym < 0 ? (int)sym : profile_add_aggregate(&p, &e->s, e->n, (uint32_t)sym,
+				v->scope.by == TOP_BY_CGROUP ? e->cgroup : e->comm);
+		}
 	}
 	v->samples = p.samples;
 	for (i = 0; !err && i < p.nr_rows; i++) {
@@ -113,7 +139,7 @@ static int build_profile(struct top_view *v, struct top_live *t, const char *fil
 			snprintf(r.name, sizeof(r.name), "%s",
 				 profile_row_name(&p, pr, buf, sizeof(buf)));
 		}
-		if (v->scope.by == TOP_BY_FUNCTION)
+		if (v->scope.by == TOP_BY_FUNCTION || v->callers)
 			snprintf(r.detail, sizeof(r.detail), "%s", symbolizer_dso_info(
 				 t->s.sy, symbolizer_sym(t->s.sy, pr->key)->dso)->short_name);
 		err = add_row(v, &cap, &r, filter);
@@ -139,7 +165,8 @@ static int build_lines(struct top_view *v, struct top_live *t, const char *filte
 	int err;
 
 	if (t->remote) {
-		v->why = "a daemon's profile has no addresses to find lines by (--from)";
+		pm_strlcpy(v->why, "a daemon's profile has no addresses to find lines by (--from)",
+			   sizeof(v->why));
 		return 0;
 	}
 	err = annotate_init(&a, &t->s);
@@ -170,7 +197,17 @@ static int build_lines(struct top_view *v, struct top_live *t, const char *filte
 		return err;
 	}
 	if (!av.nr_lines)
-		v->why = av.why ? av.why : "no source lines (the file has no DWARF line table)";
+		snprintf(v->why, sizeof(v->why), "%s%s", av.why ? av.why :
+			 "no source lines (the file has no DWARF line table)",
+			 t->s.cs ? ": its callers instead" : "");
+	if (!av.nr_lines && t->s.cs) {
+		/* -g: where it was called from tells what its samples were for */
+		v->callers = true;
+		ann_view_free(&av);
+		disasm_close(d);
+		annotate_free(&a);
+		return build_profile(v, t, filter);
+	}
 	for (i = 0; !err && i < av.nr_lines; i++) {
 		const struct ann_line *l = &av.lines[i];
 		struct top_row r = { .key = (uint64_t)l->line << 8 | (l->depth & 0xff),

@@ -66,7 +66,10 @@ struct top_view {
 	uint64_t seen, lost, throttled;	/* the recorder's, in the window */
 	struct top_row *rows;
 	uint32_t nr;
-	const char *why;	/* a line view without lines: why; else NULL */
+	char why[200];		/* a line view without lines: why; else "" */
+	/* a line view of a function without lines, recorded with -g: its callers
+	 * (the first other function up each sample's stack) instead */
+	bool callers;
 };
 
 /*

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # pmiprof top refuses bad input with one specific message and a non-zero
 # exit, before (usage: 2) or at the start of (1) recording: -d, --decay,
-# --by, --format, -n/--format without --batch, -o, -g, the screen without a
+# --by, --format, -n/--format without --batch, -o, --call-graph dwarf, the screen without a
 # terminal, an unknown --sort key (the valid ones listed), an unknown
 # event (the closest suggested), a -p that does not exist, a user without the
 # right to record (the fixes and --from named).
@@ -21,7 +21,7 @@ t 2 "unknown --format 'xml' \(valid: table, csv, json\)" --batch --format xml
 t 2 "-n is for --batch" -n 3
 t 2 "--format is for --batch" --format csv
 t 2 "-o: top writes no trace" --batch -o "$TMPD/x.data"
-t 2 "call stacks .* are for 'pmiprof record'" --batch -g
+t 2 "--call-graph dwarf is for 'pmiprof record' and the daemon: top takes -g" --batch --call-graph dwarf
 t 2 "the screen needs a terminal on stdin and stdout: use --batch" -a
 t 2 "unknown event 'instrucions'; did you mean 'instructions'" --batch -e instrucions
 t 2 "invalid -n '0'" --batch -n 0
