@@ -73,28 +73,39 @@ shares() {
 import csv, sys
 tables = [t for t in open(sys.argv[1]).read().split('\n\n') if t.strip()]
 print(len(tables))
+tot = {}
 for t in tables:
     rows = list(csv.DictReader(t.splitlines()))
     s = {r['name']: int(r['samples']) for r in rows if r['detail'] == 'shares'}
     n = sum(s.get(f, 0) for f in ('work_a', 'work_b', 'work_c'))
     print(' '.join('%.2f' % (100.0 * s.get(f, 0) / max(n, 1)) for f in ('work_a', 'work_b', 'work_c')), n)
+    for f in ('work_a', 'work_b', 'work_c'):
+        tot[f] = tot.get(f, 0) + s.get(f, 0)
+n = sum(tot.values())
+print(' '.join('%.2f' % (100.0 * tot[f] / max(n, 1)) for f in ('work_a', 'work_b', 'work_c')), n)
 PY
 }
 shares "$TMPD/from.csv" >"$TMPD/from.sh"
 shares "$TMPD/direct.csv" >"$TMPD/direct.sh"
-{ read -r nf; for i in 1 2 3; do read -r fa[$i] fb[$i] fc[$i] fn[$i]; done; } <"$TMPD/from.sh"
-{ read -r nd; for i in 1 2 3; do read -r da[$i] db[$i] dc[$i] dn[$i]; done; } <"$TMPD/direct.sh"
+{ read -r nf; for i in 1 2 3; do read -r fa[$i] fb[$i] fc[$i] fn[$i]; done; read -r fta ftb ftc ftn; } <"$TMPD/from.sh"
+{ read -r nd; for i in 1 2 3; do read -r da[$i] db[$i] dc[$i] dn[$i]; done; read -r dta dtb dtc dtn; } <"$TMPD/direct.sh"
 [ "$nf" = 3 ] && ok "--from: three CSV tables" || not_ok "--from: three tables" "$(cat "$TMPD/from.csv")"
 for i in 1 2 3; do
 	echo "# refresh $i: --from ${fa[$i]}/${fb[$i]}/${fc[$i]} of ${fn[$i]}; direct ${da[$i]}/${db[$i]}/${dc[$i]} of ${dn[$i]}"
+	# a 50 % share of n samples is known to +-100/sqrt(n) points (95 %): 5 points needs 400
+	if [ "${fn[$i]}" -lt 400 ]; then
+		skip "--from refresh $i: 50/30/20 within 5 points" "${fn[$i]} samples (the daemon's profile dropped some: a loaded machine)"
+		continue
+	fi
 	perl -e 'exit(abs($ARGV[0]-50) <= 5 && abs($ARGV[1]-30) <= 5 && abs($ARGV[2]-20) <= 5 ? 0 : 1)' \
 		"${fa[$i]}" "${fb[$i]}" "${fc[$i]}" && ok "--from refresh $i: 50/30/20 within 5 points" ||
 		not_ok "--from refresh $i: 50/30/20 within 5 points" "${fa[$i]} ${fb[$i]} ${fc[$i]}"
-	perl -e 'exit(abs($ARGV[0]-$ARGV[3]) <= 5 && abs($ARGV[1]-$ARGV[4]) <= 5 && abs($ARGV[2]-$ARGV[5]) <= 5 ? 0 : 1)' \
-		"${fa[$i]}" "${fb[$i]}" "${fc[$i]}" "${da[$i]}" "${db[$i]}" "${dc[$i]}" &&
-		ok "refresh $i: --from's rows = direct mode's within 5 points" ||
-		not_ok "refresh $i: --from = direct" "from ${fa[$i]}/${fb[$i]}/${fc[$i]}, direct ${da[$i]}/${db[$i]}/${dc[$i]}"
 done
+echo "# the 3 refreshes: --from $fta/$ftb/$ftc of $ftn; direct $dta/$dtb/$dtc of $dtn"
+perl -e 'exit(abs($ARGV[0]-$ARGV[3]) <= 4 && abs($ARGV[1]-$ARGV[4]) <= 4 && abs($ARGV[2]-$ARGV[5]) <= 4 ? 0 : 1)' \
+	"$fta" "$ftb" "$ftc" "$dta" "$dtb" "$dtc" && [ "$ftn" -ge 400 ] &&
+	ok "the same 6 s: --from's rows = direct mode's within 4 points" ||
+	not_ok "--from = direct" "from $fta/$ftb/$ftc of $ftn, direct $dta/$dtb/$dtc of $dtn"
 "$PMIPROF" top --from "http://127.0.0.1:$port" --batch -n 1 -d 1 >"$TMPD/proc.txt" 2>"$TMPD/err"
 grep -Eq "^ +$wl +[0-9]+ +[0-9.]+ .* shares$" "$TMPD/proc.txt" &&
 	grep -q "backend http://127.0.0.1:$port, by process" "$TMPD/proc.txt" &&
