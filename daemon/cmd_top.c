@@ -41,7 +41,7 @@ const char cmd_top_help[] =
 "                [-c PERIOD | -F HZ] [-g] [-d SECS] [--decay SECS] [--sort KEY]\n"
 "                [--by process|thread|function|dso|cgroup] [--backend B] [-m PAGES]\n"
 "                [--batch [-n N] [--format table|csv|json]]\n"
-"    pmiprof top --from http://HOST:PORT [-d SECS] [--decay SECS] [--sort KEY]\n"
+"    pmiprof top --from http://HOST:PORT [-p PID] [-d SECS] [--decay SECS] [--sort KEY]\n"
 "                [--by process|thread|function|dso] [--batch ...]\n"
 "\n"
 "DESCRIPTION\n"
@@ -72,7 +72,8 @@ const char cmd_top_help[] =
 "    --format F            with --batch: table (default), csv (a table per\n"
 "                          refresh), json (an object per refresh and line)\n"
 "    --from URL            read a pmiprof daemon (http://HOST:PORT, as its\n"
-"                          --listen) instead of recording; -d whole seconds\n"
+"                          --listen) instead of recording; -d whole seconds;\n"
+"                          -p PID: one of the daemon's processes\n"
 "    -g                    frame-pointer call stacks: Enter on a function\n"
 "                          without source lines shows its callers\n"
 "    -e, -c, -F, -p, -a, --backend, -m   as for 'pmiprof record'; the default\n"
@@ -98,6 +99,7 @@ static const struct record_defaults record_defaults_top = {
 
 struct top_args {
 	const char *from;	/* --from URL, or NULL: record here */
+	uint64_t from_pid;	/* --from with -p PID: the daemon's &pid= filter, 0: none */
 	uint64_t delay_ms;
 	uint64_t decay_ms;
 	enum top_by by;
@@ -226,6 +228,36 @@ static int parse_top_args(int *argc, char **argv, struct top_args *a)
 	if (a->from && strncmp(a->from, "http://", 7) && strncmp(a->from, "https://", 8))
 		return pm_usage_error("top", "--from '%s': expected http://HOST:PORT, the "
 				      "daemon's --listen address", a->from);
+	return 0;
+}
+
+/*
+ * What is left of argv with --from: -p PID (one process, the daemon's
+ * &pid= filter) and nothing else, since the daemon chooses its events, rate
+ * and targets.
+ */
+static int parse_from_args(int argc, char **argv, struct top_args *a)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *v = NULL;
+
+		if ((!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pid")) && i + 1 < argc)
+			v = argv[++i];
+		else if (!strncmp(argv[i], "-p", 2) && argv[i][2])
+			v = argv[i] + 2;
+		else if (!strncmp(argv[i], "--pid=", 6))
+			v = argv[i] + 6;
+		if (!v)
+			return pm_usage_error("top", "--from reads what the daemon records: '%s' is "
+					      "for recording here (the daemon's own options choose "
+					      "events, rate and targets; -p PID picks one of its "
+					      "processes)", argv[i]);
+		if (a->from_pid || pm_parse_u64(v, 1, 4194304, &a->from_pid))
+			return pm_usage_error("top", "with --from, -p takes one process id ('%s')",
+					      v);
+	}
 	return 0;
 }
 
@@ -602,7 +634,7 @@ static int from_fetch(struct top_run *r, const char *url, struct http_get_opts *
  */
 static int run_from(struct top_run *r)
 {
-	char url[2048];
+	char url[2048], pidq[32] = "";
 	size_t bl = strlen(r->a->from);
 	struct http_get_opts ho = { .timeout_ms = r->a->delay_ms + 30000, .max_bytes = 256u << 20,
 				    .header = "X-Pmiprof-Samples-Dropped", .idle = from_idle,
@@ -612,8 +644,11 @@ static int run_from(struct top_run *r)
 
 	while (bl && r->a->from[bl - 1] == '/')
 		bl--;
-	if (snprintf(url, sizeof(url), "%.*s/debug/pprof/profile?seconds=%llu", (int)bl,
-		     r->a->from, (unsigned long long)(r->a->delay_ms / 1000)) >= (int)sizeof(url)) {
+	if (r->a->from_pid)
+		snprintf(pidq, sizeof(pidq), "&pid=%llu", (unsigned long long)r->a->from_pid);
+	if (snprintf(url, sizeof(url), "%.*s/debug/pprof/profile?seconds=%llu%s", (int)bl,
+		     r->a->from, (unsigned long long)(r->a->delay_ms / 1000), pidq) >=
+	    (int)sizeof(url)) {
 		pm_err("--from: the URL is too long");
 		return -ENAMETOOLONG;
 	}
@@ -720,9 +755,7 @@ int cmd_top(int argc, char **argv)
 	memcpy(av, argv, (size_t)argc * sizeof(*av));
 	ret = parse_top_args(&ac, av, &a);
 	if (!ret && a.from) {
-		ret = ac > 1 ? pm_usage_error("top", "--from reads what the daemon records: '%s' "
-					      "is for recording here (the daemon's own options "
-					      "choose events, rate and targets)", av[1]) : 0;
+		ret = parse_from_args(ac, av, &a);
 		if (!ret)
 			ret = cmd_top_from(&a);
 		free(av);

@@ -9,7 +9,9 @@
 # command; --format json parses.  Errors, each with its message: a URL that
 # is not http://, a malformed one, a refused connection, a server that is
 # not a pmiprof daemon (HTTP 404, an answer that is no pprof, another
-# program's pprof), -d not whole seconds, a recording option with --from.
+# program's pprof), -d not whole seconds, a recording option with --from,
+# -p of two processes.  -p PID with --from: the daemon's &pid= filter, the
+# rows are the workload's.
 . "$(dirname "$0")/../lib.sh"
 t() {	# t EXPECTED_RC "regex of the message" ARGS...
 	local want=$1 re=$2 rc; shift 2
@@ -26,6 +28,7 @@ t 2 "--from 'ftp://x': expected http://HOST:PORT" --from ftp://x --batch
 t 2 "with --from, -d is whole seconds, 1..600" --from http://127.0.0.1:1 --batch -d 1.5
 t 2 "--from reads what the daemon records: '-e' is for recording here" \
 	--from http://127.0.0.1:1 --batch -e cpu-clock
+t 2 "with --from, -p takes one process id \('1,2'\)" --from http://127.0.0.1:1 --batch -p 1,2
 t 2 "--from http://\[::1: URL using bad/illegal format" --from "http://[::1" --batch -n 1 -d 1
 free=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 t 1 "--from http://127.0.0.1:$free: connection refused: no daemon listens there" \
@@ -115,6 +118,20 @@ grep -Eq "^ +$wl +[0-9]+ +[0-9.]+ .* $W$" "$TMPD/proc.txt" &&
 	grep -q "backend http://127.0.0.1:$port, by process" "$TMPD/proc.txt" &&
 	ok "--from --by process: the workload's pid and command, the daemon named" ||
 	not_ok "--from --by process" "$(cat "$TMPD/proc.txt" "$TMPD/err")"
+# -p PID: the daemon's &pid= filter, the workload's functions only
+"$PMIPROF" top --from "http://127.0.0.1:$port" -p "$wl" --by function --batch -n 1 -d 2 --format csv \
+	>"$TMPD/pid.csv" 2>"$TMPD/err"
+python3 - "$TMPD/pid.csv" <<'PY' >"$TMPD/pid.res"
+import csv, sys
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if l.strip()))
+n = sum(int(r['samples']) for r in rows)
+w = sum(int(r['samples']) for r in rows if r['name'] in ('work_a', 'work_b', 'work_c') and r['detail'] == 't604work')
+print(n, w)
+PY
+read -r pn pw <"$TMPD/pid.res"
+[ "${pn:-0}" -gt 0 ] && [ $((pw * 100)) -ge $((pn * 95)) ] &&
+	ok "--from -p: $pw of $pn samples in the workload's work_a/b/c" ||
+	not_ok "--from -p" "$(cat "$TMPD/pid.csv" "$TMPD/err")"
 "$PMIPROF" top --from "http://127.0.0.1:$port" --batch -n 1 -d 1 --format json \
 	>"$TMPD/from.json" 2>"$TMPD/err"
 python3 - "$TMPD/from.json" "$wl" <<'PY' && ok "--from --format json: the workload's row" || not_ok "--from --format json" "$(cat "$TMPD/from.json" "$TMPD/err")"
