@@ -7,7 +7,10 @@
  * writer writes through report's live session (analysis/top_live.c); each
  * refresh's rows are analysis/top_view.c's, shown full-screen
  * (output/top_screen.c) or, with --batch, printed as tables
- * (output/top_table.c).
+ * (output/top_table.c).  With --from URL nothing is recorded: each refresh
+ * fetches a running daemon's profile (lib/http_get.c), reads it
+ * (input/pprof_reader.c) and puts its samples into the same window
+ * (analysis/top_remote.c).
  */
 #include <errno.h>
 #include <fcntl.h>

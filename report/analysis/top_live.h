@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * pmiprof top's samples: a report session fed record by record from a
- * recorder's trace writer tap (session_open_live()), and the kept samples
- * of the last intervals, each with its function and command.  Every view
- * (by process, function, a process's functions, a function's lines) is
- * aggregated from the same stored samples when it is asked for, so a zoom
- * shows the last seconds at once instead of waiting for new samples.
+ * recorder's trace writer tap (session_open_live()) -- or by a daemon's
+ * profiles (top_remote.h) -- and the kept samples of the last intervals,
+ * each with its function, command, cgroup (--by cgroup) and call stack
+ * (-g).  Every view (by process, function, a process's functions, a
+ * function's lines) is aggregated from the same stored samples when it is
+ * asked for, so a zoom shows the last seconds at once instead of waiting
+ * for new samples.
  */
 #ifndef PMIPROF_REPORT_TOP_LIVE_H
 #define PMIPROF_REPORT_TOP_LIVE_H
