@@ -530,7 +530,9 @@ static int from_open(struct top_run *r, const struct trace_header *h)
 
 	if (err)
 		return err;
-	err = top_live_open(&r->live, h, (uint32_t)(r->a->decay_ms / r->a->delay_ms), false);
+	/* the profile's stacks (h->call_graph) give a function's callers */
+	err = top_live_open(&r->live, h, (uint32_t)(r->a->decay_ms / r->a->delay_ms),
+			    h->call_graph != PMIPROF_CALL_GRAPH_NONE);
 	if (err) {
 		pm_err("cannot start the live view: %s", strerror(-err));
 		return err;

@@ -55,7 +55,7 @@ static int64_t cgroup_of(struct top_live *t, uint32_t pid)
 }
 
 int top_live_store(struct top_live *t, const struct trace_sample *smp, uint32_t sym,
-		   uint32_t comm, uint32_t n)
+		   uint32_t comm, uint32_t n, uint32_t stack)
 {
 	struct top_interval *iv = &t->iv[t->cur];
 	struct top_sample *e;
@@ -70,7 +70,7 @@ int top_live_store(struct top_live *t, const struct trace_sample *smp, uint32_t 
 	e->comm = comm;
 	e->n = n;
 	e->cgroup = (uint32_t)cg;
-	e->stack = t->s.cs ? t->s.stack : CS_NONE;
+	e->stack = stack;
 	return cg < 0 ? (int)cg : 0;
 }
 
@@ -78,8 +78,10 @@ int top_live_store(struct top_live *t, const struct trace_sample *smp, uint32_t 
 static int store(void *arg, const struct trace_sample *smp, uint64_t index, uint32_t sym,
 		 uint32_t comm)
 {
+	struct top_live *t = arg;
+
 	(void)index;
-	return top_live_store(arg, smp, sym, comm, 1);
+	return top_live_store(t, smp, sym, comm, 1, t->s.cs ? t->s.stack : CS_NONE);
 }
 
 /* The held sample with its stack (and us, its leaf words, or NULL) into the session. */

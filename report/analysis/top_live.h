@@ -86,9 +86,12 @@ int top_live_rotate(struct top_live *t, uint64_t now_ns);
  * cgroup.  0 or -ENOMEM.
  */
 int top_live_want_cgroups(struct top_live *t);
-/* n windows (summed in *smp) of function sym, command comm into the open interval. */
+/*
+ * n windows (summed in *smp) of function sym, command comm, call stack
+ * stack (a report-wide id of s.cs, CS_NONE) into the open interval.
+ */
 int top_live_store(struct top_live *t, const struct trace_sample *smp, uint32_t sym,
-		   uint32_t comm, uint32_t n);
+		   uint32_t comm, uint32_t n, uint32_t stack);
 
 /* The closed intervals in the window, oldest first: index i < t->closed. */
 const struct top_interval *top_live_interval(const struct top_live *t, uint32_t i);

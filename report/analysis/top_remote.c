@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stacks/callstack.h"
 #include "util.h"
 
 void top_remote_open(struct top_live *t)
@@ -50,6 +51,34 @@ static bool same_events(const struct top_live *t, const struct pprof_profile *p)
 	return true;
 }
 
+/*
+ * Sample i's stack as the session's callstacks intern it (its locations'
+ * physical functions, leaf first): its id, CS_NONE without stacks, -errno.
+ */
+static int64_t sample_stack(struct top_live *t, const struct pprof_profile *p, uint32_t i,
+			    const int64_t *syms, struct cs_frame **buf, uint32_t *cap)
+{
+	const struct pprof_rd_sample *s = &p->samples[i];
+	uint32_t k;
+
+	if (!t->s.cs || !s->nr_locs)
+		return CS_NONE;
+	if (s->nr_locs > *cap) {
+		struct cs_frame *nb = realloc(*buf, s->nr_locs * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		*buf = nb;
+		*cap = s->nr_locs;
+	}
+	for (k = 0; k < s->nr_locs; k++) {
+		uint32_t l = p->locs_of[s->loc0 + k];
+
+		(*buf)[k] = (struct cs_frame){ p->locations[l].address, (uint32_t)syms[l], 0 };
+	}
+	return callstacks_intern(t->s.cs, *buf, s->nr_locs);
+}
+
 static uint32_t label_id(const struct pprof_profile *p, uint32_t i, const char *key)
 {
 	const char *v = pprof_sample_label(p, i, key);
@@ -62,8 +91,9 @@ int top_remote_add(struct top_live *t, const struct pprof_profile *p, uint64_t s
 		   uint64_t dropped)
 {
 	struct top_interval *iv = &t->iv[t->cur];
+	struct cs_frame *frames = NULL;
 	int64_t *syms = NULL;
-	uint32_t i, e;
+	uint32_t i, e, cap = 0;
 	int err = 0;
 
 	if (!same_events(t, p))
@@ -73,8 +103,10 @@ int top_remote_add(struct top_live *t, const struct pprof_profile *p, uint64_t s
 	t->total_lost += dropped;
 	if (p->nr_locations && !(syms = malloc(p->nr_locations * sizeof(*syms))))
 		return -ENOMEM;
-	for (i = 0; i < p->nr_locations; i++)
-		syms[i] = -1;
+	/* every location's function first: stacks name them all */
+	for (i = 0; !err && i < p->nr_locations; i++)
+		if ((syms[i] = location_sym(t, p, i)) < 0)
+			err = (int)syms[i];
 	for (i = 0; !err && i < p->nr_samples; i++) {
 		const struct pprof_rd_sample *s = &p->samples[i];
 		const int64_t *v = &p->values[s->val0];
@@ -82,7 +114,7 @@ int top_remote_add(struct top_live *t, const struct pprof_profile *p, uint64_t s
 		struct trace_sample smp = { .pid = label_id(p, i, "pid"),
 					    .tid = label_id(p, i, "tid"),
 					    .nr = t->h.nr_events };
-		int64_t sym, c;
+		int64_t sym, c, st;
 
 		if (v[0] <= 0)
 			continue;
@@ -91,21 +123,20 @@ int top_remote_add(struct top_live *t, const struct pprof_profile *p, uint64_t s
 		if (!s->nr_locs) {
 			sym = symbolizer_unknown(t->s.sy, -1);
 		} else {
-			uint32_t l = p->locs_of[s->loc0];
-
-			if (syms[l] < 0)
-				syms[l] = location_sym(t, p, l);
-			sym = syms[l];
+			sym = syms[p->locs_of[s->loc0]];
 		}
 		c = strtab_intern(&t->s.comms, comm ? comm : "");
-		if (sym < 0 || c < 0)
+		st = sample_stack(t, p, i, syms, &frames, &cap);
+		if (sym < 0 || c < 0 || st < 0)
 			err = -ENOMEM;
 		else
 			err = top_live_store(t, &smp, (uint32_t)sym, (uint32_t)c,
-					     v[0] > UINT32_MAX ? UINT32_MAX : (uint32_t)v[0]);
+					     v[0] > UINT32_MAX ? UINT32_MAX : (uint32_t)v[0],
+					     (uint32_t)st);
 		iv->seen += (uint64_t)v[0];
 		t->total_seen += (uint64_t)v[0];
 	}
 	free(syms);
+	free(frames);
 	return err;
 }

@@ -6,7 +6,8 @@
  * of top_view.c is built from them the same way.  A sample's function is
  * its leaf location's physical one (the last of its inline lines, as the
  * flat profile attributes), its DSO the location's mapping, its command,
- * process and thread the comm/pid/tid labels the daemon writes.
+ * process and thread the comm/pid/tid labels the daemon writes, its call
+ * stack its locations' functions (so a function's callers can be shown).
  */
 #ifndef PMIPROF_REPORT_TOP_REMOTE_H
 #define PMIPROF_REPORT_TOP_REMOTE_H

@@ -165,9 +165,10 @@ static int build_lines(struct top_view *v, struct top_live *t, const char *filte
 	int err;
 
 	if (t->remote) {
-		pm_strlcpy(v->why, "a daemon's profile has no addresses to find lines by (--from)",
-			   sizeof(v->why));
-		return 0;
+		snprintf(v->why, sizeof(v->why), "a daemon's profile has no addresses to find "
+			 "lines by (--from)%s", t->s.cs ? ": its callers instead" : "");
+		v->callers = t->s.cs != NULL;
+		return v->callers ? build_profile(v, t, filter) : 0;
 	}
 	err = annotate_init(&a, &t->s);
 

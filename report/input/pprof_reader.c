@@ -670,6 +670,10 @@ int pprof_profile_header(const struct pprof_profile *p, struct trace_header *h)
 		if (!strcmp(h->events[i].name, p->strings[p->period_type[0]]))
 			h->trigger_index = i;
 	h->period = p->period > 0 ? (uint64_t)p->period : 0;
+	/* its samples' location lists are their call stacks (the daemon records -g) */
+	for (i = 0; i < p->nr_samples && h->call_graph == PMIPROF_CALL_GRAPH_NONE; i++)
+		if (p->samples[i].nr_locs > 1)
+			h->call_graph = PMIPROF_CALL_GRAPH_FP;
 	pm_strlcpy(h->recorder, "pmiprof daemon (pprof)", sizeof(h->recorder));
 	return 0;
 }

@@ -93,7 +93,8 @@ static inline const char *pprof_str(const struct pprof_profile *p, uint32_t s)
  * A trace header for a pmiprof profile (output/pprof.c's: sample types
  * "samples" then one per event, the trigger as period type, a "pmiprof "
  * comment): its events, trigger and period, as a session of its samples
- * needs them.  0, or -ENOMSG when the profile is not pmiprof's.
+ * needs them, and call_graph FP when its samples have stacks (locations
+ * beyond the leaf).  0, or -ENOMSG when the profile is not pmiprof's.
  */
 int pprof_profile_header(const struct pprof_profile *p, struct trace_header *h);
 /* The string value of sample i's label key (NULL: no such label). */

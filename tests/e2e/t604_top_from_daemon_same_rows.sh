@@ -4,14 +4,15 @@
 # tests/workloads/shares (work_a/b/c 50/30/20 by construction; a copy under
 # a name of its own, as the daemon sees every copy on the machine), while top
 # records the same process itself at the same time, both give three
-# tables whose work_a/b/c shares are 50/30/20 within 5 points and agree
-# with each other within 5; --by process names the workload's pid and
+# tables whose work_a/b/c shares are 50/30/20 within 5 points (refreshes of
+# 400 samples or more) and whose sums agree within 3; --by process names the workload's pid and
 # command; --format json parses.  Errors, each with its message: a URL that
 # is not http://, a malformed one, a refused connection, a server that is
 # not a pmiprof daemon (HTTP 404, an answer that is no pprof, another
 # program's pprof), -d not whole seconds, a recording option with --from,
 # -p of two processes.  -p PID with --from: the daemon's &pid= filter, the
-# rows are the workload's.
+# rows are the workload's; on the screen (tmux) Enter on work_a shows its
+# caller round_once, from the profile's stacks.
 . "$(dirname "$0")/../lib.sh"
 t() {	# t EXPECTED_RC "regex of the message" ARGS...
 	local want=$1 re=$2 rc; shift 2
@@ -21,7 +22,8 @@ t() {	# t EXPECTED_RC "regex of the message" ARGS...
 }
 dp=; wl=; hp=
 trap '[ -n "$dp" ] && kill -9 $dp 2>/dev/null; [ -n "$wl" ] && kill -9 $wl 2>/dev/null;
-      [ -n "$hp" ] && kill $hp 2>/dev/null; rm -rf "$TMPD"' EXIT
+      [ -n "$hp" ] && kill $hp 2>/dev/null; tmux -S "$TMPD/tmux.sock" kill-server 2>/dev/null;
+      rm -rf "$TMPD"' EXIT
 
 # errors that need no daemon
 t 2 "--from 'ftp://x': expected http://HOST:PORT" --from ftp://x --batch
@@ -141,4 +143,27 @@ assert len(objs) == 1 and objs[0]['by'] == 'process'
 rows = [r for r in objs[0]['rows'] if r['key'] == int(sys.argv[2])]
 assert rows and rows[0]['name'] == 't604work' and 'cpu-clock' in rows[0]['rates']
 PY
+
+# the screen: Enter on work_a shows its callers from the profile's stacks (shares: round_once)
+if command -v tmux >/dev/null; then
+	sock=$TMPD/tmux.sock
+	tm() { tmux -S "$sock" "$@"; }
+	screen() { tm capture-pane -p -t top; }
+	tm new-session -d -s top -x 130 -y 30 \
+		"'$PMIPROF' top --from http://127.0.0.1:$port -p $wl -d 1 --by function; echo \"top exited \$?\"; sleep 60"
+	for _ in $(seq 50); do screen | grep -q ' work_a ' && break; sleep 0.2; done
+	sleep 1.5	# work_a first: the rows of a refresh or two
+	screen | grep -A1 ' FUNCTION ' | grep -q ' work_a ' && tm send-keys -t top Enter
+	for _ in $(seq 50); do screen | grep -q ' round_once ' && break; sleep 0.2; done
+	screen | grep -q "^lines of work_a: .*no addresses to find lines by (--from): its callers instead" &&
+		screen | grep -Eq '^ +(99\.[5-9]|100\.0) .* round_once +t604work$' &&
+		ok "--from screen: Enter on work_a shows its caller round_once (the profile's stacks)" ||
+		not_ok "--from callers" "$(screen)"
+	tm send-keys -t top q
+	for _ in $(seq 25); do screen | grep -q '^top exited 0' && break; sleep 0.2; done
+	screen | grep -q '^top exited 0' && ok "--from screen: q exits 0" || not_ok "--from q" "$(screen)"
+	tm kill-server
+else
+	skip "--from screen: callers" "tmux not installed (tests/deps.sh)"
+fi
 done_testing
