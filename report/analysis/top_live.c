@@ -71,6 +71,7 @@ int top_live_store(struct top_live *t, const struct trace_sample *smp, uint32_t 
 	e->n = n;
 	e->cgroup = (uint32_t)cg;
 	e->stack = stack;
+	e->line = TOP_NO_LINE;
 	return cg < 0 ? (int)cg : 0;
 }
 

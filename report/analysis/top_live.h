@@ -28,7 +28,9 @@ struct top_sample {
 	uint32_t n;			/* windows it stands for: 1 but from a profile */
 	uint32_t cgroup;		/* its process's cgroup path (in s.comms), with cgroups */
 	uint32_t stack;			/* report-wide stack id (s.cs), CS_NONE without -g */
+	uint32_t line;			/* from a profile: "file:line" (in s.comms), or NONE */
 };
+#define TOP_NO_LINE UINT32_MAX
 
 /* A sample with its call stack, held until its USTACK (fp leaf words) comes. */
 struct top_pending {

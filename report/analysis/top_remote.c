@@ -38,6 +38,27 @@ static int64_t location_sym(struct top_live *t, const struct pprof_profile *p, u
 				pprof_str(p, f->system_name) : pprof_str(p, f->name));
 }
 
+/*
+ * The source line of location l as a string id ("shares.c:38": the
+ * innermost of its lines, as annotate's line rows are), or TOP_NO_LINE.
+ */
+static int64_t location_line(struct top_live *t, const struct pprof_profile *p, uint32_t l)
+{
+	const struct pprof_rd_location *loc = &p->locations[l];
+	const struct pprof_rd_line *ln;
+	const char *file, *base;
+	char buf[300];
+
+	if (!loc->nr_lines || p->lines[loc->line0].line <= 0)
+		return TOP_NO_LINE;
+	ln = &p->lines[loc->line0];
+	file = pprof_str(p, p->functions[ln->function].filename);
+	base = strrchr(file, '/');
+	snprintf(buf, sizeof(buf), "%.240s:%lld", base ? base + 1 : *file ? file : "??",
+		 (long long)ln->line);
+	return strtab_intern(&t->s.comms, buf);
+}
+
 /* The events of p are the ones t counts, in its order. */
 static bool same_events(const struct top_live *t, const struct pprof_profile *p)
 {
@@ -92,7 +113,7 @@ int top_remote_add(struct top_live *t, const struct pprof_profile *p, uint64_t s
 {
 	struct top_interval *iv = &t->iv[t->cur];
 	struct cs_frame *frames = NULL;
-	int64_t *syms = NULL;
+	int64_t *syms = NULL, *lines = NULL;
 	uint32_t i, e, cap = 0;
 	int err = 0;
 
@@ -101,12 +122,15 @@ int top_remote_add(struct top_live *t, const struct pprof_profile *p, uint64_t s
 	iv->start_ns = start_ns;
 	iv->lost += dropped;
 	t->total_lost += dropped;
-	if (p->nr_locations && !(syms = malloc(p->nr_locations * sizeof(*syms))))
+	if (p->nr_locations && (!(syms = malloc(p->nr_locations * sizeof(*syms))) ||
+				!(lines = malloc(p->nr_locations * sizeof(*lines))))) {
+		free(syms);
 		return -ENOMEM;
+	}
 	/* every location's function first: stacks name them all */
 	for (i = 0; !err && i < p->nr_locations; i++)
-		if ((syms[i] = location_sym(t, p, i)) < 0)
-			err = (int)syms[i];
+		if ((syms[i] = location_sym(t, p, i)) < 0 || (lines[i] = location_line(t, p, i)) < 0)
+			err = -ENOMEM;
 	for (i = 0; !err && i < p->nr_samples; i++) {
 		const struct pprof_rd_sample *s = &p->samples[i];
 		const int64_t *v = &p->values[s->val0];
@@ -133,10 +157,13 @@ int top_remote_add(struct top_live *t, const struct pprof_profile *p, uint64_t s
 			err = top_live_store(t, &smp, (uint32_t)sym, (uint32_t)c,
 					     v[0] > UINT32_MAX ? UINT32_MAX : (uint32_t)v[0],
 					     (uint32_t)st);
+		if (!err && s->nr_locs)
+			iv->v[iv->n - 1].line = (uint32_t)lines[p->locs_of[s->loc0]];
 		iv->seen += (uint64_t)v[0];
 		t->total_seen += (uint64_t)v[0];
 	}
 	free(syms);
+	free(lines);
 	free(frames);
 	return err;
 }

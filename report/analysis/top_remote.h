@@ -6,8 +6,9 @@
  * of top_view.c is built from them the same way.  A sample's function is
  * its leaf location's physical one (the last of its inline lines, as the
  * flat profile attributes), its DSO the location's mapping, its command,
- * process and thread the comm/pid/tid labels the daemon writes, its call
- * stack its locations' functions (so a function's callers can be shown).
+ * process and thread the comm/pid/tid labels the daemon writes, its source
+ * line its leaf location's innermost line (a function's line rows), its
+ * call stack its locations' functions (its callers where it has no lines).
  */
 #ifndef PMIPROF_REPORT_TOP_REMOTE_H
 #define PMIPROF_REPORT_TOP_REMOTE_H

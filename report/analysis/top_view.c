@@ -108,7 +108,9 @@ static int build_profile(struct top_view *v, struct top_live *t, const char *fil
 {
 	struct profile p;
 	uint32_t i, k, cap = 0;
-	int err = profile_init(&p, &t->s, profile_by[v->scope.by], NULL, 0);
+	/* a profile's line rows: their "file:line" ids stand in for the command */
+	bool plines = v->scope.by == TOP_BY_LINE && !v->callers;
+	int err = profile_init(&p, &t->s, plines ? BY_COMM : profile_by[v->scope.by], NULL, 0);
 
 	for (i = 0; !err && i < t->closed; i++) {
 		const struct top_interval *iv = top_live_interval(t, i);
@@ -117,10 +119,10 @@ static int build_profile(struct top_view *v, struct top_live *t, const char *fil
 			const struct top_sample *e = &iv->v[k];
 			int64_t sym = v->callers ? caller_of(t, e) : e->sym;
 
-			if (!in_scope(t, &v->scope, e))
+			if (!in_scope(t, &v->scope, e) || (plines && e->line == TOP_NO_LINE))
 				continue;
 			err = sym < 0 ? (int)sym : profile_add_aggregate(&p, &e->s, e->n, (uint32_t)sym,
-				v->scope.by == TOP_BY_CGROUP ? e->cgroup : e->comm);
+				plines ? e->line : v->scope.by == TOP_BY_CGROUP ? e->cgroup : e->comm);
 		}
 	}
 	v->samples = p.samples;
@@ -165,9 +167,14 @@ static int build_lines(struct top_view *v, struct top_live *t, const char *filte
 	int err;
 
 	if (t->remote) {
-		snprintf(v->why, sizeof(v->why), "a daemon's profile has no addresses to find "
-			 "lines by (--from)%s", t->s.cs ? ": its callers instead" : "");
+		/* the profile's own line numbers; without any, its callers */
+		err = build_profile(v, t, filter);
+		if (err || v->samples)	/* samples with a line were found */
+			return err;
+		snprintf(v->why, sizeof(v->why), "the daemon's profile has no source lines for it%s",
+			 t->s.cs ? ": its callers instead" : "");
 		v->callers = t->s.cs != NULL;
+		top_view_free(v);
 		return v->callers ? build_profile(v, t, filter) : 0;
 	}
 	err = annotate_init(&a, &t->s);

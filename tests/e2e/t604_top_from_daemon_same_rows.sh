@@ -12,7 +12,7 @@
 # program's pprof), -d not whole seconds, a recording option with --from,
 # -p of two processes.  -p PID with --from: the daemon's &pid= filter, the
 # rows are the workload's; on the screen (tmux) Enter on work_a shows its
-# caller round_once, from the profile's stacks.
+# line, from the profile's line numbers, as direct mode does.
 . "$(dirname "$0")/../lib.sh"
 t() {	# t EXPECTED_RC "regex of the message" ARGS...
 	local want=$1 re=$2 rc; shift 2
@@ -144,7 +144,8 @@ rows = [r for r in objs[0]['rows'] if r['key'] == int(sys.argv[2])]
 assert rows and rows[0]['name'] == 't604work' and 'cpu-clock' in rows[0]['rates']
 PY
 
-# the screen: Enter on work_a shows its callers from the profile's stacks (shares: round_once)
+# the screen: Enter on work_a shows its lines from the profile's line numbers, as direct mode
+# (work_a is one loop: shares.c:38)
 if command -v tmux >/dev/null; then
 	sock=$TMPD/tmux.sock
 	tm() { tmux -S "$sock" "$@"; }
@@ -154,11 +155,11 @@ if command -v tmux >/dev/null; then
 	for _ in $(seq 50); do screen | grep -q ' work_a ' && break; sleep 0.2; done
 	sleep 1.5	# work_a first: the rows of a refresh or two
 	screen | grep -A1 ' FUNCTION ' | grep -q ' work_a ' && tm send-keys -t top Enter
-	for _ in $(seq 50); do screen | grep -q ' round_once ' && break; sleep 0.2; done
-	screen | grep -q "^lines of work_a: .*no addresses to find lines by (--from): its callers instead" &&
-		screen | grep -Eq '^ +(99\.[5-9]|100\.0) .* round_once +t604work$' &&
-		ok "--from screen: Enter on work_a shows its caller round_once (the profile's stacks)" ||
-		not_ok "--from callers" "$(screen)"
+	for _ in $(seq 50); do screen | grep -q ' shares\.c:' && break; sleep 0.2; done
+	screen | grep -Eq "^lines of work_a: [0-9]+ samples$" && screen | grep -q ' LINE ' &&
+		screen | grep -Eq '^ +(9[5-9]\.[0-9]|100\.0) .* shares\.c:38$' &&
+		ok "--from screen: Enter on work_a shows its line shares.c:38 (the profile's line numbers)" ||
+		not_ok "--from lines" "$(screen)"
 	tm send-keys -t top q
 	for _ in $(seq 25); do screen | grep -q '^top exited 0' && break; sleep 0.2; done
 	screen | grep -q '^top exited 0' && ok "--from screen: q exits 0" || not_ok "--from q" "$(screen)"

@@ -8,7 +8,8 @@
 # phases.  In tmux: the zoom says why (no lines, its callers), the rows are
 # caller_a then caller_b at 2:1 within 8 points, Enter does not zoom further,
 # Esc goes back; without -g the same zoom says there are no lines and
-# shows no callers.
+# shows no callers; --from a daemon (the callers from its profile's
+# stacks) gives the same 2:1.
 . "$(dirname "$0")/../lib.sh"
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (perf events)"
 have_perf_sw || skip_all "perf_event_open not usable here"
@@ -29,12 +30,15 @@ wait_for() {
 }
 objcopy --strip-debug "$WORKLOADS/callgraph" "$TMPD/cgnd" || skip_all "objcopy --strip-debug failed"
 
-# zoom_leaf OPTIONS: top on the workload loop, then the function leaf_shared's zoom
+# zoom_leaf NAME OPTIONS: top on the workload loop (its own unless OPTIONS has
+# --from), then the function leaf_shared's zoom
 zoom_leaf() {
+	local run="-F 1000 -- sh -c 'while :; do \"$TMPD/cgnd\" 1; done >/dev/null'"
+	[[ $2 == --from* ]] && run=
 	tm kill-server 2>/dev/null
-	sock=$TMPD/tmux${1:-none}.sock	# a server of its own: the last one may still be exiting
+	sock=$TMPD/tmux$1.sock	# a server of its own: the last one may still be exiting
 	tm new-session -d -s top -x 130 -y 30 \
-		"'$PMIPROF' top $1 -F 1000 -d 1 --decay 6 --by function -- sh -c 'while :; do \"$TMPD/cgnd\" 1; done >/dev/null'; echo \"top exited \$?\"; sleep 60"
+		"'$PMIPROF' top $2 -d 1 --decay 6 --by function $run; echo \"top exited \$?\"; sleep 60"
 	wait_for ' leaf_shared ' 15 || { not_ok "$1: leaf_shared's row" "$(screen)"; return 1; }
 	sleep 6	# the window: 6 s, a dozen runs of both phases
 	tm send-keys -t top f
@@ -46,9 +50,8 @@ zoom_leaf() {
 	wait_for '^lines of leaf_shared' 5
 }
 
-if zoom_leaf -g; then
-	wait_for 'no source lines .*: its callers instead' 5 && screen | grep -q ' CALLER ' &&
-		ok "-g: a function without lines zooms into its callers" || not_ok "-g zoom: callers" "$(screen)"
+# callers NAME: the screen's caller rows are caller_a, caller_b at 2:1 within 8 points
+callers() {
 	screen >"$TMPD/callers"
 	python3 - "$TMPD/callers" <<'PY' >"$TMPD/res"
 import sys
@@ -59,8 +62,14 @@ ok = [r[-2] for r in rows] == ['caller_a', 'caller_b'] and abs(s['caller_a'] - 6
 print('ok' if ok else 'bad')
 PY
 	head -1 "$TMPD/res"
-	[ "$(tail -1 "$TMPD/res")" = ok ] && ok "callers of leaf_shared: caller_a, caller_b at 2:1 within 8 points" ||
-		not_ok "callers 2:1" "$(cat "$TMPD/callers")"
+	[ "$(tail -1 "$TMPD/res")" = ok ] && ok "$1: callers of leaf_shared: caller_a, caller_b at 2:1 within 8 points" ||
+		not_ok "$1: callers 2:1" "$(cat "$TMPD/callers")"
+}
+
+if zoom_leaf g -g; then
+	wait_for 'no source lines .*: its callers instead' 5 && screen | grep -q ' CALLER ' &&
+		ok "-g: a function without lines zooms into its callers" || not_ok "-g zoom: callers" "$(screen)"
+	callers -g
 	tm send-keys -t top Enter
 	sleep 1.5
 	screen | grep -q '^lines of leaf_shared' && ok "Enter on a caller: no deeper zoom" ||
@@ -71,10 +80,30 @@ PY
 	tm send-keys -t top q
 	wait_for '^top exited 0' 5 && ok "q: exit 0" || not_ok "q" "$(screen)"
 fi
-if zoom_leaf ""; then
+if zoom_leaf none ""; then
 	wait_for '^lines of leaf_shared: [0-9]+ samples; no source lines' 5 &&
 		! screen | grep -q 'its callers instead' && ! screen | grep -q ' caller_a ' &&
 		ok "without -g: no lines, no callers" || not_ok "without -g" "$(screen)"
 	tm send-keys -t top q
+fi
+
+# --from a daemon (its profile's stacks): the same callers, of every copy on the machine
+dp=; lp=
+trap 'for s in "$TMPD"/tmux*.sock; do tmux -S "$s" kill-server 2>/dev/null; done;
+      [ -n "$dp" ] && kill -9 $dp 2>/dev/null; [ -n "$lp" ] && kill $lp 2>/dev/null; rm -rf "$TMPD"' EXIT
+daemon_start "$TMPD/log" --dir "$TMPD/d" --segment 2 --listen 127.0.0.1:0 -F 1000 -e cpu-clock
+if [ -n "$port" ]; then
+	sh -c 'while :; do "$1" 1; done >/dev/null' sh "$TMPD/cgnd" &
+	lp=$!
+	if zoom_leaf from "--from http://127.0.0.1:$port"; then
+		wait_for "^lines of leaf_shared: [0-9]+ samples; the daemon's profile has no source lines for it: its callers instead" 5 &&
+			ok "--from: a function without lines in the profile zooms into its callers" ||
+			not_ok "--from zoom: callers" "$(screen)"
+		callers --from
+		tm send-keys -t top q
+	fi
+	kill $lp; lp=
+else
+	not_ok "daemon serving" "$(cat "$TMPD/log")"
 fi
 done_testing
