@@ -33,7 +33,7 @@ Q :=
 msg =
 endif
 
-PKGS      := libdw libelf zlib libdeflate libzstd libunwind-generic libmicrohttpd libsystemd capstone ncursesw gnutls yaml-0.1 libxcrypt
+PKGS      := libdw libelf zlib libdeflate libzstd libunwind-generic libmicrohttpd libsystemd capstone ncursesw gnutls yaml-0.1 libxcrypt libcurl
 CPPFLAGS  += -Iinclude -Ilib -Ireport -Idaemon -D_GNU_SOURCE -DPMIPROF_VERSION='"$(VERSION)"' \
              $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 CFLAGS    ?= -O2 -g
@@ -50,7 +50,7 @@ STDCXX    := -Wl,-Bstatic -lstdc++ -Wl,-Bdynamic
 else
 STDCXX    := -lstdc++
 endif
-LDLIBS    += -ldl $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lzstd -lunwind-generic -lmicrohttpd -lsystemd -lcapstone -lncursesw -ltinfo -lgnutls -lyaml -lcrypt) -lm -lpthread $(STDCXX)
+LDLIBS    += -ldl $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ldw -lelf -lz -ldeflate -lzstd -lunwind-generic -lmicrohttpd -lsystemd -lcapstone -lncursesw -ltinfo -lgnutls -lyaml -lcrypt -lcurl) -lm -lpthread $(STDCXX)
 
 LIB_SRCS  := $(filter-out lib/main.c,$(wildcard lib/*.c))
 # A stage folder's headers are included as "stage/name.h" (-Ireport -Idaemon),

@@ -6,7 +6,7 @@ set -eu
 pkgs=(
 	build-essential pkg-config clang libclang-rt-14-dev llvm
 	libdw-dev libdebuginfod1 libelf-dev libunwind-dev zlib1g-dev libdeflate-dev libzstd-dev libpfm4-dev libcmocka-dev
-	libmicrohttpd-dev libsystemd-dev libcapstone-dev libncurses-dev prometheus
+	libmicrohttpd-dev libsystemd-dev libcapstone-dev libncurses-dev libcurl4-openssl-dev prometheus
 	libgnutls28-dev libyaml-dev libcrypt-dev openssl
 	linux-perf libc6-dbg gnuplot-nox hyperfine time valgrind
 	libpapi-dev likwid

@@ -82,6 +82,8 @@ struct record_opts {
 	uint32_t call_graph_dump_size;	/* dwarf: user stack bytes per sample */
 	uint32_t max_stack;		/* --max-stack: frames per stack */
 	bool max_stack_given;
+	/* A command's other way round a permission error ("; or ..."), or NULL. */
+	const char *no_permission_hint;
 	/* Debug knob: behave as on a kernel < 6.12 (PMIPROF_FORCE_NO_INHERIT_READ=1). */
 	bool force_no_inherit_read;
 	/* record only: fill the build-id cache at the end (--no-buildid-cache: off) */

@@ -163,8 +163,9 @@ static void explain_open_error(const struct record_opts *o, int err, const struc
 		}
 		pm_err("not permitted to open '%s'%s: kernel.perf_event_paranoid is %d; "
 		       "run as root, give pmiprof CAP_PERFMON (setcap cap_perfmon+ep), or "
-		       "'sysctl kernel.perf_event_paranoid=%d'", ev->name,
-		       cpu_wide ? " on every CPU" : "", paranoid, cpu_wide ? 0 : 1);
+		       "'sysctl kernel.perf_event_paranoid=%d'%s", ev->name,
+		       cpu_wide ? " on every CPU" : "", paranoid, cpu_wide ? 0 : 1,
+		       o->no_permission_hint ? o->no_permission_hint : "");
 		break;
 	case -ENOENT:
 	case -EOPNOTSUPP:

@@ -13,8 +13,8 @@
 #include "hashmap.h"
 #include "analysis/metrics.h"
 #include "input/session.h"
+#include "proc_cgroup.h"
 #include "strtab.h"
-#include "service/proc_cgroup.h"
 #include "util.h"
 
 #define MAX_HIST	(PMIPROF_MAX_EVENTS + 1)

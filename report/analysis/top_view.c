@@ -16,10 +16,12 @@
 
 #include "analysis/annotate.h"
 #include "analysis/profile.h"
+#include "stacks/callstack.h"
 #include "symbols/disasm.h"
 #include "util.h"
 
-static const char *const by_names[] = { "process", "thread", "function", "dso", "line" };
+static const char *const by_names[] = { "process", "thread", "function", "dso", "cgroup",
+					"line" };
 
 const char *top_by_name(enum top_by by)
 {
@@ -45,6 +47,7 @@ void top_scope_init(struct top_scope *sc, enum top_by by)
 	sc->by = by;
 	sc->dso = -1;
 	sc->sym = -1;
+	sc->cgroup = -1;
 }
 
 static bool in_scope(const struct top_live *t, const struct top_scope *sc,
@@ -55,6 +58,8 @@ static bool in_scope(const struct top_live *t, const struct top_scope *sc,
 	if (sc->tid && e->s.tid != sc->tid)
 		return false;
 	if (sc->sym >= 0 && e->sym != (uint32_t)sc->sym)
+		return false;
+	if (sc->cgroup >= 0 && e->cgroup != (uint32_t)sc->cgroup)
 		return false;
 	return sc->dso < 0 || symbolizer_sym(t->s.sy, e->sym)->dso == (uint32_t)sc->dso;
 }
@@ -74,22 +79,51 @@ static int add_row(struct top_view *v, uint32_t *cap, const struct top_row *r, c
 	return 0;
 }
 
-static const enum group_by profile_by[] = { BY_PID, BY_TID, BY_SYMBOL, BY_DSO };
+/*
+ * cgroups: their path ids stand in for the command (BY_COMM groups and
+ * names them); callers (a line view's stand-in): functions, by the caller's
+ * id in place of the sample's own.
+ */
+static const enum group_by profile_by[] = { BY_PID, BY_TID, BY_SYMBOL, BY_DSO, BY_COMM,
+					    BY_SYMBOL };
 
-/* Processes, threads, functions, DSOs: the flat profile of the samples in scope. */
+/* The first other function up e's stack; a marker for a root or no stack. */
+static int64_t caller_of(struct top_live *t, const struct top_sample *e)
+{
+	const struct cs_stack *st;
+	uint32_t k;
+
+	if (e->stack == CS_NONE)
+		return symbolizer_marker(t->s.sy, "[no stack]");
+	st = callstacks_get(t->s.cs, e->stack);
+	/* recursion: the function calling itself is not its caller */
+	for (k = 1; k < st->nr; k++)
+		if (st->frames[k].sym != e->sym && !(st->frames[k].flags & CS_F_INLINE))
+			return st->frames[k].sym;
+	return symbolizer_marker(t->s.sy, "[no caller]");
+}
+
+/* Processes, threads, functions, DSOs, cgroups, callers: the flat profile of the samples in scope. */
 static int build_profile(struct top_view *v, struct top_live *t, const char *filter)
 {
 	struct profile p;
 	uint32_t i, k, cap = 0;
-	int err = profile_init(&p, &t->s, profile_by[v->scope.by], NULL, 0);
+	/* a profile's line rows: their "file:line" ids stand in for the command */
+	bool plines = v->scope.by == TOP_BY_LINE && !v->callers;
+	int err = profile_init(&p, &t->s, plines ? BY_COMM : profile_by[v->scope.by], NULL, 0);
 
 	for (i = 0; !err && i < t->closed; i++) {
 		const struct top_interval *iv = top_live_interval(t, i);
 
-		for (k = 0; !err && k < iv->n; k++)
-			if (in_scope(t, &v->scope, &iv->v[k]))
-				err = profile_add_aggregate(&p, &iv->v[k].s, 1, iv->v[k].sym,
-							    iv->v[k].comm);
+		for (k = 0; !err && k < iv->n; k++) {
+			const struct top_sample *e = &iv->v[k];
+			int64_t sym = v->callers ? caller_of(t, e) : e->sym;
+
+			if (!in_scope(t, &v->scope, e) || (plines && e->line == TOP_NO_LINE))
+				continue;
+			err = sym < 0 ? (int)sym : profile_add_aggregate(&p, &e->s, e->n, (uint32_t)sym,
+				plines ? e->line : v->scope.by == TOP_BY_CGROUP ? e->cgroup : e->comm);
+		}
 	}
 	v->samples = p.samples;
 	for (i = 0; !err && i < p.nr_rows; i++) {
@@ -107,7 +141,7 @@ static int build_profile(struct top_view *v, struct top_live *t, const char *fil
 			snprintf(r.name, sizeof(r.name), "%s",
 				 profile_row_name(&p, pr, buf, sizeof(buf)));
 		}
-		if (v->scope.by == TOP_BY_FUNCTION)
+		if (v->scope.by == TOP_BY_FUNCTION || v->callers)
 			snprintf(r.detail, sizeof(r.detail), "%s", symbolizer_dso_info(
 				 t->s.sy, symbolizer_sym(t->s.sy, pr->key)->dso)->short_name);
 		err = add_row(v, &cap, &r, filter);
@@ -130,7 +164,20 @@ static int build_lines(struct top_view *v, struct top_live *t, const char *filte
 	struct ann_view av;
 	struct disasm *d = NULL;
 	uint32_t i, k, idx, fi, cap = 0;
-	int err = annotate_init(&a, &t->s);
+	int err;
+
+	if (t->remote) {
+		/* the profile's own line numbers; without any, its callers */
+		err = build_profile(v, t, filter);
+		if (err || v->samples)	/* samples with a line were found */
+			return err;
+		snprintf(v->why, sizeof(v->why), "the daemon's profile has no source lines for it%s",
+			 t->s.cs ? ": its callers instead" : "");
+		v->callers = t->s.cs != NULL;
+		top_view_free(v);
+		return v->callers ? build_profile(v, t, filter) : 0;
+	}
+	err = annotate_init(&a, &t->s);
 
 	for (i = 0; !err && i < t->closed; i++) {
 		const struct top_interval *iv = top_live_interval(t, i);
@@ -158,7 +205,17 @@ static int build_lines(struct top_view *v, struct top_live *t, const char *filte
 		return err;
 	}
 	if (!av.nr_lines)
-		v->why = av.why ? av.why : "no source lines (the file has no DWARF line table)";
+		snprintf(v->why, sizeof(v->why), "%s%s", av.why ? av.why :
+			 "no source lines (the file has no DWARF line table)",
+			 t->s.cs ? ": its callers instead" : "");
+	if (!av.nr_lines && t->s.cs) {
+		/* -g: where it was called from tells what its samples were for */
+		v->callers = true;
+		ann_view_free(&av);
+		disasm_close(d);
+		annotate_free(&a);
+		return build_profile(v, t, filter);
+	}
 	for (i = 0; !err && i < av.nr_lines; i++) {
 		const struct ann_line *l = &av.lines[i];
 		struct top_row r = { .key = (uint64_t)l->line << 8 | (l->depth & 0xff),

@@ -19,9 +19,10 @@
 #include "analysis/metrics.h"
 #include "analysis/top_live.h"
 
-enum top_by { TOP_BY_PROCESS, TOP_BY_THREAD, TOP_BY_FUNCTION, TOP_BY_DSO, TOP_BY_LINE };
+enum top_by { TOP_BY_PROCESS, TOP_BY_THREAD, TOP_BY_FUNCTION, TOP_BY_DSO, TOP_BY_CGROUP,
+	      TOP_BY_LINE };
 
-/* "process", "thread", "function", "dso", "line"; parse: 0 or -EINVAL */
+/* "process", "thread", "function", "dso", "cgroup", "line"; parse: 0 or -EINVAL */
 const char *top_by_name(enum top_by by);
 int top_by_parse(const char *s, enum top_by *by);
 
@@ -29,6 +30,7 @@ int top_by_parse(const char *s, enum top_by *by);
 struct top_scope {
 	enum top_by by;
 	uint32_t pid, tid;	/* 0: any */
+	int64_t cgroup;		/* -1: any; else the cgroup path's string id */
 	int64_t dso;		/* -1: any */
 	int64_t sym;		/* -1: any; TOP_BY_LINE: the function whose lines */
 	char label[300];	/* "process 1234 (shares)", "" at the top level */
@@ -41,8 +43,8 @@ struct top_sort {
 };
 
 struct top_row {
-	uint64_t key;		/* pid, tid, symbol id, dso id, source line */
-	char name[256];		/* command, function, DSO path, file:line */
+	uint64_t key;		/* pid, tid, symbol id, dso id, cgroup id, source line */
+	char name[256];		/* command, function, DSO path, cgroup path, file:line */
 	char detail[128];	/* a function's DSO, a line's inline chain; "" */
 	uint32_t pid;		/* process and thread rows: the process */
 	uint64_t samples;
@@ -64,7 +66,10 @@ struct top_view {
 	uint64_t seen, lost, throttled;	/* the recorder's, in the window */
 	struct top_row *rows;
 	uint32_t nr;
-	const char *why;	/* a line view without lines: why; else NULL */
+	char why[200];		/* a line view without lines: why; else "" */
+	/* a line view of a function without lines, recorded with -g: its callers
+	 * (the first other function up each sample's stack) instead */
+	bool callers;
 };
 
 /*

@@ -8,6 +8,12 @@
 
 #include "util.h"
 
+/* What the rows are by: the scope's grouping, or a function's callers standing in for its lines. */
+static const char *view_by(const struct top_view *v)
+{
+	return v->callers ? "caller" : top_by_name(v->scope.by);
+}
+
 int top_header(const struct top_view *v, const struct top_origin *o,
 	       char lines[TOP_HEADER_LINES][320])
 {
@@ -18,7 +24,7 @@ int top_header(const struct top_view *v, const struct top_origin *o,
 
 	snprintf(lines[n++], 320, "pmiprof top: refresh %" PRIu64 ", last %.1f s, %.0f windows/s, "
 		 "%" PRIu64 " lost, %" PRIu64 " throttled, backend %s, by %s%s", o->refresh,
-		 v->seconds, wps, v->lost, v->throttled, o->backend, top_by_name(v->scope.by),
+		 v->seconds, wps, v->lost, v->throttled, o->backend, view_by(v),
 		 o->paused ? "  [paused]" : "");
 	if (h->flags & PMIPROF_TRACE_F_TIME_BASED) {
 		if (h->freq_hz)
@@ -29,8 +35,8 @@ int top_header(const struct top_view *v, const struct top_origin *o,
 				 "every %" PRIu64 " ns; no IPC or miss rates", trig, h->period);
 	}
 	if (v->scope.label[0])
-		snprintf(lines[n++], 320, "%s: %" PRIu64 " samples%s%s", v->scope.label, v->samples,
-			 v->why ? "; " : "", v->why ? v->why : "");
+		snprintf(lines[n++], 320, "%.160s: %" PRIu64 " samples%s%.120s", v->scope.label,
+			 v->samples, v->why[0] ? "; " : "", v->why);
 	while (n < TOP_HEADER_LINES)
 		lines[n++][0] = '\0';
 	return n;
@@ -53,9 +59,10 @@ const char *top_key_cell(const struct top_view *v, const struct top_row *r, char
 
 const char *top_name_head(const struct top_view *v)
 {
-	static const char *const heads[] = { "COMMAND", "COMMAND", "FUNCTION", "DSO", "LINE" };
+	static const char *const heads[] = { "COMMAND", "COMMAND", "FUNCTION", "DSO", "CGROUP",
+					     "LINE" };
 
-	return heads[v->scope.by];
+	return v->callers ? "CALLER" : heads[v->scope.by];
 }
 
 const char *top_rate_head(const struct top_view *v, uint32_t e, char *buf, size_t size)
@@ -162,7 +169,7 @@ static void print_csv(FILE *f, const struct top_view *v, const struct top_origin
 	for (i = 0; i < v->nr; i++) {
 		const struct top_row *r = &v->rows[i];
 
-		fprintf(f, "%" PRIu64 ",%.3f,%s,", o->refresh, v->seconds, top_by_name(v->scope.by));
+		fprintf(f, "%" PRIu64 ",%.3f,%s,", o->refresh, v->seconds, view_by(v));
 		if (v->scope.by == TOP_BY_PROCESS || v->scope.by == TOP_BY_THREAD)
 			fputs(top_key_cell(v, r, b, sizeof(b)), f);
 		else
@@ -199,7 +206,7 @@ static void print_json(FILE *f, const struct top_view *v, const struct top_origi
 	uint32_t i, e, m;
 
 	fprintf(f, "{\"refresh\":%" PRIu64 ",\"seconds\":%.3f,\"by\":\"%s\",\"backend\":",
-		o->refresh, v->seconds, top_by_name(v->scope.by));
+		o->refresh, v->seconds, view_by(v));
 	json_str(f, o->backend);
 	fprintf(f, ",\"time_based\":%s,\"windows\":%" PRIu64 ",\"lost\":%" PRIu64
 		",\"throttled\":%" PRIu64 ",\"samples\":%" PRIu64 ",\"scope\":",

@@ -464,6 +464,14 @@ int64_t symbolizer_unknown(struct symbolizer *sy, int64_t dso)
 	return sy->dsos[dso]->unknown_sym;
 }
 
+int64_t symbolizer_named(struct symbolizer *sy, uint32_t dso, const char *name)
+{
+	char key[640];
+
+	snprintf(key, sizeof(key), "n%u:%.600s", dso, name);
+	return sy_get_sym(sy, key, name, NULL, dso, 0);
+}
+
 /*
  * The [unknown] row of an address of dso: addr is a link address (file
  * true: the file is loaded, and addr starts the unwind entry holding the

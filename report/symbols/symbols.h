@@ -139,6 +139,11 @@ int64_t symbolizer_resolve_jit(struct symbolizer *sy, uint32_t pid, uint64_t ip)
 int64_t symbolizer_unknown(struct symbolizer *sy, int64_t dso);
 /* A pseudo symbol such as "[truncated]" (call stacks), in a pseudo DSO of that name. */
 int64_t symbolizer_marker(struct symbolizer *sy, const char *name);
+/*
+ * A function known by its name only, in DSO dso: a profile symbolized
+ * elsewhere (a daemon's pprof, read by `top --from`).  Its id, or -ENOMEM.
+ */
+int64_t symbolizer_named(struct symbolizer *sy, uint32_t dso, const char *name);
 /* The "[kernel]" symbol for kernel IPs the recorder withheld. */
 int64_t symbolizer_hidden_kernel(struct symbolizer *sy);
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/PID/cgroup for the daemon's cgroup label (proc_cgroup.h).
+ * /proc/PID/cgroup for the daemon's cgroup label and top --by cgroup
+ * (proc_cgroup.h).
  */
-#include "service/proc_cgroup.h"
+#include "proc_cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>
