@@ -287,7 +287,8 @@ deb:
 clean:
 	rm -rf $(O)
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+# -type f: a failed make deb leaves build/deb/.../lib/udev/rules.d, a directory
+-include $(shell find $(O) -name '*.d' -type f -not -path '$(O)/deb/*' 2>/dev/null)
 
 # report --html (report/output/html.c, docs/html.md): the page template, its script
 # and the npm libraries (report/output/html/node_modules, from make deps) embedded
