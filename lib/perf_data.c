@@ -151,13 +151,16 @@ static inline uint32_t rd32(const uint8_t *p)
  */
 static uint64_t rec_span(const struct perf_event_header *eh, const uint8_t *r, size_t avail)
 {
-	uint64_t n = eh->size;
+	uint64_t n = eh->size, extra = 0;
 
+	/* the record itself first: its fields are read only when it is all there */
+	if (n > avail)
+		return 0;
 	if (eh->type == PERF_UREC_HEADER_TRACING_DATA && eh->size >= 12)
-		n += ((uint64_t)rd32(r + 8) + 7) & ~7ull;
+		extra = ((uint64_t)rd32(r + 8) + 7) & ~7ull;
 	else if (eh->type == PERF_UREC_AUXTRACE && eh->size >= 16)
-		n += rd64(r + 8);
-	return n > avail ? 0 : n;
+		extra = rd64(r + 8);
+	return extra > avail - n ? 0 : n + extra;
 }
 
 /* ---- the header, both modes ---- */

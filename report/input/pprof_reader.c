@@ -59,6 +59,9 @@ static int next_field(const uint8_t **pp, const uint8_t *end, struct field *f)
 		return -EBADMSG;
 	f->num = (uint32_t)(key >> 3);
 	f->wt = (uint32_t)(key & 7);
+	/* a field of another wire type has no bytes, but a place: d + len stays defined */
+	f->d = p;
+	f->len = 0;
 	switch (f->wt) {
 	case WT_VARINT:
 		if (varint_get(&p, end, &f->v))
