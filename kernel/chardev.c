@@ -17,7 +17,6 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/pid_namespace.h>
 #include <linux/security.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
@@ -38,34 +37,18 @@ static bool group_kernel_count;
 module_param(group_kernel_count, bool, 0444);
 MODULE_PARM_DESC(group_kernel_count, "openers without CAP_PERFMON may count kernel mode (perf_event_paranoid <= 1)");
 
-struct pid_namespace *pmiprof_pid_ns;	/* glue.h; one opener at a time */
-
-static void pmiprof_pid_ns_put(void)
-{
-	struct pid_namespace *ns = pmiprof_pid_ns;
-
-	WRITE_ONCE(pmiprof_pid_ns, NULL);
-	if (ns)
-		put_pid_ns(ns);
-}
-
 static int pmiprof_open(struct inode *inode, struct file *file)
 {
-	struct pid_namespace *ns = task_active_pid_ns(current);
 	int ret;
 
 	/* What a session may record is checked at CONFIGURE (pmiprof_ioctl_configure()). */
 	if (atomic_cmpxchg(&pmiprof_open_count, 0, 1))
 		return -EBUSY;
-	if (ns != &init_pid_ns)
-		WRITE_ONCE(pmiprof_pid_ns, get_pid_ns(ns));
 	ret = nonseekable_open(inode, file);
 	if (!ret)
 		ret = pmiprof_ring_init_all();
-	if (ret) {
-		pmiprof_pid_ns_put();
+	if (ret)
 		atomic_set(&pmiprof_open_count, 0);
-	}
 	return ret;
 }
 
@@ -74,7 +57,6 @@ static int pmiprof_release(struct inode *inode, struct file *file)
 {
 	pmiprof_session_release();
 	pmiprof_ring_free_all();	/* after every CPU stopped; syncs pending irq_work */
-	pmiprof_pid_ns_put();		/* no handler runs any more: every CPU is stopped */
 	atomic_set(&pmiprof_open_count, 0);
 	return 0;
 }

@@ -8,8 +8,6 @@
 #define PMIPROF_GLUE_H
 
 #include <linux/percpu.h>
-#include <linux/pid_namespace.h>
-#include <linux/sched.h>
 #include <linux/types.h>
 
 #include "pmu.h"
@@ -84,36 +82,5 @@ void pmiprof_hotplug_exit(void);
 /* chardev.c */
 int pmiprof_chardev_register(void);
 void pmiprof_chardev_unregister(void);
-
-/*
- * chardev.c: the opener's pid namespace, fixed at open() as perf fixes
- * event->ns at perf_event_open(); NULL for the initial one.  CONFIGURE's
- * pids are resolved in it, and every record's pid and tid are the task's
- * numbers there (0: not visible from it), as perf_event_pid()/_tid() do.
- * Set before the session can start, cleared after it is released.
- */
-extern struct pid_namespace *pmiprof_pid_ns;
-
-static inline struct pid_namespace *pmiprof_opener_pid_ns(void)
-{
-	struct pid_namespace *ns = READ_ONCE(pmiprof_pid_ns);
-
-	return ns ? ns : &init_pid_ns;
-}
-
-/* Any context, NMI included (perf_event_pid() does the same from its NMI). */
-static inline u32 pmiprof_tgid_nr(struct task_struct *t)
-{
-	struct pid_namespace *ns = READ_ONCE(pmiprof_pid_ns);
-
-	return ns ? task_tgid_nr_ns(t, ns) : t->tgid;
-}
-
-static inline u32 pmiprof_tid_nr(struct task_struct *t)
-{
-	struct pid_namespace *ns = READ_ONCE(pmiprof_pid_ns);
-
-	return ns ? task_pid_nr_ns(t, ns) : t->pid;
-}
 
 #endif /* PMIPROF_GLUE_H */

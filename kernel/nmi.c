@@ -130,9 +130,8 @@ NOKPROBE_SYMBOL(pmiprof_in_guest);
 
 /*
  * Fill the fields every sample needs from the interrupted context.  Runs in
- * NMI or hard-irq context.  pid/tid are the opener's pid namespace's numbers
- * (glue.h: plain fields for the initial one, else task_tgid_nr_ns() and
- * task_pid_nr_ns(), RCU only, as perf_event_pid() in perf's NMI).  @regs may be
+ * NMI or hard-irq context: current->pid/tgid are plain fields (init pid
+ * namespace values; the daemon translates for containers).  @regs may be
  * NULL (an hrtimer fired outside an interrupt frame): ip 0, kernel.
  */
 void pmiprof_fill_ctx(struct pmu_cpu *pc, struct pt_regs *regs, struct pmi_ctx *ctx)
@@ -142,8 +141,8 @@ void pmiprof_fill_ctx(struct pmu_cpu *pc, struct pt_regs *regs, struct pmi_ctx *
 	ctx->time_ns = pmu_clock_ns();
 	ctx->ip = regs ? instruction_pointer(regs) : 0;
 	ctx->user = regs && user_mode(regs);
-	ctx->pid = pmiprof_tgid_nr(t);
-	ctx->tid = pmiprof_tid_nr(t);
+	ctx->pid = t->tgid;
+	ctx->tid = t->pid;
 	ctx->cpu = pc->cpu;
 	ctx->kernel_ip_ok = pc->hw->kernel_ips;
 	ctx->guest = regs && !ctx->user && pmiprof_in_guest();

@@ -269,7 +269,7 @@ struct pmu_cpu {
 	 */
 	bool switching;
 	/*
-	 * Per-task mode: the task whose counters are loaded here (the opener's pid
+	 * Per-task mode: the task whose counters are loaded here (init pid
 	 * namespace ids; 0: none).  sched_switch loads the next task's counters
 	 * before switch_to(), so for a moment `current` is still the task
 	 * leaving: a window closed then is the loaded task's, but the

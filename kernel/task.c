@@ -273,7 +273,7 @@ int pmiprof_task_configure(const struct pmiprof_config *cfg, struct file *restri
 	/* The processes named now: a pid number reused later names nobody. */
 	rcu_read_lock();
 	for (i = 0; i < cfg->nr_tasks; i++)
-		task_targets[i] = get_pid(find_pid_ns(cfg->tasks[i], pmiprof_opener_pid_ns()));
+		task_targets[i] = get_pid(find_pid_ns(cfg->tasks[i], &init_pid_ns));
 	rcu_read_unlock();
 	task_nr_targets = cfg->nr_tasks;
 	task_opener = restricted;
@@ -362,8 +362,8 @@ static bool task_add(struct task_struct *t)
 		return false;
 	}
 	atomic64_inc(&task_allocs);
-	st->pid = pmiprof_tgid_nr(t);	/* in the opener's pid namespace */
-	st->tid = pmiprof_tid_nr(t);
+	st->pid = t->tgid;
+	st->tid = t->pid;
 	st->cpu = task_cpu(t);
 	if (pmiprof_has_pmu())
 		pmiprof_pmu_task_init(&pmiprof_hw, &st->ctr);
@@ -627,15 +627,14 @@ static void task_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
 	}
 	/* A non-leader thread's exec takes the leader's pid (de_thread()). */
 	st = task_lookup(p);
-	if (st && st->tid != pmiprof_tid_nr(p)) {
+	if (st && st->tid != p->pid) {
 		unsigned long flags;
-		u32 tid = pmiprof_tid_nr(p);
 
 		local_irq_save(flags);
-		st->tid = tid;
-		st->ctr.tid = tid;
+		st->tid = p->pid;
+		st->ctr.tid = p->pid;
 		if (this_cpu_ptr(&task_cpus)->cur == st)
-			WRITE_ONCE(this_cpu_ptr(&pmiprof_pcpu)->task_tid, tid);
+			WRITE_ONCE(this_cpu_ptr(&pmiprof_pcpu)->task_tid, p->pid);
 		local_irq_restore(flags);
 	}
 }

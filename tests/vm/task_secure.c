@@ -43,13 +43,6 @@
  *                                     module's start_walk_*_ns), and how many
  *                                     of each have records
  *
- *   task_secure pidns UID             root: unshare(CLONE_NEWPID), fork the
- *                                     namespace's init (pid 1 there), which
- *                                     drops to UID, opens the device and
- *                                     follows its child (pid 2 there) by the
- *                                     pid it sees: CONFIGURE's result, and
- *                                     the records whose pid/tid are not 2
- *
  * One "key=value ..." line each; the shell scripts decide.
  */
 #define _GNU_SOURCE
@@ -59,7 +52,6 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -900,96 +892,6 @@ static int cmd_forkwalk(int threads, double secs)
 	return 0;
 }
 
-/*
- * A restricted opener inside a pid namespace (issue 36 item 5).  perf
- * resolves perf_event_open()'s pid in the caller's namespace and writes
- * every sample's pid/tid in the event's (the opener's: event->ns), so a
- * containerised recorder names its workload and reads its records with
- * the numbers it sees.  Before, CONFIGURE looked pid 2 up in the initial
- * namespace (kthreadd there: EPERM), and records carried initial-namespace
- * pids.
- */
-static pid_t pidns_child;
-static uint64_t pidns_bad_tid;
-
-static void pidns_note(const struct pmiprof_sample_rec *rec)
-{
-	if (rec->tid != (uint32_t)pidns_child) {
-		if (pidns_bad_tid < 3)
-			fprintf(stderr, "task_secure: pidns record pid %u tid %u\n", rec->pid, rec->tid);
-		pidns_bad_tid++;
-	}
-}
-
-static int pidns_init(uid_t uid)
-{
-	struct session s;
-	struct tally t = { 0 };
-	int go[2], ret;
-	char c = 0;
-
-	if (pipe(go))
-		return 2;
-	drop_to(uid);
-	ret = session_open(&s);
-	if (ret) {
-		printf("pidns open=%s\n", strerror(-ret));
-		return 1;
-	}
-	pidns_child = fork();
-	if (pidns_child == 0) {
-		close(go[1]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(3);
-		_exit(victim(2));
-	}
-	close(go[0]);
-	printf("pidns opener_pid=%d child_pid=%d\n", (int)getpid(), (int)pidns_child);
-	ret = session_configure(&s, pidns_child, 1000000);
-	if (!ret && ioctl(s.fd, PMIPROF_IOC_START))
-		ret = -errno;
-	printf("pidns configure_start=%s\n", ret ? (ret == -EPERM ? "EPERM" : ret == -ESRCH ?
-						  "ESRCH" : strerror(-ret)) : "ok");
-	if (ret) {
-		kill(pidns_child, SIGKILL);
-		waitpid(pidns_child, NULL, 0);
-		return 1;
-	}
-	if (write(go[1], &c, 1) != 1)
-		return 2;
-	record_hook = pidns_note;
-	follow(&s, pidns_child, 30, &t);
-	record_hook = NULL;
-	printf("pidns other_tid=%" PRIu64 "\n", pidns_bad_tid);
-	print_tally("pidns", &t);
-	return 0;
-}
-
-static int cmd_pidns(uid_t uid)
-{
-	pid_t init;
-	int status;
-
-	if (unshare(CLONE_NEWPID)) {
-		printf("pidns unshare=%s\n", strerror(errno));
-		return 1;
-	}
-	fflush(stdout);
-	init = fork();
-	if (init < 0)
-		return 2;
-	if (init == 0) {
-		int r = pidns_init(uid);
-
-		fflush(stdout);
-		_exit(r);
-	}
-	if (waitpid(init, &status, 0) != init)
-		return 2;
-	printf("pidns init_in_parent_ns=%d\n", (int)init);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "victim"))
@@ -1012,8 +914,6 @@ int main(int argc, char **argv)
 		return cmd_escalate((uid_t)atoi(argv[2]), argv[3], argv[4], argv[5]);
 	if (argc >= 4 && !strcmp(argv[1], "forkwalk"))
 		return cmd_forkwalk(atoi(argv[2]), atof(argv[3]));
-	if (argc >= 3 && !strcmp(argv[1], "pidns"))
-		return cmd_pidns((uid_t)atoi(argv[2]));
-	fprintf(stderr, "usage: task_secure victim S | victimfork S | exec UID BIN | sudo BIN HOW | escalate UID SUIDBIN BIN HOW | reuse UID | deputy UID | cycles N | churn S | forkwalk THREADS S | pidns UID\n");
+	fprintf(stderr, "usage: task_secure victim S | victimfork S | exec UID BIN | sudo BIN HOW | escalate UID SUIDBIN BIN HOW | reuse UID | deputy UID | cycles N | churn S | forkwalk THREADS S\n");
 	return 2;
 }
