@@ -6,7 +6,6 @@
 #   make demo          install deps, build, record the example workload, print its report
 #   make check         run the whole test suite (tests/run), summary line last
 #   make module        build kernel/pmiprof.ko against KDIR
-#   make module-test   the VM tests' build of it, with the test-only knobs (build/test-knobs/kernel)
 #   make deps          install the Debian packages everything needs
 #   make fuzz          run the trace-reader fuzzer (FUZZ_SECONDS, default 60)
 #   make bench         benchmarks with ratios against perf, as tables
@@ -92,7 +91,7 @@ REG_LIBS  := $(REG_A) $(REG_REAL) $(REG_SO) $(REG_PC) $(REG_UPC)
 LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 
-.PHONY: all check module module-test deps fuzz bench install dkms-src clean vmtest modules_clean demo \
+.PHONY: all check module deps fuzz bench install dkms-src clean vmtest modules_clean demo \
 	checkpatch region deb version
 # Keep test objects between runs (they are intermediate files of pattern rules).
 .SECONDARY:
@@ -190,13 +189,6 @@ KDIR ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then echo /lib/module
 module:
 	@if [ -z "$(KDIR)" ]; then echo "make module: no kernel headers found; run 'make deps' or set KDIR=" >&2; exit 1; fi
 	$(Q)$(MAKE) -C kernel KDIR=$(KDIR)
-
-# The VM harness's test build (tests/vm/lib.sh vm_test_module): the same
-# sources with PMIPROF_TEST_KNOBS (the test-only parameters), built apart in
-# $(O)/test-knobs/kernel/pmiprof.ko; make module never has them.
-module-test:
-	@if [ -z "$(KDIR)" ]; then echo "make module-test: no kernel headers found; run 'make deps' or set KDIR=" >&2; exit 1; fi
-	$(Q)$(MAKE) -C kernel KDIR=$(KDIR) O=$(abspath $(O))/test-knobs PMIPROF_TEST_KNOBS=y
 
 # make check runs the VM suite too, which needs pmiprof.ko: build it whenever
 # kernel headers exist (KDIR must be defined above this line).

@@ -107,10 +107,11 @@ void pmiprof_guest_detect_put(void)
 
 static bool pmiprof_in_guest(void)
 {
-	/* Loaded once: pmiprof_guest_detect_put() may clear it meanwhile. */
-	typeof(pmiprof_running_vcpu) running = READ_ONCE(pmiprof_running_vcpu);
+	struct kvm_vcpu *vcpu = NULL;
 
-	return kvm_arch_pmi_in_guest(running ? running() : NULL);
+	if (READ_ONCE(pmiprof_running_vcpu))
+		vcpu = pmiprof_running_vcpu();
+	return kvm_arch_pmi_in_guest(vcpu);
 }
 #else
 void pmiprof_guest_detect_get(void)

@@ -26,30 +26,13 @@ static DEFINE_MUTEX(session_lock);
 static bool running;
 static bool suspended;	/* running, but stopped across system sleep */
 
-#ifdef PMIPROF_TEST_KNOBS
 /*
- * Test build only (tests/vm/t198; PMIPROF_TEST_KNOBS, which the VM harness
- * sets and make module never does): the next restart after resume fails,
- * as one would on a CPU whose counters another agent took while the
- * system slept.
+ * Test only (tests/vm/t198): the next restart after resume fails, as one
+ * would on a CPU whose counters another agent took while the system slept.
  */
 static bool fail_next_resume;
 module_param(fail_next_resume, bool, 0600);
-MODULE_PARM_DESC(fail_next_resume, "test build only: fail the next restart after resume");
-
-static bool session_fail_resume_once(void)
-{
-	bool fail = fail_next_resume;
-
-	fail_next_resume = false;
-	return fail;
-}
-#else
-static bool session_fail_resume_once(void)
-{
-	return false;
-}
-#endif
+MODULE_PARM_DESC(fail_next_resume, "test only: fail the next restart after resume");
 
 /* Validation is pmiprof_pmu_configure()'s alone; only the caller's right is checked here. */
 int pmiprof_session_configure(const struct pmiprof_config *cfg, bool privileged,
@@ -363,7 +346,8 @@ void pmiprof_session_resume(void)
 	if (suspended) {
 		suspended = false;
 		session_release_pmu();	/* taken again by session_start_cpus() */
-		if (session_fail_resume_once() || session_start_cpus()) {
+		if (fail_next_resume || session_start_cpus()) {
+			fail_next_resume = false;
 			/* Nothing unregisters the probes later: they would outlive rmmod. */
 			pmiprof_task_stop();
 			pr_warn("pmiprof: sampling could not restart after resume; the recording ends here\n");
@@ -415,18 +399,6 @@ void pmiprof_session_get_info(struct pmiprof_info *info)
 	info->record_size = sizeof(struct pmiprof_sample_rec);
 }
 
-/*
- * A racing handler (NMI) may update the statistics meanwhile: each u64 is
- * read whole (READ_ONCE), never a memcpy() that may copy it in pieces.
- */
-static void stats_copy(u64 *dst, const u64 *src, size_t bytes)
-{
-	size_t i;
-
-	for (i = 0; i < bytes / sizeof(u64); i++)
-		dst[i] = READ_ONCE(src[i]);
-}
-
 int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf,
 			      struct pmiprof_stack_stats __user *sbuf, u32 *nr_cpus)
 {
@@ -438,9 +410,8 @@ int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf,
 
 		memset(&s, 0, sizeof(s));
 		if (cpu_possible(cpu)) {
-			BUILD_BUG_ON(sizeof(s) % sizeof(u64));
-			stats_copy((u64 *)&s, (const u64 *)&per_cpu_ptr(&pmiprof_pcpu, cpu)->stats,
-				   sizeof(s));
+			/* A racing handler may update it meanwhile: each u64 is read whole. */
+			memcpy(&s, &per_cpu_ptr(&pmiprof_pcpu, cpu)->stats, sizeof(s));
 			s.lost = max(s.lost, pmiprof_ring_lost(cpu));
 			memset(s.reserved, 0, sizeof(s.reserved));
 		}
@@ -453,9 +424,8 @@ int pmiprof_session_get_stats(struct pmiprof_cpu_stats __user *buf,
 
 		memset(&ss, 0, sizeof(ss));
 		if (cpu_possible(cpu))
-			stats_copy((u64 *)&ss,
-				   (const u64 *)&per_cpu_ptr(&pmiprof_pcpu, cpu)->stack_stats,
-				   offsetof(struct pmiprof_stack_stats, reserved));
+			memcpy(&ss, &per_cpu_ptr(&pmiprof_pcpu, cpu)->stack_stats,
+			       offsetof(struct pmiprof_stack_stats, reserved));
 		if (copy_to_user(&sbuf[cpu], &ss, sizeof(ss)))
 			return -EFAULT;
 	}

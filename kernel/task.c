@@ -114,31 +114,22 @@ static struct tracepoint *tp_switch, *tp_fork, *tp_exit, *tp_exec;
 /* START's thread walk is running: forks by the targets' threads are followed. */
 static bool task_walking;
 
-#ifdef PMIPROF_TEST_KNOBS
 /*
- * Test build only (PMIPROF_TEST_KNOBS: the VM harness builds and loads such
- * a module, make module never does; a production module has neither knob).
- *
- * tests/vm/t199, t204: START waits this long (sleeping, with session_lock
- * held) between registering the fork probe and walking the targets'
- * threads, so forks land in between.
+ * Test only (tests/vm/t199): START waits this long between registering the
+ * fork probe and walking the targets' threads, so forks land in between.
  */
 static unsigned int start_walk_delay_ms;
 module_param(start_walk_delay_ms, uint, 0600);
-MODULE_PARM_DESC(start_walk_delay_ms, "test build only: ms START waits before its thread walk");
+MODULE_PARM_DESC(start_walk_delay_ms, "test only: ms START waits before its thread walk");
 
 /*
- * tests/vm/t204: for a restricted opener, START's walk waits this long
- * (busy, under RCU: at most 5 s) between adding each thread and checking
- * it again, so a target can exec a setuid program in between.
+ * Test only (tests/vm/t204): for a restricted opener, START's walk waits
+ * this long (busy, under RCU: at most 5 s) between adding each thread and
+ * checking it again, so a target can exec a setuid program in between.
  */
 static unsigned int start_walk_add_delay_ms;
 module_param(start_walk_add_delay_ms, uint, 0600);
-MODULE_PARM_DESC(start_walk_add_delay_ms, "test build only: ms START's walk waits between adding a thread and checking it");
-#else
-#define start_walk_delay_ms 0u
-#define start_walk_add_delay_ms 0u
-#endif
+MODULE_PARM_DESC(start_walk_add_delay_ms, "test only: ms START's walk waits between adding a thread and checking it");
 
 /*
  * The last START's walk in CLOCK_MONOTONIC ns (ktime_get_ns()), 0 until

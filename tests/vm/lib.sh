@@ -6,12 +6,6 @@
 #                           export dir ($VM_OUT); output in $VM_STDOUT/$VM_STDERR,
 #                           status in $VM_RC
 #   vm_static NAME SRC      build a static helper program into $TMPD/NAME
-#   vm_test_module          build (incrementally, once per change) the test build
-#                           of pmiprof.ko, with the test-only knobs
-#                           (PMIPROF_TEST_KNOBS: start_walk_delay_ms,
-#                           start_walk_add_delay_ms, fail_next_resume), into
-#                           $PMIPROF_BUILD/test-knobs/kernel; prints its path
-#                           for vm_run --module.  make module never has them.
 #   vm_dmesg_clean FILE     ok/not_ok: no WARN/BUG/oops/unknown-NMI in a guest dmesg
 #                           (a TCG-starvation watchdog report is a note, not a failure)
 #   vm_dmesg_reports FILE   each kernel report in FILE, classified (see below)
@@ -42,24 +36,6 @@ vm_require() {
 		vm_module_path >/dev/null || skip_all "pmiprof.ko not built (make module)"
 	fi
 	return 0
-}
-
-vm_test_module() {
-	local d=$PMIPROF_BUILD/test-knobs m
-	m=$d/kernel/pmiprof.ko
-	mkdir -p "$d"
-	# one build at a time per build directory (kbuild shares its objects)
-	if ! flock "$d/.lock" make -C "$PMIPROF_TOP" module-test O="$PMIPROF_BUILD" \
-		>"$d/build.log" 2>&1; then
-		echo "# make module-test failed:" >&2
-		tail -n 30 "$d/build.log" | sed 's/^/#   /' >&2
-		return 1
-	fi
-	modinfo -F parm "$m" | grep -q '^start_walk_delay_ms:' || {
-		echo "# $m has no test knobs" >&2
-		return 1
-	}
-	echo "$m"
 }
 
 vm_run() {

@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
 # A per-task recording (pmu=emul) across a suspend (pm_test=freezer: the
 # PM notifiers run, nothing is powered down) whose restart after resume
-# fails (forced: module parameter fail_next_resume, in the test build only): the
+# fails (forced: module parameter fail_next_resume, test only): the
 # recording ends there, the sched tracepoint probes are unregistered at
 # once, the recorder exits, rmmod succeeds and the guest keeps scheduling
 # afterwards (before the fix the probes stayed registered and the first
 # context switch after rmmod jumped into freed module text: a panic).
 . "$(dirname "$0")/lib.sh"
 vm_require module
-# the test build: the knobs exist only there (make module has none)
-KMOD=$(vm_test_module) || { echo "Bail out! make module-test failed"; exit 1; }
 vm_static task_churn "$PMIPROF_TOP/tests/vm/task_churn.c" -pthread ||
 	skip_all "cannot build a static program (libc.a missing?)"
 
-vm_run --timeout 600 --module "$KMOD" --insmod pmu=emul --add "$TMPD/task_churn" -- sh -c '
+vm_run --timeout 600 --insmod pmu=emul --add "$TMPD/task_churn" -- sh -c '
 	[ -w /sys/power/pm_test ] || { echo "no-pm-test"; exit 0; }
 	pmiprof record --backend module -o /tmp/r.data -- task_churn spin 30 2>/export/record.err &
 	rec=$!

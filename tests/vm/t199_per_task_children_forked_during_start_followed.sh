@@ -17,12 +17,10 @@
 # "during" (21 of 24, 26 of 32 followed in issue 38); at load 12 it took 9 s.
 . "$(dirname "$0")/lib.sh"
 vm_require module
-# the test build: the knobs exist only there (make module has none)
-KMOD=$(vm_test_module) || { echo "Bail out! make module-test failed"; exit 1; }
 vm_static task_secure "$PMIPROF_TOP/tests/vm/task_secure.c" -pthread ||
 	skip_all "cannot build a static program (libc.a missing?)"
 
-vm_run --timeout 600 --module "$KMOD" --insmod pmu=emul --add "$TMPD/task_secure" -- sh -c '
+vm_run --timeout 600 --insmod pmu=emul --add "$TMPD/task_secure" -- sh -c '
 	echo 1500 > /sys/module/pmiprof/parameters/start_walk_delay_ms
 	task_secure forkwalk 3 3
 	dmesg > /export/dmesg.txt
