@@ -268,7 +268,6 @@ void pmiprof_pmu_cpu_reset_state(struct pmu_cpu *pc)
 	pc->first = true;
 	pc->throttled = false;
 	WRITE_ONCE(pc->gctrl, 0);
-	pc->fctl_other = 0;
 	pc->debugctl = 0;
 	pc->ack_extra = 0;
 	memset(pc->prev, 0, sizeof(pc->prev));

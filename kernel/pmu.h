@@ -240,7 +240,6 @@ struct pmu_cpu {
 	bool first;			/* next record is the first on this CPU */
 	bool throttled;			/* the current window was stretched */
 	u64 gctrl;			/* GLOBAL_CTRL value while running */
-	u64 fctl_other;			/* Intel: FIXED_CTR_CTRL's other nibbles at start */
 	u64 debugctl;			/* DEBUGCTL seen at start (bit 12 = freeze on PMI) */
 	u64 ack_extra;			/* status bits we also ack (59 when frozen on PMI) */
 	u64 prev[PMU_MAX_EVENTS];	/* counter values at the last window close */

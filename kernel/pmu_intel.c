@@ -278,8 +278,7 @@ static int intel_start_cpu(struct pmu_cpu *pc)
 			ops->wr(pc, hw->slots[k].ctl_msr, hw->slots[k].ctl);
 	if (hw->nr_fixed) {
 		fctl = ops->rd(pc, PMU_MSR_IA32_FIXED_CTR_CTRL);
-		pc->fctl_other = fctl & ~fixed_nibbles(hw);	/* for the per-task freeze */
-		fctl = pc->fctl_other | hw->fixed_ctrl;
+		fctl = (fctl & ~fixed_nibbles(hw)) | hw->fixed_ctrl;
 		ops->wr(pc, PMU_MSR_IA32_FIXED_CTR_CTRL, fctl);
 	}
 	ops->wr(pc, PMU_MSR_IA32_GLOBAL_OVF_CTRL, hw->own_mask | pc->ack_extra);

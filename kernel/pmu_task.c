@@ -17,11 +17,9 @@
  * The PMI (an NMI) can land anywhere in here.  pc->switching tells the
  * handler to only ack: a trigger that wrapped before the freeze is closed
  * by pmiprof_pmu_task_out() itself, with the leaving task's context; on
- * the way in it is cleared before the counters run again.  The freeze
- * is in our counters' own enables (EVENTSEL.EN, FIXED_CTR_CTRL), which no
- * handler writes (AMD PerfMonV2: pc->gctrl loses our bits before
- * GLOBAL_CTL does, so the handler re-enabling on its way out cannot undo
- * it, as in the drivers' stop_cpu()).
+ * the way in it is cleared before the counters run again.  pc->gctrl
+ * loses our enable bits before GLOBAL_CTRL does, so a handler re-enabling
+ * on its way out cannot undo the freeze (as in the drivers' stop_cpu()).
  */
 #include "pmu.h"
 
@@ -39,61 +37,26 @@ void pmiprof_pmu_task_init(const struct pmu_hw *hw, struct pmu_task_ctr *t)
 	t->left = hw->period;
 }
 
-/*
- * Our counters' own enables: EVENTSEL.EN of each GP counter and, on Intel,
- * our FIXED_CTR_CTRL nibbles (one write for every fixed counter; the other
- * nibbles as start_cpu() found them).
- */
-static void task_enables(struct pmu_cpu *pc, bool on)
+static u32 task_ctrl_msr(const struct pmu_hw *hw)
 {
-	struct pmu_hw *hw = pc->hw;
-	bool fixed = false;
-	u32 k;
-
-	for (k = 0; k < hw->nr_events; k++) {
-		const struct pmu_slot *s = &hw->slots[k];
-
-		if (s->kind == PMU_SLOT_GP)
-			hw->ops->wr(pc, s->ctl_msr, on ? s->ctl : s->ctl & ~PMU_EVTSEL_EN);
-		else
-			fixed = true;
-	}
-	if (fixed)
-		hw->ops->wr(pc, PMU_MSR_IA32_FIXED_CTR_CTRL,
-			    pc->fctl_other | (on ? hw->fixed_ctrl : 0));
-}
-
-NOKPROBE_SYMBOL(task_enables);
-
-/*
- * Only AMD PerfMonV2 freezes through the global control.  On Intel,
- * GLOBAL_CTRL keeps our bits for the whole session and the freeze is in
- * the counters' own enables: while any x86 perf event is active, even one
- * that holds no counter (an Intel PT event: x86_add_exclusive() raises
- * active_events and reserves nothing, so our reservation does not keep it
- * out), perf's NMI handler runs on every NMI, writes GLOBAL_CTRL = 0, acks
- * every status bit and writes back its mask of all counters
- * (intel_pmu_handle_irq(), __intel_pmu_enable_all()).  A GLOBAL_CTRL freeze
- * was undone by the next NMI: our counters ran during unfollowed tasks.
- * perf writes no EVENTSEL or FIXED_CTR_CTRL it has no event on.  PT is
- * Intel's; on AMD every perf hardware user reserves the counters first.
- */
-static bool task_freeze_global(const struct pmu_hw *hw)
-{
-	return hw->global_regs && hw->vendor == PMIPROF_VENDOR_AMD;
+	return hw->vendor == PMIPROF_VENDOR_AMD ? PMU_MSR_AMD_GLOBAL_CTL :
+						  PMU_MSR_IA32_GLOBAL_CTRL;
 }
 
 /* Our counters stop; everything else in the PMU is left as it is. */
 void pmiprof_pmu_task_freeze(struct pmu_cpu *pc)
 {
 	struct pmu_hw *hw = pc->hw;
+	u32 k;
 
-	if (task_freeze_global(hw)) {
+	if (hw->global_regs) {
 		WRITE_ONCE(pc->gctrl, pc->gctrl & ~hw->own_mask);
-		hw->ops->wr(pc, PMU_MSR_AMD_GLOBAL_CTL, READ_ONCE(pc->gctrl));
+		hw->ops->wr(pc, task_ctrl_msr(hw), READ_ONCE(pc->gctrl));
 		return;
 	}
-	task_enables(pc, false);
+	for (k = 0; k < hw->nr_events; k++)
+		if (hw->slots[k].kind == PMU_SLOT_GP)
+			hw->ops->wr(pc, hw->slots[k].ctl_msr, hw->slots[k].ctl & ~PMU_EVTSEL_EN);
 }
 
 NOKPROBE_SYMBOL(pmiprof_pmu_task_freeze);
@@ -101,13 +64,16 @@ NOKPROBE_SYMBOL(pmiprof_pmu_task_freeze);
 static void task_unfreeze(struct pmu_cpu *pc)
 {
 	struct pmu_hw *hw = pc->hw;
+	u32 k;
 
-	if (task_freeze_global(hw)) {
+	if (hw->global_regs) {
 		WRITE_ONCE(pc->gctrl, pc->gctrl | hw->own_mask);
-		hw->ops->wr(pc, PMU_MSR_AMD_GLOBAL_CTL, READ_ONCE(pc->gctrl));
+		hw->ops->wr(pc, task_ctrl_msr(hw), READ_ONCE(pc->gctrl));
 		return;
 	}
-	task_enables(pc, true);
+	for (k = 0; k < hw->nr_events; k++)
+		if (hw->slots[k].kind == PMU_SLOT_GP)
+			hw->ops->wr(pc, hw->slots[k].ctl_msr, hw->slots[k].ctl);
 }
 
 void pmiprof_pmu_task_in(struct pmu_cpu *pc, const struct pmu_task_ctr *t)

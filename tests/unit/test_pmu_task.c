@@ -6,9 +6,7 @@
  * any MSR access of a switch.  What must hold: each task's windows plus
  * its open (partial) window are exactly the events it ran, the competitor
  * is counted nowhere, every window is closed once, and a switch costs
- * 1 + n MSR accesses out and n + 1 in (n events) with global controls
- * (Intel: one more per GP counter used with a fixed one).  perf's handler
- * running on every NMI (an Intel PT event) must not undo the freeze.
+ * 1 + n MSR accesses out and n + 1 in (n events) with global controls.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,15 +56,10 @@ static void w_deliver(struct pmu_cpu *pc)
 	w_busy = false;
 }
 
-static int perf_at = -1;		/* perf's NMI handler before access number perf_at */
-static void perf_pt_nmi(void);
-
 static void w_inject(struct pmu_cpu *pc)
 {
 	if (w_busy)
 		return;
-	if (perf_at >= 0 && w_count == perf_at)
-		perf_pt_nmi();
 	if (inj_at >= 0 && w_count == inj_at && (inj_adv || w_k->model.pmi_pending))
 		w_deliver(pc);
 	w_count++;
@@ -117,12 +110,10 @@ static void w_credit(struct task *t, u64 ins, u64 cyc)
 	t->ran_cyc += cyc;
 }
 
-static bool with_gp;	/* setup(): a third event, on a GP counter (Intel) */
-
 static void setup(struct kcore *k, u32 vendor, u32 version)
 {
 	struct pmu_model_spec spec;
-	struct pmiprof_event ev[3];
+	struct pmiprof_event ev[2];
 
 	pmiprof_pmu_model_spec_default(&spec, vendor);
 	if (version)
@@ -130,8 +121,7 @@ static void setup(struct kcore *k, u32 vendor, u32 version)
 	assert_int_equal(kcore_setup(k, &spec), 0);
 	ev[0] = kcore_ev(0xc0, 0, true, N);
 	ev[1] = kcore_ev(vendor == PMIPROF_VENDOR_AMD ? 0x76 : 0x3c, 0, false, 0);
-	ev[2] = kcore_ev(0xc4, 0, false, 0);	/* branches */
-	assert_int_equal(kcore_configure(k, ev, with_gp ? 3 : 2, 0, N), 0);
+	assert_int_equal(kcore_configure(k, ev, 2, 0, N), 0);
 	assert_int_equal(kcore_start(k), 0);
 	w_ops = pmiprof_pmu_model_msr_ops;
 	w_ops.rd = w_rd;
@@ -142,7 +132,6 @@ static void setup(struct kcore *k, u32 vendor, u32 version)
 	inj_at = -1;
 	inj_post = -1;
 	inj_adv = 0;
-	perf_at = -1;
 	w_task = NULL;
 	w_busy = false;
 	pmiprof_pmu_task_freeze(&k->pc);	/* as at START: nothing counts until a task comes in */
@@ -154,7 +143,7 @@ static void credit(struct task *t, size_t from)
 	size_t i;
 
 	for (i = from; i < kcore_nrecs; i++) {
-		assert_int_equal(kcore_recs[i].nr, w_k->hw.nr_events);
+		assert_int_equal(kcore_recs[i].nr, 2);
 		/* a window closed twice (handler and switch) leaves an empty second one */
 		assert_true(kcore_recs[i].counts[0] > 0);
 		t->rec_ins += kcore_recs[i].counts[0];
@@ -410,7 +399,6 @@ static void task_window_before_the_freeze_is_dropped(void **state)
 	k.pc.task_mode = true;
 	/* undo setup()'s freeze: the counters run as start_cpu() left them */
 	pmiprof_pmu_model_msr_ops.wr(&k.pc, PMU_MSR_IA32_GLOBAL_CTRL, k.hw.own_mask);
-	pmiprof_pmu_model_msr_ops.wr(&k.pc, PMU_MSR_IA32_FIXED_CTR_CTRL, k.hw.fixed_ctrl);
 	k.pc.gctrl = k.hw.own_mask;
 	pmiprof_pmu_model_advance(&k.model, N + 10, N);
 	kcore_take_pmis(&k);
@@ -429,135 +417,6 @@ static void task_window_before_the_freeze_is_dropped(void **state)
 	pmiprof_pmu_task_out(&k.pc, &t, &ctx);
 	k.hw.ops = &pmiprof_pmu_model_msr_ops;
 	kcore_stop(&k);
-}
-
-/*
- * perf's NMI handler while an Intel PT event exists (issue 36 item 4).
- * PT reserves no counter (x86_add_exclusive() only raises active_events),
- * so our reservation does not keep it out, and perf_event_nmi_handler()
- * then runs intel_pmu_handle_irq() on every NMI, after ours: GLOBAL_CTRL =
- * 0, every set status bit acked, GLOBAL_CTRL = all counters (perf's
- * intel_ctrl, __intel_pmu_enable_all()).  It writes no EVENTSEL or
- * FIXED_CTR_CTRL it has no event on.
- */
-static u64 perf_nmis;
-
-static void perf_pt_nmi(void)
-{
-	struct pmu_model *m = &w_k->model;
-	u64 all = ((1ull << m->spec.nr_gp) - 1) | (((1ull << m->spec.nr_fixed) - 1) << 32);
-	u64 st;
-
-	pmiprof_pmu_model_wrmsr(m, PMU_MSR_IA32_GLOBAL_CTRL, 0);
-	st = pmiprof_pmu_model_rdmsr(m, PMU_MSR_IA32_GLOBAL_STATUS);
-	if (st)
-		pmiprof_pmu_model_wrmsr(m, PMU_MSR_IA32_GLOBAL_OVF_CTRL, st);
-	pmiprof_pmu_model_wrmsr(m, PMU_MSR_IA32_GLOBAL_CTRL, all);
-	perf_nmis++;
-}
-
-/* Run @ins in steps; after each, every NMI: ours (if a PMI is pending), then perf's. */
-static void run_with_pt(struct kcore *k, struct task *t, u64 ins, u32 *x)
-{
-	while (ins) {
-		u64 step;
-
-		*x = *x * 1103515245u + 12345u;
-		step = 1 + (*x >> 8) % (N / 3);
-		if (step > ins)
-			step = ins;
-		pmiprof_pmu_model_advance(&k->model, step, step + step / 2);
-		if (t) {
-			t->ran_ins += step;
-			t->ran_cyc += step + step / 2;
-		}
-		ins -= step;
-		while (k->model.pmi_pending) {
-			struct pmi_ctx ctx = kcore_ctx(k);
-
-			k->model.pmi_pending--;
-			k->hw.drv->handle_pmi(&k->pc, &ctx);
-			perf_pt_nmi();
-		}
-		perf_pt_nmi();		/* PT's own PMI, any other NMI */
-	}
-}
-
-static u64 our_counts(const struct kcore *k)
-{
-	u64 sum = 0;
-	u32 i;
-
-	for (i = 0; i < k->hw.nr_events; i++)
-		sum += pmiprof_pmu_model_msr_ops.rd((struct pmu_cpu *)&k->pc, k->hw.slots[i].ctr_msr);
-	return sum;
-}
-
-/*
- * A followed task and an unfollowed one take turns, perf's handler running
- * on every NMI and once before each MSR access of the switch-out in turn.
- * While the unfollowed task runs our counters must not move (no PMI, no
- * window, no orphan), and the followed task's windows stay exact.  Before
- * the fix (the freeze in GLOBAL_CTRL only) the unfollowed task was counted:
- * its instructions closed windows of no task (orphans) and the counters ran.
- */
-static void task_freeze_holds_against_perf_pt_nmis(void **state)
-{
-	u32 version, x = 5, rounds = 0;
-	int at;
-
-	(void)state;
-	perf_nmis = 0;
-	for (version = 2; version <= 5; version += 3)
-		for (at = -1; at < 8; at++) {
-			struct kcore k;
-			struct task a;
-			struct pmi_ctx ctx;
-			size_t from;
-			u32 r;
-			int n = 0;
-
-			memset(&a, 0, sizeof(a));
-			with_gp = true;
-			setup(&k, PMIPROF_VENDOR_INTEL, version);
-			with_gp = false;
-			assert_int_equal(k.hw.nr_events, 3);
-			pmiprof_pmu_task_init(&k.hw, &a.ctr);
-			for (r = 0; r < 12; r++) {
-				u64 before, raised;
-
-				from = kcore_nrecs;
-				pmiprof_pmu_task_in(&k.pc, &a.ctr);
-				run_with_pt(&k, &a, N + N / 3, &x);
-				ctx = kcore_ctx(&k);
-				w_count = 0;
-				perf_at = at;
-				pmiprof_pmu_task_out(&k.pc, &a.ctr, &ctx);
-				perf_at = -1;
-				n = w_count;
-				credit(&a, from);
-				from = kcore_nrecs;
-				before = our_counts(&k);
-				raised = k.model.pmis_raised;
-				run_with_pt(&k, NULL, 3 * N, &x);
-				if (our_counts(&k) != before || kcore_nrecs != from ||
-				    k.model.pmis_raised != raised || k.pc.task_orphans)
-					fail_msg("v%u, perf's NMI before access %d of task_out: the unfollowed task counted (%llu events, %zu windows, %llu orphans)",
-						 version, at,
-						 (unsigned long long)(our_counts(&k) - before),
-						 kcore_nrecs - from,
-						 (unsigned long long)k.pc.task_orphans);
-			}
-			check_tasks(&k, &a, 1);
-			assert_true(a.windows >= 12);
-			rounds++;
-			k.hw.ops = &pmiprof_pmu_model_msr_ops;
-			kcore_stop(&k);
-			if (at >= n)
-				break;		/* the last access was passed: done */
-		}
-	print_message("%u rounds, %llu perf NMIs\n", rounds, (unsigned long long)perf_nmis);
-	assert_true(rounds >= 8);
 }
 
 /* A window spanning switches closes after exactly N events of its task. */
@@ -596,19 +455,12 @@ static void task_window_spans_switches_exactly(void **state)
 /* MSR accesses per switch: the figure docs/kernel-module.md compares with perf. */
 static void task_switch_msr_accesses(void **state)
 {
-	/*
-	 * Intel: one FIXED_CTR_CTRL write for the fixed counters plus one
-	 * EVENTSEL write per GP counter (the freeze perf's PT-time NMIs cannot
-	 * undo); AMD PerfMonV2: one GLOBAL_CTL write.
-	 */
 	static const struct {
 		u32 vendor, version, out, in;
-		bool gp;
 	} c[] = {
-		{ PMIPROF_VENDOR_INTEL, 0, 1 + 2, 2 + 1, false },
-		{ PMIPROF_VENDOR_INTEL, 0, 2 + 3, 3 + 2, true },	/* 2 fixed + 1 GP */
-		{ PMIPROF_VENDOR_AMD, 2, 1 + 2, 2 + 1, false },
-		{ PMIPROF_VENDOR_AMD, 1, 1 + 2, 2 + 1, false },	/* n EVENTSEL writes, here n = 2 */
+		{ PMIPROF_VENDOR_INTEL, 0, 1 + 2, 2 + 1 },
+		{ PMIPROF_VENDOR_AMD, 2, 1 + 2, 2 + 1 },
+		{ PMIPROF_VENDOR_AMD, 1, 1 + 2, 2 + 1 },	/* n EVENTSEL writes, here n = 2 */
 	};
 	u32 i;
 
@@ -619,9 +471,7 @@ static void task_switch_msr_accesses(void **state)
 		struct pmi_ctx ctx;
 		u32 nr_gp_slots = 0, s;
 
-		with_gp = c[i].gp;
 		setup(&k, c[i].vendor, c[i].version);
-		with_gp = false;
 		for (s = 0; s < k.hw.nr_events; s++)
 			nr_gp_slots += k.hw.slots[s].kind == PMU_SLOT_GP;
 		pmiprof_pmu_task_init(&k.hw, &t);
@@ -633,10 +483,9 @@ static void task_switch_msr_accesses(void **state)
 		w_count = 0;
 		pmiprof_pmu_task_out(&k.pc, &t, &ctx);
 		assert_int_equal(w_count, k.hw.global_regs ? c[i].out : 2 + nr_gp_slots);
-		print_message("%s v%u: %d MSR accesses in, %d out (%u events)\n",
+		print_message("%s v%u: %d MSR accesses in, %d out (2 events)\n",
 			      c[i].vendor == PMIPROF_VENDOR_AMD ? "amd" : "intel", k.hw.version,
-			      k.hw.global_regs ? (int)c[i].in : 2 + (int)nr_gp_slots, w_count,
-			      k.hw.nr_events);
+			      k.hw.global_regs ? (int)c[i].in : 2 + (int)nr_gp_slots, w_count);
 		k.hw.ops = &pmiprof_pmu_model_msr_ops;
 		kcore_stop(&k);
 	}
@@ -652,7 +501,6 @@ int main(void)
 		cmocka_unit_test(task_window_before_the_freeze_is_dropped),
 		cmocka_unit_test(task_window_spans_switches_exactly),
 		cmocka_unit_test(task_switch_msr_accesses),
-		cmocka_unit_test(task_freeze_holds_against_perf_pt_nmis),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
