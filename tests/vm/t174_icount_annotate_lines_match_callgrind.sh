@@ -11,19 +11,20 @@
 #
 # Accounting: a window closes every N instructions of the task; its sample
 # is the instruction where the N-th retired, so windows x N count a line's
-# instructions to +-N at each end of a stretch (40 rounds: 80 stretches,
+# instructions to +-N at each end of a stretch (80 rounds: 160 stretches,
 # +-0.5 window each on average).  Kernel instructions while the task is
 # current (ticks, the PMI's own entry and handler, ~2-3 k per window) fall
 # in whichever window is open: at N = 100,000 that is +1 to +4 % per line
 # (measured), at N = 1,000,000 a tenth of it, which is why N is 10^6 here.
-# Measured: LINE_A -0.02 %, LINE_H -0.34 % (209 of 209.7 windows).
+# Measured: LINE_A +0.06 %, LINE_H +0.37 % (421 of 419.4 windows); at 40 rounds LINE_H was
+# off by +1.09 % once (212 of 209.7): too few windows for 1 %.
 . "$(dirname "$0")/lib.sh"
 vm_require module
 command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
 	skip_all "valgrind / callgrind_annotate not installed on the host (make deps)"
 vm_static annotate_lines "$PMIPROF_TOP/tests/workloads/annotate_lines.c" ||
 	skip_all "cannot build a static program (libc.a missing?)"
-ROUNDS=40	# ~839 M instructions
+ROUNDS=80	# ~1.68 G instructions: LINE_H ~420 windows, so +-1 window is 0.24 %
 PERIOD=1000000
 
 valgrind --tool=callgrind --callgrind-out-file="$TMPD/cg.out" "$TMPD/annotate_lines" -n $ROUNDS \
