@@ -129,8 +129,7 @@ void buildid_cache_set_free(struct buildid_cache_set *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* The GNU build-id note of the ELF file open on fd (up to 20 bytes), or 0. */
-static uint32_t fd_build_id(int fd, uint8_t out[20])
+uint32_t buildid_of_fd(int fd, uint8_t out[20])
 {
 	const void *bits = NULL;
 	ssize_t len = 0;
@@ -143,7 +142,7 @@ static uint32_t fd_build_id(int fd, uint8_t out[20])
 	if (elf_kind(e) == ELF_K_ELF)
 		len = dwelf_elf_gnu_build_id(e, &bits);
 	if (len > 20)
-		len = 20;
+		len = 20;	/* the trace keeps 20 bytes (SHA-1), as perf does */
 	if (len > 0)
 		memcpy(out, bits, (size_t)len);
 	elf_end(e);
@@ -290,7 +289,7 @@ static int open_debuglink_file(int fd, const char *path, const uint8_t *bid, uin
 			continue;
 		if (!fstat(dfd, &st) && S_ISREG(st.st_mode) &&
 		    !(st.st_dev == mst.st_dev && st.st_ino == mst.st_ino) &&
-		    fd_build_id(dfd, got) == bid_len && !memcmp(got, bid, bid_len))
+		    buildid_of_fd(dfd, got) == bid_len && !memcmp(got, bid, bid_len))
 			return dfd;
 		close(dfd);
 	}
@@ -327,7 +326,7 @@ static void save_one(const struct buildid_cache_obj *o, const char *dir,
 		return;
 	}
 	if (fstat(mfd, &st) || !S_ISREG(st.st_mode) ||
-	    fd_build_id(mfd, now_id) != o->build_id_len ||
+	    buildid_of_fd(mfd, now_id) != o->build_id_len ||
 	    memcmp(now_id, o->build_id, o->build_id_len)) {
 		close(mfd);
 		res->changed++;		/* rebuilt or upgraded during the recording */

@@ -22,6 +22,8 @@
  * The cache directory: $PMIPROF_BUILDID_DIR when set and non-empty, else
  * $HOME/.pmiprof/debug.  0, or -ENOENT (no HOME) / -ENAMETOOLONG.
  */
+/* The GNU build-id note of the ELF file open on fd: its length (<= 20) into out, or 0. */
+uint32_t buildid_of_fd(int fd, uint8_t out[20]);
 int buildid_cache_dir(char *buf, size_t len);
 
 /*

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Build-ids of the files behind /proc/PID/maps lines, read once per file
- * with libelf/libdwelf (dwelf_elf_gnu_build_id) and kept by device and
+ * with lib/buildid_cache.c's buildid_of_fd() (libdwelf) and kept by device and
  * inode.  See mapped_build_id.h for why synthesized MMAP records need them.
  */
 #include <errno.h>
@@ -14,9 +14,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <elfutils/libdwelf.h>
-#include <gelf.h>
 
+#include "buildid_cache.h"
 #include "engine/mapped_build_id.h"
 #include "util.h"
 
@@ -30,27 +29,6 @@ static bool same_file(const struct mapped_file_id *f, const struct stat *st)
 	return f->size == (uint64_t)st->st_size &&
 	       f->mtime_ns == (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec &&
 	       f->ctime_ns == (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
-}
-
-/* The GNU build-id note of the ELF file open on fd: its length (<= 20) or 0. */
-static uint32_t read_build_id(int fd, uint8_t out[20])
-{
-	const void *bits = NULL;
-	ssize_t len = 0;
-	Elf *e;
-
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e)
-		return 0;
-	if (elf_kind(e) == ELF_K_ELF)
-		len = dwelf_elf_gnu_build_id(e, &bits);
-	if (len > 20)
-		len = 20;	/* the trace keeps 20 bytes (SHA-1), as perf does */
-	if (len > 0)
-		memcpy(out, bits, (size_t)len);
-	elf_end(e);
-	return len > 0 ? (uint32_t)len : 0;
 }
 
 static void forget_all(struct mapped_build_ids *c)
@@ -117,7 +95,7 @@ int mapped_build_id(struct mapped_build_ids *c, pid_t pid, const char *path,
 	f->size = (uint64_t)st.st_size;
 	f->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	f->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
-	f->build_id_len = read_build_id(fd, f->build_id);
+	f->build_id_len = buildid_of_fd(fd, f->build_id);
 	close(fd);
 	c->reads++;
 	memcpy(out, f->build_id, f->build_id_len);
