@@ -71,6 +71,10 @@ void PM_PRINTF(2, 3) print_meta_line(FILE *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	/* a command line, path or comm may hold a newline: every line of it stays a "#" line */
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < ' ')
+			*c = ' ';
 	do {
 		int room = META_WIDTH - (first ? 2 : 4), len = (int)strlen(p), cut = len;
 

@@ -121,6 +121,13 @@ grep -q "moved.c:$la" "$TMPD/m.out" && ! grep -q LINE_A "$TMPD/m.out" &&
 grep -q "moved.c:$la .*LINE_A" "$TMPD/m.out" && [ ! -s "$TMPD/err" ] &&
 	ok "--source-dir finds it by name" || not_ok "--source-dir" "$(cat "$TMPD/err"; tail -3 "$TMPD/m.out")"
 
+# A command line holding a newline (python3 -c "...\n...") stays inside the "#" header.
+"$PMIPROF" record -q -o "$TMPD/nl.data" -- sh -c 'exit 0
+true' >/dev/null 2>&1
+"$PMIPROF" report -q -i "$TMPD/nl.data" >"$TMPD/nl.out" 2>/dev/null
+awk '/^ *samples /{exit} !/^#/{bad=1} END{exit bad}' "$TMPD/nl.out" &&
+	ok "a command line with a newline stays in the # header" || not_ok "newline in the header" "$(head -4 "$TMPD/nl.out")"
+
 # Bad input: clear errors, non-zero exits.
 "$PMIPROF" annotate -i "$TMPD/t.data" no_such_function >/dev/null 2>"$TMPD/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "no function matching 'no_such_function'" "$TMPD/err" &&
